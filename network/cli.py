@@ -1,0 +1,103 @@
+"""The ``lemmata`` command: one boundary from errors to exit codes (STYLE.md rule 1).
+
+Exit codes: 0 pass, 1 a check that failed (a refusal with a catalog code), 3 a bug.
+``--debug`` re-raises instead of mapping.
+"""
+
+from __future__ import annotations
+
+import json
+import sys
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+import click
+
+from network.errors import LemmataError, ValidationFailed
+
+EXIT_OK, EXIT_FAILED, EXIT_HELD, EXIT_BUG = 0, 1, 2, 3
+
+
+def _report(exc: LemmataError) -> None:
+    if isinstance(exc, ValidationFailed):
+        for p in exc.problems:
+            click.echo(f"error: {p}", err=True)
+        click.echo(f"{len(exc.problems)} problem(s) found", err=True)
+    else:
+        click.echo(f"error: {exc}", err=True)
+        click.echo(f"  what to do: {exc.entry.action}", err=True)
+
+
+def guarded(fn: Callable[..., int]) -> Callable[..., None]:
+    """Wrap a command body: LemmataError → exit 1 with its code; anything else → exit 3."""
+
+    def wrapper(*args: Any, **kwargs: Any) -> None:
+        ctx = click.get_current_context()
+        debug = bool(ctx.find_root().params.get("debug"))
+        try:
+            rc = fn(*args, **kwargs)
+        except LemmataError as exc:
+            if debug:
+                raise
+            _report(exc)
+            sys.exit(EXIT_FAILED)
+        except Exception as exc:  # noqa: BLE001 - the one bug boundary
+            if debug:
+                raise
+            click.echo(f"internal error (a bug): {type(exc).__name__}: {exc}", err=True)
+            sys.exit(EXIT_BUG)
+        sys.exit(rc)
+
+    wrapper.__name__ = fn.__name__
+    wrapper.__doc__ = fn.__doc__
+    return wrapper
+
+
+@click.group()
+@click.option("--debug", is_flag=True, help="Re-raise errors with a traceback.")
+def main(debug: bool) -> None:
+    """Lemmata: a git-backed proof network for open mathematics."""
+
+
+@main.command()
+@click.argument("graph", type=click.Path(path_type=Path))
+@click.option("--commit", default=None, help="Read this git revision instead of the work tree.")
+@guarded
+def validate(graph: Path, commit: str | None) -> int:
+    """Check every file of GRAPH against its schema; report all problems at once."""
+    from network.record.validate import validate_graph
+
+    problems = validate_graph(graph, commit)
+    if problems:
+        raise ValidationFailed(problems)
+    click.echo("ok: the graph is valid")
+    return EXIT_OK
+
+
+@main.command()
+@click.argument("graph", type=click.Path(path_type=Path))
+@click.option("--check", is_flag=True, help="Exit 1 naming each product that differs.")
+@click.option("--commit", default=None, help="Read this git revision instead of the work tree.")
+@guarded
+def products(graph: Path, check: bool, commit: str | None) -> int:
+    """Write (or --check) the derived products of GRAPH, byte-for-byte deterministic."""
+    from network.record.loader import load_graph
+    from network.record.products import check_products, write_products
+
+    g = load_graph(graph, commit)
+    if check:
+        differ = check_products(g, graph)
+        for path in differ:
+            click.echo(f"differs: {path}", err=True)
+        if differ:
+            raise LemmataError("products-differ", f"{len(differ)} product file(s) differ")
+        click.echo("ok: products are up to date")
+        return EXIT_OK
+    written = write_products(g, graph)
+    click.echo(json.dumps({"written": len(written)}))
+    return EXIT_OK
+
+
+if __name__ == "__main__":  # pragma: no cover
+    main()

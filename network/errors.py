@@ -1,0 +1,184 @@
+"""The error catalog and the one error type for expected failures.
+
+Every refusal the network makes, from the record loader, the gate, the service or the CLI,
+names a code from :data:`CATALOG`. The catalog is published as ``errors.json`` (a product,
+D-25/D-28) so an agent can look up what a code means and what to do about it.
+
+Expected failures raise :class:`LemmataError`. Gate steps do not raise: they return a
+``StepResult`` whose ``code`` is a catalog code (STYLE.md rule 1 and 5).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+
+@dataclass(frozen=True)
+class ErrorCode:
+    """One entry of the error catalog.
+
+    Attributes:
+        code: the kebab-case name, stable forever once published.
+        step: the D-4 gate step that emits it (1-9), 0 for the bounce before the gate,
+            or None when it is not a gate refusal.
+        http_status: the HTTP status the service answers with.
+        meaning: what happened, one sentence.
+        action: what the caller should do about it, one sentence.
+    """
+
+    code: str
+    step: int | None
+    http_status: int
+    meaning: str
+    action: str
+
+
+CATALOG: dict[str, ErrorCode] = {}
+
+
+def define(code: str, step: int | None, http_status: int, meaning: str, action: str) -> ErrorCode:
+    """Register a catalog entry; a code may be defined only once.
+
+    Raises:
+        ValueError: the code is already defined (a programming error).
+    """
+    if code in CATALOG:
+        raise ValueError(f"error code {code!r} defined twice")
+    entry = ErrorCode(code, step, http_status, meaning, action)
+    CATALOG[code] = entry
+    return entry
+
+
+class LemmataError(Exception):
+    """An expected failure carrying a catalog code.
+
+    Args:
+        code: a key of :data:`CATALOG`.
+        detail: what exactly was wrong, for the reader.
+        path: the graph-relative file the problem is in, if any.
+        field: the field within that file, dotted, if any.
+
+    Raises:
+        KeyError: the code is not in the catalog (a programming error).
+    """
+
+    def __init__(
+        self, code: str, detail: str, *, path: str | None = None, field: str | None = None
+    ) -> None:
+        self.entry = CATALOG[code]
+        self.code = code
+        self.detail = detail
+        self.path = path
+        self.field = field
+        where = f"{path}{':' + field if field else ''}: " if path else ""
+        super().__init__(f"{code}: {where}{detail}")
+
+    def to_dict(self) -> dict[str, Any]:
+        """The JSON body used by the CLI and the service: code, detail, path, field, action."""
+        return {
+            "code": self.code,
+            "detail": self.detail,
+            "path": self.path,
+            "field": self.field,
+            "action": self.entry.action,
+        }
+
+
+@dataclass
+class Problem:
+    """One validation problem found while collecting (STYLE.md rule 4)."""
+
+    code: str
+    detail: str
+    path: str | None = None
+    field: str | None = None
+
+    def to_dict(self) -> dict[str, Any]:
+        """JSON form: code, detail, path, field."""
+        return {"code": self.code, "detail": self.detail, "path": self.path, "field": self.field}
+
+    def __str__(self) -> str:
+        where = f"{self.path}{':' + self.field if self.field else ''}: " if self.path else ""
+        return f"{self.code}: {where}{self.detail}"
+
+
+class ValidationFailed(LemmataError):
+    """Raised once, after collecting, when a load or validation found problems.
+
+    Attributes:
+        problems: every problem found, in file order.
+    """
+
+    def __init__(self, problems: list[Problem]) -> None:
+        self.problems = list(problems)
+        first = self.problems[0] if self.problems else Problem("invalid-record", "no detail")
+        super().__init__(
+            "validation-failed",
+            f"{len(self.problems)} problem(s); first: {first}",
+        )
+
+
+def catalog_json() -> dict[str, Any]:
+    """The ``errors.json`` product body: every code with its step, status, meaning, action.
+
+    Codes are sorted so the product is byte-for-byte deterministic.
+    """
+    return {
+        "schema": "errors/v1",
+        "errors": [
+            {
+                "code": e.code,
+                "step": e.step,
+                "http_status": e.http_status,
+                "meaning": e.meaning,
+                "action": e.action,
+            }
+            for e in sorted(CATALOG.values(), key=lambda e: e.code)
+        ],
+    }
+
+
+# --- the record (network/record) -------------------------------------------------------
+define("validation-failed", None, 422, "One or more files of the graph failed validation.",
+       "Read each listed problem, fix the file it names, and validate again.")
+define("invalid-record", None, 422, "A record file does not match its JSON Schema.",
+       "Fix the named field so the file matches the schema its `schema` field names.")
+define("unknown-schema", None, 422, "A record names a schema kind or version that does not exist.",
+       "Set the `schema` field to a published kind/version from schemas/.")
+define("malformed-yaml", None, 422, "A YAML file could not be parsed.",
+       "Fix the YAML syntax at the reported line.")
+define("malformed-json", None, 422, "A JSON file could not be parsed.",
+       "Fix the JSON syntax at the reported position.")
+define("not-utf8", None, 422, "A text file is not valid UTF-8.",
+       "Re-encode the file as UTF-8.")
+define("file-too-large", None, 413, "A file exceeds the size the record accepts.",
+       "Keep graph files under the published limit; put bulk data elsewhere.")
+define("symlink-refused", None, 422, "The graph contains a symbolic link.",
+       "Replace the link with a regular file; the record holds no links.")
+define("hostile-path", None, 422,
+       "A path is absolute, contains '..', a control character or a non-portable name.",
+       "Use a plain relative path inside the graph.")
+define("bad-id", None, 422, "A target or node id does not match the id grammar.",
+       "Target ids match [a-z0-9-]+; node ids are root, <parent>--h<k> or <id>@v<n>.")
+define("id-mismatch", None, 422, "A record's id field disagrees with the directory it is in.",
+       "Make the id field equal to the directory name.")
+define("statement-hash-mismatch", 2, 422,
+       "META.yaml's statement_hash is not the SHA-256 of Statement.lean's bytes.",
+       "Statements are immutable: restore Statement.lean to the bytes that were hashed.")
+define("missing-file", None, 422, "A file the record requires is absent.",
+       "Add the named file.")
+define("dangling-reference", None, 422, "A record names a node, target or file that does not exist.",
+       "Point the reference at an existing record or remove it.")
+define("not-a-graph", None, 400, "The path or commit does not hold a graph repository.",
+       "Pass the root of a graph (the folder holding targets/ and policy.json).")
+define("git-error", None, 500, "A git operation failed.",
+       "Check that the repository and commit exist; the message names the cause.")
+define("products-differ", None, 409, "Committed products differ from what the record derives.",
+       "Run `lemmata products GRAPH` and commit the result; never hand-edit products.")
+
+# --- processes -------------------------------------------------------------------------
+define("subprocess-timeout", None, 504, "A subprocess ran past its time limit and was killed.",
+       "Retry; if it keeps happening the limit is too small for the work.")
+define("subprocess-failed", None, 500, "A subprocess could not be started.",
+       "Check the program is installed and on PATH.")

@@ -1,0 +1,581 @@
+"""Read a graph (work tree or git commit) into typed models, collecting every problem.
+
+:func:`load_graph` is the one reader of the record (DESIGN.md): the gate's post-merge job,
+the service's read routes and the site all call it. It parses each file by its place in
+the layout (docs/record.md), validates it against its model, and cross-checks ids,
+directories and statement hashes. Every problem is collected with its file and field
+before one :class:`~network.errors.ValidationFailed` is raised (STYLE.md rule 4).
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import re
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Generic, TypeVar
+
+import yaml
+from pydantic import BaseModel, ValidationError
+
+from network import ids
+from network.errors import LemmataError, Problem, ValidationFailed, define
+from network.record import models as m
+from network.record.source import DEFAULT_MAX_FILE_BYTES, CommitSource, Source, WorktreeSource
+
+define("unknown-file", None, 422, "A file sits where the record layout has no place for it.",
+       "Move or remove it; docs/record.md lists every path a graph may hold.")
+
+try:  # the C loader is ~10x faster; PyYAML ships it on every platform we target
+    _YamlLoader: Any = yaml.CSafeLoader
+except AttributeError:  # pragma: no cover
+    _YamlLoader = yaml.SafeLoader
+
+R = TypeVar("R", bound=BaseModel)
+
+NODE_LEAN_FILES = ("Statement", "Witness", "Context", "Proof", "Refutation", "Vacuity", "Relation")
+TS_RE = r"(?P<ts>\d{8}T\d{6}Z)-(?P<who>[A-Za-z0-9][A-Za-z0-9_.-]{0,38})"
+ATTEMPT_RE = re.compile(
+    TS_RE + r"-(?P<kind>postmortem\.yaml|partial\.lean|partial\.h(?P<k>[1-9][0-9]*)\.witness\.lean"
+    r"|reduction\.lean|alternate\.lean)"
+)
+RECORD_FILE_RE = re.compile(TS_RE + r"\.yaml")
+
+
+def sha256_hex(data: bytes) -> str:
+    """Lowercase hex SHA-256 of exact bytes (statement hashes, D-3)."""
+    return hashlib.sha256(data).hexdigest()
+
+
+@dataclass
+class LeanFile:
+    """A Lean source in the graph: its path, SHA-256 (hex) and size (bytes)."""
+
+    path: str
+    sha256: str
+    size: int
+
+
+@dataclass
+class RecordFile(Generic[R]):
+    """A parsed record with where it came from and the hash of its bytes."""
+
+    path: str
+    record: R
+    sha256: str
+
+
+@dataclass
+class Attempt:
+    """One file under ``attempts/``: a postmortem, partial, carried witness, reduction or
+    alternate (D-12, D-13, D-25). ``ts`` is the name's timestamp; ``who`` its pseudonym."""
+
+    path: str
+    kind: str
+    ts: str
+    who: str
+    sha256: str
+    postmortem: m.Postmortem | None = None
+    hole_k: int | None = None
+
+
+@dataclass
+class Node:
+    """A node directory, parsed."""
+
+    ref: ids.NodeRef
+    meta: m.Meta
+    files: dict[str, LeanFile] = field(default_factory=dict)
+    attempts: list[Attempt] = field(default_factory=list)
+    prechecks: list[RecordFile[m.PrecheckRecord]] = field(default_factory=list)
+    annexes: list[RecordFile[m.Annex]] = field(default_factory=list)
+    literature: list[RecordFile[m.Literature]] = field(default_factory=list)
+    glosses: list[RecordFile[m.Gloss]] = field(default_factory=list)
+    explainers: list[RecordFile[m.Explainer]] = field(default_factory=list)
+    withdrawals: list[RecordFile[m.Withdrawal]] = field(default_factory=list)
+    proposed_for: list[RecordFile[m.ProposedFor]] = field(default_factory=list)
+    shelvings: list[RecordFile[m.Shelving]] = field(default_factory=list)
+    waivers: list[RecordFile[m.Waiver]] = field(default_factory=list)
+    defects: list[RecordFile[m.Defect]] = field(default_factory=list)
+    disputes: list[RecordFile[m.Dispute]] = field(default_factory=list)
+    revision_requests: list[RecordFile[m.RevisionRequest]] = field(default_factory=list)
+    closures: list[RecordFile[m.Closure]] = field(default_factory=list)
+
+    @property
+    def id(self) -> str:
+        return self.ref.node
+
+
+@dataclass
+class Target:
+    """A target directory, parsed; ``nodes`` in id order."""
+
+    id: str
+    record: m.TargetRecord
+    gate_spec: m.GateSpec
+    gate_spec_sha256: str
+    defs: dict[str, LeanFile] = field(default_factory=dict)
+    approaches: list[RecordFile[m.Approach]] = field(default_factory=list)
+    status_records: list[RecordFile[m.TargetStatusRecord]] = field(default_factory=list)
+    stewards: list[RecordFile[m.Steward]] = field(default_factory=list)
+    registrations: list[RecordFile[m.Registration]] = field(default_factory=list)
+    withdrawals: list[RecordFile[m.Withdrawal]] = field(default_factory=list)
+    nodes: dict[str, Node] = field(default_factory=dict)
+
+
+@dataclass
+class Graph:
+    """A whole graph at one snapshot. ``commit`` is None for a work tree."""
+
+    source: Source
+    commit: str | None
+    policy: m.Policy
+    curators: m.Curators
+    identities: dict[str, m.Identity] = field(default_factory=dict)
+    names: dict[str, m.DisplayName] = field(default_factory=dict)
+    keys: dict[str, m.PublicKey] = field(default_factory=dict)
+    merges: list[RecordFile[m.MergeRecord]] = field(default_factory=list)
+    attestations: list[RecordFile[m.Attestation]] = field(default_factory=list)
+    ledger: list[RecordFile[m.LedgerLine | m.Revocation | m.Correction]] = field(
+        default_factory=list
+    )
+    targets: dict[str, Target] = field(default_factory=dict)
+    files: dict[str, int] = field(default_factory=dict)
+
+    def text(self, path: str) -> str:
+        """The UTF-8 text of one graph file.
+
+        Raises:
+            LemmataError: ``missing-file``; ``not-utf8``.
+        """
+        data = self.source.read(path)
+        try:
+            return data.decode("utf-8")
+        except UnicodeDecodeError as exc:
+            raise LemmataError("not-utf8", str(exc), path=path) from exc
+
+    def node(self, target: str, node: str) -> Node:
+        """One node. Raises: LemmataError ``dangling-reference`` when absent."""
+        try:
+            return self.targets[target].nodes[node]
+        except KeyError as exc:
+            raise LemmataError("dangling-reference", f"no node {target}/{node}") from exc
+
+
+# Where each product lives; the loader skips them (they are derived, never read as record).
+PRODUCT_PATHS_RE = re.compile(
+    r"(frontier\.json|info\.json|errors\.json|targets/index\.json"
+    r"|targets/[^/]+/graph\.json|schemas/.*|AGENTS\.md|README\.md|LICENSE|DCO\.txt"
+    r"|\.github/.*|\.gitignore|\.gitattributes|lakefile\.(lean|toml)|lean-toolchain)"
+)
+
+
+class _Reader:
+    """Parses files for one load, collecting problems."""
+
+    def __init__(self, source: Source, files: dict[str, int], max_bytes: int) -> None:
+        self.source = source
+        self.files = files
+        self.max_bytes = max_bytes
+        self.problems: list[Problem] = []
+
+    def raw(self, path: str) -> bytes | None:
+        size = self.files.get(path)
+        if size is None:
+            self.problems.append(Problem("missing-file", "required file is absent", path))
+            return None
+        if size > self.max_bytes:
+            self.problems.append(
+                Problem("file-too-large", f"{size} bytes; the limit is {self.max_bytes}", path)
+            )
+            return None
+        return self.source.read(path)
+
+    def text(self, path: str) -> str | None:
+        data = self.raw(path)
+        if data is None:
+            return None
+        try:
+            return data.decode("utf-8")
+        except UnicodeDecodeError as exc:
+            self.problems.append(Problem("not-utf8", f"byte {exc.start}: {exc.reason}", path))
+            return None
+
+    def lean(self, path: str) -> LeanFile | None:
+        data = self.raw(path)
+        if data is None:
+            return None
+        try:
+            data.decode("utf-8")
+        except UnicodeDecodeError as exc:
+            self.problems.append(Problem("not-utf8", f"byte {exc.start}: {exc.reason}", path))
+            return None
+        return LeanFile(path, sha256_hex(data), len(data))
+
+    def record(self, path: str, model: type[R]) -> RecordFile[R] | None:
+        data = self.raw(path)
+        if data is None:
+            return None
+        try:
+            text = data.decode("utf-8")
+        except UnicodeDecodeError as exc:
+            self.problems.append(Problem("not-utf8", f"byte {exc.start}: {exc.reason}", path))
+            return None
+        try:
+            if path.endswith(".json"):
+                obj = json.loads(text)
+            else:
+                obj = yaml.load(text, Loader=_YamlLoader)  # noqa: S506 - CSafeLoader
+        except json.JSONDecodeError as exc:
+            self.problems.append(
+                Problem("malformed-json", f"line {exc.lineno} column {exc.colno}: {exc.msg}", path)
+            )
+            return None
+        except yaml.YAMLError as exc:
+            mark = getattr(exc, "problem_mark", None)
+            where = f"line {mark.line + 1}: " if mark is not None else ""
+            problem = getattr(exc, "problem", None) or str(exc)
+            self.problems.append(Problem("malformed-yaml", f"{where}{problem}", path))
+            return None
+        if not isinstance(obj, dict):
+            self.problems.append(Problem("invalid-record", "the top level is not a mapping", path))
+            return None
+        declared = obj.get("schema")
+        if declared != model.SCHEMA_KIND:  # type: ignore[attr-defined]
+            code = "unknown-schema" if declared not in m.KIND_BY_SCHEMA else "invalid-record"
+            self.problems.append(
+                Problem(code, f"schema is {declared!r}; this place holds "
+                        f"{model.SCHEMA_KIND}", path, "schema")  # type: ignore[attr-defined]
+            )
+            return None
+        try:
+            rec = model.model_validate(obj)
+        except ValidationError as exc:
+            for err in exc.errors():
+                loc = ".".join(str(p) for p in err["loc"])
+                self.problems.append(Problem("invalid-record", err["msg"], path, loc or None))
+            return None
+        return RecordFile(path, rec, sha256_hex(data))
+
+
+def open_source(graph: str | Path, commit: str | None = None) -> Source:
+    """A source for ``graph``: its work tree, or ``commit`` of the repository containing it.
+
+    With ``commit``, ``graph`` may be the repository itself or a folder inside a work tree
+    (then that folder is read at the commit).
+
+    Raises:
+        LemmataError: ``not-a-graph``; ``git-error``.
+    """
+    path = Path(graph)
+    if commit is None:
+        return WorktreeSource(path)
+    import pygit2
+
+    found = pygit2.discover_repository(str(path))
+    if found is None:
+        raise LemmataError("git-error", f"{path} is not inside a git repository")
+    repo = pygit2.Repository(found)
+    workdir = repo.workdir
+    subdir = ""
+    if workdir is not None:
+        rel = path.resolve().relative_to(Path(workdir).resolve())
+        subdir = "" if str(rel) == "." else rel.as_posix()
+    return CommitSource(found, commit, subdir)
+
+
+def load_graph(graph: str | Path | Source, commit: str | None = None) -> Graph:
+    """Read a whole graph and validate every record it holds.
+
+    Args:
+        graph: a graph root folder, or an already-opened :class:`Source`.
+        commit: read this git revision instead of the work tree.
+
+    Returns:
+        The parsed :class:`Graph`.
+
+    Raises:
+        ValidationFailed: with every problem found (``validation-failed``), each carrying
+            its catalog code, file and field.
+        LemmataError: ``not-a-graph`` or ``git-error`` when nothing can be read at all.
+    """
+    source = graph if not isinstance(graph, (str, Path)) else open_source(graph, commit)
+    problems: list[Problem] = []
+    files = source.files(problems)
+    if "policy.json" not in files:
+        raise LemmataError("not-a-graph", f"{source.label} has no policy.json")
+    r = _Reader(source, files, DEFAULT_MAX_FILE_BYTES)
+    r.problems.extend(problems)
+    policy_rf = r.record("policy.json", m.Policy)
+    if policy_rf is not None:
+        r.max_bytes = policy_rf.record.max_file_bytes
+    policy = policy_rf.record if policy_rf else m.Policy(graph_id="invalid")
+    curators_rf = r.record("curators.json", m.Curators)
+    g = Graph(
+        source=source,
+        commit=source.commit,
+        policy=policy,
+        curators=curators_rf.record if curators_rf else m.Curators(),
+        files=files,
+    )
+    _load_root_records(g, r)
+    _load_targets(g, r)
+    if r.problems:
+        raise ValidationFailed(r.problems)
+    return g
+
+
+def _by_prefix(files: dict[str, int], prefix: str) -> list[str]:
+    return [p for p in files if p.startswith(prefix)]
+
+
+def _load_root_records(g: Graph, r: _Reader) -> None:
+    handled = {"policy.json", "curators.json"}
+    for path in r.files:
+        if path in handled or path.startswith("targets/") or PRODUCT_PATHS_RE.fullmatch(path):
+            continue
+        parts = path.split("/")
+        if len(parts) == 2 and parts[0] == "identities" and path.endswith(".yaml"):
+            ident = r.record(path, m.Identity)
+            if ident:
+                _expect_equal(r, path, "pseudonym", ident.record.pseudonym, parts[1][:-5])
+                g.identities[ident.record.pseudonym] = ident.record
+        elif len(parts) == 2 and parts[0] == "names" and path.endswith(".yaml"):
+            name = r.record(path, m.DisplayName)
+            if name:
+                _expect_equal(r, path, "pseudonym", name.record.pseudonym, parts[1][:-5])
+                g.names[name.record.pseudonym] = name.record
+        elif len(parts) == 2 and parts[0] == "keys" and path.endswith(".json"):
+            key = r.record(path, m.PublicKey)
+            if key:
+                _expect_equal(r, path, "key_id", key.record.key_id, parts[1][:-5])
+                g.keys[key.record.key_id] = key.record
+        elif len(parts) == 3 and parts[:2] == ["log", "merges"] and path.endswith(".json"):
+            merge = r.record(path, m.MergeRecord)
+            if merge:
+                _expect_equal(r, path, "seq", f"{merge.record.seq:06d}", parts[2][:-5])
+                g.merges.append(merge)
+        elif len(parts) == 2 and parts[0] == "attestations" and path.endswith(".json"):
+            att = r.record(path, m.Attestation)
+            if att:
+                g.attestations.append(att)
+        elif len(parts) == 2 and parts[0] == "ledger" and path.endswith(".json"):
+            entry = _ledger_record(r, path)
+            if entry:
+                g.ledger.append(entry)
+        else:
+            r.problems.append(Problem("unknown-file", "no place in the layout", path))
+    g.merges.sort(key=lambda rf: rf.record.seq)
+
+
+def _ledger_record(
+    r: _Reader, path: str
+) -> RecordFile[m.LedgerLine | m.Revocation | m.Correction] | None:
+    data = r.raw(path)
+    if data is None:
+        return None
+    try:
+        kind = json.loads(data).get("schema")
+    except (json.JSONDecodeError, UnicodeDecodeError, AttributeError):
+        kind = None
+    model: type[m.LedgerLine | m.Revocation | m.Correction] = {
+        "revocation/v1": m.Revocation, "correction/v1": m.Correction
+    }.get(kind or "", m.LedgerLine)  # type: ignore[assignment]
+    return r.record(path, model)  # type: ignore[return-value]
+
+
+def _expect_equal(r: _Reader, path: str, fld: str, got: str, want: str) -> None:
+    if got != want:
+        r.problems.append(
+            Problem("id-mismatch", f"{fld} is {got!r} but the file name says {want!r}", path, fld)
+        )
+
+
+def _load_targets(g: Graph, r: _Reader) -> None:
+    by_target: dict[str, list[str]] = {}
+    for path in r.files:
+        parts = path.split("/")
+        if parts[0] != "targets" or PRODUCT_PATHS_RE.fullmatch(path):
+            continue
+        if len(parts) < 3:
+            r.problems.append(Problem("unknown-file", "no place in the layout", path))
+            continue
+        by_target.setdefault(parts[1], []).append(path)
+    for tid in sorted(by_target):
+        try:
+            ids.check_target_id(tid)
+        except LemmataError as exc:
+            r.problems.append(Problem("bad-id", exc.detail, f"targets/{tid}"))
+            continue
+        t = _load_target(r, tid, by_target[tid])
+        if t is not None:
+            g.targets[tid] = t
+
+
+_TARGET_RECORD_DIRS: dict[str, tuple[type[BaseModel], str]] = {
+    "approaches": (m.Approach, "approaches"),
+    "status": (m.TargetStatusRecord, "status_records"),
+    "registrations": (m.Registration, "registrations"),
+    "withdrawals": (m.Withdrawal, "withdrawals"),
+}
+
+_NODE_RECORD_DIRS: dict[str, tuple[type[BaseModel], str]] = {
+    "literature": (m.Literature, "literature"),
+    "gloss": (m.Gloss, "glosses"),
+    "explainer": (m.Explainer, "explainers"),
+    "withdrawals": (m.Withdrawal, "withdrawals"),
+    "proposed-for": (m.ProposedFor, "proposed_for"),
+    "shelving": (m.Shelving, "shelvings"),
+    "defects": (m.Defect, "defects"),
+    "disputes": (m.Dispute, "disputes"),
+    "revision-requests": (m.RevisionRequest, "revision_requests"),
+}
+
+
+def _load_target(r: _Reader, tid: str, paths: list[str]) -> Target | None:
+    base = f"targets/{tid}/"
+    rec = r.record(base + "target.yaml", m.TargetRecord)
+    spec_rf = r.record(base + "gate-spec.json", m.GateSpec)
+    if rec is not None:
+        _expect_equal(r, rec.path, "id", rec.record.id, tid)
+    node_paths: dict[str, list[str]] = {}
+    loose: list[str] = []
+    for path in paths:
+        rest = path[len(base):]
+        parts = rest.split("/")
+        if parts[0] == "nodes" and len(parts) >= 3:
+            node_paths.setdefault(parts[1], []).append(path)
+        elif rest not in {"target.yaml", "gate-spec.json"}:
+            loose.append(path)
+    if rec is None or spec_rf is None:
+        return None
+    t = Target(tid, rec.record, spec_rf.record, spec_rf.sha256)
+    for path in loose:
+        rest = path[len(base):]
+        parts = rest.split("/")
+        if len(parts) == 2 and parts[0] == "defs" and parts[1].endswith(".lean"):
+            lf = r.lean(path)
+            if lf:
+                t.defs[parts[1][:-5]] = lf
+        elif len(parts) == 2 and parts[0] == "stewards" and parts[1].endswith(".yaml"):
+            st = r.record(path, m.Steward)
+            if st:
+                _expect_equal(r, path, "pseudonym", st.record.pseudonym, parts[1][:-5])
+                _expect_equal(r, path, "target", st.record.target, tid)
+                t.stewards.append(st)
+        elif len(parts) == 2 and parts[0] in _TARGET_RECORD_DIRS and parts[1].endswith(".yaml"):
+            model, attr = _TARGET_RECORD_DIRS[parts[0]]
+            rf = r.record(path, model)
+            if rf:
+                getattr(t, attr).append(rf)
+        else:
+            r.problems.append(Problem("unknown-file", "no place in the target layout", path))
+    for nid in sorted(node_paths):
+        try:
+            ids.check_node_id(nid)
+        except LemmataError as exc:
+            r.problems.append(Problem("bad-id", exc.detail, f"{base}nodes/{nid}"))
+            continue
+        node = _load_node(r, tid, nid, node_paths[nid])
+        if node is not None:
+            t.nodes[nid] = node
+    return t
+
+
+def _load_node(r: _Reader, tid: str, nid: str, paths: list[str]) -> Node | None:
+    base = f"targets/{tid}/nodes/{nid}/"
+    meta_rf = r.record(base + "META.yaml", m.Meta)
+    if meta_rf is None:
+        return None
+    meta = meta_rf.record
+    _expect_equal(r, meta_rf.path, "id", meta.id, nid)
+    _expect_equal(r, meta_rf.path, "target", meta.target, tid)
+    node = Node(ids.NodeRef(tid, nid), meta)
+    for path in paths:
+        rest = path[len(base):]
+        parts = rest.split("/")
+        if rest == "META.yaml":
+            continue
+        if len(parts) == 1 and parts[0].endswith(".lean") and parts[0][:-5] in NODE_LEAN_FILES:
+            lf = r.lean(path)
+            if lf:
+                node.files[parts[0][:-5]] = lf
+        elif parts[0] == "attempts":
+            _load_attempt(r, node, path, parts)
+        elif parts[0] == "annex" and len(parts) == 2:
+            _load_annex(r, node, path, parts[1])
+        elif parts[0] == "closure" and len(parts) == 2 and re.fullmatch(
+            r"route-[1-9][0-9]*\.json|resolves\.json|refutes\.json", parts[1]
+        ):
+            rf = r.record(path, m.Closure)
+            if rf:
+                node.closures.append(rf)
+        elif parts == ["waivers", "native_decide.yaml"]:
+            wf = r.record(path, m.Waiver)
+            if wf:
+                node.waivers.append(wf)
+        elif len(parts) == 2 and parts[0] in _NODE_RECORD_DIRS and RECORD_FILE_RE.fullmatch(
+            parts[1]
+        ):
+            model, attr = _NODE_RECORD_DIRS[parts[0]]
+            rf2 = r.record(path, model)
+            if rf2:
+                getattr(node, attr).append(rf2)
+        else:
+            r.problems.append(Problem("unknown-file", "no place in the node layout", path))
+    stmt = node.files.get("Statement")
+    if stmt is None:
+        r.problems.append(Problem("missing-file", "every node has a Statement.lean",
+                                  base + "Statement.lean"))
+    elif stmt.sha256 != meta.statement_hash:
+        r.problems.append(
+            Problem("statement-hash-mismatch",
+                    f"Statement.lean hashes to {stmt.sha256}, META says {meta.statement_hash}",
+                    meta_rf.path, "statement_hash")
+        )
+    node.attempts.sort(key=lambda a: (a.ts, a.path))
+    return node
+
+
+def _load_attempt(r: _Reader, node: Node, path: str, parts: list[str]) -> None:
+    if len(parts) == 3 and parts[1] == "precheck" and parts[2].endswith(".json"):
+        rf = r.record(path, m.PrecheckRecord)
+        if rf:
+            node.prechecks.append(rf)
+        return
+    mt = ATTEMPT_RE.fullmatch(parts[1]) if len(parts) == 2 else None
+    if mt is None:
+        r.problems.append(Problem("unknown-file", "attempts/ holds <ts>-<pseudonym>-<kind>", path))
+        return
+    kind = mt.group("kind")
+    if kind == "postmortem.yaml":
+        rf = r.record(path, m.Postmortem)
+        if rf:
+            node.attempts.append(Attempt(path, "postmortem", mt.group("ts"), mt.group("who"),
+                                         rf.sha256, postmortem=rf.record))
+        return
+    lf = r.lean(path)
+    if lf is None:
+        return
+    k = mt.group("k")
+    name = "witness" if k else kind.split(".")[0]
+    node.attempts.append(Attempt(path, name, mt.group("ts"), mt.group("who"), lf.sha256,
+                                 hole_k=int(k) if k else None))
+
+
+def _load_annex(r: _Reader, node: Node, path: str, name: str) -> None:
+    mt = re.fullmatch(r"([0-9a-f]{64})\.(md|yaml)", name)
+    if mt is None:
+        r.problems.append(Problem("unknown-file", "annex/ holds <sha256>.md and .yaml", path))
+        return
+    if mt.group(2) == "md":
+        text = r.raw(path)
+        if text is not None and sha256_hex(text) != mt.group(1):
+            r.problems.append(Problem("statement-hash-mismatch",
+                                      "annex bytes do not hash to their name", path))
+        return
+    rf = r.record(path, m.Annex)
+    if rf:
+        _expect_equal(r, path, "sha256", rf.record.sha256, mt.group(1))
+        node.annexes.append(rf)

@@ -1,0 +1,818 @@
+"""Typed models of every record kind a graph holds (docs/record.md).
+
+Each model is one schema kind and version: ``SCHEMA_KIND`` names it (``meta/v1``). The
+committed JSON Schemas under ``schemas/`` are generated from these models once and frozen
+(D-34: a change is a new version, never an edit); ``tests/test_schemas.py`` holds the two
+equal. Models are immutable and refuse unknown fields. No model has a ``status`` field:
+statuses are derived (Foundation ruling 1).
+"""
+
+from __future__ import annotations
+
+from typing import Annotated, Any, ClassVar, Literal
+
+from pydantic import BaseModel, ConfigDict, Field, StringConstraints
+
+Sha256 = Annotated[str, StringConstraints(pattern=r"^[0-9a-f]{64}$")]
+GitSha = Annotated[str, StringConstraints(pattern=r"^[0-9a-f]{40}$")]
+Date = Annotated[str, StringConstraints(pattern=r"^\d{4}-\d{2}-\d{2}(T\d{2}:\d{2}:\d{2}Z)?$")]
+TargetId = Annotated[str, StringConstraints(pattern=r"^[a-z0-9]+(-[a-z0-9]+)*$", max_length=64)]
+NodeId = Annotated[
+    str,
+    StringConstraints(
+        pattern=r"^[a-z][a-z0-9]*(?:-[a-z0-9]+)*(?:@v[1-9][0-9]*)?(?:--h[1-9][0-9]*(?:@v[1-9][0-9]*)?)*$",
+        max_length=200,
+    ),
+]
+Pseudonym = Annotated[
+    str, StringConstraints(pattern=r"^[A-Za-z0-9][A-Za-z0-9_.-]{0,38}$")
+]
+GraphPath = Annotated[
+    str,
+    StringConstraints(
+        pattern=r"^[A-Za-z0-9_@][A-Za-z0-9_.@-]*(/[A-Za-z0-9_@][A-Za-z0-9_.@-]*)*$", max_length=400
+    ),
+]
+ShortText = Annotated[str, StringConstraints(max_length=2000)]
+LongText = Annotated[str, StringConstraints(max_length=100_000)]
+Label = Annotated[str, StringConstraints(max_length=60)]
+
+
+class Record(BaseModel):
+    """Base of every record: frozen, unknown fields refused, ``schema`` fixed per kind."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True, populate_by_name=True)
+    SCHEMA_KIND: ClassVar[str] = ""
+
+
+class Signature(BaseModel):
+    """The one signature envelope (Foundation ruling 9).
+
+    ``value`` is base64: a raw Ed25519 signature for gate/approval/service, an armored
+    sshsig for ssh. What is signed is the record's canonical JSON without ``signature``.
+    """
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+    kind: Literal["gate", "approval", "service", "ssh"]
+    key_id: Annotated[str, StringConstraints(max_length=200)]
+    signer: Annotated[str, StringConstraints(max_length=200)]
+    value: Annotated[str, StringConstraints(max_length=8000)]
+
+
+class Reference(BaseModel):
+    """A checkable reference: title, where to find it, and what it says for us."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+    title: ShortText
+    url: Annotated[str, StringConstraints(pattern=r"^https?://", max_length=500)] | None = None
+    doi: Annotated[str, StringConstraints(max_length=200)] | None = None
+    arxiv: Annotated[str, StringConstraints(max_length=50)] | None = None
+    note: ShortText | None = None
+
+
+# --- graph root ------------------------------------------------------------------------
+
+
+class ClaimTtl(BaseModel):
+    """Flat claim TTL caps in seconds (D-25): an undeclared TTL gets ``min_s``."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+    min_s: int = Field(3600, ge=60)
+    max_s: int = Field(14 * 86400, ge=60)
+
+
+class Policy(Record):
+    """``policy.json``: repository-wide settings; a target may override (ruling 13)."""
+
+    SCHEMA_KIND: ClassVar[str] = "policy/v1"
+    schema_: Literal["policy/v1"] = Field("policy/v1", alias="schema")
+    graph_id: TargetId
+    claim_ttl: ClaimTtl = ClaimTtl()
+    token_lapse_days: int = Field(180, ge=1)
+    starvation_days: int = Field(14, ge=1)
+    dormancy_k_attempts: int = Field(3, ge=1)
+    dormancy_n_days: int = Field(90, ge=1)
+    missing_library_threshold: int = Field(3, ge=1)
+    max_file_bytes: int = Field(1_000_000, ge=1024)
+    reserved_pseudonyms: list[Pseudonym] = []
+    data_license: ShortText = "CC-BY-4.0"
+    code_license: ShortText = "Apache-2.0"
+
+
+class Curator(BaseModel):
+    """One curator: pseudonym and the targets curated (``*`` for all)."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+    pseudonym: Pseudonym
+    targets: list[Annotated[str, StringConstraints(pattern=r"^(\*|[a-z0-9]+(-[a-z0-9]+)*)$")]]
+
+
+class Curators(Record):
+    """``curators.json`` (D-6, D-21)."""
+
+    SCHEMA_KIND: ClassVar[str] = "curators/v1"
+    schema_: Literal["curators/v1"] = Field("curators/v1", alias="schema")
+    curators: list[Curator] = []
+
+
+class Identity(Record):
+    """``identities/<pseudonym>.yaml``: who a pseudonym is, for role rules (ruling 9)."""
+
+    SCHEMA_KIND: ClassVar[str] = "identity/v1"
+    schema_: Literal["identity/v1"] = Field("identity/v1", alias="schema")
+    pseudonym: Pseudonym
+    github: Annotated[str, StringConstraints(pattern=r"^[A-Za-z0-9-]{1,39}$")] | None = None
+    ssh_signers: list[Annotated[str, StringConstraints(max_length=2000)]] = []
+    since: Date
+    signature: Signature | None = None
+
+
+class DisplayName(Record):
+    """``names/<pseudonym>.yaml`` (D-3 v3.37); no name withdraws the last one."""
+
+    SCHEMA_KIND: ClassVar[str] = "display-name/v1"
+    schema_: Literal["display-name/v1"] = Field("display-name/v1", alias="schema")
+    pseudonym: Pseudonym
+    name: ShortText | None = None
+    link: Annotated[str, StringConstraints(pattern=r"^https?://", max_length=500)] | None = None
+    date: Date
+    signature: Signature | None = None
+
+
+class PublicKey(Record):
+    """``keys/<key_id>.json``: an Ed25519 public key (raw 32 bytes, base64) with validity."""
+
+    SCHEMA_KIND: ClassVar[str] = "key/v1"
+    schema_: Literal["key/v1"] = Field("key/v1", alias="schema")
+    key_id: Annotated[str, StringConstraints(pattern=r"^[a-z0-9][a-z0-9-]{0,63}$")]
+    kind: Literal["gate", "approval", "service"]
+    algorithm: Literal["ed25519"] = "ed25519"
+    public_key: Annotated[str, StringConstraints(pattern=r"^[A-Za-z0-9+/]{43}=$")]
+    valid_from: Date
+    valid_until: Date | None = None
+
+
+class MergeRecord(Record):
+    """``log/merges/<seq>.json``: the record's own clock (Foundation ruling 2).
+
+    ``date`` is the merge commit's committer date; derivations take "now" from the
+    newest record.
+    """
+
+    SCHEMA_KIND: ClassVar[str] = "merge/v1"
+    schema_: Literal["merge/v1"] = Field("merge/v1", alias="schema")
+    seq: int = Field(ge=1)
+    merge_commit: GitSha
+    date: Date
+    pull_request: Annotated[str, StringConstraints(max_length=200)]
+    submitter: Pseudonym | None = None
+    artifacts: list[GraphPath]
+    attestation: GraphPath | None = None
+    signature: Signature | None = None
+
+
+# --- attestations ----------------------------------------------------------------------
+
+
+class ArtifactHash(BaseModel):
+    """One file an attestation covers: its graph path and SHA-256."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+    path: GraphPath
+    sha256: Sha256
+
+
+class StepRecord(BaseModel):
+    """One gate step's result as signed (STYLE.md rule 5)."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+    step: int = Field(ge=0, le=9)
+    name: Annotated[str, StringConstraints(max_length=60)]
+    ok: bool
+    code: Annotated[str, StringConstraints(max_length=80)] | None = None
+    diagnostics: list[dict[str, Any]] = []
+
+
+class Disclosure(BaseModel):
+    """Model and tooling as declared by the operator (D-23 v3.37)."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+    method: Literal["human", "agent", "mixed", "undisclosed"] = "undisclosed"
+    models: list[Annotated[str, StringConstraints(max_length=200)]] = []
+    framework: Annotated[str, StringConstraints(max_length=200)] | None = None
+
+
+class Step9(BaseModel):
+    """Why step 9 was satisfied, or what it waits on (D-4 v3.11/v3.15/v3.20/v3.39)."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+    basis: Literal[
+        "calibration", "intermediate", "tutorial", "alternate", "certificate",
+        "catalog-evidence", "review", "awaiting-review", "not-applicable",
+    ]
+    reviewer: Pseudonym | None = None
+    certificate: GraphPath | None = None
+
+
+class PrecheckConsumed(BaseModel):
+    """The precheck attestation a gate run consumed (D-4, D-34)."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+    sha256: Sha256
+    signature_kind: Literal["service", "ssh", "none"]
+
+
+class Attestation(Record):
+    """``attestations/<id>.json``: one authoritative gate run, any verdict (D-5, D-34).
+
+    Reproducible: masking ``runner``, ``merge_commit`` and ``signature`` gives identical
+    bytes across reruns. ``timestamp`` is the head commit's committer date (ruling 2).
+    """
+
+    SCHEMA_KIND: ClassVar[str] = "attestation/v1"
+    schema_: Literal["attestation/v1"] = Field("attestation/v1", alias="schema")
+    graph_id: TargetId
+    target: TargetId
+    node: NodeId
+    statement_hash: Sha256 | None = None
+    artifact_kind: Annotated[str, StringConstraints(max_length=40)]
+    artifacts: list[ArtifactHash]
+    submitter: Pseudonym | None = None
+    channel: Literal["public", "bounty"] = "public"
+    disclosure: Disclosure = Disclosure()
+    toolchain: Annotated[str, StringConstraints(max_length=200)]
+    toolchain_hash: Annotated[str, StringConstraints(max_length=200)] | None = None
+    mathlib_rev: GitSha | None = None
+    gate_spec_sha256: Sha256
+    network_commit: GitSha | None = None
+    base_commit: GitSha
+    head_commit: GitSha
+    graph_commit: GitSha
+    precheck: PrecheckConsumed | None = None
+    verdict: Literal["pass", "fail", "held", "bounced"]
+    first_failing_step: int | None = Field(None, ge=0, le=9)
+    steps: list[StepRecord]
+    step9: Step9 | None = None
+    waivers: list[Literal["native_decide"]] = []
+    elaboration_state: LongText | None = None
+    timestamp: Date
+    runner: Literal["hosted", "local"] | None = None
+    merge_commit: GitSha | None = None
+    signature: Signature | None = None
+
+
+class PrecheckRecord(Record):
+    """``nodes/<id>/attempts/precheck/<hash>.json``, opt-in (D-34)."""
+
+    SCHEMA_KIND: ClassVar[str] = "precheck/v1"
+    schema_: Literal["precheck/v1"] = Field("precheck/v1", alias="schema")
+    target: TargetId
+    node: NodeId
+    statement_hash: Sha256
+    verdict: Literal["precheck-pass", "precheck-fail"]
+    first_failing_step: int | None = Field(None, ge=0, le=9)
+    goal_state_sha256: Sha256 | None = None
+    terminal_goal_state: LongText | None = None
+    steps: list[StepRecord]
+    toolchain: Annotated[str, StringConstraints(max_length=200)]
+    date: Date
+    signature: Signature | None = None
+
+
+# --- ledger ----------------------------------------------------------------------------
+
+LedgerLineName = Literal["statement", "proof", "review", "attempts", "upstream", "writeup"]
+
+
+class LedgerLine(Record):
+    """``ledger/<seq>-<k>.json``: one credit line of one merge (D-19)."""
+
+    SCHEMA_KIND: ClassVar[str] = "ledger-line/v1"
+    schema_: Literal["ledger-line/v1"] = Field("ledger-line/v1", alias="schema")
+    merge_seq: int = Field(ge=1)
+    k: int = Field(ge=1)
+    line: LedgerLineName
+    identity: Pseudonym
+    target: TargetId
+    node: NodeId | None = None
+    artifact: GraphPath
+    artifact_sha256: Sha256
+    annotation: ShortText | None = None
+    signature: Signature | None = None
+
+
+class Revocation(Record):
+    """Revokes one ledger line; the line stays, shown as revoked (D-18, D-19)."""
+
+    SCHEMA_KIND: ClassVar[str] = "revocation/v1"
+    schema_: Literal["revocation/v1"] = Field("revocation/v1", alias="schema")
+    merge_seq: int = Field(ge=1)
+    k: int = Field(ge=1)
+    revokes: GraphPath
+    reason: ShortText
+    by: Pseudonym
+    signature: Signature | None = None
+
+
+class Correction(Record):
+    """A curator's credit correction (D-19 v3.27): applied by revoke + rewrite."""
+
+    SCHEMA_KIND: ClassVar[str] = "correction/v1"
+    schema_: Literal["correction/v1"] = Field("correction/v1", alias="schema")
+    merge_seq: int = Field(ge=1)
+    k: int = Field(ge=1)
+    corrects: GraphPath
+    credited: Pseudonym | None = None
+    should_be: Pseudonym | None = None
+    reason: ShortText
+    by: Pseudonym
+    signature: Signature | None = None
+
+
+# --- targets ---------------------------------------------------------------------------
+
+
+class PriorArt(BaseModel):
+    """D-6 item 1: evidence the problem is plausibly still open, with dates."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+    summary: LongText
+    checked_on: Date
+    references: list[Reference]
+
+
+class LibraryCoverage(BaseModel):
+    """D-6 item 2: what the pinned Mathlib has and lacks for the conjectured routes."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+    summary: LongText
+    missing: list[ShortText] = []
+
+
+class Provenance(BaseModel):
+    """D-6 item 3 and D-10: where the Lean statement came from."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+    source: Literal["authored", "formal-conjectures", "registry", "review"]
+    repository: Annotated[str, StringConstraints(max_length=300)] | None = None
+    commit: GitSha | None = None
+    file: Annotated[str, StringConstraints(max_length=400)] | None = None
+    declaration: Annotated[str, StringConstraints(max_length=400)] | None = None
+    authors: list[ShortText] = []
+    adversarially_reviewed: bool = False
+    category: Annotated[str, StringConstraints(max_length=100)] | None = None
+    ams: list[Annotated[str, StringConstraints(max_length=20)]] = []
+
+
+class AttackRoutes(BaseModel):
+    """D-6 item 4 (advisory): known partial results, reductions or crux candidates."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+    summary: LongText
+    references: list[Reference] = []
+
+
+class Intake(BaseModel):
+    """The five intake artifacts a curator attaches (D-6)."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+    prior_art: PriorArt
+    library_coverage: LibraryCoverage
+    provenance: Provenance
+    attack_routes: AttackRoutes | None = None
+    witness: GraphPath
+    curator: Pseudonym
+    signature: Signature | None = None
+
+
+class Fidelity(BaseModel):
+    """The root's D-9 grade; unset until a real gate compiles the statement."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+    grade: Literal[
+        "unreviewed", "screened", "screened-and-signed", "reviewed", "certified"
+    ] | None = None
+    certificate: GraphPath | None = None
+    catalog_evidence_points: int = Field(0, ge=0)
+
+
+class TargetRecord(Record):
+    """``targets/<id>/target.yaml`` (D-6, D-10, D-33)."""
+
+    SCHEMA_KIND: ClassVar[str] = "target/v1"
+    schema_: Literal["target/v1"] = Field("target/v1", alias="schema")
+    id: TargetId
+    title: Annotated[str, StringConstraints(min_length=1, max_length=200)]
+    target_class: Literal["open-problem", "calibration", "tutorial"] = Field(alias="class")
+    calibration: bool = False
+    area: list[Annotated[str, StringConstraints(max_length=100)]] = []
+    informal_statement: LongText
+    listed: Date
+    intake: Intake | None = None
+    fidelity: Fidelity = Fidelity()
+    answer_question: bool = False
+    bountied_nodes: list[NodeId] = []
+    upstream: bool = False
+    policy: dict[str, Any] = {}
+
+
+class LakePackage(BaseModel):
+    """A lake dependency pinned by exact commit."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+    name: Annotated[str, StringConstraints(pattern=r"^[A-Za-z0-9_-]+$")]
+    url: Annotated[str, StringConstraints(pattern=r"^https://", max_length=300)]
+    rev: GitSha
+
+
+class Caps(BaseModel):
+    """Step-3 resource caps (D-4): CPU seconds, memory in MiB, wall-clock seconds."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+    cpu_s: int = Field(1800, ge=1)
+    memory_mib: int = Field(8192, ge=64)
+    wall_s: int = Field(600, ge=1)
+    threads: int = Field(2, ge=1)
+
+
+class PrecheckPolicy(BaseModel):
+    """Which precheck attestations the gate accepts, and how old (D-4)."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+    accepted_signature_kinds: list[Literal["service", "ssh", "none"]] = ["service", "ssh", "none"]
+    max_age_s: int = Field(7 * 86400, ge=60)
+
+
+class KernelChecks(BaseModel):
+    """How step 4 replays: leanchecker --fresh, or Comparator with an optional nanoda."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+    replay: Literal["leanchecker", "comparator"] = "leanchecker"
+    second_kernel: Literal["nanoda"] | None = None
+
+
+class GateSpec(Record):
+    """``targets/<id>/gate-spec.json``: everything step 1 resolves from (D-4, D-28)."""
+
+    SCHEMA_KIND: ClassVar[str] = "gate-spec/v1"
+    schema_: Literal["gate-spec/v1"] = Field("gate-spec/v1", alias="schema")
+    lean_toolchain: Annotated[
+        str, StringConstraints(pattern=r"^leanprover/lean4:(v\d+\.\d+\.\d+(-rc\d+)?|nightly-\d{4}-\d{2}-\d{2})$")
+    ]
+    mathlib: LakePackage | None = None
+    packages: list[LakePackage] = []
+    network_commit: GitSha | None = None
+    axioms: list[Annotated[str, StringConstraints(max_length=200)]] = [
+        "propext", "Classical.choice", "Quot.sound"
+    ]
+    kernel: KernelChecks = KernelChecks()
+    hazard_checkers: list[
+        Literal[
+            "nat-subtraction", "division-by-zero", "junk-values", "int-truncation",
+            "unused-binders", "off-by-one-ranges",
+        ]
+    ] = [
+        "nat-subtraction", "division-by-zero", "junk-values", "int-truncation",
+        "unused-binders", "off-by-one-ranges",
+    ]
+    caps: Caps = Caps()
+    precheck: PrecheckPolicy = PrecheckPolicy()
+
+
+class TargetStatusRecord(Record):
+    """``targets/<id>/status/<date>-<n>.yaml``: a curator's declaration (D-33).
+
+    ``declaration`` is what was declared; the target's status itself is derived.
+    """
+
+    SCHEMA_KIND: ClassVar[str] = "target-status/v1"
+    schema_: Literal["target-status/v1"] = Field("target-status/v1", alias="schema")
+    declaration: Literal["active", "dormant", "known-result"]
+    curator: Pseudonym
+    date: Date
+    reasoning: LongText
+    starvation_series: dict[str, Any] | None = None
+    signature: Signature | None = None
+
+
+class Steward(Record):
+    """``targets/<id>/stewards/<pseudonym>.yaml`` (D-32, D-6 v3.17)."""
+
+    SCHEMA_KIND: ClassVar[str] = "steward/v3"
+    schema_: Literal["steward/v3"] = Field("steward/v3", alias="schema")
+    pseudonym: Pseudonym
+    target: TargetId
+    real_name: ShortText
+    affiliation: ShortText | None = None
+    since: Date
+    commitment: LongText
+    signature: Signature | None = None
+
+
+class Approach(Record):
+    """``targets/<id>/approaches/<ts>-<pseudonym>.yaml`` (D-14)."""
+
+    SCHEMA_KIND: ClassVar[str] = "approach/v1"
+    schema_: Literal["approach/v1"] = Field("approach/v1", alias="schema")
+    target: TargetId
+    author: Pseudonym
+    date: Date
+    title: Annotated[str, StringConstraints(max_length=200)]
+    state: Literal["proposed", "abandoned", "refuted"]
+    cause: LongText | None = None
+    nodes: list[NodeId] = []
+    references: list[Reference] = []
+    detail: LongText | None = None
+
+
+class Registration(Record):
+    """``targets/<id>/registrations/<date>-<n>.yaml`` (D-10 v3.37)."""
+
+    SCHEMA_KIND: ClassVar[str] = "registration/v1"
+    schema_: Literal["registration/v1"] = Field("registration/v1", alias="schema")
+    registry: ShortText
+    registry_id: ShortText
+    version: ShortText | None = None
+    repository: ShortText | None = None
+    commit: GitSha | None = None
+    graph_commit: GitSha
+    proof: GraphPath | None = None
+    attestation: GraphPath | None = None
+    state: Literal["submitted", "registered", "rejected"]
+    by: Pseudonym
+    date: Date
+    signature: Signature | None = None
+
+
+# --- nodes -----------------------------------------------------------------------------
+
+
+class AcknowledgedHazard(BaseModel):
+    """A hazard finding the author meant (D-4 step 6)."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+    checker: Annotated[str, StringConstraints(max_length=60)]
+    location: Annotated[str, StringConstraints(max_length=200)]
+    justification: Annotated[str, StringConstraints(max_length=300)]
+
+
+class HoleOf(BaseModel):
+    """Where a hole came from: its parent, route and name (ruling 4, D-29 v3.22)."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+    parent: NodeId
+    route: GraphPath
+    k: int = Field(ge=1)
+    name: Annotated[str, StringConstraints(max_length=200)]
+    witness_type: LongText | None = None
+
+
+class VariantOf(BaseModel):
+    """A variant's relation to its root (D-30)."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+    of: NodeId = "root"
+    relation: Literal["resolves", "partial", "related", "refutes"]
+    pertinence: ShortText | None = None
+
+
+class Meta(Record):
+    """``nodes/<id>/META.yaml`` (D-3). Contributors never change it (ruling 6).
+
+    ``lemmas`` is written only by the post-merge job (D-12 v3.38).
+    """
+
+    SCHEMA_KIND: ClassVar[str] = "meta/v1"
+    schema_: Literal["meta/v1"] = Field("meta/v1", alias="schema")
+    id: NodeId
+    target: TargetId
+    declaration: Annotated[str, StringConstraints(min_length=1, max_length=400)]
+    statement_hash: Sha256
+    origin: Literal["authored", "compiler-derived", "variant", "skeleton-hole"]
+    author: Pseudonym | None = None
+    provenance: dict[str, Any] = {}
+    deps: list[NodeId] = []
+    lemmas: list[NodeId] = []
+    hole: HoleOf | None = None
+    supersedes: NodeId | None = None
+    variant: VariantOf | None = None
+    speculative: bool = False
+    tutorial: bool = False
+    acknowledged_hazards: list[AcknowledgedHazard] = []
+    library_tags: list[Annotated[str, StringConstraints(max_length=100)]] = []
+    upstream: bool = False
+
+
+class Postmortem(Record):
+    """``attempts/<ts>-<pseudonym>-postmortem.yaml`` (D-13)."""
+
+    SCHEMA_KIND: ClassVar[str] = "d13/v1"
+    schema_: Literal["d13/v1"] = Field("d13/v1", alias="schema")
+    node: Annotated[str, StringConstraints(max_length=300)]
+    contributor: Pseudonym
+    route: ShortText
+    route_class: Literal[
+        "induction", "generating-function", "probabilistic", "direct-estimate",
+        "case-split", "reduction-to-known", "computational",
+    ]
+    outcome: Literal["refuted-route", "exhausted", "abandoned-early", "blocked"]
+    terminal_goal_state: LongText
+    failure_class: Literal[
+        "missing-library", "statement-suspect", "timeout-blowup", "needs-new-definition",
+        "route-dead-ends", "budget-exhausted", "informal-gap",
+    ]
+    detail: LongText | None = None
+    artifacts: dict[str, Any] = {}
+    disclosure: Disclosure = Disclosure()
+
+
+class Annex(Record):
+    """``annex/<sha256>.yaml``: metadata of an informal argument (D-31)."""
+
+    SCHEMA_KIND: ClassVar[str] = "annex/v1"
+    schema_: Literal["annex/v1"] = Field("annex/v1", alias="schema")
+    sha256: Sha256
+    author: Pseudonym
+    licence: ShortText
+    title: ShortText
+    date: Date
+    source: Reference | None = None
+
+
+class Literature(Record):
+    """``literature/<ts>-<pseudonym>.yaml`` (D-25 v3.35/v3.45)."""
+
+    SCHEMA_KIND: ClassVar[str] = "literature/v1"
+    schema_: Literal["literature/v1"] = Field("literature/v1", alias="schema")
+    status: Literal["known-true", "known-false", "open", "partial-results", "unknown"]
+    summary: LongText
+    references: list[Reference] = []
+    by: Pseudonym
+    date: Date
+    confirms: GraphPath | None = None
+    disputes: GraphPath | None = None
+    supersedes: GraphPath | None = None
+    signature: Signature | None = None
+
+
+class Section(BaseModel):
+    """One section of a gloss or explainer (ruling 11)."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+    steps: list[Annotated[str, StringConstraints(max_length=100)]] = []
+    text: LongText
+    drafted_with: list[Annotated[str, StringConstraints(max_length=200)]] = []
+
+
+class Words(Record):
+    """Common body of glosses and explainers: a version of a chain (D-3 v3.30/v3.31)."""
+
+    describes: GraphPath
+    describes_sha256: Sha256
+    author: Pseudonym
+    date: Date
+    licence: ShortText
+    supersedes: GraphPath | None = None
+    sections: list[Section] = Field(min_length=1)
+    approvals: list[Signature] = []
+
+
+class Gloss(Words):
+    """``gloss/<ts>-<pseudonym>.yaml``: what a Lean file says; may carry a label (v3.44)."""
+
+    SCHEMA_KIND: ClassVar[str] = "gloss/v1"
+    schema_: Literal["gloss/v1"] = Field("gloss/v1", alias="schema")
+    label: Label | None = None
+
+
+class Explainer(Words):
+    """``explainer/<ts>-<pseudonym>.yaml``: an account of a merged proof (D-3, D-36)."""
+
+    SCHEMA_KIND: ClassVar[str] = "explainer/v1"
+    schema_: Literal["explainer/v1"] = Field("explainer/v1", alias="schema")
+
+
+class Withdrawal(Record):
+    """``withdrawals/<ts>-<pseudonym>.yaml``: reads the named record as absent (D-18 v3.27)."""
+
+    SCHEMA_KIND: ClassVar[str] = "withdrawal/v1"
+    schema_: Literal["withdrawal/v1"] = Field("withdrawal/v1", alias="schema")
+    withdraws: GraphPath
+    by: Pseudonym
+    reason: ShortText
+    date: Date
+    signature: Signature | None = None
+
+
+class ProposedFor(Record):
+    """``proposed-for/<ts>-<pseudonym>.yaml``: the node a crux was proposed for (D-14 v3.26)."""
+
+    SCHEMA_KIND: ClassVar[str] = "proposed-for/v1"
+    schema_: Literal["proposed-for/v1"] = Field("proposed-for/v1", alias="schema")
+    node: NodeId
+    by: Pseudonym
+    date: Date
+    note: ShortText | None = None
+
+
+class Shelving(Record):
+    """``shelving/<ts>-<pseudonym>.yaml``: a steward's or curator's judgment (D-14 v3.47).
+
+    ``lifts`` names an earlier shelving this record lifts; otherwise it shelves
+    ``subject`` (the node itself, or a merged decomposition's path).
+    """
+
+    SCHEMA_KIND: ClassVar[str] = "shelving/v1"
+    schema_: Literal["shelving/v1"] = Field("shelving/v1", alias="schema")
+    subject: GraphPath | NodeId
+    cause: LongText
+    by: Pseudonym
+    date: Date
+    lifts: GraphPath | None = None
+    signature: Signature | None = None
+
+
+class Waiver(Record):
+    """``waivers/native_decide.yaml`` (D-4): justification; sign-off is in the review."""
+
+    SCHEMA_KIND: ClassVar[str] = "waiver/v1"
+    schema_: Literal["waiver/v1"] = Field("waiver/v1", alias="schema")
+    kind: Literal["native_decide"] = "native_decide"
+    justification: LongText
+    author: Pseudonym
+    date: Date
+
+
+class Defect(Record):
+    """``defects/<ts>-<pseudonym>.yaml``: a defect claim on the statement (D-16)."""
+
+    SCHEMA_KIND: ClassVar[str] = "defect/v1"
+    schema_: Literal["defect/v1"] = Field("defect/v1", alias="schema")
+    defect_class: Literal[
+        "vacuous", "misformalization", "junk-value", "wrong-quantifier", "off-by-one",
+        "missing-hypothesis", "circular-decomposition",
+    ] = Field(alias="class")
+    line: int = Field(ge=1)
+    claim: LongText
+    exhibit: GraphPath | None = None
+    by: Pseudonym
+    date: Date
+
+
+class Dispute(Record):
+    """``disputes/<ts>-<pseudonym>.yaml``: a curator accepts a defect claim (D-18 v3.28)."""
+
+    SCHEMA_KIND: ClassVar[str] = "dispute/v1"
+    schema_: Literal["dispute/v1"] = Field("dispute/v1", alias="schema")
+    defect: GraphPath
+    curator: Pseudonym
+    date: Date
+    reason: ShortText
+    signature: Signature | None = None
+
+
+class RevisionRequest(Record):
+    """``revision-requests/<ts>-<pseudonym>.yaml`` (D-8)."""
+
+    SCHEMA_KIND: ClassVar[str] = "revision-request/v1"
+    schema_: Literal["revision-request/v1"] = Field("revision-request/v1", alias="schema")
+    node: NodeId
+    operation: Literal["revise-statement", "add-relation", "revise-definition"]
+    evidence: LongText
+    proposed_statement_sha256: Sha256 | None = None
+    by: Pseudonym
+    date: Date
+
+
+class ClosureInput(BaseModel):
+    """One node a closure rests on, with the artifact that proved it."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+    node: NodeId
+    proof: GraphPath
+
+
+class Closure(Record):
+    """``closure/route-<k>.json``, ``resolves.json`` or ``refutes.json`` (D-12 v3.42)."""
+
+    SCHEMA_KIND: ClassVar[str] = "closure/v1"
+    schema_: Literal["closure/v1"] = Field("closure/v1", alias="schema")
+    target: TargetId
+    node: NodeId
+    link: Literal["route", "resolves", "refutes"]
+    route: GraphPath | None = None
+    inputs: list[ClosureInput]
+    verdict: Literal["proved", "refuted"]
+    merge_seq: int = Field(ge=1)
+    toolchain: Annotated[str, StringConstraints(max_length=200)]
+    signature: Signature | None = None
+
+
+ALL_KINDS: tuple[type[Record], ...] = (
+    Policy, Curators, Identity, DisplayName, PublicKey, MergeRecord, Attestation,
+    PrecheckRecord, LedgerLine, Revocation, Correction, TargetRecord, GateSpec,
+    TargetStatusRecord, Steward, Approach, Registration, Meta, Postmortem, Annex,
+    Literature, Gloss, Explainer, Withdrawal, ProposedFor, Shelving, Waiver, Defect,
+    Dispute, RevisionRequest, Closure,
+)
+KIND_BY_SCHEMA: dict[str, type[Record]] = {k.SCHEMA_KIND: k for k in ALL_KINDS}
