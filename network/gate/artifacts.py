@@ -1,0 +1,553 @@
+"""What a pull request submits, and which steps judge it (D-3, D-4 step 2, ruling 6).
+
+:func:`classify` reads a :class:`~network.gate.diff.Diff` against the graph at its base and
+returns the artifacts it carries, one per node it touches (D-2: a pull request may span a
+connected set of nodes; the gate applies per node). Every path it cannot place is a
+step-2 finding. :data:`STEP_PLAN` is the table of ruling 6: for each kind, the steps it
+runs, whether it builds Lean (and so needs a precheck attestation, ruling 7), and who may
+write it.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+from enum import StrEnum
+
+from network import ids
+from network.errors import define
+from network.gate.diff import Change, Diff
+from network.gate.result import Diagnostic
+from network.record.loader import ATTEMPT_RE, RECORD_FILE_RE, Graph, Node, sha256_hex
+
+# --- catalog ---------------------------------------------------------------------------
+define("toolchain-pin-file", 1, 422,
+       "The pull request adds or changes a lakefile, lean-toolchain or lake-manifest.json.",
+       "Remove it: the gate resolves the toolchain and Mathlib from gate-spec.json alone.")
+define("path-not-permitted", 2, 422, "A file lies outside the paths this artifact may touch.",
+       "Touch only the paths graph/AGENTS.md lists for your artifact type.")
+define("gate-only-path", 2, 422,
+       "The pull request writes a path only the gate writes (hole nodes, closure, ledger, "
+       "log, attestations, products, Context.lean).",
+       "Drop that file; the post-merge job writes it.")
+define("statement-changed", 2, 422, "Statement.lean of an existing node was changed.",
+       "Statements are immutable (D-8): file a revision request or propose a variant.")
+define("meta-changed", 2, 422, "META.yaml of an existing node was changed.",
+       "Contributors never change META.yaml; the record derives status from files.")
+define("merged-proof-modified", 2, 422, "A merged Proof.lean (or other merged file) was modified.",
+       "Submit a later proof as attempts/<ts>-<pseudonym>-alternate.lean (D-25 v3.13).")
+define("record-deleted", 2, 422, "The pull request deletes or rewrites a file of the record.",
+       "The record is append-only; withdraw a record with a withdrawal record instead.")
+define("symlink-in-submission", 2, 422, "The pull request adds a symbolic link.",
+       "Replace it with a regular file.")
+define("copy-of-merged-proof", 2, 409,
+       "The file is byte-identical to the node's merged proof or a recorded alternate.",
+       "Submit a different proof, or nothing: a copy adds no record (D-25 v3.13).")
+define("proof-already-merged", 2, 409, "The node's Proof.lean has already merged.",
+       "Submit your proof as an alternate: attempts/<ts>-<pseudonym>-alternate.lean.")
+define("alternate-without-proof", 2, 422, "An alternate was submitted for a node with no merged proof.",
+       "Submit it as the node's Proof.lean instead.")
+define("explainer-without-proof", 2, 422, "An explainer was submitted for a node with no merged proof.",
+       "File the text as an informal annex (D-31) instead.")
+define("witness-not-wanted", 2, 422,
+       "A witness proposal names a node that is not a hole waiting for its witness.",
+       "Propose witnesses only for blocked holes (D-29).")
+define("node-exists", 2, 409, "A proposal creates a node directory that already exists.",
+       "Choose a new node id.")
+define("mixed-artifacts", 2, 422, "One node carries more than one artifact in this pull request.",
+       "Open one pull request per artifact on a node.")
+define("unknown-node", 2, 422, "The pull request touches a node or target that does not exist.",
+       "Check the node id; new nodes are proposed as variants or speculative cruxes.")
+define("role-not-permitted", 2, 403, "The submitter's role may not write this artifact kind.",
+       "Ask a steward or curator of the target to file it.")
+define("statement-command-refused", 2, 422,
+       "A proposed statement holds a command other than imports, open/namespace/end, doc "
+       "comments and declarations (D-3 v3.28).",
+       "Remove the command; nothing in a statement may run code when it is loaded.")
+define("use-unusable", 2, 422,
+       "A use line imports something that is neither a definition module of the target nor "
+       "the merged proof of another node of it (D-3 v3.25).",
+       "Import only defs modules on the graph or merged proofs of the same target.")
+define("partial-unlabelled", 2, 422,
+       "A partial lacks its approach, licence, label or claim lines (D-12 v3.44).",
+       "Add `-- approach:` before the first hole, `-- licence:`, and `-- label:` and "
+       "`-- claim: $…$` above each hole's have.")
+define("forbidden-option", 2, 422,
+       "A submitted Lean file sets an option that weakens checking (debug.skipKernelTC, "
+       "`prelude`).",
+       "Remove the option; the kernel must check everything.")
+
+
+class Kind(StrEnum):
+    """Artifact kinds (D-12, D-13, D-14, D-25, D-29, D-30, D-31, D-3 v3.30)."""
+
+    PROOF = "proof"
+    ALTERNATE = "alternate"
+    PARTIAL = "partial"
+    REDUCTION = "reduction"
+    COUNTEREXAMPLE = "counterexample"
+    VACUITY = "vacuity"
+    WITNESS = "witness"
+    VARIANT = "variant"
+    SPECULATIVE = "speculative"
+    POSTMORTEM = "postmortem"
+    ANNEX = "annex"
+    GLOSS = "gloss"
+    EXPLAINER = "explainer"
+    LITERATURE = "literature"
+    SHELVING = "shelving"
+    WITHDRAWAL = "withdrawal"
+    PROPOSED_FOR = "proposed-for"
+    DEFECT = "defect"
+    DISPUTE = "dispute"
+    REVISION_REQUEST = "revision-request"
+    APPROACH = "approach"
+    STEWARD = "steward"
+    DORMANCY = "dormancy"
+    PRECHECK_RECORD = "precheck-record"
+
+
+Role = str  # "contributor", "steward", "curator"
+
+
+@dataclass(frozen=True)
+class KindPlan:
+    """One row of the step plan (ruling 6).
+
+    Attributes:
+        steps: the D-4 steps this kind runs, in order.
+        builds: True when step 3/4 build Lean (so a precheck attestation is required).
+        roles: who may write it; "contributor" means anyone with an identity.
+        settles: True when, on a root or a resolves/refutes variant, it may settle the
+            target (so step 9 may be asked, D-4 v3.20).
+    """
+
+    steps: tuple[int, ...]
+    builds: bool
+    roles: frozenset[Role]
+    settles: bool = False
+
+
+_ANYONE = frozenset({"contributor", "steward", "curator"})
+_STEWARDS = frozenset({"steward", "curator"})
+_CURATORS = frozenset({"curator"})
+_LEAN_STEPS = (1, 2, 3, 4, 5, 6, 7, 8, 9)
+_RECORD_STEPS = (2,)
+
+STEP_PLAN: dict[Kind, KindPlan] = {
+    Kind.PROOF: KindPlan(_LEAN_STEPS, True, _ANYONE, settles=True),
+    Kind.ALTERNATE: KindPlan(_LEAN_STEPS, True, _ANYONE),
+    Kind.PARTIAL: KindPlan(_LEAN_STEPS, True, _ANYONE),
+    Kind.REDUCTION: KindPlan(_LEAN_STEPS, True, _ANYONE),
+    Kind.COUNTEREXAMPLE: KindPlan(_LEAN_STEPS, True, _ANYONE, settles=True),
+    Kind.VACUITY: KindPlan(_LEAN_STEPS, True, _ANYONE, settles=True),
+    Kind.WITNESS: KindPlan(_LEAN_STEPS, True, _ANYONE),
+    Kind.VARIANT: KindPlan(_LEAN_STEPS, True, _ANYONE),
+    Kind.SPECULATIVE: KindPlan(_LEAN_STEPS, True, _ANYONE),
+    Kind.POSTMORTEM: KindPlan(_RECORD_STEPS, False, _ANYONE),
+    Kind.ANNEX: KindPlan(_RECORD_STEPS, False, _ANYONE),
+    Kind.GLOSS: KindPlan(_RECORD_STEPS, False, _ANYONE),
+    Kind.EXPLAINER: KindPlan(_RECORD_STEPS, False, _ANYONE),
+    Kind.LITERATURE: KindPlan(_RECORD_STEPS, False, _ANYONE),
+    Kind.SHELVING: KindPlan(_RECORD_STEPS, False, _STEWARDS),
+    Kind.WITHDRAWAL: KindPlan(_RECORD_STEPS, False, _ANYONE),
+    Kind.PROPOSED_FOR: KindPlan(_RECORD_STEPS, False, _ANYONE),
+    Kind.DEFECT: KindPlan(_RECORD_STEPS, False, _ANYONE),
+    Kind.DISPUTE: KindPlan(_RECORD_STEPS, False, _CURATORS),
+    Kind.REVISION_REQUEST: KindPlan(_RECORD_STEPS, False, _ANYONE),
+    Kind.APPROACH: KindPlan(_RECORD_STEPS, False, _ANYONE),
+    Kind.STEWARD: KindPlan(_RECORD_STEPS, False, _CURATORS),
+    Kind.DORMANCY: KindPlan(_RECORD_STEPS, False, _CURATORS),
+    Kind.PRECHECK_RECORD: KindPlan(_RECORD_STEPS, False, _ANYONE),
+}
+
+# Node subfolders holding one record kind each, appended as <ts>-<pseudonym>.yaml.
+_NODE_RECORD_KINDS: dict[str, Kind] = {
+    "literature": Kind.LITERATURE,
+    "gloss": Kind.GLOSS,
+    "explainer": Kind.EXPLAINER,
+    "withdrawals": Kind.WITHDRAWAL,
+    "proposed-for": Kind.PROPOSED_FOR,
+    "shelving": Kind.SHELVING,
+    "defects": Kind.DEFECT,
+    "disputes": Kind.DISPUTE,
+    "revision-requests": Kind.REVISION_REQUEST,
+}
+_TARGET_RECORD_KINDS: dict[str, Kind] = {
+    "approaches": Kind.APPROACH,
+    "stewards": Kind.STEWARD,
+    "status": Kind.DORMANCY,
+    "withdrawals": Kind.WITHDRAWAL,
+}
+_ATTEMPT_KINDS = {
+    "partial": Kind.PARTIAL, "reduction": Kind.REDUCTION, "alternate": Kind.ALTERNATE,
+    "postmortem": Kind.POSTMORTEM,
+}
+_CLOSING_FILES = {"Proof": Kind.PROOF, "Refutation": Kind.COUNTEREXAMPLE, "Vacuity": Kind.VACUITY}
+_GATE_ONLY_TOP = ("attestations/", "ledger/", "log/", "schemas/")
+_PRODUCTS = re.compile(r"(frontier|info|errors)\.json|targets/index\.json|targets/[^/]+/graph\.json")
+_PIN_FILES = re.compile(r"(^|.*/)(lakefile\.lean|lakefile\.toml|lean-toolchain|lake-manifest\.json)")
+
+
+@dataclass
+class Artifact:
+    """One artifact a pull request carries.
+
+    Attributes:
+        kind: the artifact kind.
+        target: target id.
+        node: node id, or None for a target-level record.
+        paths: the graph paths it adds, sorted.
+        main: the path whose bytes are the artifact (the Lean file or the record).
+    """
+
+    kind: Kind
+    target: str
+    node: str | None
+    paths: list[str] = field(default_factory=list)
+    main: str = ""
+
+    @property
+    def plan(self) -> KindPlan:
+        """Its row of :data:`STEP_PLAN`."""
+        return STEP_PLAN[self.kind]
+
+
+@dataclass
+class Classified:
+    """The artifacts of a pull request and every step-1/step-2 finding met placing them."""
+
+    artifacts: list[Artifact]
+    step1: list[Diagnostic]
+    step2: list[Diagnostic]
+
+
+def _merged_hashes(node: Node) -> set[str]:
+    """SHA-256 of the node's merged proof and recorded alternates (D-25 v3.13)."""
+    out = {a.sha256 for a in node.attempts if a.kind == "alternate"}
+    proof = node.files.get("Proof")
+    if proof is not None:
+        out.add(proof.sha256)
+    return out
+
+
+def classify(diff: Diff, base: Graph) -> Classified:
+    """Place every changed path into an artifact, or record why it cannot be placed.
+
+    Args:
+        diff: the pull request's changes.
+        base: the graph loaded at ``diff.base``.
+
+    Returns:
+        A :class:`Classified`; ``step1``/``step2`` are empty when every path is permitted.
+
+    Implements D-3 (paths), D-4 steps 1-2, D-25 v3.13 (byte-identical copies), ruling 6.
+    """
+    step1: list[Diagnostic] = []
+    step2: list[Diagnostic] = []
+    found: dict[tuple[str, str | None, Kind], Artifact] = {}
+
+    def add(kind: Kind, target: str, node: str | None, path: str, main: bool) -> None:
+        art = found.setdefault((target, node, kind), Artifact(kind, target, node))
+        art.paths.append(path)
+        if main:
+            art.main = path
+
+    for ch in diff.changes:
+        p = ch.path
+        if _PIN_FILES.fullmatch(p):
+            step1.append(Diagnostic("toolchain-pin-file", "pins come from gate-spec.json", p))
+            continue
+        if ch.status != "deleted" and ch.mode == 0o120000:
+            step2.append(Diagnostic("symlink-in-submission", "a symbolic link", p))
+            continue
+        if p.startswith(_GATE_ONLY_TOP) or _PRODUCTS.fullmatch(p):
+            step2.append(Diagnostic("gate-only-path", "only the gate writes here", p))
+            continue
+        parts = p.split("/")
+        if parts[0] != "targets" or len(parts) < 3:
+            step2.append(Diagnostic("path-not-permitted", "outside targets/", p))
+            continue
+        tid = parts[1]
+        target = base.targets.get(tid)
+        if target is None:
+            step2.append(Diagnostic("unknown-node", f"no target {tid!r}", p))
+            continue
+        if parts[2] != "nodes":
+            _classify_target_path(ch, parts, tid, add, step2)
+            continue
+        if len(parts) < 5:
+            step2.append(Diagnostic("path-not-permitted", "not inside a node", p))
+            continue
+        nid = parts[3]
+        node = target.nodes.get(nid)
+        rest = parts[4:]
+        if node is None:
+            _classify_new_node(ch, rest, tid, nid, add, step2)
+            continue
+        _classify_node_path(diff, ch, rest, node, add, step2)
+
+    artifacts = sorted(found.values(), key=lambda a: (a.target, a.node or "", a.kind.value))
+    for art in artifacts:
+        art.paths.sort()
+        if not art.main:
+            art.main = art.paths[0]
+    by_node: dict[tuple[str, str | None], list[Artifact]] = {}
+    for art in artifacts:
+        if art.node is not None and art.plan.builds:
+            by_node.setdefault((art.target, art.node), []).append(art)
+    for (tid, nid), arts in by_node.items():
+        if len(arts) > 1:
+            kinds = ", ".join(a.kind.value for a in arts)
+            step2.append(Diagnostic("mixed-artifacts", f"{tid}/{nid} carries {kinds}"))
+    return Classified(artifacts, step1, step2)
+
+
+def _classify_target_path(ch: Change, parts: list[str], tid: str, add: _Add,
+                          step2: list[Diagnostic]) -> None:
+    p = ch.path
+    if ch.status != "added":
+        code = "record-deleted"
+        if parts[2:] in (["target.yaml"], ["gate-spec.json"]) or parts[2] == "defs":
+            code = "path-not-permitted"
+        step2.append(Diagnostic(code, f"{ch.status}: targets are changed by curators", p))
+        return
+    if len(parts) == 4 and parts[2] in _TARGET_RECORD_KINDS and parts[3].endswith(".yaml"):
+        add(_TARGET_RECORD_KINDS[parts[2]], tid, None, p, True)
+        return
+    step2.append(Diagnostic("path-not-permitted", "no artifact may add this file", p))
+
+
+def _classify_new_node(ch: Change, rest: list[str], tid: str, nid: str, add: _Add,
+                       step2: list[Diagnostic]) -> None:
+    """A node directory absent at base: a variant or speculative crux proposal (D-14, D-30)."""
+    p = ch.path
+    try:
+        ids.check_node_id(nid)
+    except Exception:  # noqa: BLE001 - reported as a finding
+        step2.append(Diagnostic("bad-node-id", f"{nid!r} is not a node id", p))
+        return
+    if "--h" in nid or "@v" in nid:
+        step2.append(Diagnostic("gate-only-path",
+                                "hole nodes and revisions are written by the gate", p))
+        return
+    if rest in (["META.yaml"], ["Statement.lean"], ["Witness.lean"], ["Relation.lean"]):
+        add(Kind.VARIANT, tid, nid, p, rest == ["Statement.lean"])  # refined in proposal check
+        return
+    step2.append(Diagnostic("path-not-permitted", "a proposal holds META, Statement, Witness, "
+                            "Relation only", p))
+
+
+def _classify_node_path(diff: Diff, ch: Change, rest: list[str], node: Node, add: _Add,
+                        step2: list[Diagnostic]) -> None:
+    p = ch.path
+    tid, nid = node.ref.target, node.ref.node
+    name = rest[0]
+    if len(rest) == 1 and name == "Statement.lean":
+        step2.append(Diagnostic("statement-changed", "statements are immutable (D-8)", p))
+        return
+    if len(rest) == 1 and name == "META.yaml":
+        step2.append(Diagnostic("meta-changed", "contributors never change META.yaml", p))
+        return
+    if len(rest) == 1 and name == "Context.lean" or name == "closure":
+        step2.append(Diagnostic("gate-only-path", "written by the post-merge job", p))
+        return
+    stem = name[:-5] if name.endswith(".lean") and len(rest) == 1 else None
+    if stem in _CLOSING_FILES:
+        kind = _CLOSING_FILES[stem]
+        if ch.status == "added":
+            if kind is Kind.PROOF and "Proof" in node.files:
+                step2.append(Diagnostic("proof-already-merged", "submit an alternate", p))
+                return
+            add(kind, tid, nid, p, True)
+            return
+        if kind is Kind.PROOF and ch.status == "modified" and node.meta.tutorial:
+            add(kind, tid, nid, p, True)  # the tutorial node's rehearsal slot (D-27)
+            return
+        step2.append(Diagnostic("merged-proof-modified", f"{ch.status} a merged file", p))
+        return
+    if len(rest) == 1 and name == "Witness.lean":
+        if ch.status == "added" and node.meta.hole is not None and "Witness" not in node.files:
+            add(Kind.WITNESS, tid, nid, p, True)
+            return
+        code = "witness-not-wanted" if ch.status == "added" else "record-deleted"
+        step2.append(Diagnostic(code, "only a blocked hole takes a witness (D-29)", p))
+        return
+    if ch.status != "added":
+        step2.append(Diagnostic("record-deleted", f"{ch.status}: the record is append-only", p))
+        return
+    if name == "attempts" and len(rest) == 3 and rest[1] == "precheck":
+        add(Kind.PRECHECK_RECORD, tid, nid, p, True)
+        return
+    if name == "attempts" and len(rest) == 2:
+        m = ATTEMPT_RE.fullmatch(rest[1])
+        if m is None:
+            step2.append(Diagnostic("path-not-permitted",
+                                    "attempts/ holds <ts>-<pseudonym>-<kind> files", p))
+            return
+        if m.group("k"):
+            add(Kind.PARTIAL, tid, nid, p, False)  # a witness the partial carries (v3.24)
+            return
+        kind = _ATTEMPT_KINDS[m.group("kind").split(".")[0]]
+        if kind is Kind.ALTERNATE:
+            if "Proof" not in node.files:
+                step2.append(Diagnostic("alternate-without-proof", "no merged proof", p))
+                return
+            if sha256_hex(diff.new_bytes(ch)) in _merged_hashes(node):
+                step2.append(Diagnostic("copy-of-merged-proof", "byte-identical", p))
+                return
+        add(kind, tid, nid, p, True)
+        return
+    if name == "annex" and len(rest) == 2:
+        add(Kind.ANNEX, tid, nid, p, rest[1].endswith(".md"))
+        return
+    if name == "waivers" and rest == ["waivers", "native_decide.yaml"]:
+        add(Kind.PROOF, tid, nid, p, False)  # rides with the proof that needs it (D-4)
+        return
+    if len(rest) == 2 and name in _NODE_RECORD_KINDS and RECORD_FILE_RE.fullmatch(rest[1]):
+        kind = _NODE_RECORD_KINDS[name]
+        if kind is Kind.EXPLAINER and "Proof" not in node.files:
+            step2.append(Diagnostic("explainer-without-proof", "file it as an annex", p))
+            return
+        add(kind, tid, nid, p, True)
+        return
+    step2.append(Diagnostic("path-not-permitted", "no artifact may add this file", p))
+
+
+class _Add:  # typing helper for the ``add`` callback
+    def __call__(self, kind: Kind, target: str, node: str | None, path: str,
+                 main: bool) -> None: ...
+
+
+# --- Lean text rules that need no elaboration (D-3 v3.25, v3.28; D-12 v3.44) ---------
+
+_COMMENT_BLOCK = re.compile(r"/-(?!-).*?-/", re.S)
+_DOC_COMMENT = re.compile(r"/--.*?-/", re.S)
+_ALLOWED_STATEMENT_COMMANDS = re.compile(
+    r"(import|open|namespace|end|section|noncomputable\s+section|variable|universe|"
+    r"theorem|lemma|def|abbrev|structure|inductive|class|instance|noncomputable\s+def|"
+    r"@\[[^\]]*\]\s*(theorem|lemma|def|abbrev))\b"
+)
+_FORBIDDEN = re.compile(r"\b(set_option\s+debug\.skipKernelTC|prelude)\b")
+
+
+def strip_comments(text: str) -> str:
+    """Lean text with block comments, doc comments and line comments blanked to spaces.
+
+    Line structure is kept so line numbers still match.
+    """
+    def blank(m: re.Match[str]) -> str:
+        return re.sub(r"[^\n]", " ", m.group(0))
+
+    text = _DOC_COMMENT.sub(blank, text)
+    text = _COMMENT_BLOCK.sub(blank, text)
+    return re.sub(r"--[^\n]*", blank, text)
+
+
+def statement_command_findings(text: str, path: str) -> list[Diagnostic]:
+    """D-3 v3.28: a proposed Statement/Context holds only imports, open/namespace/end lines,
+    doc comments and declarations. Commands are the lines starting in column 0 after comments
+    are removed; anything not on the allowlist is refused (fail closed).
+    """
+    out: list[Diagnostic] = []
+    for i, line in enumerate(strip_comments(text).splitlines(), start=1):
+        if not line.strip() or line[:1].isspace():
+            continue
+        if not _ALLOWED_STATEMENT_COMMANDS.match(line):
+            out.append(Diagnostic("statement-command-refused", line.strip()[:80], path, i))
+    return out
+
+
+def forbidden_option_findings(text: str, path: str) -> list[Diagnostic]:
+    """Options and headers that weaken checking: ``set_option debug.skipKernelTC``, ``prelude``
+    (LEAN_NOTES "Pitfalls the gate must close")."""
+    return [
+        Diagnostic("forbidden-option", m.group(0), path, text.count("\n", 0, m.start()) + 1)
+        for m in _FORBIDDEN.finditer(strip_comments(text))
+    ]
+
+
+def import_lines(text: str) -> list[str]:
+    """The modules a Lean file imports, in order (its header: ``import`` lines at the top)."""
+    mods: list[str] = []
+    for line in strip_comments(text).splitlines():
+        s = line.strip()
+        if not s:
+            continue
+        if not s.startswith("import "):
+            break
+        mods.extend(s.split()[1:])
+    return mods
+
+
+def use_findings(statement: str, artifact: str, base: Graph, target: str, path: str
+                 ) -> list[Diagnostic]:
+    """D-3 v3.25: the artifact's imports are the statement's, then use lines each naming a
+    definition module of the target or the merged proof of another node of it."""
+    stmt_imports = import_lines(statement)
+    art_imports = import_lines(artifact)
+    if art_imports[: len(stmt_imports)] != stmt_imports:
+        return [Diagnostic("use-unusable", "the artifact must keep the statement's imports "
+                           "first, unchanged", path, 1)]
+    usable: set[str] = set()
+    t = base.targets[target]
+    for stem in t.defs:
+        usable.add(_unquote(ids.defs_module_name(target, stem)))
+    for nid, node in t.nodes.items():
+        if "Proof" in node.files:
+            usable.add(_unquote(ids.module_name(target, nid, "Proof")))
+    return [
+        Diagnostic("use-unusable", f"{mod} is not usable here", path)
+        for mod in art_imports[len(stmt_imports):]
+        if _unquote(mod) not in usable
+    ]
+
+
+def _unquote(module: str) -> str:
+    """A module name with «» quoting removed, so quoted and bare spellings compare equal."""
+    return module.replace("«", "").replace("»", "")
+
+
+_APPROACH = re.compile(r"^\s*--\s*approach:\s*\S", re.M)
+_LICENCE = re.compile(r"^\s*--\s*licence:\s*\S", re.M)
+
+
+def partial_label_findings(text: str, path: str, hole_lines: list[int] | None = None
+                           ) -> list[Diagnostic]:
+    """D-12 v3.44: a partial carries ``-- approach:`` before its first hole, ``-- licence:``,
+    and ``-- label:`` (≤ 60 characters) and ``-- claim: $…$`` in the comment block directly
+    above each hole's ``have``.
+
+    Args:
+        text: the partial's Lean text.
+        path: its graph path, for diagnostics.
+        hole_lines: 1-based lines of each hole's ``have``, from the toolchain adapter's
+            hole extraction (step 4). None checks only approach and licence (step 2).
+    """
+    missing: list[Diagnostic] = []
+    lines = text.splitlines()
+    first_hole = min(hole_lines) if hole_lines else len(lines) + 1
+    before = "\n".join(lines[: first_hole - 1])
+    if not _APPROACH.search(before):
+        missing.append(Diagnostic("partial-unlabelled", "missing `-- approach:` before the "
+                                  "first hole", path))
+    if not _LICENCE.search(text):
+        missing.append(Diagnostic("partial-unlabelled", "missing `-- licence:`", path))
+    for hl in hole_lines or []:
+        block: list[str] = []
+        i = hl - 2
+        while i >= 0 and lines[i].strip().startswith("--"):
+            block.append(lines[i].strip())
+            i -= 1
+        label = [b for b in block if re.match(r"--\s*label:\s*\S", b)]
+        claim = [b for b in block if re.match(r"--\s*claim:\s*\$.+\$\s*$", b)]
+        if not label:
+            missing.append(Diagnostic("partial-unlabelled", "missing `-- label:` above hole",
+                                      path, hl))
+        elif len(label[0].split(":", 1)[1].strip()) > 60:
+            missing.append(Diagnostic("partial-unlabelled", "label longer than 60 characters",
+                                      path, hl))
+        if not claim:
+            missing.append(Diagnostic("partial-unlabelled", "missing `-- claim: $…$` above hole",
+                                      path, hl))
+    return missing

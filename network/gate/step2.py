@@ -1,0 +1,209 @@
+"""Gate steps 1 and 2 over a pull request's diff: pins, paths, hashes, roles (D-4, D-3).
+
+Step 1's half that reads the diff refuses submitted pin files (lakefile, lean-toolchain,
+lake-manifest.json); resolving the pins themselves from gate-spec.json is the toolchain
+adapter's. Step 2 places every changed path into an artifact (:mod:`network.gate.artifacts`)
+and applies the rules that need no elaboration: permitted paths per kind, statement hash
+unchanged, merged files never modified, byte-identical copies refused, proposals'
+statement commands (v3.28), use lines (v3.25), a partial's approach and licence lines
+(D-12 v3.44), options that weaken checking, record schemas, and who may write each kind.
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass
+
+import yaml
+from pydantic import ValidationError
+
+from network.gate.artifacts import (
+    Artifact,
+    Kind,
+    classify,
+    forbidden_option_findings,
+    partial_label_findings,
+    statement_command_findings,
+    use_findings,
+)
+from network.gate.diff import Diff
+from network.gate.result import Diagnostic, StepResult
+from network.record import models as m
+from network.record.loader import ATTEMPT_RE, Graph, sha256_hex
+
+_RECORD_MODELS: dict[Kind, type[m.Record]] = {
+    Kind.POSTMORTEM: m.Postmortem,
+    Kind.GLOSS: m.Gloss,
+    Kind.EXPLAINER: m.Explainer,
+    Kind.LITERATURE: m.Literature,
+    Kind.SHELVING: m.Shelving,
+    Kind.WITHDRAWAL: m.Withdrawal,
+    Kind.PROPOSED_FOR: m.ProposedFor,
+    Kind.DEFECT: m.Defect,
+    Kind.DISPUTE: m.Dispute,
+    Kind.REVISION_REQUEST: m.RevisionRequest,
+    Kind.APPROACH: m.Approach,
+    Kind.STEWARD: m.Steward,
+    Kind.DORMANCY: m.TargetStatusRecord,
+    Kind.PRECHECK_RECORD: m.PrecheckRecord,
+}
+_LEAN_ARTIFACTS = {Kind.PROOF, Kind.ALTERNATE, Kind.PARTIAL, Kind.REDUCTION,
+                   Kind.COUNTEREXAMPLE, Kind.VACUITY}
+
+
+@dataclass
+class Steps12:
+    """The artifacts found and the results of steps 1 and 2."""
+
+    artifacts: list[Artifact]
+    step1: StepResult
+    step2: StepResult
+
+
+def roles_of(base: Graph, target: str, pseudonym: str | None) -> frozenset[str]:
+    """The roles ``pseudonym`` holds on ``target`` at base: contributor, steward, curator.
+
+    Read from the graph (ruling 9): curators.json and targets/<id>/stewards/.
+    """
+    if pseudonym is None:
+        return frozenset({"contributor"})
+    roles = {"contributor"}
+    for c in base.curators.curators:
+        if c.pseudonym.lower() == pseudonym.lower() and ("*" in c.targets or target in c.targets):
+            roles.add("curator")
+    t = base.targets.get(target)
+    if t is not None and any(s.record.pseudonym.lower() == pseudonym.lower() for s in t.stewards):
+        roles.add("steward")
+    return frozenset(roles)
+
+
+def _decode(diff: Diff, path: str, findings: list[Diagnostic]) -> str | None:
+    ch = next(c for c in diff.changes if c.path == path)
+    data = diff.new_bytes(ch)
+    try:
+        return data.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        findings.append(Diagnostic("not-utf8", f"byte {exc.start}", path))
+        return None
+
+
+def _check_record(diff: Diff, art: Artifact, path: str, findings: list[Diagnostic]) -> None:
+    model = _RECORD_MODELS.get(art.kind)
+    if model is None:
+        return
+    text = _decode(diff, path, findings)
+    if text is None:
+        return
+    try:
+        obj = json.loads(text) if path.endswith(".json") else yaml.safe_load(text)
+    except (json.JSONDecodeError, yaml.YAMLError) as exc:
+        findings.append(Diagnostic("malformed-yaml", str(exc).splitlines()[0], path))
+        return
+    if not isinstance(obj, dict) or obj.get("schema") != model.SCHEMA_KIND:
+        findings.append(Diagnostic("invalid-record", f"expected schema {model.SCHEMA_KIND}", path))
+        return
+    try:
+        model.model_validate(obj)
+    except ValidationError as exc:
+        for err in exc.errors():
+            loc = ".".join(str(p) for p in err["loc"])
+            findings.append(Diagnostic("invalid-record", f"{loc}: {err['msg']}", path))
+
+
+def _check_proposal(diff: Diff, base: Graph, art: Artifact, findings: list[Diagnostic]) -> None:
+    """A new node directory: META, Statement, Witness (+ Relation for proved relations)."""
+    d = f"targets/{art.target}/nodes/{art.node}/"
+    names = {p[len(d):] for p in art.paths}
+    for need in ("META.yaml", "Statement.lean", "Witness.lean"):
+        if need not in names:
+            findings.append(Diagnostic("missing-file", f"a proposal needs {need}", d + need))
+    if "META.yaml" not in names or "Statement.lean" not in names:
+        return
+    meta_text = _decode(diff, d + "META.yaml", findings)
+    stmt_ch = next(c for c in diff.changes if c.path == d + "Statement.lean")
+    stmt = diff.new_bytes(stmt_ch)
+    if meta_text is None:
+        return
+    try:
+        meta = m.Meta.model_validate(yaml.safe_load(meta_text))
+    except (ValidationError, yaml.YAMLError, TypeError) as exc:
+        findings.append(Diagnostic("invalid-record", str(exc).splitlines()[0], d + "META.yaml"))
+        return
+    if meta.id != art.node or meta.target != art.target:
+        findings.append(Diagnostic("id-mismatch", "META id/target must match the directory",
+                                   d + "META.yaml"))
+    if meta.statement_hash != sha256_hex(stmt):
+        findings.append(Diagnostic("statement-hash-mismatch", "META.statement_hash is not the "
+                                   "SHA-256 of Statement.lean", d + "META.yaml"))
+    if meta.hole is not None or meta.lemmas or meta.tutorial:
+        findings.append(Diagnostic("gate-only-path", "hole, lemmas and tutorial are the gate's",
+                                   d + "META.yaml"))
+    if meta.variant is not None:
+        art.kind = Kind.VARIANT
+        if meta.variant.relation != "related" and "Relation.lean" not in names:
+            findings.append(Diagnostic("missing-file", f"a {meta.variant.relation} variant "
+                                       "carries Relation.lean (D-30)", d + "Relation.lean"))
+    elif meta.speculative:
+        art.kind = Kind.SPECULATIVE
+    else:
+        findings.append(Diagnostic("path-not-permitted", "a new node is a variant or a "
+                                   "speculative crux", d + "META.yaml"))
+    for dep in meta.deps:
+        if dep not in base.targets[art.target].nodes:
+            findings.append(Diagnostic("dangling-reference", f"dep {dep!r} does not exist",
+                                       d + "META.yaml"))
+    try:
+        text = stmt.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        findings.append(Diagnostic("not-utf8", f"byte {exc.start}", d + "Statement.lean"))
+        return
+    findings.extend(statement_command_findings(text, d + "Statement.lean"))
+
+
+def run_steps_1_2(diff: Diff, base: Graph, submitter: str | None) -> Steps12:
+    """Classify a pull request and judge steps 1 and 2 (D-4).
+
+    Args:
+        diff: the pull request's changes.
+        base: the graph at ``diff.base``.
+        submitter: the pseudonym the pull request is credited to, or None when unknown.
+
+    Returns:
+        :class:`Steps12`; each step's result carries every finding, step 2 failing when
+        step 1 did (the gate stops at the first failing step).
+    """
+    c = classify(diff, base)
+    findings = list(c.step2)
+    for art in c.artifacts:
+        roles = roles_of(base, art.target, submitter)
+        if art.kind in (Kind.VARIANT, Kind.SPECULATIVE):
+            _check_proposal(diff, base, art, findings)
+        if not (roles & art.plan.roles):
+            findings.append(Diagnostic("role-not-permitted",
+                                       f"{art.kind.value} needs {sorted(art.plan.roles)}",
+                                       art.main))
+        for path in art.paths:
+            if path.endswith(".lean"):
+                text = _decode(diff, path, findings)
+                if text is not None:
+                    findings.extend(forbidden_option_findings(text, path))
+            elif path.endswith((".yaml", ".json")) and not path.endswith("META.yaml"):
+                if art.kind is Kind.ANNEX or path.endswith("native_decide.yaml"):
+                    continue
+                _check_record(diff, art, path, findings)
+        if art.kind in _LEAN_ARTIFACTS and art.node is not None:
+            node = base.targets[art.target].nodes[art.node]
+            statement = base.text(node.files["Statement"].path)
+            text = _decode(diff, art.main, findings)
+            if text is None:
+                continue
+            findings.extend(use_findings(statement, text, base, art.target, art.main))
+            is_partial = art.kind is Kind.PARTIAL or (
+                (mt := ATTEMPT_RE.fullmatch(art.main.rsplit("/", 1)[-1])) is not None
+                and mt.group("kind") == "partial.lean"
+            )
+            if is_partial:
+                findings.extend(partial_label_findings(text, art.main))
+    step1 = StepResult.from_findings(1, c.step1)
+    step2 = StepResult.from_findings(2, findings)
+    return Steps12(c.artifacts, step1, step2)
