@@ -279,6 +279,34 @@ class PrecheckRecord(Record):
     signature: Signature | None = None
 
 
+class PrecheckAttestation(Record):
+    """A precheck's signed verdict on one artifact (D-4, D-27, D-28; ruling 7).
+
+    It rides in the pull request body as a fenced ``precheck-attestation`` JSON block,
+    never as a graph file. ``signature`` is None for an unsigned ``pregate.sh`` run
+    (kind "none"), a service signature from ``POST /precheck``, or an ssh signature from
+    ``pregate.sh --sign``. ``date`` is the head commit's committer date it judged.
+    """
+
+    SCHEMA_KIND: ClassVar[str] = "precheck-attestation/v1"
+    schema_: Literal["precheck-attestation/v1"] = Field(
+        "precheck-attestation/v1", alias="schema")
+    graph_id: TargetId
+    target: TargetId
+    node: NodeId
+    artifact_kind: Annotated[str, StringConstraints(max_length=40)]
+    artifacts: list[ArtifactHash]
+    statement_hash: Sha256 | None = None
+    gate_spec_sha256: Sha256
+    toolchain: Annotated[str, StringConstraints(max_length=200)]
+    verdict: Literal["precheck-pass", "precheck-fail"]
+    first_failing_step: int | None = Field(None, ge=0, le=9)
+    steps: list[StepRecord]
+    submitter: Pseudonym | None = None
+    date: Date
+    signature: Signature | None = None
+
+
 # --- ledger ----------------------------------------------------------------------------
 
 LedgerLineName = Literal["statement", "proof", "review", "attempts", "upstream", "writeup"]
@@ -810,7 +838,7 @@ class Closure(Record):
 
 ALL_KINDS: tuple[type[Record], ...] = (
     Policy, Curators, Identity, DisplayName, PublicKey, MergeRecord, Attestation,
-    PrecheckRecord, LedgerLine, Revocation, Correction, TargetRecord, GateSpec,
+    PrecheckRecord, PrecheckAttestation, LedgerLine, Revocation, Correction, TargetRecord, GateSpec,
     TargetStatusRecord, Steward, Approach, Registration, Meta, Postmortem, Annex,
     Literature, Gloss, Explainer, Withdrawal, ProposedFor, Shelving, Waiver, Defect,
     Dispute, RevisionRequest, Closure,
