@@ -377,10 +377,12 @@ class GraphBuilder:
 
     def merge_record(self, artifacts: list[str], date: str, *, seq: int | None = None,
                      attestation: str | None = None, submitter: str | None = None) -> str:
-        """``log/merges/<seq:06d>.json`` (ruling 2); ``seq`` defaults to the next one."""
+        """``log/merges/<seq:06d>.json`` (ruling 2); ``seq`` defaults to the next one; its
+        merge_commit is :func:`merge_commit_of` ``(seq)``."""
         self._merge_seq = seq if seq is not None else self._merge_seq + 1
         rec: dict[str, Any] = {
-            "schema": "merge/v1", "seq": self._merge_seq, "merge_commit": ZERO40,
+            "schema": "merge/v1", "seq": self._merge_seq,
+            "merge_commit": merge_commit_of(self._merge_seq),
             "date": date, "pull_request": f"local/{self._merge_seq}", "artifacts": artifacts,
         }
         if attestation:
@@ -416,6 +418,12 @@ class GraphBuilder:
         return self.write_json(f"ledger/{seq:06d}-{k}.json", {
             "schema": "revocation/v1", "merge_seq": seq, "k": k, "revokes": revokes,
             "reason": reason, "by": by})
+
+
+def merge_commit_of(seq: int) -> str:
+    """The fake 40-hex merge commit the builder writes into merge record ``seq``; pass it
+    as an attestation's ``graph_commit`` to say the run included that merge (D-8 stale)."""
+    return f"{seq:040x}"
 
 
 def git_commit(root: Path, message: str) -> str:

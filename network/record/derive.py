@@ -1,0 +1,1730 @@
+"""Every derivation over the record: one shared function per derived fact (D-25 v3.40).
+
+Statuses, flags, the frontier, routes, sufficient sets, labels, target status, the ledger
+views and a target's proofs are all computed here from a loaded
+:class:`~network.record.loader.Graph` and from nothing else: no wall clock, no network,
+no service state (Foundation rulings 1, 2 and 13). The read tool, the service, the site and
+``lemmata products`` call these same functions so they can never disagree.
+
+Conventions:
+
+* A node is addressed by ``(target, node)`` ids.
+* "now" is the date of the newest ``log/merges`` record (ruling 2); dates are published as
+  ISO-8601 UTC strings (``2026-11-29T00:00:00Z``), never as ages.
+* A file is *merged* when a ``pass`` attestation names its path with its SHA-256.
+* A withdrawn record (D-18 v3.27) reads as absent everywhere.
+* The record's order is: targets and nodes by id, attempts by (timestamp, path), records by
+  (date, path). Nothing is ranked.
+
+All derivations are memoised per :class:`Graph` object; a Graph is a snapshot and must not
+be mutated after loading.
+"""
+
+from __future__ import annotations
+
+import re
+import weakref
+from collections import Counter
+from collections.abc import Iterable
+from dataclasses import dataclass, field
+from typing import Any
+
+from network import ids
+from network.errors import define
+from network.record import models as m
+from network.record.loader import Attempt, Graph, Node, Target
+
+# --- catalog codes: why a claim is refused (claimable(), D-25, D-33, D-6 v3.17) ---------
+define("claim-node-closed", None, 409, "The node is already proved, refuted or defective.",
+       "Pick an open node from frontier.json; a different proof merges as an alternate.")
+define("claim-node-superseded", None, 409, "The node was superseded by a revision (D-8).",
+       "Claim the revision named by superseded_by instead.")
+define("claim-node-disputed", None, 409,
+       "A curator accepted a defect claim against the node (D-18 v3.28).",
+       "Wait until the dispute ends in a revision or is withdrawn.")
+define("claim-node-shelved", None, 409,
+       "A steward or curator shelved the node or the decomposition it came from (D-14 v3.47).",
+       "Pick another node; a shelving is lifted only by a later record of the same roles.")
+define("claim-target-dormant", None, 409,
+       "The target was declared dormant; it refuses new claims (ruling 13, D-33 v3.20).",
+       "Submit without a claim: any merged progress artifact reactivates the target.")
+define("claim-no-steward", None, 409,
+       "An open-problem target without a steward refuses claims (D-6 v3.17).",
+       "Wait for a mathematician to sign up as steward of the target.")
+define("claim-node-blocked", None, 409,
+       "The hole has no non-vacuity witness yet and stays blocked (D-29).",
+       "Propose a Witness.lean for the hole first; that proposal needs no claim.")
+define("claim-not-ready", None, 409,
+       "A declared dependency of the node is not proved yet, so it is not in the ready set.",
+       "Work on the open dependency, listed under deps in graph.json.")
+define("claim-dependency-disputed", None, 409,
+       "A declared dependency of the node is disputed; claims depending on it are blocked "
+       "(D-18).", "Wait until the dependency's dispute is resolved.")
+define("unknown-node", None, 404, "No such target or node in the record.",
+       "Check the ids against targets/index.json and the target's graph.json.")
+
+STATUSES = ("open", "blocked", "proved", "refuted", "defective", "superseded")
+CLOSED = frozenset({"proved", "refuted", "defective"})
+GRADES_VOUCHING = frozenset({"screened-and-signed", "reviewed", "certified"})
+CATALOG_EVIDENCE_POINTS = 5
+SET_ENUMERATION_CAP = 2000
+"""The most sufficient sets enumerated per side of a target (D-25 v3.40 "up to a cap")."""
+PROOF_KINDS = frozenset({"Proof", "Refutation", "Vacuity"})
+ROUTE_KINDS = frozenset({"partial", "reduction"})
+_APPROACH_RE = re.compile(r"^\s*--\s*approach:\s*(.+?)\s*$", re.MULTILINE)
+_DISPLAY_RE = re.compile(r"^\s*\$\$(.+?)\$\$", re.DOTALL)
+_SENTENCE_RE = re.compile(r"(.+?[.!?])(\s|$)", re.DOTALL)
+_HEX64_RE = re.compile(r"[0-9a-f]{64}")
+
+
+def norm_date(date: str) -> str:
+    """A record date as a full ISO-8601 UTC timestamp: ``2026-01-02`` → ``2026-01-02T00:00:00Z``."""
+    return date if len(date) > 10 else f"{date}T00:00:00Z"
+
+
+# --- result types ------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class NodeFlags:
+    """The derived flags beside a node's one status (Foundation ruling 1).
+
+    Attributes:
+        closable: every input of some merged decomposition (or resolves variant) reads
+            proved or closable, and no closure record holds yet (D-25 v3.42). Never proved.
+        proved_by_closure: the node reads proved through a closure record (D-12 v3.42).
+        stale: a proved node whose dep or lemma was superseded, not yet re-attested (D-8).
+        disputed: a curator's dispute record stands (D-18 v3.28).
+        shelved: shelved by its own record or inherited from its parent/route (D-14 v3.47).
+        speculative: the proposer's label, only while the node is unsettled (D-14 v3.19).
+        bountied: named in target.yaml bountied_nodes and the target not dormant (D-26, D-33).
+        dormant: the target is dormant (D-33).
+    """
+
+    closable: bool = False
+    proved_by_closure: bool = False
+    stale: bool = False
+    disputed: bool = False
+    shelved: bool = False
+    speculative: bool = False
+    bountied: bool = False
+    dormant: bool = False
+
+    def to_dict(self) -> dict[str, bool]:
+        """JSON form, keys sorted by the caller's json.dumps."""
+        return {k: bool(getattr(self, k)) for k in self.__dataclass_fields__}
+
+
+@dataclass(frozen=True)
+class NodeState:
+    """A node's derived status, flags and literature status (D-25, ruling 1)."""
+
+    target: str
+    node: str
+    status: str
+    flags: NodeFlags
+    literature: dict[str, Any] | None
+
+
+@dataclass(frozen=True)
+class Label:
+    """A node's name (D-3 v3.44, D-25 v3.44).
+
+    Attributes:
+        label: the name shown for the node (never empty).
+        claim: the opening ``$$…$$`` display of the current statement gloss, or None.
+        source: ``gloss`` | ``hole`` | ``target`` | ``id``.
+        gloss: the gloss path the label or claim came from, or None.
+    """
+
+    label: str
+    claim: str | None
+    source: str
+    gloss: str | None = None
+
+
+@dataclass(frozen=True)
+class TargetStatus:
+    """A target's status (D-33) with its digestion state (v3.17).
+
+    Attributes:
+        status: ``listed`` | ``active`` | ``resolved`` | ``dormant`` | ``known-result``.
+        digestion: for resolved targets ``undigested`` | ``explained`` | ``written-up``;
+            None otherwise.
+        resolution: for resolved targets ``proved`` | ``refuted`` | ``defective``.
+        declaration: the status record in force, or None.
+        reactivated_by: for a dormancy reversed mechanically, the merged artifact path.
+    """
+
+    status: str
+    digestion: str | None = None
+    resolution: str | None = None
+    declaration: str | None = None
+    reactivated_by: str | None = None
+
+    def to_dict(self) -> dict[str, Any]:
+        """JSON form."""
+        return {"status": self.status, "digestion": self.digestion,
+                "resolution": self.resolution, "declaration": self.declaration,
+                "reactivated_by": self.reactivated_by}
+
+
+@dataclass
+class _TargetIndex:
+    """Per-target lookups built once (private)."""
+
+    target: Target
+    superseded_by: dict[str, str] = field(default_factory=dict)
+    holes_of_route: dict[str, list[tuple[int, str]]] = field(default_factory=dict)
+    route_owner: dict[str, str] = field(default_factory=dict)
+    lemma_holders: dict[str, list[str]] = field(default_factory=dict)
+    dep_holders: dict[str, list[str]] = field(default_factory=dict)
+    shelvings_by_subject: dict[str, list[tuple[str, str, m.Shelving]]] = field(
+        default_factory=dict)
+    variants: list[str] = field(default_factory=list)
+
+
+class _Index:
+    """Everything derived from one Graph, memoised (private; use the module functions)."""
+
+    def __init__(self, g: Graph) -> None:
+        self.g = g
+        self.now: str | None = norm_date(g.merges[-1].record.date) if g.merges else None
+        self.merged: set[tuple[str, str]] = set()
+        self.att_date: dict[str, str] = {}
+        self.atts_by_node: dict[tuple[str, str], list[m.Attestation]] = {}
+        for att in g.attestations:
+            a = att.record
+            if a.verdict != "pass":
+                continue
+            self.atts_by_node.setdefault((a.target, a.node), []).append(a)
+            for art in a.artifacts:
+                self.merged.add((art.path, art.sha256))
+                prev = self.att_date.get(art.path)
+                ts = norm_date(a.timestamp)
+                if prev is None or ts < prev:
+                    self.att_date[art.path] = ts
+        self.merge_seq_of: dict[str, int] = {}
+        self.merge_date: dict[int, str] = {}
+        self.merge_commit_seq: dict[str, int] = {}
+        for mr in g.merges:
+            rec = mr.record
+            self.merge_date[rec.seq] = norm_date(rec.date)
+            self.merge_commit_seq.setdefault(rec.merge_commit, rec.seq)
+            for p in rec.artifacts:
+                self.merge_seq_of.setdefault(p, rec.seq)
+        self.withdrawn = self._withdrawn()
+        self.t: dict[str, _TargetIndex] = {tid: self._target_index(t)
+                                           for tid, t in g.targets.items()}
+        self._status: dict[tuple[str, str], str] = {}
+        self._by_closure: dict[tuple[str, str], bool] = {}
+        self._closable: dict[tuple[str, str], bool] = {}
+        self._shelved: dict[tuple[str, str], bool] = {}
+        self._in_progress: set[tuple[str, tuple[str, str]]] = set()
+        self._target_status: dict[str, TargetStatus] = {}
+        self._routes: dict[tuple[str, str], list[str]] = {}
+        self._text: dict[str, str] = {}
+
+    # -- basic facts ------------------------------------------------------------------
+
+    def _withdrawn(self) -> set[str]:
+        records: list[tuple[str, m.Withdrawal, str]] = []
+        for tid, t in self.g.targets.items():
+            for rf in t.withdrawals:
+                records.append((rf.path, rf.record, tid))
+            for n in t.nodes.values():
+                for rf in n.withdrawals:
+                    records.append((rf.path, rf.record, tid))
+        valid = [(p, w) for p, w, tid in records if w.by in self.curators_of(tid)]
+        withdrawn: set[str] = set()
+        for _ in range(len(valid) + 1):
+            nxt = {w.withdraws for p, w in valid if p not in withdrawn}
+            if nxt == withdrawn:
+                break
+            withdrawn = nxt
+        return withdrawn
+
+    def curators_of(self, tid: str) -> set[str]:
+        return {c.pseudonym for c in self.g.curators.curators
+                if "*" in c.targets or tid in c.targets}
+
+    def stewards_of(self, tid: str) -> list[str]:
+        t = self.g.targets[tid]
+        return [rf.record.pseudonym for rf in t.stewards if rf.path not in self.withdrawn]
+
+    def roles_of(self, tid: str) -> set[str]:
+        return self.curators_of(tid) | set(self.stewards_of(tid))
+
+    def present(self, path: str) -> bool:
+        return path not in self.withdrawn
+
+    def is_merged(self, path: str, sha256: str) -> bool:
+        return (path, sha256) in self.merged
+
+    def file_merged(self, n: Node, name: str) -> bool:
+        lf = n.files.get(name)
+        return lf is not None and self.is_merged(lf.path, lf.sha256)
+
+    def date_of(self, path: str) -> str | None:
+        seq = self.merge_seq_of.get(path)
+        if seq is not None:
+            return self.merge_date[seq]
+        return self.att_date.get(path)
+
+    def text(self, path: str) -> str:
+        if path not in self._text:
+            try:
+                self._text[path] = self.g.source.read(path).decode("utf-8", "replace")
+            except Exception:  # noqa: BLE001 - a missing file reads as empty text
+                self._text[path] = ""
+        return self._text[path]
+
+    def _target_index(self, t: Target) -> _TargetIndex:
+        ti = _TargetIndex(t)
+        for nid, n in t.nodes.items():
+            meta = n.meta
+            if meta.supersedes and meta.supersedes in t.nodes:
+                ti.superseded_by.setdefault(meta.supersedes, nid)
+            if meta.hole is not None:
+                ti.holes_of_route.setdefault(meta.hole.route, []).append((meta.hole.k, nid))
+            for lem in meta.lemmas:
+                ti.lemma_holders.setdefault(lem, []).append(nid)
+            for dep in meta.deps:
+                ti.dep_holders.setdefault(dep, []).append(nid)
+            if meta.variant is not None:
+                ti.variants.append(nid)
+            for att in n.attempts:
+                if att.kind in ROUTE_KINDS:
+                    ti.route_owner[att.path] = nid
+            for rf in n.shelvings:
+                if rf.path in self.withdrawn or rf.record.by not in self.roles_of(t.id):
+                    continue
+                ti.shelvings_by_subject.setdefault(rf.record.subject, []).append(
+                    (norm_date(rf.record.date), rf.path, rf.record))
+        for holes in ti.holes_of_route.values():
+            holes.sort()
+        for recs in ti.shelvings_by_subject.values():
+            recs.sort(key=lambda x: (x[0], x[1]))
+        return ti
+
+    def node(self, tid: str, nid: str) -> Node:
+        return self.g.targets[tid].nodes[nid]
+
+    def has(self, tid: str, nid: str) -> bool:
+        t = self.g.targets.get(tid)
+        return t is not None and nid in t.nodes
+
+    def current(self, tid: str, nid: str) -> str:
+        """The end of ``nid``'s revision chain (D-8 v3.18)."""
+        sb = self.t[tid].superseded_by
+        seen = {nid}
+        while nid in sb and sb[nid] not in seen:
+            nid = sb[nid]
+            seen.add(nid)
+        return nid
+
+    def root_of(self, tid: str) -> str | None:
+        return self.current(tid, ids.ROOT) if self.has(tid, ids.ROOT) else None
+
+    def is_root(self, tid: str, nid: str) -> bool:
+        return ids.revision_base(nid)[0] == ids.ROOT and ids.parent_of(nid) is None
+
+    # -- routes -----------------------------------------------------------------------
+
+    def own_routes(self, n: Node) -> list[str]:
+        return [a.path for a in n.attempts
+                if a.kind in ROUTE_KINDS and self.is_merged(a.path, a.sha256)
+                and self.present(a.path)]
+
+    def routes(self, tid: str, nid: str) -> list[str]:
+        """Merged decompositions of the node in record order, with those a same-hash
+        revision inherits from the node it supersedes (D-8 v3.46, ruling 4)."""
+        key = (tid, nid)
+        if key not in self._routes:
+            n = self.node(tid, nid)
+            inherited: list[str] = []
+            sup = n.meta.supersedes
+            if (sup and self.has(tid, sup)
+                    and self.node(tid, sup).meta.statement_hash == n.meta.statement_hash):
+                self._routes[key] = []  # cycle guard
+                inherited = self.routes(tid, sup)
+            self._routes[key] = inherited + self.own_routes(n)
+        return self._routes[key]
+
+    def route_holes(self, tid: str, route: str) -> list[str]:
+        """The hole nodes a route needs, read through revisions, plus lemma edges the
+        post-merge job attributed to it (D-12 v3.38, see :func:`route_lemmas`)."""
+        out: list[str] = []
+        for _, h in self.t[tid].holes_of_route.get(route, []):
+            c = self.current(tid, h)
+            if c not in out:
+                out.append(c)
+        for lem in self.route_lemmas(tid, route):
+            c = self.current(tid, lem)
+            if c not in out:
+                out.append(c)
+        return out
+
+    def route_lemmas(self, tid: str, route: str) -> list[str]:
+        owner = self.t[tid].route_owner.get(route)
+        if owner is None:
+            return []
+        n = self.node(tid, owner)
+        lemmas = [x for x in n.meta.lemmas if self.has(tid, x)]
+        if not lemmas:
+            return []
+        meta_path = f"{n.ref.dir}/META.yaml"
+        own = self.own_routes(n)
+        same_merge = [r for r in own
+                      if self.merge_seq_of.get(r) is not None
+                      and self.merge_seq_of.get(r) == self.merge_seq_of.get(meta_path)]
+        chosen = same_merge[-1] if same_merge else (own[-1] if own else None)
+        return lemmas if chosen == route else []
+
+    def route_retired(self, tid: str, route: str) -> bool:
+        return self.own_decision(tid, route) is True
+
+    # -- shelving (D-14 v3.47) ---------------------------------------------------------
+
+    def own_decision(self, tid: str, subject: str) -> bool | None:
+        """True shelved, False lifted, None no record — the subject's latest record."""
+        recs = self.t[tid].shelvings_by_subject.get(subject)
+        if not recs:
+            return None
+        return recs[-1][2].lifts is None
+
+    def shelving_record(self, tid: str, subject: str) -> str | None:
+        recs = self.t[tid].shelvings_by_subject.get(subject)
+        return recs[-1][1] if recs and recs[-1][2].lifts is None else None
+
+    def used_by_merged_proof(self, tid: str, nid: str) -> bool:
+        for holder in self.t[tid].dep_holders.get(nid, []):
+            if self.file_merged(self.node(tid, holder), "Proof"):
+                return True
+        return False
+
+    def shelved(self, tid: str, nid: str) -> bool:
+        key = (tid, nid)
+        if key in self._shelved:
+            return self._shelved[key]
+        guard = ("shelved", key)
+        if guard in self._in_progress:
+            return False
+        self._in_progress.add(guard)
+        try:
+            val = self._shelved_uncached(tid, nid)
+        finally:
+            self._in_progress.discard(guard)
+        self._shelved[key] = val
+        return val
+
+    def _shelved_uncached(self, tid: str, nid: str) -> bool:
+        if self.is_root(tid, nid):
+            return False
+        own = self.own_decision(tid, nid)
+        if own is not None:
+            return own and not self.used_by_merged_proof(tid, nid)
+        n = self.node(tid, nid)
+        if n.meta.variant is not None or n.meta.hole is None:
+            return False
+        sup = n.meta.supersedes
+        if sup and self.has(tid, sup) and self.shelved(tid, sup):
+            return True
+        hole = n.meta.hole
+        inherited = self.route_retired(tid, hole.route) or (
+            self.has(tid, hole.parent) and self.shelved(tid, hole.parent))
+        if not inherited or self.used_by_merged_proof(tid, nid):
+            return False
+        for holder in self.t[tid].lemma_holders.get(nid, []):
+            if holder != hole.parent and not self.shelved(tid, holder):
+                return False
+        return True
+
+    # -- status (ruling 1, D-12) ------------------------------------------------------
+
+    def status(self, tid: str, nid: str) -> str:
+        key = (tid, nid)
+        if key in self._status:
+            return self._status[key]
+        guard = ("status", key)
+        if guard in self._in_progress:
+            return "open"
+        self._in_progress.add(guard)
+        try:
+            val, by_closure = self._status_uncached(tid, nid)
+        finally:
+            self._in_progress.discard(guard)
+        self._status[key] = val
+        self._by_closure[key] = by_closure
+        return val
+
+    def _status_uncached(self, tid: str, nid: str) -> tuple[str, bool]:
+        n = self.node(tid, nid)
+        if nid in self.t[tid].superseded_by:
+            return "superseded", False
+        if self.file_merged(n, "Vacuity"):
+            return "defective", False
+        if self.file_merged(n, "Refutation"):
+            return "refuted", False
+        if self.valid_closure(tid, nid, "refuted") is not None:
+            return "refuted", True
+        if self.file_merged(n, "Proof"):
+            return "proved", False
+        if self.valid_closure(tid, nid, "proved") is not None:
+            return "proved", True
+        if self.blocked(tid, n):
+            return "blocked", False
+        return "open", False
+
+    def blocked(self, tid: str, n: Node) -> bool:
+        if n.meta.hole is None or "Witness" in n.files:
+            return False
+        hole = n.meta.hole
+        if not hole.route.endswith("-partial.lean"):
+            return True
+        carried = f"{hole.route[:-len('.lean')]}.h{hole.k}.witness.lean"
+        if self.has(tid, hole.parent):
+            for a in self.node(tid, hole.parent).attempts:
+                if a.path == carried and self.is_merged(a.path, a.sha256):
+                    return False
+        return True
+
+    def proved_by_closure(self, tid: str, nid: str) -> bool:
+        self.status(tid, nid)
+        return self._by_closure[(tid, nid)]
+
+    def closure_holds(self, tid: str, rec: m.Closure) -> bool:
+        """Every input reads proved, the route is merged and not retired, and a root is
+        vouched (D-12 v3.42, D-14 v3.47)."""
+        if rec.link == "route":
+            if rec.route is None or self.route_retired(tid, rec.route):
+                return False
+            if rec.route not in self.routes(tid, rec.node):
+                return False
+        for inp in rec.inputs:
+            if not self.has(tid, inp.node) or self.status(tid, inp.node) != "proved":
+                return False
+        return not (self.is_root(tid, rec.node) and not root_vouched_ix(self, tid))
+
+    def closures(self, tid: str, nid: str) -> list[tuple[str, m.Closure]]:
+        return [(rf.path, rf.record) for rf in self.node(tid, nid).closures
+                if self.present(rf.path)]
+
+    def valid_closure(self, tid: str, nid: str, verdict: str) -> str | None:
+        for path, rec in self.closures(tid, nid):
+            if rec.verdict == verdict and self.closure_holds(tid, rec):
+                return path
+        return None
+
+    def closable(self, tid: str, nid: str) -> bool:
+        key = (tid, nid)
+        if key in self._closable:
+            return self._closable[key]
+        guard = ("closable", key)
+        if guard in self._in_progress:
+            return False
+        self._in_progress.add(guard)
+        try:
+            val = self._closable_uncached(tid, nid)
+        finally:
+            self._in_progress.discard(guard)
+        self._closable[key] = val
+        return val
+
+    def _closable_uncached(self, tid: str, nid: str) -> bool:
+        if self.status(tid, nid) in CLOSED or self.status(tid, nid) == "superseded":
+            return False
+        if self.is_root(tid, nid) and not root_vouched_ix(self, tid):
+            return False
+
+        def ready(x: str) -> bool:
+            return self.status(tid, x) == "proved" or self.closable(tid, x)
+
+        for route in self.routes(tid, nid):
+            if self.route_retired(tid, route):
+                continue
+            holes = self.route_holes(tid, route)
+            if holes and all(ready(h) for h in holes):
+                return True
+        if self.is_root(tid, nid):
+            for v in self.t[tid].variants:
+                rel = self.node(tid, v).meta.variant
+                if rel is not None and rel.relation in ("resolves", "refutes") and (
+                        self.file_merged(self.node(tid, v), "Relation") and ready(v)):
+                    return True
+        return False
+
+    # -- other flags ------------------------------------------------------------------
+
+    def disputed(self, tid: str, nid: str) -> bool:
+        cur = self.curators_of(tid)
+        for rf in self.node(tid, nid).disputes:
+            if (self.present(rf.path) and self.present(rf.record.defect)
+                    and rf.record.curator in cur):
+                return True
+        return False
+
+    def stale(self, tid: str, nid: str) -> bool:
+        if self.status(tid, nid) != "proved":
+            return False
+        n = self.node(tid, nid)
+        for used in [*n.meta.deps, *n.meta.lemmas]:
+            if not self.has(tid, used) or used not in self.t[tid].superseded_by:
+                continue
+            rev = self.current(tid, used)
+            rev_seq = self.merge_seq_of.get(f"{self.node(tid, rev).ref.dir}/META.yaml")
+            if rev_seq is None or not self._reattested(tid, nid, rev_seq):
+                return True
+        return False
+
+    def _reattested(self, tid: str, nid: str, since_seq: int) -> bool:
+        for a in self.atts_by_node.get((tid, nid), []):
+            seq = self.merge_commit_seq.get(a.graph_commit)
+            if seq is not None and seq >= since_seq:
+                return True
+        return False
+
+    def dormant(self, tid: str) -> bool:
+        return target_status_ix(self, tid).status == "dormant"
+
+
+_CACHE: dict[int, tuple[weakref.ref[Graph], _Index]] = {}
+
+
+def _ix(graph: Graph) -> _Index:
+    entry = _CACHE.get(id(graph))
+    if entry is not None and entry[0]() is graph:
+        return entry[1]
+    ix = _Index(graph)
+    key = id(graph)
+    _CACHE[key] = (weakref.ref(graph, lambda _r: _CACHE.pop(key, None)), ix)
+    return ix
+
+
+def _check(ix: _Index, target: str, node: str) -> None:
+    from network.errors import LemmataError
+
+    if not ix.has(target, node):
+        raise LemmataError("unknown-node", f"no node {target}/{node}")
+
+
+# --- public derivations -------------------------------------------------------------------
+
+
+def now(graph: Graph) -> str | None:
+    """The record's clock: the date of the newest ``log/merges`` record as a full ISO-8601
+    UTC timestamp, or None when nothing has merged (Foundation ruling 2)."""
+    return _ix(graph).now
+
+
+def is_merged(graph: Graph, path: str, sha256: str) -> bool:
+    """Whether a ``pass`` attestation names ``path`` with ``sha256`` (docs/record.md, D-5)."""
+    return _ix(graph).is_merged(path, sha256)
+
+
+def withdrawn(graph: Graph) -> frozenset[str]:
+    """Paths of every record a standing curator withdrawal names (D-18 v3.27); a withdrawn
+    withdrawal stops withdrawing. These read as absent in every derivation."""
+    return frozenset(_ix(graph).withdrawn)
+
+
+def node_status(graph: Graph, target: str, node: str) -> str:
+    """The node's one proof status (ruling 1, D-12, D-8, D-29).
+
+    Exactly one of ``open``, ``blocked`` (a hole without its Witness.lean, D-29 v3.24),
+    ``proved`` (merged Proof.lean, or a closure record whose inputs all read proved, the
+    root only when :func:`root_vouched`, D-12 v3.42), ``refuted`` (merged Refutation.lean or
+    a holding refutes closure), ``defective`` (merged Vacuity.lean) or ``superseded``
+    (another node's META.supersedes names it). Precedence in that reverse order.
+
+    Raises:
+        LemmataError: ``unknown-node``.
+    """
+    ix = _ix(graph)
+    _check(ix, target, node)
+    return ix.status(target, node)
+
+
+def node_flags(graph: Graph, target: str, node: str) -> NodeFlags:
+    """The flags beside the status (ruling 1): see :class:`NodeFlags` for each rule.
+
+    Raises:
+        LemmataError: ``unknown-node``.
+    """
+    ix = _ix(graph)
+    _check(ix, target, node)
+    st = ix.status(target, node)
+    t = graph.targets[target]
+    dormant = ix.dormant(target)
+    return NodeFlags(
+        closable=ix.closable(target, node),
+        proved_by_closure=ix.proved_by_closure(target, node),
+        stale=ix.stale(target, node),
+        disputed=ix.disputed(target, node),
+        shelved=ix.shelved(target, node),
+        speculative=bool(ix.node(target, node).meta.speculative) and st in ("open", "blocked"),
+        bountied=node in t.record.bountied_nodes and not dormant,
+        dormant=dormant,
+    )
+
+
+def node_state(graph: Graph, target: str, node: str) -> NodeState:
+    """Status, flags and literature status of one node together.
+
+    Raises:
+        LemmataError: ``unknown-node``.
+    """
+    return NodeState(target, node, node_status(graph, target, node),
+                     node_flags(graph, target, node), literature_status(graph, target, node))
+
+
+def root_vouched(graph: Graph, target: str) -> bool:
+    """The one predicate step 9 and root closure share (ruling 5; D-4 v3.11/v3.15/v3.20,
+    D-9 v3.39, D-12 v3.42).
+
+    True when the target is a calibration target, or its fidelity grade is at least
+    screened-and-signed, or its catalog evidence scores at least 5 points, or a completed
+    non-background formalization review vouches (not modelled yet: always False). Reverted
+    to False while a confirmed defect (a standing dispute record, D-18 v3.28) is on the root.
+
+    Raises:
+        KeyError: no such target.
+    """
+    return root_vouched_ix(_ix(graph), target)
+
+
+def completed_review_vouches(graph: Graph, target: str) -> bool:
+    """Whether a completed, non-background formalization review vouches for the root
+    (D-9 v3.39). The review record is not modelled yet, so this is always False."""
+    return False
+
+
+def root_vouched_ix(ix: _Index, tid: str) -> bool:
+    """:func:`root_vouched` over an index (private helper shared by closure)."""
+    t = ix.g.targets[tid]
+    root = ix.root_of(tid)
+    if root is not None and ix.disputed(tid, root):
+        return False
+    rec = t.record
+    if rec.calibration or rec.target_class == "calibration":
+        return True
+    if rec.fidelity.grade in GRADES_VOUCHING:
+        return True
+    if rec.fidelity.catalog_evidence_points >= CATALOG_EVIDENCE_POINTS:
+        return True
+    return completed_review_vouches(ix.g, tid)
+
+
+def target_status(graph: Graph, target: str) -> TargetStatus:
+    """The target's status (D-33) from its status records and its root's state.
+
+    ``resolved`` when the current root reads proved, refuted or defective (its digestion
+    state: ``explained`` when every node of the closing proof's footprint carries an
+    approved explainer, D-33 v3.17/v3.30; ``written-up`` is not modelled); else
+    ``known-result`` / ``active`` / ``dormant`` from the latest standing curator record,
+    dormant reading ``active`` again once a progress artifact (a merged proof, refutation,
+    vacuity, partial, reduction, variant or refuted-route postmortem) merged after the
+    declaration; else ``listed``.
+
+    Raises:
+        KeyError: no such target.
+    """
+    return target_status_ix(_ix(graph), target)
+
+
+def target_status_ix(ix: _Index, tid: str) -> TargetStatus:
+    """:func:`target_status` over an index (private helper)."""
+    if tid in ix._target_status:
+        return ix._target_status[tid]
+    ix._target_status[tid] = TargetStatus("listed")  # recursion guard
+    val = _target_status_uncached(ix, tid)
+    ix._target_status[tid] = val
+    return val
+
+
+def _target_status_uncached(ix: _Index, tid: str) -> TargetStatus:
+    t = ix.g.targets[tid]
+    root = ix.root_of(tid)
+    if root is not None:
+        st = ix.status(tid, root)
+        if st in CLOSED:
+            return TargetStatus("resolved", _digestion(ix, tid, root), st)
+    cur = ix.curators_of(tid)
+    recs = sorted(((norm_date(rf.record.date), rf.path, rf.record) for rf in t.status_records
+                   if ix.present(rf.path) and rf.record.curator in cur),
+                  key=lambda x: (x[0], x[1]))
+    if not recs:
+        return TargetStatus("listed")
+    date, path, rec = recs[-1]
+    if rec.declaration == "dormant":
+        progress = _progress_since(ix, tid, date, ix.merge_seq_of.get(path))
+        if progress is not None:
+            return TargetStatus("active", declaration=path, reactivated_by=progress)
+    return TargetStatus(rec.declaration, declaration=path)
+
+
+def _is_progress_path(ix: _Index, tid: str, path: str) -> bool:
+    parts = path.split("/")
+    if len(parts) < 5 or parts[0] != "targets" or parts[1] != tid or parts[2] != "nodes":
+        return False
+    nid, rest = parts[3], "/".join(parts[4:])
+    if rest in ("Proof.lean", "Refutation.lean", "Vacuity.lean"):
+        return True
+    if rest.startswith("attempts/") and (rest.endswith(("-partial.lean", "-reduction.lean"))):
+        return True
+    if rest in ("Statement.lean", "META.yaml") and ix.has(tid, nid):
+        return ix.node(tid, nid).meta.variant is not None
+    if rest.endswith("-postmortem.yaml") and ix.has(tid, nid):
+        for a in ix.node(tid, nid).attempts:
+            if a.path == path and a.postmortem is not None:
+                return a.postmortem.outcome == "refuted-route"
+    return False
+
+
+def _progress_since(ix: _Index, tid: str, date: str, seq: int | None) -> str | None:
+    for mr in ix.g.merges:
+        rec = mr.record
+        later = rec.seq > seq if seq is not None else norm_date(rec.date) > date
+        if not later:
+            continue
+        for p in rec.artifacts:
+            if _is_progress_path(ix, tid, p):
+                return p
+    return None
+
+
+def _digestion(ix: _Index, tid: str, root: str) -> str:
+    footprint = _footprint(ix, tid, root)
+    for nid in footprint:
+        n = ix.node(tid, nid)
+        proof = n.files.get("Proof")
+        if proof is None:
+            if ix.proved_by_closure(tid, nid):
+                continue  # the join earns nothing and needs no explainer of its own
+            return "undigested"
+        ok = any(rf.record.describes == proof.path and rf.record.approvals
+                 and ix.present(rf.path) for rf in n.explainers)
+        if not ok:
+            return "undigested"
+    return "explained"
+
+
+def _footprint(ix: _Index, tid: str, nid: str) -> list[str]:
+    """Nodes the node's proof rests on, itself first, through closures and deps."""
+    out: list[str] = []
+    stack = [nid]
+    while stack:
+        x = stack.pop()
+        if x in out or not ix.has(tid, x):
+            continue
+        out.append(x)
+        n = ix.node(tid, x)
+        if ix.file_merged(n, "Proof") or ix.file_merged(n, "Refutation"):
+            stack.extend(reversed([ix.current(tid, d) for d in n.meta.deps]))
+            continue
+        for path, rec in ix.closures(tid, x):
+            if ix.closure_holds(tid, rec):
+                stack.extend(reversed([i.node for i in rec.inputs]))
+                break
+    return out
+
+
+def claimable(graph: Graph, target: str, node: str) -> tuple[bool, str | None]:
+    """Whether a new claim on the node is accepted, and the catalog code when not.
+
+    The one function the frontier, the service and the site use (ruling 1). Refusals, in
+    this order: ``claim-node-superseded`` (D-8), ``claim-node-closed`` (proved, refuted or
+    defective; D-33 v3.20), ``claim-node-disputed`` (D-18 v3.28), ``claim-node-shelved``
+    (D-14 v3.47), ``claim-target-dormant`` (ruling 13), ``claim-no-steward`` (open-problem
+    target without a standing steward record, D-6 v3.17), ``claim-node-blocked`` (D-29),
+    ``claim-dependency-disputed`` (D-18), ``claim-not-ready`` (a declared dependency not
+    proved, D-25). Live claims held by others are the service's overlay, not checked here.
+
+    Returns:
+        ``(True, None)`` or ``(False, code)``.
+
+    Raises:
+        LemmataError: ``unknown-node``.
+    """
+    ix = _ix(graph)
+    _check(ix, target, node)
+    st = ix.status(target, node)
+    if st == "superseded":
+        return False, "claim-node-superseded"
+    if st in CLOSED:
+        return False, "claim-node-closed"
+    if ix.disputed(target, node):
+        return False, "claim-node-disputed"
+    if ix.shelved(target, node):
+        return False, "claim-node-shelved"
+    if ix.dormant(target):
+        return False, "claim-target-dormant"
+    t = graph.targets[target]
+    if t.record.target_class == "open-problem" and not ix.stewards_of(target):
+        return False, "claim-no-steward"
+    if st == "blocked":
+        return False, "claim-node-blocked"
+    deps = [ix.current(target, d) for d in ix.node(target, node).meta.deps
+            if ix.has(target, d)]
+    if any(ix.disputed(target, d) for d in deps):
+        return False, "claim-dependency-disputed"
+    if any(ix.status(target, d) != "proved" for d in deps):
+        return False, "claim-not-ready"
+    return True, None
+
+
+# --- labels (D-3 v3.44, D-25 v3.44) -------------------------------------------------------
+
+
+def _current_gloss(ix: _Index, n: Node, describes: str) -> m.Gloss | None:
+    """The current version of the first gloss chain filed on ``describes`` (D-3 v3.31/v3.44).
+
+    The chain starts at the earliest gloss with no ``supersedes``; its current version is
+    the latest version whose supersedes links lead back to that start. Pending states of
+    v3.31 are not modelled: the latest version is current.
+    """
+    glosses = sorted(((norm_date(rf.record.date), rf.path, rf.record) for rf in n.glosses
+                      if rf.record.describes == describes and ix.present(rf.path)),
+                     key=lambda x: (x[0], x[1]))
+    heads = [x for x in glosses if x[2].supersedes is None]
+    if not heads:
+        return None
+    chain = {heads[0][1]}
+    current = heads[0][2]
+    for _, path, rec in glosses:
+        if rec.supersedes in chain:
+            chain.add(path)
+            current = rec
+    return current
+
+
+def node_label(graph: Graph, target: str, node: str) -> Label:
+    """A node's label, claim and label_source (D-25 v3.44).
+
+    The label and claim of the current version of the first statement gloss chain on the
+    node (source ``gloss``); else the name its hole bore in the route that made it
+    (``hole``); a root the target's title (``target``); else the node id (``id``). The claim
+    is the gloss's opening ``$$…$$`` display, or None.
+
+    Raises:
+        LemmataError: ``unknown-node``.
+    """
+    ix = _ix(graph)
+    _check(ix, target, node)
+    n = ix.node(target, node)
+    stmt = n.files.get("Statement")
+    gloss = _current_gloss(ix, n, stmt.path) if stmt else None
+    claim: str | None = None
+    gloss_path: str | None = None
+    if gloss is not None:
+        mt = _DISPLAY_RE.match(gloss.sections[0].text)
+        claim = mt.group(1).strip() if mt else None
+        for rf in n.glosses:
+            if rf.record is gloss:
+                gloss_path = rf.path
+        if gloss.label:
+            return Label(gloss.label, claim, "gloss", gloss_path)
+    if n.meta.hole is not None:
+        return Label(n.meta.hole.name, claim, "hole", gloss_path)
+    if ix.is_root(target, node):
+        return Label(graph.targets[target].record.title, claim, "target", gloss_path)
+    return Label(node, claim, "id", gloss_path)
+
+
+def route_approach(graph: Graph, target: str, route: str) -> tuple[str | None, str | None]:
+    """A route's approach and where it came from (D-12 v3.44, D-25 v3.44).
+
+    In order: the partial's ``-- approach:`` line (``partial``); a gloss describing the
+    partial, its first sentence (``gloss``); the partial's first comment paragraph
+    (``comment``); the first sentence of an annex of the node whose hash the partial cites
+    (``annex``); else ``(None, None)``. Lean is never parsed: only comment lines are read.
+
+    Raises:
+        KeyError: the route is not a decomposition of a node of the target.
+    """
+    ix = _ix(graph)
+    owner = ix.t[target].route_owner[route]
+    n = ix.node(target, owner)
+    text = ix.text(route)
+    mt = _APPROACH_RE.search(text)
+    if mt:
+        return mt.group(1), "partial"
+    g = _current_gloss(ix, n, route)
+    if g is not None:
+        return _first_sentence(g.sections[0].text), "gloss"
+    para = _first_comment_paragraph(text)
+    if para:
+        return para, "comment"
+    annex_hashes = {rf.record.sha256: rf for rf in n.annexes if ix.present(rf.path)}
+    for h in _HEX64_RE.findall(text):
+        if h in annex_hashes:
+            md = f"{n.ref.dir}/annex/{h}.md"
+            return _first_sentence(ix.text(md)), "annex"
+    return None, None
+
+
+def _first_sentence(text: str) -> str | None:
+    text = " ".join(text.split())
+    if not text:
+        return None
+    mt = _SENTENCE_RE.match(text)
+    return mt.group(1) if mt else text
+
+
+def _first_comment_paragraph(text: str) -> str | None:
+    lines: list[str] = []
+    in_block = False
+    for raw in text.splitlines():
+        line = raw.strip()
+        if in_block:
+            end = line.find("-/")
+            lines.append(line[:end] if end >= 0 else line)
+            if end >= 0:
+                break
+            continue
+        if line.startswith("/-"):
+            body = line.lstrip("/-!").strip()
+            end = body.find("-/")
+            if end >= 0:
+                lines.append(body[:end])
+                break
+            lines.append(body)
+            in_block = True
+            continue
+        if line.startswith("--"):
+            lines.append(line[2:].strip())
+            continue
+        if lines or line:
+            if lines:
+                break
+            if line and not line.startswith("import"):
+                break
+    para: list[str] = []
+    for ln in lines:
+        if not ln.strip():
+            if para:
+                break
+            continue
+        para.append(ln.strip())
+    joined = " ".join(para).strip()
+    return joined or None
+
+
+# --- literature (D-25 v3.35/v3.45) -------------------------------------------------------
+
+
+def literature_status(graph: Graph, target: str, node: str) -> dict[str, Any] | None:
+    """The node's literature status (D-25 v3.35, v3.45), or None when it has no record.
+
+    A standing record by a steward of the target or a curator is a *signed reading*; the
+    latest one not superseded by a later signed record decides (``source: confirmed``),
+    with the proposal it disputes beside it (``disputes``: status, record, contributor).
+    A contributor's record no signed record confirms or disputes is *awaiting*; with no
+    signed reading the latest awaiting proposal is shown (``source: proposed``).
+
+    Returns:
+        ``{status, source, record, by, disputes, awaiting}`` or None.
+
+    Raises:
+        LemmataError: ``unknown-node``.
+    """
+    ix = _ix(graph)
+    _check(ix, target, node)
+    n = ix.node(target, node)
+    roles = ix.roles_of(target)
+    recs = sorted(((norm_date(rf.record.date), rf.path, rf.record) for rf in n.literature
+                   if ix.present(rf.path)), key=lambda x: (x[0], x[1]))
+    if not recs:
+        return None
+    signed = [x for x in recs if x[2].by in roles]
+    covered = {p for _, _, r in signed for p in (r.confirms, r.disputes) if p}
+    superseded = {r.supersedes for _, _, r in signed if r.supersedes}
+    by_path = {p: r for _, p, r in recs}
+    proposals = [x for x in recs if x[2].by not in roles and x[1] not in covered]
+    awaiting = None
+    if proposals:
+        _, p, r = proposals[-1]
+        awaiting = {"status": r.status, "record": p, "contributor": r.by}
+    readings = [x for x in signed if x[1] not in superseded]
+    if readings:
+        _, p, r = readings[-1]
+        disputes = None
+        if r.disputes and r.disputes in by_path:
+            d = by_path[r.disputes]
+            disputes = {"status": d.status, "record": r.disputes, "contributor": d.by}
+        return {"status": r.status, "source": "confirmed", "record": p, "by": r.by,
+                "disputes": disputes, "awaiting": awaiting}
+    if awaiting is None:
+        return None
+    return {"status": awaiting["status"], "source": "proposed", "record": awaiting["record"],
+            "by": awaiting["contributor"], "disputes": None, "awaiting": awaiting}
+
+
+# --- attempts, readiness, the frontier (D-13, D-25) ---------------------------------------
+
+
+def _postmortems(ix: _Index, n: Node) -> list[Attempt]:
+    return [a for a in n.attempts if a.kind == "postmortem" and ix.present(a.path)]
+
+
+def attempt_facts(graph: Graph, target: str, node: str) -> dict[str, Any]:
+    """D-13 facts of one node: ``attempts`` (postmortems plus merged partials and
+    reductions), ``refuted_route_classes`` (sorted), ``failure_classes`` (histogram).
+
+    Raises:
+        LemmataError: ``unknown-node``.
+    """
+    ix = _ix(graph)
+    _check(ix, target, node)
+    return _attempt_facts(ix, ix.node(target, node))
+
+
+def _attempt_facts(ix: _Index, n: Node) -> dict[str, Any]:
+    pms = _postmortems(ix, n)
+    refuted = sorted({a.postmortem.route_class for a in pms
+                      if a.postmortem and a.postmortem.outcome == "refuted-route"})
+    hist = Counter(a.postmortem.failure_class for a in pms if a.postmortem)
+    return {"attempts": len(pms) + len(ix.own_routes(n)),
+            "refuted_route_classes": refuted,
+            "failure_classes": dict(sorted(hist.items()))}
+
+
+def _proved_date(ix: _Index, tid: str, nid: str) -> str | None:
+    n = ix.node(tid, nid)
+    if ix.file_merged(n, "Proof"):
+        return ix.date_of(n.files["Proof"].path)
+    path = ix.valid_closure(tid, nid, "proved")
+    if path is not None:
+        for p, rec in ix.closures(tid, nid):
+            if p == path:
+                return ix.date_of(p) or ix.merge_date.get(rec.merge_seq)
+    return None
+
+
+def ready_since(graph: Graph, target: str, node: str) -> str | None:
+    """When the node entered the ready set, as an ISO-8601 date (never an age; ruling 2).
+
+    The latest of: the merge of its Statement/META (a hole: its route's merge; a root: the
+    target's ``listed`` date), the merge of its Witness.lean, and each declared dependency's
+    proof. None while blocked, closed, superseded or waiting on a dependency.
+
+    Raises:
+        LemmataError: ``unknown-node``.
+    """
+    ix = _ix(graph)
+    _check(ix, target, node)
+    return _ready_since(ix, target, node)
+
+
+def _ready_since(ix: _Index, tid: str, nid: str) -> str | None:
+    if ix.status(tid, nid) != "open":
+        return None
+    n = ix.node(tid, nid)
+    d = n.ref.dir
+    dates: list[str | None] = [ix.date_of(f"{d}/Statement.lean") or ix.date_of(f"{d}/META.yaml")]
+    if dates[0] is None and n.meta.hole is not None:
+        dates[0] = ix.date_of(n.meta.hole.route)
+    if dates[0] is None and ix.is_root(tid, nid):
+        dates[0] = norm_date(ix.g.targets[tid].record.listed)
+    if "Witness" in n.files and n.meta.hole is not None:
+        dates.append(ix.date_of(n.files["Witness"].path))
+    for dep in n.meta.deps:
+        if not ix.has(tid, dep):
+            return None
+        cur = ix.current(tid, dep)
+        if ix.status(tid, cur) != "proved":
+            return None
+        dates.append(_proved_date(ix, tid, cur))
+    known = [x for x in dates if x]
+    return max(known) if known else None
+
+
+def frontier_entry(graph: Graph, target: str, node: str) -> dict[str, Any]:
+    """One node's frontier entry with every D-25 field (D-25, v3.35, v3.44, v3.47; D-33).
+
+    Keys: target, node, status, relation (variant relation or None), deps (read through
+    revisions), library_tags, origin, attempts, refuted_route_classes, failure_classes,
+    ready_since, claim_status (None: live claims are the service's overlay, ruling 13),
+    claim_history (from the record: none is recorded yet, so []), claimable,
+    claimable_reason, annex, bounty, literature, shelved, dormant, speculative, label,
+    claim, label_source.
+
+    Raises:
+        LemmataError: ``unknown-node``.
+    """
+    ix = _ix(graph)
+    _check(ix, target, node)
+    return _frontier_entry(ix, target, node)
+
+
+def _frontier_entry(ix: _Index, tid: str, nid: str) -> dict[str, Any]:
+    g = ix.g
+    n = ix.node(tid, nid)
+    flags = node_flags(g, tid, nid)
+    ok, why = claimable(g, tid, nid)
+    lab = node_label(g, tid, nid)
+    facts = _attempt_facts(ix, n)
+    return {
+        "target": tid,
+        "node": nid,
+        "status": ix.status(tid, nid),
+        "relation": n.meta.variant.relation if n.meta.variant else None,
+        "deps": [ix.current(tid, d) if ix.has(tid, d) else d for d in n.meta.deps],
+        "library_tags": list(n.meta.library_tags),
+        "origin": n.meta.origin,
+        **facts,
+        "ready_since": _ready_since(ix, tid, nid),
+        "claim_status": None,
+        "claim_history": [],
+        "claimable": ok,
+        "claimable_reason": why,
+        "annex": any(ix.present(rf.path) for rf in n.annexes),
+        "bounty": flags.bountied,
+        "literature": literature_status(g, tid, nid),
+        "shelved": flags.shelved,
+        "dormant": flags.dormant,
+        "speculative": flags.speculative,
+        "closable": flags.closable,
+        "label": lab.label,
+        "claim": lab.claim,
+        "label_source": lab.source,
+    }
+
+
+def on_frontier(graph: Graph, target: str, node: str) -> bool:
+    """Whether the node is published on the frontier (D-25): open or blocked, not shelved
+    (v3.47), not disputed (D-18 v3.28), every declared dependency proved. Dormant targets
+    stay published (D-33) and say so in each entry.
+
+    Raises:
+        LemmataError: ``unknown-node``.
+    """
+    ix = _ix(graph)
+    _check(ix, target, node)
+    return _on_frontier(ix, target, node)
+
+
+def _on_frontier(ix: _Index, tid: str, nid: str) -> bool:
+    if ix.status(tid, nid) not in ("open", "blocked"):
+        return False
+    if ix.shelved(tid, nid) or ix.disputed(tid, nid):
+        return False
+    for dep in ix.node(tid, nid).meta.deps:
+        if not ix.has(tid, dep) or ix.status(tid, ix.current(tid, dep)) != "proved":
+            return False
+    return True
+
+
+def frontier(graph: Graph) -> list[dict[str, Any]]:
+    """Every frontier entry of the graph in the record's order (targets, then nodes, by id);
+    see :func:`frontier_entry` and :func:`on_frontier` (D-25)."""
+    ix = _ix(graph)
+    return [_frontier_entry(ix, tid, nid)
+            for tid, t in graph.targets.items() for nid in t.nodes
+            if _on_frontier(ix, tid, nid)]
+
+
+# --- routes and sufficient sets (D-25 v3.40, v3.44, v3.46, v3.47) ---------------------------
+
+
+def node_routes(graph: Graph, target: str, node: str) -> list[str]:
+    """The node's routes: paths of its merged partials and reductions in record order, a
+    same-hash revision reading the superseded node's routes first (ruling 4, D-8 v3.46).
+
+    Raises:
+        LemmataError: ``unknown-node``.
+    """
+    ix = _ix(graph)
+    _check(ix, target, node)
+    return list(ix.routes(target, node))
+
+
+def route_holes(graph: Graph, target: str, route: str) -> list[str]:
+    """The statements a route needs: its holes by k, read through revisions, then the lemma
+    edges (D-12 v3.38) the post-merge job recorded with it.
+
+    META.yaml's ``lemmas`` do not name a route; a lemma is attributed to the route merged in
+    the same merge record as the META.yaml change, else to the node's newest route.
+    """
+    return _ix(graph).route_holes(target, route)
+
+
+def route_alive(graph: Graph, target: str, route: str) -> bool:
+    """A route is alive unless retired by a shelving (D-14 v3.47) or one of its holes reads
+    refuted or defective (a false member kills its route, D-25 v3.46)."""
+    return _route_alive(_ix(graph), target, route)
+
+
+def _route_alive(ix: _Index, tid: str, route: str) -> bool:
+    if ix.route_retired(tid, route):
+        return False
+    return not any(ix.status(tid, h) in ("refuted", "defective")
+                   for h in ix.route_holes(tid, route))
+
+
+def route_facts(graph: Graph, target: str, route: str) -> dict[str, Any]:
+    """A route's published facts (D-25 v3.40, v3.44).
+
+    Returns:
+        ``{route, node, kind, approach, approach_source, alive, retired, holes: [ids],
+        count, proved, open, dead, attempts, refuted_route_classes, oldest_ready_since,
+        closure}``. ``open`` counts open and blocked holes; ``dead`` refuted and defective
+        ones; ``oldest_ready_since`` is the earliest ready_since of its open holes.
+
+    Raises:
+        KeyError: the route is not a decomposition of the target.
+    """
+    ix = _ix(graph)
+    owner = ix.t[target].route_owner[route]
+    holes = ix.route_holes(target, route)
+    sts = [ix.status(target, h) for h in holes]
+    refuted: set[str] = set()
+    attempts = 0
+    ready: list[str] = []
+    for h in holes:
+        f = _attempt_facts(ix, ix.node(target, h))
+        attempts += f["attempts"]
+        refuted.update(f["refuted_route_classes"])
+        rs = _ready_since(ix, target, h)
+        if rs:
+            ready.append(rs)
+    approach, source = route_approach(graph, target, route)
+    closure = None
+    for path, rec in ix.closures(target, owner):
+        if rec.link == "route" and rec.route == route:
+            closure = path
+    kind = "reduction" if route.endswith("-reduction.lean") else "partial"
+    return {
+        "route": route, "node": owner, "kind": kind,
+        "approach": approach, "approach_source": source,
+        "alive": _route_alive(ix, target, route),
+        "retired": ix.route_retired(target, route),
+        "holes": holes, "count": len(holes),
+        "proved": sum(s == "proved" for s in sts),
+        "open": sum(s in ("open", "blocked") for s in sts),
+        "dead": sum(s in ("refuted", "defective") for s in sts),
+        "attempts": attempts,
+        "refuted_route_classes": sorted(refuted),
+        "oldest_ready_since": min(ready) if ready else None,
+        "closure": closure,
+    }
+
+
+def target_routes(graph: Graph, target: str) -> list[dict[str, Any]]:
+    """Every route of the target with its facts, nodes in id order and each node's routes
+    in record order (:func:`route_facts`)."""
+    ix = _ix(graph)
+    out: list[dict[str, Any]] = []
+    for n in graph.targets[target].nodes.values():
+        for route in ix.own_routes(n):
+            out.append(route_facts(graph, target, route))
+    return out
+
+
+@dataclass
+class _Enum:
+    ix: _Index
+    tid: str
+    cap: int
+    results: list[tuple[list[str], list[tuple[str, str]]]] = field(default_factory=list)
+    truncated: bool = False
+
+
+def _alternatives(ix: _Index, tid: str, nid: str, *, at_root: bool) -> list[tuple[str, list[str]]]:
+    """The OR choices of a node: its alive routes, and at the root each resolves variant
+    as a one-member link. Empty when the node is proved or has no alive alternative."""
+    if ix.status(tid, nid) == "proved":
+        return []
+    alts = [(r, ix.route_holes(tid, r)) for r in ix.routes(tid, nid)
+            if _route_alive(ix, tid, r)]
+    alts = [(r, hs) for r, hs in alts if hs]
+    if at_root:
+        for v in ix.t[tid].variants:
+            rel = ix.node(tid, v).meta.variant
+            if (rel is not None and rel.relation == "resolves"
+                    and ix.file_merged(ix.node(tid, v), "Relation")
+                    and ix.status(tid, v) not in ("refuted", "defective", "superseded")):
+                alts.append((f"resolves:{v}", [v]))
+    return alts
+
+
+def _enumerate(e: _Enum, start: list[str], root: str | None,
+               first_choice: tuple[str, str] | None) -> None:
+    """Depth-first enumeration of consistent choices of routes (one alternative per node,
+    shared nodes choosing once), emitting each finished cut once."""
+    ix, tid = e.ix, e.tid
+
+    def rec(work: list[str], members: list[str], choice: dict[str, str],
+            order: list[tuple[str, str]], seen: set[str]) -> None:
+        if len(e.results) >= e.cap:
+            e.truncated = True
+            return
+        while work:
+            x = work[0]
+            work = work[1:]
+            if x in seen:
+                continue
+            if x in choice:
+                seen = seen | {x}
+                continue
+            alts = _alternatives(ix, tid, x, at_root=(x == root))
+            if not alts:
+                seen = seen | {x}
+                members = members + [x]
+                continue
+            for alt, holes in alts:
+                rec(list(holes) + work, members, {**choice, x: alt}, order + [(x, alt)],
+                    seen | {x})
+            return
+        e.results.append((members, order))
+
+    init_order = [first_choice] if first_choice else []
+    rec(list(start), [], {}, init_order, set())
+
+
+def sufficient_sets(graph: Graph, target: str,
+                    cap: int = SET_ENUMERATION_CAP) -> dict[str, Any]:
+    """Every sufficient set of the target, both sides (D-25 v3.40, v3.44, v3.46, v3.47).
+
+    A set is the finest cut one choice of routes makes: a node is expanded into an alive
+    route wherever it has one (at the root, a resolves variant is a one-member alternative),
+    taken directly where none is, and a proved node ends the cut as a member. A choice of
+    routes picks one alternative per node, so a hole shared by two branches (a lemma, D-12
+    v3.38) chooses once: the enumeration is per choice of routes, deduplicated by members,
+    never the unrolled OR tree. The ``refutes`` side enumerates each alive refutes variant's
+    routes the same way. Sets resting on a shelved, unproved statement are omitted (v3.47).
+    Listed in the record's order, never ranked. At most ``cap`` sets per side are
+    enumerated; ``truncated`` says when the cap cut the list short.
+
+    Returns:
+        ``{cap, truncated, sets: [{side, members, choices: [{node, route}], count, proved,
+        open, assemblies: [{node, route}], shared}]}``; ``assemblies`` are the chosen links
+        of nodes not yet proved (what still has to be submitted or closed), ``shared`` how
+        many members another set also has. Empty when the target has no root.
+
+    Raises:
+        KeyError: no such target.
+    """
+    ix = _ix(graph)
+    t = graph.targets[target]
+    root = ix.root_of(target)
+    out: dict[str, Any] = {"cap": cap, "truncated": False, "sets": []}
+    if root is None:
+        return out
+    raw: list[tuple[str, list[str], list[tuple[str, str]]]] = []
+    e = _Enum(ix, target, cap)
+    _enumerate(e, [root], root, None)
+    raw += [("proves", mem, order) for mem, order in e.results]
+    truncated = e.truncated
+    for v in ix.t[target].variants:
+        rel = t.nodes[v].meta.variant
+        if (rel is None or rel.relation != "refutes" or ix.current(target, v) != v
+                or not ix.file_merged(t.nodes[v], "Relation")
+                or ix.status(target, v) in ("refuted", "defective")):
+            continue
+        ev = _Enum(ix, target, cap)
+        _enumerate(ev, [v], None, (root, f"refutes:{v}"))
+        raw += [("refutes", mem, order) for mem, order in ev.results]
+        truncated = truncated or ev.truncated
+    sets: list[dict[str, Any]] = []
+    seen: set[tuple[str, frozenset[str]]] = set()
+    for side, members, order in raw:
+        key = (side, frozenset(members))
+        if key in seen:
+            continue
+        seen.add(key)
+        if any(ix.shelved(target, x) and ix.status(target, x) != "proved" for x in members):
+            continue
+        if any(not r.startswith(("resolves:", "refutes:")) and ix.route_retired(target, r)
+               for _, r in order):
+            continue
+        sts = [ix.status(target, x) for x in members]
+        sets.append({
+            "side": side,
+            "members": members,
+            "choices": [{"node": n, "route": r} for n, r in order],
+            "count": len(members),
+            "proved": sum(s == "proved" for s in sts),
+            "open": sum(s != "proved" for s in sts),
+            "assemblies": [{"node": n, "route": r} for n, r in order
+                           if ix.status(target, n) != "proved"],
+        })
+    counts = Counter(x for s in sets for x in set(s["members"]))
+    for s in sets:
+        s["shared"] = sum(1 for x in s["members"] if counts[x] > 1)
+    out["sets"] = sets
+    out["truncated"] = truncated
+    return out
+
+
+def selector(graph: Graph, target: str, sets: dict[str, Any] | None = None) -> dict[str, Any]:
+    """The selector tree over the sufficient sets (D-25 v3.44, v3.46), built from the sets
+    alone, never from the graph.
+
+    It opens on a fork between the sides when both exist; below, a family of sets is split,
+    in record order, on the first route choice on which its sets differ. Each leaf is one
+    set (``{"set": index}`` into ``sets``); each interior node ``{"node", "label",
+    "branches": [{"route", "approach", "tree"}]}`` or, for the side fork,
+    ``{"fork": "side", "branches": [{"side", "tree"}]}``. ``None``-valued branch routes mean
+    the sets of that branch make no choice at that node. Nothing is ranked.
+    """
+    data = sets if sets is not None else sufficient_sets(graph, target)
+    items = list(enumerate(data["sets"]))
+    if not items:
+        return {"empty": True}
+    sides = list(dict.fromkeys(s["side"] for _, s in items))
+    if len(sides) > 1:
+        return {"fork": "side", "branches": [
+            {"side": side, "tree": _split(graph, target, [x for x in items if x[1]["side"] == side])}
+            for side in sides]}
+    return _split(graph, target, items)
+
+
+def _split(graph: Graph, target: str, items: list[tuple[int, dict[str, Any]]]) -> dict[str, Any]:
+    if len(items) == 1:
+        return {"set": items[0][0]}
+    choice_maps = [{c["node"]: c["route"] for c in s["choices"]} for _, s in items]
+    nodes: list[str] = []
+    for _, s in items:
+        for c in s["choices"]:
+            if c["node"] not in nodes:
+                nodes.append(c["node"])
+    for nid in nodes:
+        values = [cm.get(nid) for cm in choice_maps]
+        if len(set(values)) > 1:
+            groups: dict[str | None, list[tuple[int, dict[str, Any]]]] = {}
+            for v, it in zip(values, items):
+                groups.setdefault(v, []).append(it)
+            branches = []
+            for v, group in groups.items():
+                approach = None
+                if v and not v.startswith(("resolves:", "refutes:")):
+                    approach = route_approach(graph, target, v)[0]
+                branches.append({"route": v, "approach": approach,
+                                 "tree": _split(graph, target, group)})
+            return {"node": nid, "label": node_label(graph, target, nid).label,
+                    "branches": branches}
+    return {"sets": [i for i, _ in items]}  # identical choices: cannot happen after dedupe
+
+
+# --- proofs (D-25 v3.26), closures, ledger (D-19) ------------------------------------------
+
+
+def target_proofs(graph: Graph, target: str) -> list[dict[str, Any]]:
+    """Every way the target is proved, in the record's order, ranking nothing (D-25 v3.26).
+
+    The root's merged Proof.lean or holding closure, its merged alternates, and for each
+    proved resolves variant its proof or closure and alternates; each with ``rests_on``,
+    the nodes its proof rests on (declared deps for a direct proof or alternate, the
+    closure footprint for a closure). Returns ``[{node, kind, path, rests_on}]``.
+    """
+    ix = _ix(graph)
+    root = ix.root_of(target)
+    if root is None:
+        return []
+    out: list[dict[str, Any]] = []
+    candidates = [root] + [v for v in ix.t[target].variants
+                           if (rel := ix.node(target, v).meta.variant) is not None
+                           and rel.relation == "resolves" and ix.status(target, v) == "proved"]
+    for nid in candidates:
+        n = ix.node(target, nid)
+        deps = [ix.current(target, d) for d in n.meta.deps if ix.has(target, d)]
+        if ix.file_merged(n, "Proof"):
+            out.append({"node": nid, "kind": "proof", "path": n.files["Proof"].path,
+                        "rests_on": deps})
+        else:
+            cpath = ix.valid_closure(target, nid, "proved")
+            if cpath is not None:
+                out.append({"node": nid, "kind": "closure", "path": cpath,
+                            "rests_on": _footprint(ix, target, nid)[1:]})
+        for a in n.attempts:
+            if a.kind == "alternate" and ix.is_merged(a.path, a.sha256) and ix.present(a.path):
+                out.append({"node": nid, "kind": "alternate", "path": a.path, "rests_on": deps})
+    return out
+
+
+def target_closures(graph: Graph, target: str) -> list[dict[str, Any]]:
+    """Every standing closure record of the target (D-25 v3.42): ``{node, path, link,
+    route, inputs: [{node, proof}], verdict, merge_seq, holds}``; ``holds`` says whether
+    every input still reads proved (and a root is vouched)."""
+    ix = _ix(graph)
+    out: list[dict[str, Any]] = []
+    for nid in graph.targets[target].nodes:
+        for path, rec in ix.closures(target, nid):
+            out.append({"node": nid, "path": path, "link": rec.link, "route": rec.route,
+                        "inputs": [{"node": i.node, "proof": i.proof} for i in rec.inputs],
+                        "verdict": rec.verdict, "merge_seq": rec.merge_seq,
+                        "holds": ix.closure_holds(target, rec)})
+    return out
+
+
+def ledger_views(graph: Graph) -> dict[str, list[dict[str, Any]]]:
+    """Ledger lines per identity (D-19), revoked lines kept and shown as revoked (D-18).
+
+    Returns:
+        ``{identity: [{path, merge_seq, k, line, target, node, artifact, revoked,
+        revoked_by, corrections: [paths]}]}``, identities sorted, lines in (merge_seq, k)
+        order. A revocation or correction naming no line changes nothing.
+    """
+    ix = _ix(graph)
+    revoked: dict[str, str] = {}
+    corrections: dict[str, list[str]] = {}
+    for rf in graph.ledger:
+        rec = rf.record
+        if not ix.present(rf.path):
+            continue
+        if isinstance(rec, m.Revocation):
+            revoked.setdefault(rec.revokes, rf.path)
+        elif isinstance(rec, m.Correction):
+            corrections.setdefault(rec.corrects, []).append(rf.path)
+    views: dict[str, list[dict[str, Any]]] = {}
+    lines = sorted((rf for rf in graph.ledger if isinstance(rf.record, m.LedgerLine)),
+                   key=lambda rf: (rf.record.merge_seq, rf.record.k, rf.path))
+    for rf in lines:
+        rec = rf.record
+        assert isinstance(rec, m.LedgerLine)
+        views.setdefault(rec.identity, []).append({
+            "path": rf.path, "merge_seq": rec.merge_seq, "k": rec.k, "line": rec.line,
+            "target": rec.target, "node": rec.node, "artifact": rec.artifact,
+            "revoked": rf.path in revoked, "revoked_by": revoked.get(rf.path),
+            "corrections": corrections.get(rf.path, []),
+        })
+    return dict(sorted(views.items()))
+
+
+# --- the whole graph view (graph.json body) ----------------------------------------------
+
+
+def node_view(graph: Graph, target: str, node: str) -> dict[str, Any]:
+    """A node as graph.json publishes it: id, status, flags, label/claim/label_source,
+    origin, deps, lemmas, hole, supersedes, superseded_by, variant, statement_hash, merged
+    files, ready_since, claimable, literature, shelving record, closures (D-25 v3.42/v3.44).
+
+    Raises:
+        LemmataError: ``unknown-node``.
+    """
+    ix = _ix(graph)
+    _check(ix, target, node)
+    n = ix.node(target, node)
+    meta = n.meta
+    lab = node_label(graph, target, node)
+    ok, why = claimable(graph, target, node)
+    merged_files = {name: lf.path for name, lf in sorted(n.files.items())
+                    if ix.is_merged(lf.path, lf.sha256)}
+    return {
+        "id": node,
+        "status": ix.status(target, node),
+        "flags": node_flags(graph, target, node).to_dict(),
+        "label": lab.label, "claim": lab.claim, "label_source": lab.source,
+        "origin": meta.origin,
+        "deps": list(meta.deps), "lemmas": list(meta.lemmas),
+        "hole": meta.hole.model_dump() if meta.hole else None,
+        "supersedes": meta.supersedes,
+        "superseded_by": ix.t[target].superseded_by.get(node),
+        "variant": meta.variant.model_dump() if meta.variant else None,
+        "statement_hash": meta.statement_hash,
+        "merged": merged_files,
+        "ready_since": _ready_since(ix, target, node),
+        "claimable": ok, "claimable_reason": why,
+        "literature": literature_status(graph, target, node),
+        "shelving": ix.shelving_record(target, node),
+        "on_frontier": _on_frontier(ix, target, node),
+        **_attempt_facts(ix, n),
+    }
+
+
+def target_edges(graph: Graph, target: str) -> list[dict[str, Any]]:
+    """Edges of the target's graph in the record's order: ``{from, to, kind}`` with kind
+    ``hole`` (parent → hole, with its route), ``lemma``, ``dep``, ``variant`` (variant →
+    its root, with the relation) and ``supersedes`` (old → revision)."""
+    out: list[dict[str, Any]] = []
+    t = graph.targets[target]
+    for nid, n in t.nodes.items():
+        meta = n.meta
+        if meta.hole is not None:
+            out.append({"from": meta.hole.parent, "to": nid, "kind": "hole",
+                        "route": meta.hole.route})
+        for lem in meta.lemmas:
+            out.append({"from": nid, "to": lem, "kind": "lemma"})
+        for dep in meta.deps:
+            out.append({"from": nid, "to": dep, "kind": "dep"})
+        if meta.variant is not None:
+            out.append({"from": nid, "to": meta.variant.of, "kind": "variant",
+                        "relation": meta.variant.relation})
+        if meta.supersedes:
+            out.append({"from": meta.supersedes, "to": nid, "kind": "supersedes"})
+    return out
+
+
+def target_summary(graph: Graph, target: str) -> dict[str, Any]:
+    """One targets/index.json entry: id, title, class, calibration, status (D-33), root and
+    its status, fidelity grade, stewards, root_vouched, node and frontier counts, status
+    histogram, and the starvation series (D-25: ready nodes, and those with zero attempts
+    ready for at least ``policy.starvation_days``, measured against "now")."""
+    ix = _ix(graph)
+    t = graph.targets[target]
+    root = ix.root_of(target)
+    hist = Counter(ix.status(target, nid) for nid in t.nodes)
+    ready = [nid for nid in t.nodes if _on_frontier(ix, target, nid)]
+    starving = 0
+    days = int(t.record.policy.get("starvation_days", graph.policy.starvation_days))
+    if ix.now is not None:
+        for nid in ready:
+            rs = _ready_since(ix, target, nid)
+            if rs and _days_between(rs, ix.now) >= days and \
+                    _attempt_facts(ix, t.nodes[nid])["attempts"] == 0:
+                starving += 1
+    return {
+        "id": target, "title": t.record.title, "class": t.record.target_class,
+        "calibration": t.record.calibration,
+        "status": target_status(graph, target).to_dict(),
+        "root": root, "root_status": ix.status(target, root) if root else None,
+        "fidelity_grade": t.record.fidelity.grade,
+        "root_vouched": root_vouched(graph, target),
+        "stewards": ix.stewards_of(target),
+        "nodes": len(t.nodes), "frontier": len(ready),
+        "statuses": {s: hist.get(s, 0) for s in STATUSES},
+        "starvation": {"days": days, "ready": len(ready), "zero_attempts": starving},
+        "gate_spec_sha256": t.gate_spec_sha256,
+    }
+
+
+def _days_between(a: str, b: str) -> int:
+    from datetime import datetime
+
+    fa = datetime.strptime(a, "%Y-%m-%dT%H:%M:%SZ")
+    fb = datetime.strptime(b, "%Y-%m-%dT%H:%M:%SZ")
+    return (fb - fa).days
+
+
+def graph_view(graph: Graph, target: str) -> dict[str, Any]:
+    """The body of ``targets/<id>/graph.json`` (D-25 v3.26/v3.40/v3.42/v3.44/v3.46): the
+    target's status, nodes (:func:`node_view`), edges, routes, closures, sufficient sets,
+    the selector and the proofs list, in the record's order.
+
+    Raises:
+        KeyError: no such target.
+    """
+    sets = sufficient_sets(graph, target)
+    return {
+        "schema": "graph/v1",
+        "target": target,
+        "as_of": now(graph),
+        "title": graph.targets[target].record.title,
+        "status": target_status(graph, target).to_dict(),
+        "root_vouched": root_vouched(graph, target),
+        "nodes": [node_view(graph, target, nid) for nid in graph.targets[target].nodes],
+        "edges": target_edges(graph, target),
+        "routes": target_routes(graph, target),
+        "closures": target_closures(graph, target),
+        "sufficient_sets": sets,
+        "selector": selector(graph, target, sets),
+        "proofs": target_proofs(graph, target),
+    }
+
+
+def nodes_of(graph: Graph) -> Iterable[tuple[str, str]]:
+    """Every ``(target, node)`` in the record's order."""
+    for tid, t in graph.targets.items():
+        for nid in t.nodes:
+            yield tid, nid

@@ -1,0 +1,172 @@
+"""Write and check a graph's products, byte for byte deterministic (docs/record.md).
+
+Products are derived from the record by :mod:`network.record.derive`, regenerated on every
+merge and never hand-edited (D-25, D-28, ruling 2):
+
+* ``frontier.json`` (``frontier/v1``): every frontier entry, D-25's fields;
+* ``info.json`` (``info/v1``): graph id, "now", counts, gate-spec hashes, schema index;
+* ``errors.json`` (``errors/v1``): the error catalog;
+* ``targets/index.json`` (``index/v1``): every target with its status;
+* ``targets/<id>/graph.json`` (``graph/v1``): nodes, edges, routes, closures, sufficient
+  sets, selector and proofs;
+* ``schemas/``: the canonical JSON Schemas, copied by ``network.record.schemas`` when that
+  module is present (ruling 10).
+
+Every file is ``json.dumps(obj, sort_keys=True, indent=2, ensure_ascii=False) + "\\n"``
+in UTF-8. No wall-clock time, host name or commit id enters a product, so a work tree and
+a commit of it give the same bytes, and ``--check`` is stable.
+"""
+
+from __future__ import annotations
+
+import importlib
+import json
+import re
+from pathlib import Path
+from typing import Any
+
+from network.errors import catalog_json
+from network.record import derive
+from network.record.loader import Graph
+
+PRODUCT_VERSION = 1
+_GRAPH_JSON_RE = re.compile(r"targets/([^/]+)/graph\.json")
+
+
+def render(obj: Any) -> bytes:
+    """The one serialisation of every product: sorted keys, two-space indent, UTF-8, final
+    newline."""
+    return (json.dumps(obj, sort_keys=True, indent=2, ensure_ascii=False) + "\n").encode()
+
+
+def _schema_kinds() -> list[str]:
+    try:
+        schemas = importlib.import_module("network.record.schemas")
+    except ImportError:
+        return []
+    kinds = getattr(schemas, "all_kinds", None)
+    return sorted(kinds()) if callable(kinds) else []
+
+
+def frontier_json(graph: Graph) -> dict[str, Any]:
+    """The ``frontier.json`` body: ``{schema, graph_id, as_of, nodes}`` (D-25).
+
+    ``as_of`` is the record's "now" (ruling 2); ``nodes`` are :func:`derive.frontier`'s
+    entries in the record's order.
+    """
+    return {"schema": "frontier/v1", "graph_id": graph.policy.graph_id,
+            "as_of": derive.now(graph), "nodes": derive.frontier(graph)}
+
+
+def info_json(graph: Graph, frontier_size: int | None = None) -> dict[str, Any]:
+    """The ``info.json`` body: graph id, product version, "now", the last merge seq,
+    counts of targets/nodes/attestations/ledger lines, each target's gate-spec SHA-256 and
+    the schema kinds the network publishes (D-28, ruling 10)."""
+    nodes = sum(len(t.nodes) for t in graph.targets.values())
+    return {
+        "schema": "info/v1",
+        "graph_id": graph.policy.graph_id,
+        "product_version": PRODUCT_VERSION,
+        "as_of": derive.now(graph),
+        "last_merge_seq": graph.merges[-1].record.seq if graph.merges else 0,
+        "counts": {"targets": len(graph.targets), "nodes": nodes,
+                   "attestations": len(graph.attestations), "ledger": len(graph.ledger),
+                   "frontier": frontier_size if frontier_size is not None
+                   else len(derive.frontier(graph))},
+        "gate_specs": {tid: t.gate_spec_sha256 for tid, t in graph.targets.items()},
+        "ledger_identities": {k: len(v) for k, v in derive.ledger_views(graph).items()},
+        "schemas": _schema_kinds(),
+    }
+
+
+def index_json(graph: Graph) -> dict[str, Any]:
+    """The ``targets/index.json`` body: ``{schema, as_of, targets}`` with one
+    :func:`derive.target_summary` per target, by id."""
+    return {"schema": "index/v1", "as_of": derive.now(graph),
+            "targets": [derive.target_summary(graph, tid) for tid in graph.targets]}
+
+
+def products(graph: Graph) -> dict[str, bytes]:
+    """Every product as graph-relative path → exact bytes (schemas/ excepted).
+
+    Raises:
+        Nothing expected: derivations are total over a loaded graph.
+    """
+    front = frontier_json(graph)
+    out: dict[str, bytes] = {
+        "frontier.json": render(front),
+        "info.json": render(info_json(graph, len(front["nodes"]))),
+        "errors.json": render(catalog_json()),
+        "targets/index.json": render(index_json(graph)),
+    }
+    for tid in graph.targets:
+        out[f"targets/{tid}/graph.json"] = render(derive.graph_view(graph, tid))
+    return dict(sorted(out.items()))
+
+
+def _stale_graph_jsons(graph: Graph, root: Path | None) -> list[str]:
+    """``targets/<id>/graph.json`` files for targets the record no longer has."""
+    found: set[str] = set()
+    if root is not None and (root / "targets").is_dir():
+        for p in (root / "targets").glob("*/graph.json"):
+            found.add(p.relative_to(root).as_posix())
+    else:
+        found.update(p for p in graph.files if _GRAPH_JSON_RE.fullmatch(p))
+    return sorted(p for p in found
+                  if (mt := _GRAPH_JSON_RE.fullmatch(p)) and mt.group(1) not in graph.targets)
+
+
+def copy_schemas(root: Path) -> list[str]:
+    """Copy the canonical schemas into ``<root>/schemas/`` when ``network.record.schemas``
+    provides ``copy_into`` (ruling 10); returns the paths it names, or [] without it."""
+    try:
+        schemas = importlib.import_module("network.record.schemas")
+    except ImportError:
+        return []
+    copy_into = getattr(schemas, "copy_into", None)
+    if not callable(copy_into):
+        return []
+    return list(copy_into(root))
+
+
+def write_products(graph: Graph, root: str | Path) -> list[str]:
+    """Write every product under ``root`` (the graph's work tree) and return the
+    graph-relative paths written, sorted. Files whose bytes are already right are left
+    untouched (but still listed); graph.json files of vanished targets are removed.
+
+    Raises:
+        OSError: the work tree cannot be written.
+    """
+    base = Path(root)
+    written: list[str] = []
+    for path, data in products(graph).items():
+        full = base / path
+        if not full.is_file() or full.read_bytes() != data:
+            full.parent.mkdir(parents=True, exist_ok=True)
+            full.write_bytes(data)
+        written.append(path)
+    for stale in _stale_graph_jsons(graph, base):
+        (base / stale).unlink()
+    written.extend(copy_schemas(base))
+    return sorted(set(written))
+
+
+def check_products(graph: Graph, root: str | Path) -> list[str]:
+    """The graph-relative paths of products that differ from what the record derives:
+    missing, different bytes, or a graph.json of a target that no longer exists.
+
+    Reads the committed bytes from the graph's own source when it was loaded at a commit,
+    else from ``root`` on disk. The schemas/ copy is checked by ``network.record.schemas``.
+    """
+    base = Path(root)
+    differ: list[str] = []
+    for path, data in products(graph).items():
+        if graph.commit is not None:
+            have = graph.source.read(path) if path in graph.files else None
+        else:
+            full = base / path
+            have = full.read_bytes() if full.is_file() else None
+        if have != data:
+            differ.append(path)
+    differ.extend(_stale_graph_jsons(graph, None if graph.commit is not None else base))
+    return sorted(set(differ))
