@@ -99,5 +99,40 @@ def products(graph: Path, check: bool, commit: str | None) -> int:
     return EXIT_OK
 
 
+@main.command("schemas")
+@click.option("--check", "check_", is_flag=True,
+              help="Exit 1 naming each schema that differs from its model or is missing.")
+@click.option("--write", "write_", is_flag=True, help="Write the missing schema files.")
+@click.option("--force", is_flag=True,
+              help="With --write, rewrite changed files too (only before first publication).")
+@click.option("--root", type=click.Path(path_type=Path), default=None,
+              help="The schemas folder (default: this repository's schemas/).")
+@guarded
+def schemas_cmd(check_: bool, write_: bool, force: bool, root: Path | None) -> int:
+    """List, --check or --write the JSON Schemas of every record kind (D-34, ruling 10)."""
+    from network.record import schemas
+
+    base = root or schemas.SCHEMAS_DIR
+    if write_:
+        written = schemas.write(base, force=force)
+        for rel in written:
+            click.echo(f"wrote: {rel}")
+        click.echo(f"{len(written)} schema file(s) written")
+    differ = schemas.check(base)
+    if check_:
+        for line in differ:
+            click.echo(f"differs: {line}", err=True)
+        if differ:
+            raise LemmataError("schemas-differ", f"{len(differ)} schema file(s) differ")
+        click.echo(f"ok: {len(schemas.all_kinds())} schemas match their models")
+        return EXIT_OK
+    if not write_:
+        bad = {line.split(":", 1)[0] for line in differ}
+        for kind in schemas.all_kinds():
+            rel = schemas.schema_path(kind)
+            click.echo(f"{kind}\t{'differs' if rel in bad else 'ok'}")
+    return EXIT_OK
+
+
 if __name__ == "__main__":  # pragma: no cover
     main()
