@@ -597,7 +597,8 @@ def _ix(graph: Graph) -> _Index:
         return entry[1]
     ix = _Index(graph)
     key = id(graph)
-    _CACHE[key] = (weakref.ref(graph, lambda _r: _CACHE.pop(key, None)), ix)
+    cache = _CACHE  # bound now: the callback may run while the interpreter shuts down
+    _CACHE[key] = (weakref.ref(graph, lambda _r: cache.pop(key, None)), ix)
     return ix
 
 
