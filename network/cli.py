@@ -10,11 +10,14 @@ import json
 import sys
 from collections.abc import Callable
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import click
 
 from network.errors import LemmataError, ValidationFailed
+
+if TYPE_CHECKING:
+    from network.api.settings import ServiceSettings
 
 EXIT_OK, EXIT_FAILED, EXIT_HELD, EXIT_BUG = 0, 1, 2, 3
 
@@ -131,6 +134,63 @@ def schemas_cmd(check_: bool, write_: bool, force: bool, root: Path | None) -> i
         for kind in schemas.all_kinds():
             rel = schemas.schema_path(kind)
             click.echo(f"{kind}\t{'differs' if rel in bad else 'ok'}")
+    return EXIT_OK
+
+
+def _service_settings(**given: Any) -> ServiceSettings:
+    """ServiceSettings from the environment, overridden by the flags actually given."""
+    from network.api.settings import ServiceSettings
+
+    flags: dict[str, Any] = {k: v for k, v in given.items() if v is not None}
+    return ServiceSettings(**flags)
+
+
+@main.command()
+@click.option("--host", default=None, help="Address to bind (default 127.0.0.1).")
+@click.option("--port", type=int, default=None, help="TCP port (default 8000).")
+@click.option("--data", "data_dir", type=click.Path(path_type=Path), default=None,
+              help="Folder of the operational state (default ./lemmata-data).")
+@click.option("--database-url", default=None,
+              help="SQLAlchemy URL (default: SQLite in the data folder).")
+@click.option("--graph", type=click.Path(path_type=Path), default=None,
+              help="The graph repository to serve (default ./graph).")
+@guarded
+def serve(host: str | None, port: int | None, data_dir: Path | None,
+          database_url: str | None, graph: Path | None) -> int:
+    """Run the protocol service (D-35) with the MCP adapter at /mcp (D-28)."""
+    import uvicorn
+
+    from network.api.app import create_app
+
+    settings = _service_settings(host=host, port=port, data_dir=data_dir,
+                                 database_url=database_url, graph=graph)
+    app = create_app(settings)
+    uvicorn.run(app, host=settings.host, port=settings.port)
+    return EXIT_OK
+
+
+@main.command("mcp")
+@click.option("--data", "data_dir", type=click.Path(path_type=Path), default=None,
+              help="Folder of the operational state (default ./lemmata-data).")
+@click.option("--database-url", default=None,
+              help="SQLAlchemy URL (default: SQLite in the data folder).")
+@click.option("--graph", type=click.Path(path_type=Path), default=None,
+              help="The graph repository to serve (default ./graph).")
+@guarded
+def mcp_cmd(data_dir: Path | None, database_url: str | None, graph: Path | None) -> int:
+    """Serve the MCP adapter over stdio (D-28); write tools use $LEMMATA_TOKEN when a call
+    passes no token."""
+    import os
+
+    import anyio
+
+    from network.api.app import create_app
+    from network.api.tools import build_mcp
+
+    settings = _service_settings(data_dir=data_dir, database_url=database_url, graph=graph)
+    app = create_app(settings)
+    server = build_mcp(app.state.svc, default_token=os.environ.get("LEMMATA_TOKEN"))
+    anyio.run(server.run_stdio_async)
     return EXIT_OK
 
 

@@ -1,0 +1,265 @@
+"""Operational state of the protocol service, in SQL through SQLAlchemy 2 (D-35).
+
+Nothing here is evidentiary: identities and tokens, claims, rate buckets, precheck jobs,
+check logs, the submissions index and web sessions can all be lost or rebuilt without a
+verdict changing (DESIGN.md, "Service state"). Times are integer seconds since the Unix
+epoch (UTC), so SQLite and PostgreSQL store and compare them identically.
+
+Secrets are never stored: tokens, recovery codes and session ids are kept as the
+lowercase hex SHA-256 of their bytes (they are 256-bit random, so a plain hash suffices).
+
+The schema is owned by the Alembic migrations under ``network/api/migrations``;
+:func:`migrate` applies them through Alembic's API when the service starts, and a test
+holds these models and the migrations equal.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from contextlib import contextmanager
+from pathlib import Path
+from typing import Any
+
+from sqlalchemy import (
+    BigInteger,
+    Engine,
+    ForeignKey,
+    Index,
+    Integer,
+    String,
+    Text,
+    UniqueConstraint,
+    create_engine,
+    event,
+)
+from sqlalchemy.orm import DeclarativeBase, Mapped, Session, mapped_column, sessionmaker
+from sqlalchemy.pool import NullPool
+
+MIGRATIONS_DIR = Path(__file__).parent / "migrations"
+
+
+class Base(DeclarativeBase):
+    """Declarative base of every operational table."""
+
+
+class IdentityRow(Base):
+    """One identity: a pseudonym, unique without regard to case (D-19 v3.28).
+
+    ``pseudonym_key`` is the case-folded pseudonym and carries the uniqueness;
+    ``github_key`` likewise for the GitHub login bound by a GitHub proof (ruling 9).
+    ``dco_version`` is the Developer Certificate of Origin version last accepted (D-23).
+    """
+
+    __tablename__ = "identities"
+    id: Mapped[int] = mapped_column(Integer, primary_key=True, autoincrement=True)
+    pseudonym: Mapped[str] = mapped_column(String(64), nullable=False)
+    pseudonym_key: Mapped[str] = mapped_column(String(64), nullable=False, unique=True)
+    github_login: Mapped[str | None] = mapped_column(String(64), nullable=True)
+    github_key: Mapped[str | None] = mapped_column(String(64), nullable=True, unique=True)
+    proof_kind: Mapped[str] = mapped_column(String(16), nullable=False)
+    created_at: Mapped[int] = mapped_column(BigInteger, nullable=False)
+    dco_version: Mapped[str | None] = mapped_column(String(32), nullable=True)
+    dco_accepted_at: Mapped[int | None] = mapped_column(BigInteger, nullable=True)
+
+
+class TokenRow(Base):
+    """One write token, stored hashed. Lapses ``lapse`` days after ``last_used_at``
+    (D-19 v3.29); ``retired_at`` is set by renewal or recovery."""
+
+    __tablename__ = "tokens"
+    id: Mapped[int] = mapped_column(Integer, primary_key=True, autoincrement=True)
+    identity_id: Mapped[int] = mapped_column(ForeignKey("identities.id"), nullable=False, index=True)
+    token_hash: Mapped[str] = mapped_column(String(64), nullable=False, unique=True)
+    created_at: Mapped[int] = mapped_column(BigInteger, nullable=False)
+    last_used_at: Mapped[int] = mapped_column(BigInteger, nullable=False)
+    retired_at: Mapped[int | None] = mapped_column(BigInteger, nullable=True)
+    retire_reason: Mapped[str | None] = mapped_column(String(32), nullable=True)
+
+
+class RecoveryCodeRow(Base):
+    """A single-use recovery code for the human operator, stored hashed (D-19 v3.29)."""
+
+    __tablename__ = "recovery_codes"
+    id: Mapped[int] = mapped_column(Integer, primary_key=True, autoincrement=True)
+    identity_id: Mapped[int] = mapped_column(ForeignKey("identities.id"), nullable=False, index=True)
+    code_hash: Mapped[str] = mapped_column(String(64), nullable=False, unique=True)
+    created_at: Mapped[int] = mapped_column(BigInteger, nullable=False)
+    used_at: Mapped[int | None] = mapped_column(BigInteger, nullable=True)
+    retired_at: Mapped[int | None] = mapped_column(BigInteger, nullable=True)
+
+
+class ClaimRow(Base):
+    """One advisory claim on a node (D-25); rows are never deleted, so history is kept.
+
+    ``live_key`` is ``"<target>/<node>"`` while the claim holds the node and NULL once
+    it is released or reaped after expiry. Its UNIQUE constraint is what makes "one live
+    holder per node" hold under any concurrency, in SQLite and PostgreSQL alike (NULLs
+    are distinct). A claim whose ``expires_at`` has passed is read as released even
+    before it is reaped (auto-release derived at read time).
+    """
+
+    __tablename__ = "claims"
+    id: Mapped[int] = mapped_column(Integer, primary_key=True, autoincrement=True)
+    public_id: Mapped[str] = mapped_column(String(40), nullable=False, unique=True)
+    target: Mapped[str] = mapped_column(String(64), nullable=False)
+    node: Mapped[str] = mapped_column(String(200), nullable=False)
+    identity_id: Mapped[int] = mapped_column(ForeignKey("identities.id"), nullable=False, index=True)
+    ttl_s: Mapped[int] = mapped_column(Integer, nullable=False)
+    created_at: Mapped[int] = mapped_column(BigInteger, nullable=False)
+    expires_at: Mapped[int] = mapped_column(BigInteger, nullable=False)
+    released_at: Mapped[int | None] = mapped_column(BigInteger, nullable=True)
+    release_reason: Mapped[str | None] = mapped_column(String(16), nullable=True)
+    renewals: Mapped[int] = mapped_column(Integer, nullable=False, default=0)
+    live_key: Mapped[str | None] = mapped_column(String(300), nullable=True, unique=True)
+    __table_args__ = (Index("ix_claims_target_node", "target", "node"),)
+
+
+class RateBucketRow(Base):
+    """A fixed-window rate counter: ``key`` (``identity:<id>`` or ``address:<hash>``
+    plus the limit's name), the window's start (epoch seconds) and the count so far."""
+
+    __tablename__ = "rate_buckets"
+    key: Mapped[str] = mapped_column(String(200), primary_key=True)
+    window_start: Mapped[int] = mapped_column(BigInteger, primary_key=True)
+    count: Mapped[int] = mapped_column(Integer, nullable=False)
+
+
+class PrecheckJobRow(Base):
+    """A precheck job (D-4, D-28 precheck_submission): state and results, not the bundle.
+
+    ``state`` is queued, running, pass, fail or error. ``used_for_identity_id`` marks a
+    passing tutorial precheck already spent as the proof of one identity (D-19, D-27).
+    """
+
+    __tablename__ = "precheck_jobs"
+    id: Mapped[str] = mapped_column(String(40), primary_key=True)
+    identity_id: Mapped[int | None] = mapped_column(ForeignKey("identities.id"), nullable=True)
+    address_hash: Mapped[str | None] = mapped_column(String(64), nullable=True)
+    target: Mapped[str] = mapped_column(String(64), nullable=False)
+    node: Mapped[str] = mapped_column(String(200), nullable=False)
+    tutorial: Mapped[int] = mapped_column(Integer, nullable=False, default=0)
+    bundle_sha256: Mapped[str] = mapped_column(String(64), nullable=False)
+    state: Mapped[str] = mapped_column(String(16), nullable=False)
+    created_at: Mapped[int] = mapped_column(BigInteger, nullable=False)
+    finished_at: Mapped[int | None] = mapped_column(BigInteger, nullable=True)
+    diagnostics_json: Mapped[str | None] = mapped_column(Text, nullable=True)
+    attestation_json: Mapped[str | None] = mapped_column(Text, nullable=True)
+    used_for_identity_id: Mapped[int | None] = mapped_column(
+        ForeignKey("identities.id"), nullable=True, unique=True
+    )
+
+
+class CheckLogRow(Base):
+    """One ``check_lean`` call, logged by metadata and content hash, never its text
+    (D-4 v3.14, D-35)."""
+
+    __tablename__ = "check_logs"
+    id: Mapped[str] = mapped_column(String(40), primary_key=True)
+    identity_id: Mapped[int | None] = mapped_column(ForeignKey("identities.id"), nullable=True)
+    address_hash: Mapped[str | None] = mapped_column(String(64), nullable=True)
+    target: Mapped[str] = mapped_column(String(64), nullable=False)
+    node: Mapped[str | None] = mapped_column(String(200), nullable=True)
+    mode: Mapped[str] = mapped_column(String(16), nullable=False)
+    content_sha256: Mapped[str] = mapped_column(String(64), nullable=False)
+    content_bytes: Mapped[int] = mapped_column(Integer, nullable=False)
+    checker: Mapped[str] = mapped_column(String(300), nullable=False)
+    outcome: Mapped[str] = mapped_column(String(32), nullable=False)
+    created_at: Mapped[int] = mapped_column(BigInteger, nullable=False)
+
+
+class SubmissionRow(Base):
+    """The submissions index: every open pull request on the graph, the service's own
+    and hand-opened ones (ruling 12), keyed by node, kind, chain head and normalized hash
+    so copies are refused before a pull request opens (D-25 v3.21)."""
+
+    __tablename__ = "submissions"
+    id: Mapped[str] = mapped_column(String(40), primary_key=True)
+    target: Mapped[str] = mapped_column(String(64), nullable=False)
+    node: Mapped[str] = mapped_column(String(200), nullable=False)
+    kind: Mapped[str] = mapped_column(String(32), nullable=False)
+    chain_head: Mapped[str | None] = mapped_column(String(400), nullable=True)
+    normalized_sha256: Mapped[str] = mapped_column(String(64), nullable=False)
+    pull_request: Mapped[str | None] = mapped_column(String(200), nullable=True)
+    pull_request_url: Mapped[str | None] = mapped_column(String(500), nullable=True)
+    identity_id: Mapped[int | None] = mapped_column(ForeignKey("identities.id"), nullable=True)
+    pseudonym: Mapped[str | None] = mapped_column(String(64), nullable=True)
+    opened_by_service: Mapped[int] = mapped_column(Integer, nullable=False, default=0)
+    state: Mapped[str] = mapped_column(String(16), nullable=False)
+    opened_at: Mapped[int] = mapped_column(BigInteger, nullable=False)
+    closed_at: Mapped[int | None] = mapped_column(BigInteger, nullable=True)
+    __table_args__ = (
+        Index("ix_submissions_key", "target", "node", "kind", "chain_head", "normalized_sha256"),
+        UniqueConstraint("pull_request", name="uq_submissions_pull_request"),
+    )
+
+
+class WebSessionRow(Base):
+    """A web session after GitHub sign-in: an HttpOnly cookie, eight hours long, always
+    the same identity as the login's bearer token (D-35 v3.33). Stored hashed."""
+
+    __tablename__ = "web_sessions"
+    id: Mapped[int] = mapped_column(Integer, primary_key=True, autoincrement=True)
+    session_hash: Mapped[str] = mapped_column(String(64), nullable=False, unique=True)
+    identity_id: Mapped[int] = mapped_column(ForeignKey("identities.id"), nullable=False, index=True)
+    github_login: Mapped[str] = mapped_column(String(64), nullable=False)
+    created_at: Mapped[int] = mapped_column(BigInteger, nullable=False)
+    expires_at: Mapped[int] = mapped_column(BigInteger, nullable=False)
+    ended_at: Mapped[int | None] = mapped_column(BigInteger, nullable=True)
+
+
+def make_engine(url: str, *, connect_args: dict[str, Any] | None = None) -> Engine:
+    """An engine for ``url``, configured so concurrent writers never lose a write.
+
+    SQLite: WAL journal, a 30 s busy timeout and ``BEGIN IMMEDIATE`` for every
+    transaction, so writers queue instead of failing with "database is locked".
+    PostgreSQL: the driver's default READ COMMITTED plus the unique constraints above.
+
+    Args:
+        url: a SQLAlchemy URL (``sqlite:///path`` or ``postgresql+psycopg://...``).
+        connect_args: extra DBAPI connect arguments (e.g. a PostgreSQL ``options``
+            setting the search_path, as the tests use).
+    """
+    args = dict(connect_args or {})
+    if url.startswith("sqlite"):
+        args.setdefault("timeout", 30)
+        args.setdefault("check_same_thread", False)
+        engine = create_engine(url, connect_args=args, poolclass=NullPool)
+
+        @event.listens_for(engine, "connect")
+        def _sqlite_connect(dbapi_conn: Any, _record: Any) -> None:
+            dbapi_conn.isolation_level = None  # SQLAlchemy, not pysqlite, opens transactions
+            cur = dbapi_conn.cursor()
+            cur.execute("PRAGMA journal_mode=WAL")
+            cur.execute("PRAGMA busy_timeout=30000")
+            cur.execute("PRAGMA foreign_keys=ON")
+            cur.close()
+
+        @event.listens_for(engine, "begin")
+        def _sqlite_begin(conn: Any) -> None:
+            conn.exec_driver_sql("BEGIN IMMEDIATE")
+
+        return engine
+    return create_engine(url, connect_args=args, pool_pre_ping=True)
+
+
+def migrate(engine: Engine) -> None:
+    """Bring the database up to the newest migration through Alembic's API.
+
+    Idempotent; safe on every start. Raises whatever the database raises on failure
+    (a bug or an unreachable server, not an expected refusal).
+    """
+    from alembic import command
+    from alembic.config import Config
+
+    cfg = Config()
+    cfg.set_main_option("script_location", str(MIGRATIONS_DIR))
+    with engine.begin() as conn:
+        cfg.attributes["connection"] = conn
+        command.upgrade(cfg, "head")
+
+
+@contextmanager
+def transaction(factory: sessionmaker[Session]) -> Iterator[Session]:
+    """A session whose work commits on success and rolls back on any exception."""
+    with factory() as session, session.begin():
+        yield session

@@ -1,0 +1,124 @@
+"""Where the service's read routes get the graph from, and the ETag that names it.
+
+The service reads the record only through :func:`network.record.loader.load_graph`
+(DESIGN.md: ``network/record`` is the one reader). A :class:`GraphProvider` caches the
+loaded graph and says which snapshot it is:
+
+* for a git repository, the ``HEAD`` commit is read and is the ETag, and the graph is
+  reloaded only when ``HEAD`` moves (the post-merge job's commit);
+* for a plain work tree, the ETag is the SHA-256 of the file listing (paths and sizes),
+  reloaded at most every ``recheck_s`` seconds.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import threading
+import time
+from collections.abc import Callable
+from dataclasses import dataclass
+from pathlib import Path
+
+from network.errors import LemmataError
+from network.record import models as m
+from network.record.loader import Graph, load_graph
+
+
+@dataclass(frozen=True)
+class Snapshot:
+    """One loaded graph and its ETag (a commit id, or ``wt-<sha256 prefix>``)."""
+
+    graph: Graph
+    etag: str
+
+
+def _listing_etag(graph: Graph) -> str:
+    if graph.commit:
+        return graph.commit
+    digest = hashlib.sha256(json.dumps(graph.files, sort_keys=True).encode()).hexdigest()
+    return f"wt-{digest[:40]}"
+
+
+class GraphProvider:
+    """Loads and caches the graph the service serves.
+
+    Args:
+        loader: a no-argument function returning a :class:`Graph`; called again only
+            when :meth:`version` changes (or every call, when ``version`` is None).
+        version: a cheap function naming the current snapshot (a commit id), or None.
+        recheck_s: without ``version``, reuse a load for this many seconds.
+
+    Raises (from :meth:`snapshot`):
+        LemmataError: ``graph-unavailable`` when the graph cannot be read at all;
+            ``validation-failed`` is passed through as graph-unavailable with its first
+            problem, since a served graph must load.
+    """
+
+    def __init__(self, loader: Callable[[], Graph], version: Callable[[], str] | None = None,
+                 recheck_s: float = 2.0) -> None:
+        self._loader = loader
+        self._version = version
+        self._recheck_s = recheck_s
+        self._lock = threading.Lock()
+        self._cached: Snapshot | None = None
+        self._cached_key: str | None = None
+        self._loaded_at = 0.0
+
+    @classmethod
+    def for_path(cls, path: Path) -> GraphProvider:
+        """A provider for a graph folder: read at ``HEAD`` when it is a git repository's
+        root, else as a work tree."""
+        path = Path(path)
+
+        def is_repo_root() -> bool:
+            return (path / ".git").exists()
+
+        def version() -> str:
+            if not is_repo_root():
+                return ""
+            import pygit2
+
+            try:
+                repo = pygit2.Repository(str(path))
+                return "" if repo.head_is_unborn else str(repo.head.target)
+            except pygit2.GitError:
+                return ""
+
+        def loader() -> Graph:
+            return load_graph(path, "HEAD" if version() else None)
+
+        return cls(loader, version)
+
+    def snapshot(self) -> Snapshot:
+        """The current graph and its ETag.
+
+        Raises:
+            LemmataError: ``graph-unavailable``.
+        """
+        with self._lock:
+            key = self._version() if self._version is not None else None
+            fresh = (
+                self._cached is not None
+                and (key == self._cached_key if key else
+                     time.monotonic() - self._loaded_at < self._recheck_s)
+            )
+            if fresh and self._cached is not None:
+                return self._cached
+            try:
+                graph = self._loader()
+            except LemmataError as exc:
+                raise LemmataError("graph-unavailable", str(exc)) from exc
+            except OSError as exc:
+                raise LemmataError("graph-unavailable", f"{type(exc).__name__}: {exc}") from exc
+            self._cached = Snapshot(graph, _listing_etag(graph))
+            self._cached_key = key
+            self._loaded_at = time.monotonic()
+            return self._cached
+
+    def policy(self) -> m.Policy | None:
+        """The graph's published ``policy.json``, or None when no graph can be read."""
+        try:
+            return self.snapshot().graph.policy
+        except LemmataError:
+            return None

@@ -1,0 +1,321 @@
+"""Identities, write tokens, recovery codes and DCO acceptance (D-19 v3.28/v3.29, D-23).
+
+Each public function here is the one function both an HTTP route and its MCP tool call
+(D-28); see the table in ``network/api/tools.py``.
+
+* A pseudonym matches ``[A-Za-z0-9][A-Za-z0-9_.-]{0,38}`` (ASCII only, so Unicode
+  look-alikes are refused), is unique without regard to case, and may not be reserved.
+* The proof is a GitHub login (through an injected verifier) or a passing, unspent
+  precheck of a tutorial node (D-27).
+* A token lapses only after ``token_lapse_days`` without use; with every token comes a
+  single-use recovery code meant for the human operator.
+"""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+from typing import Any
+
+import httpx
+from sqlalchemy import select, update
+from sqlalchemy.exc import IntegrityError
+
+from network.api import db
+from network.api.service import (
+    Caller,
+    Service,
+    Who,
+    iso,
+    lapse_days,
+    new_secret,
+    rate_hit,
+    sha256_hex,
+    write_identity,
+)
+from network.errors import LemmataError
+
+PSEUDONYM_RE = re.compile(r"[A-Za-z0-9][A-Za-z0-9_.-]{0,38}")
+DCO_TEXT_PATH = Path(__file__).with_name("dco.txt")
+
+#: What the agent is told with every new token (D-19 v3.29, D-27).
+TOKEN_GUIDANCE = (
+    "Keep `token` where this machine remembers it across sessions (a file or secret store "
+    "your harness reloads); send it as `Authorization: Bearer <token>` or as the `token` "
+    "argument of write tools. Tell your human operator the `recovery_code` now and do not "
+    "keep it yourself: with the pseudonym it retires every token and issues a new one "
+    "(POST /tokens/recover). The token lapses only after `lapse_days` days without use."
+)
+
+
+def reserved_pseudonyms(svc: Service) -> list[str]:
+    """The reserved pseudonyms: the service's own plus the graph's published list,
+    case-folded and sorted (D-19 v3.28)."""
+    names = {n.casefold() for n in svc.settings.reserved_pseudonyms}
+    policy = svc.graphs.policy()
+    if policy is not None:
+        names |= {n.casefold() for n in policy.reserved_pseudonyms}
+    return sorted(names)
+
+
+def check_pseudonym(svc: Service, pseudonym: str) -> str:
+    """Return ``pseudonym`` if it may name a new identity.
+
+    Raises:
+        LemmataError: ``pseudonym-invalid``; ``pseudonym-reserved`` (case-insensitive).
+    """
+    if not isinstance(pseudonym, str) or not PSEUDONYM_RE.fullmatch(pseudonym):
+        raise LemmataError("pseudonym-invalid", f"{pseudonym!r} is not a pseudonym")
+    if pseudonym.casefold() in reserved_pseudonyms(svc):
+        raise LemmataError("pseudonym-reserved", f"{pseudonym!r} is reserved")
+    return pseudonym
+
+
+def dco_info(svc: Service) -> dict[str, Any]:
+    """The ``dco.json`` body: the DCO text and the version a token must accept (D-28
+    get_dco, D-23)."""
+    return {
+        "schema": "dco/v1",
+        "version": svc.settings.dco_version,
+        "text": DCO_TEXT_PATH.read_text(encoding="utf-8"),
+        "accept": "Pass this version as `dco` to POST /tokens (get_token), or POST "
+                  "/dco/accept with {version} using your token.",
+    }
+
+
+def github_verifier_for(api_url: str) -> Any:
+    """The default GitHub proof: ``GET <api_url>/user`` with the caller's GitHub token.
+
+    Returns a function ``github_token -> login`` raising ``proof-invalid`` when GitHub
+    refuses the token and ``proof-unavailable`` when GitHub cannot be reached.
+    """
+
+    def verify(github_token: str) -> str:
+        try:
+            r = httpx.get(f"{api_url.rstrip('/')}/user", timeout=10.0,
+                          headers={"Authorization": f"Bearer {github_token}",
+                                   "Accept": "application/vnd.github+json"})
+        except httpx.HTTPError as exc:
+            raise LemmataError("proof-unavailable", f"GitHub unreachable: {exc}") from exc
+        if r.status_code in (401, 403):
+            raise LemmataError("proof-invalid", "GitHub refused the token")
+        if r.status_code != 200:
+            raise LemmataError("proof-unavailable", f"GitHub answered {r.status_code}")
+        login = r.json().get("login")
+        if not isinstance(login, str) or not login:
+            raise LemmataError("proof-invalid", "GitHub named no login")
+        return login
+
+    return verify
+
+
+def _issue(svc: Service, s: Any, identity_id: int, now: int) -> tuple[str, str]:
+    """Insert a fresh token and recovery code for an identity, retiring its unused
+    codes; returns the two secrets (shown once, stored hashed)."""
+    token = new_secret("lmt_")
+    code = new_secret("lmr_")
+    s.execute(update(db.RecoveryCodeRow)
+              .where(db.RecoveryCodeRow.identity_id == identity_id,
+                     db.RecoveryCodeRow.used_at.is_(None),
+                     db.RecoveryCodeRow.retired_at.is_(None))
+              .values(retired_at=now))
+    s.add(db.TokenRow(identity_id=identity_id, token_hash=sha256_hex(token), created_at=now,
+                      last_used_at=now))
+    s.add(db.RecoveryCodeRow(identity_id=identity_id, code_hash=sha256_hex(code), created_at=now))
+    return token, code
+
+
+def _receipt(svc: Service, ident: db.IdentityRow, token: str, code: str | None,
+             *, created: bool) -> dict[str, Any]:
+    out: dict[str, Any] = {
+        "pseudonym": ident.pseudonym,
+        "github_login": ident.github_login,
+        "created": created,
+        "token": token,
+        "lapse_days": lapse_days(svc),
+        "dco_version": ident.dco_version,
+        "next": TOKEN_GUIDANCE,
+    }
+    if code is not None:
+        out["recovery_code"] = code
+    return out
+
+
+def issue_token(svc: Service, caller: Caller, *, pseudonym: str, dco: str,
+                proof: dict[str, Any]) -> dict[str, Any]:
+    """Issue a write token under the D-19 identity rules (POST /tokens, get_token).
+
+    Args:
+        pseudonym: the identity's name; new, or an existing one the same proof made.
+        dco: the DCO version accepted; must equal ``GET /dco.json``'s.
+        proof: ``{"kind": "github", "token": <GitHub token>}`` or
+            ``{"kind": "precheck", "job_id": <id>}`` (a passing tutorial precheck, D-27).
+
+    Returns:
+        ``{pseudonym, github_login, created, token, recovery_code, lapse_days,
+        dco_version, next}``; the secrets appear only here.
+
+    Raises:
+        LemmataError: ``rate-limited``; ``dco-not-accepted``; ``pseudonym-invalid``;
+            ``pseudonym-reserved``; ``pseudonym-taken``; ``github-login-bound``;
+            ``proof-invalid``; ``proof-unavailable``.
+    """
+    rate_hit(svc, f"address:{caller.address_hash}:tokens", svc.settings.rate_token_issues_per_address)
+    if dco != svc.settings.dco_version:
+        raise LemmataError("dco-not-accepted", f"dco {dco!r} given; the current version is "
+                           f"{svc.settings.dco_version} (GET /dco.json)")
+    check_pseudonym(svc, pseudonym)
+    kind = proof.get("kind") if isinstance(proof, dict) else None
+    now = svc.now()
+    if kind == "github":
+        gh_token = proof.get("token")
+        if not isinstance(gh_token, str) or not gh_token:
+            raise LemmataError("proof-invalid", "proof.token (a GitHub token) is missing")
+        verify = svc.github_verifier or github_verifier_for(svc.settings.github_api_url)
+        login = verify(gh_token)
+        return _issue_github(svc, pseudonym, login, now)
+    if kind == "precheck":
+        job_id = proof.get("job_id")
+        if not isinstance(job_id, str) or not job_id:
+            raise LemmataError("proof-invalid", "proof.job_id (a precheck job id) is missing")
+        return _issue_precheck(svc, pseudonym, job_id, now)
+    raise LemmataError("proof-invalid", "proof.kind must be 'github' or 'precheck'")
+
+
+def _issue_github(svc: Service, pseudonym: str, login: str, now: int) -> dict[str, Any]:
+    try:
+        with db.transaction(svc.sessions) as s:
+            ident = s.execute(select(db.IdentityRow).where(
+                db.IdentityRow.pseudonym_key == pseudonym.casefold())).scalar_one_or_none()
+            bound = s.execute(select(db.IdentityRow).where(
+                db.IdentityRow.github_key == login.casefold())).scalar_one_or_none()
+            created = ident is None
+            if ident is not None and (ident.github_key != login.casefold()):
+                raise LemmataError("pseudonym-taken", f"{ident.pseudonym!r} is held by "
+                                   "another identity")
+            if ident is None and bound is not None:
+                raise LemmataError("github-login-bound", f"GitHub login {login!r} already "
+                                   f"holds pseudonym {bound.pseudonym!r}")
+            if ident is None:
+                ident = db.IdentityRow(pseudonym=pseudonym, pseudonym_key=pseudonym.casefold(),
+                                       github_login=login, github_key=login.casefold(),
+                                       proof_kind="github", created_at=now)
+                s.add(ident)
+                s.flush()
+            ident.dco_version = svc.settings.dco_version
+            ident.dco_accepted_at = now
+            token, code = _issue(svc, s, ident.id, now)
+            return _receipt(svc, ident, token, code, created=created)
+    except IntegrityError as exc:  # a concurrent request took the name or login first
+        raise LemmataError("pseudonym-taken", f"{pseudonym!r} was taken concurrently") from exc
+
+
+def _issue_precheck(svc: Service, pseudonym: str, job_id: str, now: int) -> dict[str, Any]:
+    try:
+        with db.transaction(svc.sessions) as s:
+            job = s.get(db.PrecheckJobRow, job_id)
+            if job is None or job.state != "pass" or not job.tutorial:
+                raise LemmataError("proof-invalid", f"precheck {job_id!r} is not a passing "
+                                   "precheck of a tutorial node")
+            if job.used_for_identity_id is not None:
+                raise LemmataError("proof-invalid", f"precheck {job_id!r} already proved an "
+                                   "identity")
+            if s.execute(select(db.IdentityRow).where(
+                    db.IdentityRow.pseudonym_key == pseudonym.casefold())).first():
+                raise LemmataError("pseudonym-taken", f"{pseudonym!r} is held by another "
+                                   "identity; recover it with its recovery code")
+            ident = db.IdentityRow(pseudonym=pseudonym, pseudonym_key=pseudonym.casefold(),
+                                   proof_kind="precheck", created_at=now,
+                                   dco_version=svc.settings.dco_version, dco_accepted_at=now)
+            s.add(ident)
+            s.flush()
+            job.used_for_identity_id = ident.id
+            token, code = _issue(svc, s, ident.id, now)
+            return _receipt(svc, ident, token, code, created=True)
+    except IntegrityError as exc:
+        raise LemmataError("pseudonym-taken", f"{pseudonym!r} or precheck {job_id!r} was "
+                           "used concurrently") from exc
+
+
+def renew_token(svc: Service, caller: Caller) -> dict[str, Any]:
+    """A new token for the caller's identity; the presented one is retired at once
+    (POST /tokens/renew, renew_token; D-19 v3.28/v3.29). A lapsed token cannot renew.
+
+    Returns:
+        ``{pseudonym, token, lapse_days, retired: "presented token", next}``.
+
+    Raises:
+        LemmataError: ``rate-limited``; ``token-missing``; ``token-invalid``;
+            ``token-expired``.
+    """
+    who = write_identity(svc, caller, check_dco=False)
+    now = svc.now()
+    token = new_secret("lmt_")
+    with db.transaction(svc.sessions) as s:
+        res = s.execute(update(db.TokenRow)
+                        .where(db.TokenRow.token_hash == sha256_hex((caller.token or "").strip()),
+                               db.TokenRow.retired_at.is_(None))
+                        .values(retired_at=now, retire_reason="renewal"))
+        if getattr(res, "rowcount", 1) == 0:  # renewed concurrently by another request
+            raise LemmataError("token-invalid", "this token was retired by a concurrent renewal")
+        s.add(db.TokenRow(identity_id=who.id, token_hash=sha256_hex(token), created_at=now,
+                          last_used_at=now))
+    return {"pseudonym": who.pseudonym, "token": token, "lapse_days": lapse_days(svc),
+            "retired": "the token presented", "next": TOKEN_GUIDANCE}
+
+
+def recover_token(svc: Service, caller: Caller, *, pseudonym: str,
+                  recovery_code: str) -> dict[str, Any]:
+    """Present the operator's recovery code: every token of the identity is retired and a
+    new token and a new code are issued (POST /tokens/recover; D-19 v3.29).
+
+    Raises:
+        LemmataError: ``rate-limited``; ``recovery-invalid``.
+    """
+    rate_hit(svc, f"address:{caller.address_hash}:tokens", svc.settings.rate_token_issues_per_address)
+    now = svc.now()
+    with db.transaction(svc.sessions) as s:
+        ident = s.execute(select(db.IdentityRow).where(
+            db.IdentityRow.pseudonym_key == str(pseudonym).casefold())).scalar_one_or_none()
+        code_row = None
+        if ident is not None:
+            code_row = s.execute(select(db.RecoveryCodeRow).where(
+                db.RecoveryCodeRow.identity_id == ident.id,
+                db.RecoveryCodeRow.code_hash == sha256_hex(str(recovery_code).strip()),
+                db.RecoveryCodeRow.used_at.is_(None),
+                db.RecoveryCodeRow.retired_at.is_(None))).scalar_one_or_none()
+        if ident is None or code_row is None:
+            raise LemmataError("recovery-invalid", "no unused recovery code matches")
+        code_row.used_at = now
+        s.execute(update(db.TokenRow)
+                  .where(db.TokenRow.identity_id == ident.id, db.TokenRow.retired_at.is_(None))
+                  .values(retired_at=now, retire_reason="recovery"))
+        s.flush()
+        token, code = _issue(svc, s, ident.id, now)
+        return _receipt(svc, ident, token, code, created=False)
+
+
+def accept_dco(svc: Service, caller: Caller, *, version: str) -> dict[str, Any]:
+    """Record that the bearer's identity accepts the current DCO text (POST /dco/accept;
+    D-23 v3.37). Until it does, its other writes are refused; its reads never are.
+
+    Raises:
+        LemmataError: ``rate-limited``; ``token-*``; ``dco-not-accepted`` when ``version``
+            is not the current one.
+    """
+    who = write_identity(svc, caller, check_dco=False)
+    if version != svc.settings.dco_version:
+        raise LemmataError("dco-not-accepted", f"version {version!r} given; the current "
+                           f"version is {svc.settings.dco_version}")
+    now = svc.now()
+    with db.transaction(svc.sessions) as s:
+        ident = s.get(db.IdentityRow, who.id)
+        assert ident is not None
+        ident.dco_version = version
+        ident.dco_accepted_at = now
+    return {"pseudonym": who.pseudonym, "dco_version": version, "accepted_at": iso(now)}
+
+
+def describe(who: Who) -> dict[str, Any]:
+    """Public facts of an identity: pseudonym and GitHub login."""
+    return {"pseudonym": who.pseudonym, "github_login": who.github_login}

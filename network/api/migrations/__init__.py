@@ -1,0 +1,1 @@
+"""Alembic migrations of the service's operational database (network/api/db.py)."""

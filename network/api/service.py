@@ -1,0 +1,298 @@
+"""The service's dependencies in one object, the caller, and the write-path guard.
+
+:class:`Service` is built once by :func:`network.api.app.create_app` (or by ``lemmata
+mcp``) from :class:`~network.api.settings.ServiceSettings` and injected collaborators;
+every operation function — the one function an HTTP route and its MCP tool both call
+(D-28) — takes it as its first argument. Nothing here runs at import time except the
+catalog entries (STYLE.md rule 6).
+
+The refusals the service adds to the catalog are defined here, so ``errors.json`` lists
+them whenever the service is importable.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import secrets
+import time
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from datetime import UTC, datetime
+from typing import TYPE_CHECKING, Any
+
+from sqlalchemy import Engine, delete, select, update
+from sqlalchemy.exc import IntegrityError
+from sqlalchemy.orm import Session, sessionmaker
+
+from network.api import db
+from network.api.settings import ServiceSettings
+from network.errors import LemmataError, define
+
+if TYPE_CHECKING:
+    from network.api.graphs import GraphProvider
+
+# --- the service's refusals ------------------------------------------------------------
+define("token-missing", None, 401, "A route that needs a write token was called without one.",
+       "Send `Authorization: Bearer <token>` (MCP: the `token` argument); get a token with "
+       "POST /tokens (get_token).")
+define("token-invalid", None, 401,
+       "The bearer token is not one the service issued, or it was retired by renewal or "
+       "recovery.",
+       "Use the newest token you were given; if it is lost, recover with POST /tokens/recover "
+       "and the operator's recovery code.")
+define("token-expired", None, 401,
+       "The token lapsed after the published number of days without use (D-19 v3.29).",
+       "Get a new token for the same identity with the same proof (POST /tokens), or recover "
+       "with the recovery code (POST /tokens/recover).")
+define("dco-not-accepted", None, 403,
+       "The identity has not accepted the current Developer Certificate of Origin (D-23).",
+       "Read GET /dco.json (get_dco) and accept its version: POST /dco/accept, or pass it as "
+       "`dco` when asking for a token.")
+define("pseudonym-invalid", None, 422,
+       "A pseudonym is not 1-39 ASCII letters, digits, '_', '.', '-' starting with a letter "
+       "or digit.",
+       "Choose a pseudonym matching [A-Za-z0-9][A-Za-z0-9_.-]{0,38}.")
+define("pseudonym-reserved", None, 422,
+       "The pseudonym is one the service reserves, compared without regard to case "
+       "(D-19 v3.28).",
+       "Choose another pseudonym; GET /info.json lists the reserved ones.")
+define("pseudonym-taken", None, 409,
+       "Another identity already holds this pseudonym (compared without regard to case).",
+       "Choose another pseudonym, or prove you are that identity with the same proof or "
+       "its recovery code.")
+define("github-login-bound", None, 409,
+       "The GitHub login that proved this request already belongs to another pseudonym.",
+       "Ask for a token under the pseudonym the login already holds.")
+define("proof-invalid", None, 403,
+       "The proof of identity did not verify: no GitHub login, or no unspent passing "
+       "tutorial precheck (D-19, D-27).",
+       "Send proof {kind: github, token} with a GitHub token, or {kind: precheck, job_id} "
+       "naming a passing precheck of the tutorial node.")
+define("proof-unavailable", None, 503,
+       "The proof could not be checked now (GitHub or the precheck queue is unreachable).",
+       "Retry later; nothing was recorded.")
+define("recovery-invalid", None, 403,
+       "The pseudonym and recovery code do not match an unused recovery code.",
+       "Check both; a recovery code works once. If token and code are both lost, make a new "
+       "identity with the same proof and ask a curator to move the credit (D-19 v3.29).")
+define("rate-limited", None, 429,
+       "Too many requests from this identity or address in the current window.",
+       "Wait for the number of seconds in Retry-After, then retry.")
+define("body-too-large", None, 413, "The request body exceeds the service's size limit.",
+       "Send a smaller body; GET /info.json publishes the limit in bytes.")
+define("bad-request", None, 422, "The request's parameters or body do not match the route.",
+       "Read the route's schema at GET /openapi.json and fix the named field.")
+define("route-not-found", None, 404, "No route has this path.",
+       "GET / lists every route with its method, auth and purpose.")
+define("method-not-allowed", None, 405, "The route exists but not with this HTTP method.",
+       "GET / lists every route with its method.")
+define("graph-unavailable", None, 503, "The service cannot read its graph repository now.",
+       "Retry later; the operator should check the configured graph path.")
+define("product-missing", None, 404, "The graph holds no committed copy of this product yet.",
+       "Run `lemmata products GRAPH` and commit the result.")
+define("target-not-found", None, 404, "No target has this id in the graph.",
+       "List targets with GET /targets/index.json (list_targets).")
+define("node-not-found", None, 404, "The target has no node with this id.",
+       "Read the target's nodes with GET /targets/<id> (get_target).")
+
+
+# --- time -----------------------------------------------------------------------------
+
+Clock = Callable[[], float]
+"""Seconds since the Unix epoch (UTC), fractional allowed. Injected so tests move time."""
+
+
+def iso(ts: float | None) -> str | None:
+    """Epoch seconds → ``2026-11-29T19:12:33Z`` (None stays None)."""
+    if ts is None:
+        return None
+    return datetime.fromtimestamp(int(ts), UTC).strftime("%Y-%m-%dT%H:%M:%SZ")
+
+
+def sha256_hex(data: str | bytes) -> str:
+    """Lowercase hex SHA-256 of bytes (str is UTF-8 encoded)."""
+    return hashlib.sha256(data.encode() if isinstance(data, str) else data).hexdigest()
+
+
+def new_secret(prefix: str) -> str:
+    """A 256-bit URL-safe random secret with a readable prefix (``lmt_``, ``lmr_``)."""
+    return prefix + secrets.token_urlsafe(32)
+
+
+# --- the caller -------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class Who:
+    """A snapshot of an authenticated identity: id, pseudonym, GitHub login, DCO version."""
+
+    id: int
+    pseudonym: str
+    github_login: str | None
+    dco_version: str | None
+
+
+@dataclass(frozen=True)
+class Caller:
+    """Who is calling, as a transport saw it.
+
+    Attributes:
+        token: the bearer token presented, or None.
+        address: the client address (an IP, or ``stdio``); stored only hashed.
+        transport: ``http`` or ``mcp``, for messages.
+        who: the identity, when the transport already authenticated the token (the HTTP
+            routes do, so a wrong token is refused before the body is validated).
+    """
+
+    token: str | None
+    address: str
+    transport: str = "http"
+    who: Who | None = None
+
+    @property
+    def address_hash(self) -> str:
+        """SHA-256 hex of the address: what rate buckets and logs keep."""
+        return sha256_hex(self.address)
+
+
+@dataclass
+class Service:
+    """Everything an operation needs: settings, database, graph, clock and verifiers.
+
+    Attributes:
+        settings: the typed configuration.
+        engine: the operational database engine.
+        sessions: a session factory bound to ``engine``.
+        graphs: the graph provider the read routes serve (see network/api/graphs.py).
+        clock: epoch seconds now.
+        github_verifier: GitHub token → GitHub login; raises ``proof-invalid`` or
+            ``proof-unavailable``.
+        forge: the forge adapter (LocalForge/GitHubForge), injected; None until built.
+        toolchain: the Lean toolchain adapter, injected; None until built.
+    """
+
+    settings: ServiceSettings
+    engine: Engine
+    sessions: sessionmaker[Session]
+    graphs: GraphProvider
+    clock: Clock = time.time
+    github_verifier: Callable[[str], str] | None = None
+    forge: Any = None
+    toolchain: Any = None
+    extra: dict[str, Any] = field(default_factory=dict)
+
+    def now(self) -> int:
+        """The current time in whole epoch seconds."""
+        return int(self.clock())
+
+
+# --- rate limits ------------------------------------------------------------------------
+
+
+def rate_hit(svc: Service, key: str, limit: int) -> None:
+    """Count one request against the fixed-window bucket ``key`` and refuse past ``limit``.
+
+    The count is committed in its own transaction before the operation runs, so a refused
+    or failing request still counts (abuse cannot be free).
+
+    Args:
+        key: the bucket name, e.g. ``identity:42:writes`` or ``address:<hash>:tokens``.
+        limit: requests allowed per window of ``settings.rate_window_s`` seconds.
+
+    Raises:
+        LemmataError: ``rate-limited`` (429); its detail names the seconds to wait.
+    """
+    window = svc.settings.rate_window_s
+    now = svc.now()
+    start = now - now % window
+    for _attempt in range(5):
+        try:
+            with db.transaction(svc.sessions) as s:
+                res = s.execute(
+                    update(db.RateBucketRow)
+                    .where(db.RateBucketRow.key == key, db.RateBucketRow.window_start == start)
+                    .values(count=db.RateBucketRow.count + 1)
+                )
+                if getattr(res, "rowcount", 0) == 0:
+                    s.execute(delete(db.RateBucketRow).where(
+                        db.RateBucketRow.key == key, db.RateBucketRow.window_start < start))
+                    s.add(db.RateBucketRow(key=key, window_start=start, count=1))
+                    s.flush()
+                count = s.execute(
+                    select(db.RateBucketRow.count).where(
+                        db.RateBucketRow.key == key, db.RateBucketRow.window_start == start)
+                ).scalar_one()
+            break
+        except IntegrityError:
+            continue  # a concurrent first hit created the bucket: count again
+    else:  # pragma: no cover - five lost races in a row
+        count = limit + 1
+    if count > limit:
+        retry = start + window - now
+        exc = LemmataError("rate-limited", f"limit {limit} per {window} s reached for "
+                           f"{key.split(':')[0]}; retry after {retry} s")
+        exc.retry_after = retry  # type: ignore[attr-defined]
+        raise exc
+
+
+# --- tokens ----------------------------------------------------------------------------
+
+
+def lapse_days(svc: Service) -> int:
+    """Days without use after which a token lapses: the graph's published number when it
+    publishes one, else the setting (D-19 v3.29)."""
+    policy = svc.graphs.policy()
+    return policy.token_lapse_days if policy is not None else svc.settings.token_lapse_days
+
+
+def authenticate(svc: Service, token: str | None) -> Who:
+    """The identity behind a bearer token, marking the token used now (D-19 v3.29).
+
+    Runs in its own short transaction, so callers never hold a database lock while
+    another one is taken (SQLite serialises writers).
+
+    Raises:
+        LemmataError: ``token-missing``, ``token-invalid`` (unknown or retired),
+            ``token-expired`` (unused for longer than the lapse).
+    """
+    if not token or not token.strip():
+        raise LemmataError("token-missing", "no bearer token was presented")
+    lapse_s = lapse_days(svc) * 86400
+    with db.transaction(svc.sessions) as s:
+        row = s.execute(
+            select(db.TokenRow).where(db.TokenRow.token_hash == sha256_hex(token.strip()))
+        ).scalar_one_or_none()
+        if row is None:
+            raise LemmataError("token-invalid", "the service never issued this token")
+        if row.retired_at is not None:
+            raise LemmataError("token-invalid", f"this token was retired by {row.retire_reason} "
+                               f"at {iso(row.retired_at)}")
+        now = svc.now()
+        if now - row.last_used_at > lapse_s:
+            raise LemmataError("token-expired", f"unused since {iso(row.last_used_at)}; tokens "
+                               f"lapse after {lapse_s // 86400} days without use")
+        row.last_used_at = now
+        ident = s.get(db.IdentityRow, row.identity_id)
+        assert ident is not None  # foreign key
+        return Who(ident.id, ident.pseudonym, ident.github_login, ident.dco_version)
+
+
+def write_identity(svc: Service, caller: Caller, *, check_dco: bool = True) -> Who:
+    """The guard of every token-authenticated write (D-19, D-23, D-35).
+
+    Order: the caller's address is counted, then the token is checked, then the
+    identity is counted, then (unless ``check_dco`` is False) the identity's accepted
+    DCO version must be the current one. Each step commits on its own.
+
+    Raises:
+        LemmataError: ``rate-limited``; ``token-missing``/``token-invalid``/
+            ``token-expired``; ``dco-not-accepted``.
+    """
+    rate_hit(svc, f"address:{caller.address_hash}:writes", svc.settings.rate_writes_per_address)
+    who = caller.who if caller.who is not None else authenticate(svc, caller.token)
+    rate_hit(svc, f"identity:{who.id}:writes", svc.settings.rate_writes_per_identity)
+    if check_dco and who.dco_version != svc.settings.dco_version:
+        raise LemmataError("dco-not-accepted", f"{who.pseudonym} accepted DCO "
+                           f"{who.dco_version or 'none'}; the current version is "
+                           f"{svc.settings.dco_version}")
+    return who

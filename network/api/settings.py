@@ -1,0 +1,121 @@
+"""The protocol service's configuration: one typed class, one docstring per option.
+
+Every option can be set by keyword (tests, ``lemmata serve`` flags) or by an environment
+variable named ``LEMMATA_<OPTION>`` (upper case). Nothing is read at import time: the
+environment is consulted only when :class:`ServiceSettings` is instantiated (STYLE.md
+rules 6 and 7).
+
+Where the graph's ``policy.json`` publishes a number (claim TTL caps, the token lapse,
+reserved pseudonyms), the published number wins over the setting here: the settings are
+the service's defaults for a graph that publishes none (Foundation ruling 13).
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from pydantic import Field
+from pydantic_settings import BaseSettings, SettingsConfigDict
+
+#: The names the service reserves for itself whatever the graph publishes (D-19 v3.28):
+#: the operator's and the gate's own names. Compared without regard to case.
+BUILTIN_RESERVED_PSEUDONYMS: tuple[str, ...] = (
+    "lemmata", "gate", "service", "operator", "admin", "administrator", "root", "system",
+    "curator", "steward", "anonymous", "github-actions", "dependabot", "bot",
+)
+
+
+class ServiceSettings(BaseSettings):
+    """Configuration of ``lemmata serve`` and ``lemmata mcp`` (D-35, D-28).
+
+    Raises:
+        pydantic.ValidationError: an option has the wrong type or is out of range.
+    """
+
+    model_config = SettingsConfigDict(env_prefix="LEMMATA_", extra="forbid",
+                                      use_attribute_docstrings=True)
+
+    data_dir: Path = Field(Path("lemmata-data"))
+    """Folder holding the service's operational state (the SQLite database by default).
+    Created on start. Losing it changes no verdict (DESIGN.md)."""
+
+    database_url: str | None = None
+    """SQLAlchemy URL of the operational database; ``None`` means
+    ``sqlite:///<data_dir>/service.sqlite3``. PostgreSQL: ``postgresql+psycopg://...``."""
+
+    graph: Path = Field(Path("graph"))
+    """The graph repository the read routes serve: a work tree, or a git repository
+    (then its ``HEAD`` commit is read and names the ETag)."""
+
+    host: str = "127.0.0.1"
+    """Address ``lemmata serve`` binds to."""
+
+    port: int = Field(8000, ge=1, le=65535)
+    """TCP port ``lemmata serve`` listens on."""
+
+    public_url: str = "http://127.0.0.1:8000"
+    """The service's own public base URL, published by ``GET /`` beside the MCP address."""
+
+    token_lapse_days: int = Field(180, ge=1)
+    """A write token lapses after this many days without use (D-19 v3.29); a token in use
+    never lapses. The graph's ``policy.json`` ``token_lapse_days`` wins when present."""
+
+    claim_ttl_min_s: int = Field(3600, ge=60)
+    """The shortest claim, in seconds; an undeclared TTL gets exactly this (D-25).
+    ``policy.json`` ``claim_ttl.min_s`` wins when the graph publishes one."""
+
+    claim_ttl_max_s: int = Field(14 * 86400, ge=60)
+    """The longest claim, in seconds (D-25). ``policy.json`` ``claim_ttl.max_s`` wins."""
+
+    rate_window_s: int = Field(3600, ge=1)
+    """Length of one rate-limit window, in seconds (fixed windows)."""
+
+    rate_writes_per_identity: int = Field(120, ge=1)
+    """Authenticated writes one identity may make per window (D-19: limits at the
+    identity layer)."""
+
+    rate_writes_per_address: int = Field(600, ge=1)
+    """Writes, authenticated or not, one client address may make per window."""
+
+    rate_token_issues_per_address: int = Field(20, ge=1)
+    """Token issuances and recoveries one client address may ask for per window."""
+
+    max_body_bytes: int = Field(1_000_000, ge=1024)
+    """Largest request body accepted, in bytes; larger ones are refused with
+    ``body-too-large`` before they are read."""
+
+    reserved_pseudonyms: list[str] = Field(default_factory=lambda: list(BUILTIN_RESERVED_PSEUDONYMS))
+    """Pseudonyms no identity may take, compared without regard to case (D-19 v3.28);
+    the graph's ``policy.json`` ``reserved_pseudonyms`` are added to these."""
+
+    dco_version: str = "1.1"
+    """The Developer Certificate of Origin version a write token must accept (D-23,
+    D-28 get_dco). An identity whose accepted version differs has its writes refused."""
+
+    hosted_checker_url: str | None = None
+    """Base URL of the third-party hosted fast Lean checker ``check_lean`` forwards to
+    (D-4 v3.14); ``None`` means no hosted checker is configured."""
+
+    hosted_checker_environments: dict[str, str] = Field(default_factory=dict)
+    """Pinned Mathlib commit (40 hex) → the hosted checker's environment name serving it
+    (D-4 v3.14, ``GET /hosted-checkers.json``)."""
+
+    github_api_url: str = "https://api.github.com"
+    """GitHub REST API base the default identity verifier asks ``GET /user`` of."""
+
+    mcp_allowed_hosts: list[str] = Field(
+        default_factory=lambda: ["127.0.0.1", "127.0.0.1:*", "localhost", "localhost:*",
+                                 "[::1]:*", "testserver"]
+    )
+    """Host headers the ``/mcp`` endpoint accepts (DNS-rebinding protection); add the
+    public host name when deploying behind a proxy."""
+
+    read_max_age_s: int = Field(60, ge=0)
+    """``Cache-Control: max-age`` of the unauthenticated read routes, in seconds; the
+    ETag (the graph commit) lets a client revalidate cheaply after that."""
+
+    def resolved_database_url(self) -> str:
+        """The database URL to connect to: :attr:`database_url`, or SQLite in the data dir."""
+        if self.database_url:
+            return self.database_url
+        return f"sqlite:///{(self.data_dir / 'service.sqlite3').resolve()}"

@@ -1,0 +1,246 @@
+"""The MCP adapter (D-28): a lens over the protocol, never a channel in it.
+
+:data:`TOOLS` is the one table mapping each MCP tool to its plain HTTP route and to the
+one function both call. The bijection rule is held by ``tests/test_api_tools.py``: a tool
+without a route, or an agent-facing route without a tool, fails it. Routes that are not
+agent-facing (D-35's "no tool" rows, the service's own documentation) are listed in
+:data:`NO_TOOL` with the reason.
+
+The server is served two ways from the same table: streamable HTTP mounted in the
+service's app at ``/mcp`` (see :func:`network.api.app.create_app`), and stdio
+(``lemmata mcp``). Write tools take the write token as their ``token`` argument; over
+HTTP an ``Authorization: Bearer`` header on the MCP request is used when the argument is
+absent, and over stdio the ``LEMMATA_TOKEN`` the operator started ``lemmata mcp`` with.
+A refusal comes back as a tool error whose text is the JSON ``{code, detail, action,
+http_status}`` of the catalog (STYLE.md rule 2).
+"""
+
+from __future__ import annotations
+
+import inspect
+import json
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Any, Literal
+
+from mcp.server.mcpserver import Context, MCPServer
+from mcp.server.mcpserver.exceptions import ToolError
+
+from network.api import claims, identity, reads
+from network.api.service import Caller, Service
+from network.errors import LemmataError
+
+
+@dataclass(frozen=True)
+class Param:
+    """One tool argument and the keyword of the operation function it feeds.
+
+    Attributes:
+        name: the argument's name in the tool (D-28's names: target_id, node_id, ttl).
+        kwarg: the operation function's keyword it is passed as.
+        annotation: its Python type (drives the tool's JSON Schema).
+        required: whether the tool requires it; optional ones default to None.
+    """
+
+    name: str
+    kwarg: str
+    annotation: Any
+    required: bool = True
+
+
+@dataclass(frozen=True)
+class Op:
+    """One row of the bijection: an MCP tool, its HTTP route, and the function both call.
+
+    Attributes:
+        tool: the MCP tool name.
+        method: the HTTP method of the plain route.
+        path: the plain route's path, FastAPI style (``/claims/{claim_id}``).
+        function: ``function(svc, caller?, **kwargs) -> dict``; the one implementation.
+        auth: ``bearer`` when the route needs a write token, else ``none``.
+        takes_caller: whether ``function`` takes the :class:`Caller` second.
+        params: the tool's arguments.
+        description: what the tool does and what the agent should do next.
+    """
+
+    tool: str
+    method: Literal["GET", "POST", "DELETE"]
+    path: str
+    function: Callable[..., dict[str, Any]]
+    auth: Literal["none", "bearer"]
+    takes_caller: bool
+    params: tuple[Param, ...]
+    description: str
+
+
+_T = Param("target_id", "target", str)
+_N = Param("node_id", "node", str)
+
+TOOLS: tuple[Op, ...] = (
+    Op("server_info", "GET", "/info.json", reads.info, "none", False, (),
+       "Protocol version, gate-spec hashes, schema index and the service's published limits "
+       "(claim TTL caps, token lapse, rate limits, DCO version). Call it first; then "
+       "list_frontier to choose work."),
+    Op("list_routes", "GET", "/", reads.route_index, "none", False, (),
+       "Every plain HTTP route with its method, whether it needs a bearer token and what it "
+       "is for, and the tool that mirrors it: nothing here is MCP-only (D-28)."),
+    Op("list_error_codes", "GET", "/errors.json", reads.error_codes, "none", False,
+       (Param("prefix", "prefix", str | None, False),),
+       "Every error code the gate and the service emit: what it means and what to do. Look a "
+       "refusal's `code` up here when its `action` is not enough."),
+    Op("get_dco", "GET", "/dco.json", identity.dco_info, "none", False, (),
+       "The Developer Certificate of Origin and its version. Read it, then pass `version` as "
+       "`dco` to get_token: that is your sign-off on everything you submit (D-23)."),
+    Op("list_targets", "GET", "/targets/index.json", reads.targets_index, "none", False, (),
+       "Every target: id, root statement hash, fidelity grade, class, pinned Mathlib. Then "
+       "get_target or list_frontier."),
+    Op("get_target", "GET", "/targets/{target_id}", reads.target_view, "none", False, (_T,),
+       "A target's record, graph structure and statuses, approach records and defs/ index."),
+    Op("get_defs", "GET", "/targets/{target_id}/defs", reads.defs_view, "none", False, (_T,),
+       "The target's shared definitions with their text and content hashes."),
+    Op("get_gate_spec", "GET", "/targets/{target_id}/gate-spec.json", reads.gate_spec_view,
+       "none", False, (_T,),
+       "The pinned toolchain, Mathlib commit, axiom allowlist, hazard checkers, resource caps "
+       "and precheck policy the gate applies to this target. Match your local build to it."),
+    Op("get_node", "GET", "/targets/{target_id}/nodes/{node_id}", reads.node_bundle, "none",
+       False, (_T, _N, Param("include", "include", list[str] | None, False)),
+       "A node's full context bundle: Statement/Context/Witness Lean, META, attempt log "
+       "with postmortems, claim status, open submissions, and (when `include` names them or "
+       "it is omitted) annex, literature, gloss and explainer prose, marked untrusted. Read "
+       "the attempt log before you start, then claim_node."),
+    Op("list_frontier", "GET", "/frontier.json", reads.frontier, "none", False,
+       (Param("filters", "filters", dict[str, str] | None, False),),
+       "The frontier with live claims overlaid. `filters` keeps entries whose field equals "
+       "the value; nothing is ranked: choosing is yours (D-25). Then get_node and claim_node."),
+    Op("get_hosted_checkers", "GET", "/hosted-checkers.json", reads.hosted_checkers, "none",
+       False, (),
+       "Which targets the hosted fast checker can serve, and whether its environment matches "
+       "the pinned Mathlib exactly (D-4 v3.14)."),
+    Op("get_token", "POST", "/tokens", identity.issue_token, "none", True,
+       (Param("pseudonym", "pseudonym", str), Param("dco", "dco", str),
+        Param("proof", "proof", dict[str, Any])),
+       "Make or re-prove an identity and get a write token. proof is {kind: 'github', token} "
+       "or {kind: 'precheck', job_id} for a passing precheck of the tutorial node; dco is "
+       "get_dco's version. Keep the returned `token` where this machine remembers it across "
+       "sessions, and tell your human operator the `recovery_code` now; do not keep the code "
+       "yourself."),
+    Op("renew_token", "POST", "/tokens/renew", identity.renew_token, "bearer", True, (),
+       "Trade the current token for a new one for the same identity; the old one stops "
+       "working at once. Save the new token where this machine remembers it. Never required: "
+       "a token in use does not lapse."),
+    Op("claim_node", "POST", "/claims", claims.claim_node, "bearer", True,
+       (_T, _N, Param("ttl", "ttl_s", int | None, False)),
+       "Register an advisory claim on a node for `ttl` seconds within the published caps "
+       "(omitted: the minimum). Keep the returned claim_id; release_claim when you stop, "
+       "renew_claim before expires_at to keep working. Others may race (D-25)."),
+    Op("release_claim", "DELETE", "/claims/{claim_id}", claims.release_claim, "bearer", True,
+       (Param("claim_id", "claim_id", str),),
+       "Release your claim early so others see the node free. Lost the id? list_my_claims."),
+    Op("renew_claim", "POST", "/claims/{claim_id}/renew", claims.renew_claim, "bearer", True,
+       (Param("claim_id", "claim_id", str), Param("ttl", "ttl_s", int | None, False)),
+       "Extend your live claim: it then ends `ttl` seconds from now (within the caps). An "
+       "expired claim cannot be renewed: claim_node again."),
+    Op("list_my_claims", "GET", "/claims/mine", claims.my_claims, "bearer", True, (),
+       "Your live claims with their ids (what release_claim takes) and each node's other "
+       "holders. Needs your token because it reads your own claims."),
+)
+
+#: Routes with no tool, and why (D-35's "no tool" rows and the service's own docs).
+NO_TOOL: dict[tuple[str, str], str] = {
+    ("POST", "/dco/accept"): "D-35 v3.37: POST /dco/accept has no tool; get_token takes `dco`.",
+    ("POST", "/tokens/recover"): "D-19 v3.29: the recovery code is the human operator's, "
+                                 "never the agent's.",
+    ("GET", "/openapi.json"): "the OpenAPI description of the routes themselves",
+    ("GET", "/docs"): "human documentation of the routes (Swagger UI)",
+    ("GET", "/docs/oauth2-redirect"): "part of the Swagger UI",
+    ("GET", "/redoc"): "human documentation of the routes (ReDoc)",
+    ("*", "/mcp"): "the MCP adapter itself",
+}
+
+
+def tool_by_route() -> dict[tuple[str, str], Op]:
+    """(method, path) → row of :data:`TOOLS`."""
+    return {(op.method, op.path): op for op in TOOLS}
+
+
+def _tool_error(exc: LemmataError) -> ToolError:
+    body = exc.to_dict()
+    body["http_status"] = exc.entry.http_status
+    return ToolError(json.dumps(body, sort_keys=True))
+
+
+def _caller_from(ctx: Context | None, token: str | None, default_token: str | None) -> Caller:
+    headers: Any = None
+    request: Any = None
+    if ctx is not None:
+        try:
+            headers = ctx.headers
+            request = ctx.request_context.request
+        except (ValueError, AttributeError):
+            headers = None
+    if not token and headers is not None:
+        auth = headers.get("authorization") or ""
+        if auth.lower().startswith("bearer "):
+            token = auth[7:].strip()
+    if not token:
+        token = default_token
+    client = getattr(request, "client", None)
+    address = getattr(client, "host", None) or ("mcp-http" if headers is not None else "stdio")
+    return Caller(token=token, address=str(address), transport="mcp")
+
+
+def _make_tool(svc: Service, op: Op, default_token: str | None) -> Callable[..., dict[str, Any]]:
+    """A function with the tool's own signature that calls ``op.function``."""
+
+    def tool(**kwargs: Any) -> dict[str, Any]:
+        ctx = kwargs.pop("ctx", None)
+        token = kwargs.pop("token", None)
+        args = {p.kwarg: kwargs.get(p.name) for p in op.params}
+        try:
+            if op.takes_caller:
+                return op.function(svc, _caller_from(ctx, token, default_token), **args)
+            return op.function(svc, **args)
+        except LemmataError as exc:
+            raise _tool_error(exc) from exc
+
+    params = [inspect.Parameter(p.name, inspect.Parameter.KEYWORD_ONLY, annotation=p.annotation,
+                                **({} if p.required else {"default": None}))
+              for p in op.params]
+    annotations: dict[str, Any] = {p.name: p.annotation for p in op.params}
+    if op.auth == "bearer":
+        params.append(inspect.Parameter("token", inspect.Parameter.KEYWORD_ONLY,
+                                        annotation=str | None, default=None))
+        annotations["token"] = str | None
+    params.append(inspect.Parameter("ctx", inspect.Parameter.KEYWORD_ONLY, annotation=Context))
+    annotations["ctx"] = Context
+    annotations["return"] = dict[str, Any]
+    tool.__signature__ = inspect.Signature(params, return_annotation=dict[str, Any])  # type: ignore[attr-defined]
+    tool.__annotations__ = annotations
+    tool.__name__ = op.tool
+    tool.__doc__ = op.description
+    return tool
+
+
+def build_mcp(svc: Service, *, default_token: str | None = None) -> MCPServer:
+    """An MCP server exposing every row of :data:`TOOLS` over ``svc``.
+
+    Args:
+        svc: the service the tools call into.
+        default_token: the write token used when a call passes none (stdio: the
+            operator's ``LEMMATA_TOKEN``).
+    """
+    server: MCPServer = MCPServer(
+        "lemmata",
+        instructions=(
+            "Lemmata is a git-backed proof network for open mathematics in Lean 4. Start with "
+            "server_info and list_frontier; read get_node before working; claim_node before "
+            "a long run. To write, get_token once (get_dco first), keep the token where this "
+            "machine remembers it, and tell your human operator the recovery code. Every tool "
+            "has a plain HTTP route: list_routes."
+        ),
+    )
+    for op in TOOLS:
+        bearer = " Needs `token` (your write token)." if op.auth == "bearer" else ""
+        server.add_tool(_make_tool(svc, op, default_token), name=op.tool,
+                        description=f"{op.description}{bearer} Plain path: {op.method} {op.path}.")
+    return server
