@@ -1,0 +1,281 @@
+/-
+Shared helpers of the gate's checker programs (network/gate/lean/, D-4 steps 4-8).
+
+Not a module of its own: the Python adapter (network/gate/lean_toolchain.py) prepends this
+file to each checker's body and runs the result with `lake env lean --run File.lean
+request.json`. Each checker defines `run : Json → IO Json` and
+`def main (args : List String) : IO UInt32 := LemmataGate.mainWith "<Checker>" run args`.
+
+Rules every checker follows (LEAN_NOTES "Lean API"):
+* imports only the compiled modules it is asked about, never elaborates their text, and
+  never calls `enableInitializersExecution`, so none of the contributor's code runs;
+* prints exactly one JSON object on stdout: {"checker", "version": 1, ...} or, on any
+  failure, {"checker", "version": 1, "error": "<message>"};
+* receives names as arrays of components, so no name parsing happens here.
+-/
+import Lean
+
+open Lean Meta
+
+set_option linter.unusedVariables false
+
+namespace LemmataGate
+
+/-- A name from a JSON array of its components. -/
+def nameOfJson (j : Json) : Except String Name := do
+  let arr ← j.getArr?
+  let mut n := Name.anonymous
+  for c in arr do
+    let s ← c.getStr?
+    n := Name.str n s
+  if n.isAnonymous then throw "empty name"
+  return n
+
+def namesOfJson (j : Json) : Except String (Array Name) := do
+  let arr ← j.getArr?
+  arr.mapM nameOfJson
+
+def field (j : Json) (k : String) : IO Json :=
+  IO.ofExcept (j.getObjVal? k)
+
+def nameField (j : Json) (k : String) : IO Name := do
+  IO.ofExcept (nameOfJson (← field j k))
+
+def namesField (j : Json) (k : String) : IO (Array Name) := do
+  IO.ofExcept (namesOfJson (← field j k))
+
+def nameJson (n : Name) : Json := Json.str n.toString
+
+def namesJson (ns : Array Name) : Json :=
+  Json.arr (ns.map nameJson)
+
+/-- Import `mods` at private level (theorem bodies included) with extension states, so
+MetaM and the pretty printer work; no initializer runs. -/
+def loadEnv (mods : Array Name) : IO Environment := do
+  initSearchPath (← findSysroot)
+  importModules (mods.map fun m => { module := m }) {} (loadExts := true)
+
+/-- Run a MetaM action against `env` with no heartbeat limit (the sandbox caps time). -/
+def runMeta (env : Environment) (x : MetaM α) : IO α := do
+  let ctx : Core.Context := { fileName := "<lemmata-gate>", fileMap := default, maxHeartbeats := 0 }
+  let st : Core.State := { env := env }
+  let (a, _) ← (x.run' {} {}).toIO ctx st
+  pure a
+
+def ppIn (env : Environment) (e : Expr) : IO String :=
+  runMeta env do return toString (← ppExpr e)
+
+/-- The axioms a constant depends on, transitively (Lean.collectAxioms). -/
+def axiomsOf (env : Environment) (n : Name) : IO (Array Name) :=
+  runMeta env (collectAxioms n)
+
+/-- The module that defines `n` in `env`, if imported. -/
+def moduleOf (env : Environment) (n : Name) : Option Name := do
+  let idx ← env.getModuleIdxFor? n
+  env.allImportedModuleNames[idx]?
+
+/-- What a constant's *meaning* depends on: its type, a definition's value, an inductive's
+constructors and mutual block, a constructor's inductive, a recursor's rules. A theorem's
+proof is not part of what it means. -/
+def meaningDeps (ci : ConstantInfo) : Array Name := Id.run do
+  let mut out := ci.type.getUsedConstants
+  match ci with
+  | .defnInfo v => out := out ++ v.value.getUsedConstants
+  | .opaqueInfo v => out := out ++ v.value.getUsedConstants
+  | .inductInfo v => out := out ++ v.ctors.toArray ++ v.all.toArray
+  | .ctorInfo v => out := out.push v.induct
+  | .recInfo v =>
+    out := out ++ v.all.toArray
+    for r in v.rules do
+      out := out ++ r.rhs.getUsedConstants
+  | _ => pure ()
+  return out
+
+/-- Everything a constant's kernel term uses: type and value (a theorem's proof too). -/
+def termDeps (ci : ConstantInfo) : Array Name := Id.run do
+  let mut out := meaningDeps ci
+  if let .thmInfo v := ci then
+    out := out ++ v.value.getUsedConstants
+  return out
+
+partial def closureGo (env : Environment) (deps : ConstantInfo → Array Name)
+    (follow : Name → Bool) : List Name → NameSet → NameSet
+  | [], seen => seen
+  | n :: rest, seen =>
+    if seen.contains n then closureGo env deps follow rest seen
+    else
+      let seen := seen.insert n
+      if !follow n then closureGo env deps follow rest seen
+      else match env.find? n with
+        | none => closureGo env deps follow rest seen
+        | some ci => closureGo env deps follow ((deps ci).toList ++ rest) seen
+
+/-- The transitive closure of `roots` under `deps`, expanding only names `follow` allows
+(names not followed are still included). -/
+def closure (env : Environment) (deps : ConstantInfo → Array Name) (follow : Name → Bool)
+    (roots : Array Name) : NameSet :=
+  closureGo env deps follow roots.toList {}
+
+def kindTag : ConstantInfo → String
+  | .axiomInfo _ => "axiom"
+  | .defnInfo _ => "def"
+  | .thmInfo _ => "theorem"
+  | .opaqueInfo _ => "opaque"
+  | .quotInfo _ => "quot"
+  | .inductInfo _ => "inductive"
+  | .ctorInfo _ => "ctor"
+  | .recInfo _ => "rec"
+
+/-- Two constants mean the same: same kind, universe parameters and type, and for
+definitions the same value (Comparator's identity check; a theorem's proof is ignored). -/
+def sameConst (a b : ConstantInfo) : Bool :=
+  kindTag a == kindTag b && a.levelParams == b.levelParams && a.type == b.type &&
+  (match a, b with
+   | .defnInfo x, .defnInfo y => x.value == y.value && x.safety == y.safety
+   | .opaqueInfo x, .opaqueInfo y => x.value == y.value && x.isUnsafe == y.isUnsafe
+   | .axiomInfo x, .axiomInfo y => x.isUnsafe == y.isUnsafe
+   | .inductInfo x, .inductInfo y =>
+       x.numParams == y.numParams && x.numIndices == y.numIndices && x.all == y.all &&
+       x.ctors == y.ctors && x.isUnsafe == y.isUnsafe && x.isRec == y.isRec
+   | .ctorInfo x, .ctorInfo y =>
+       x.induct == y.induct && x.cidx == y.cidx && x.numParams == y.numParams &&
+       x.numFields == y.numFields && x.isUnsafe == y.isUnsafe
+   | .recInfo x, .recInfo y =>
+       x.numParams == y.numParams && x.numIndices == y.numIndices &&
+       x.numMotives == y.numMotives && x.numMinors == y.numMinors && x.k == y.k &&
+       x.rules.length == y.rules.length &&
+       (x.rules.zip y.rules).all fun (r, s) => r.ctor == s.ctor && r.nfields == s.nfields && r.rhs == s.rhs
+   | _, _ => true)
+
+/-- Constants that `roots` mean through in `source` and that are missing or different in
+`target`. Constants of the same non-graph module in both environments come from the same
+pinned olean, so they are not expanded (LEAN_NOTES: Lean's and Mathlib's compiled files are
+trusted, D-4 v3.16); graph constants (under `graphPrefix`) are always compared. Names in
+`exclude` (the theorem being proved, whose proof differs by design) are not compared. -/
+def mismatches (source target : Environment) (graphPrefix : Name) (roots : Array Name)
+    (exclude : Array Name := #[]) : Array Name := Id.run do
+  let trusted := fun (n : Name) =>
+    match moduleOf source n, moduleOf target n with
+    | some m, some m' => m == m' && !graphPrefix.isPrefixOf m
+    | _, _ => false
+  let names := closure source meaningDeps (fun n => !trusted n) roots
+  let mut bad := #[]
+  for n in names.toList do
+    if exclude.contains n then continue
+    if trusted n then continue
+    match source.find? n, target.find? n with
+    | some a, some b => if !sameConst a b then bad := bad.push n
+    | some _, none => bad := bad.push n
+    | none, _ => pure ()
+  return bad.qsort Name.lt
+
+/-- The axioms that trust the compiler: the pre-4.29 three, or any `_native` component. -/
+def isNativeAxiom (n : Name) : Bool :=
+  n == ``Lean.ofReduceBool || n == ``Lean.ofReduceNat || n == `Lean.trustCompiler ||
+  n.components.any fun c => (c.toString.splitOn "_native").length > 1
+
+def report (checker : String) (fields : List (String × Json)) : Json :=
+  Json.mkObj ([("checker", Json.str checker), ("version", (1 : Nat))] ++ fields)
+
+/-- The shared `main`: read the request file, run, print one JSON object; exit 0 when the
+check ran (its findings are data), 1 when it could not. -/
+def mainWith (checker : String) (run : Json → IO Json) (args : List String) : IO UInt32 := do
+  try
+    let path ← match args with
+      | [p] => pure p
+      | _ => throw (IO.userError "usage: lean --run <Checker>.lean request.json")
+    let req ← IO.ofExcept (Json.parse (← IO.FS.readFile path))
+    let out ← run req
+    IO.println (out.compress)
+    return 0
+  catch e =>
+    IO.println (report checker [("error", Json.str (toString e))]).compress
+    return 1
+
+end LemmataGate
+
+/-! ## Holes of a partial proof (shared by ExtractHoles and DefEq) -/
+
+namespace LemmataGate
+
+def binderInfoStr : BinderInfo → String
+  | .default => "default"
+  | .implicit => "implicit"
+  | .strictImplicit => "strictImplicit"
+  | .instImplicit => "instImplicit"
+
+/-- One hole: its `have` name (or `hole<k>`), goal and binders pretty-printed in its local
+context, its statement closed over that context (as an expression and printed), and the
+source position a labelled sorry carries (Lean.Meta.isLabeledSorry?). -/
+structure HoleData where
+  name : Name
+  goal : String
+  binders : Array Json
+  statement : Expr
+  statementPP : String
+  line : Option Nat
+  column : Option Nat
+
+def recordHole (acc : IO.Ref (Array HoleData)) (e : Expr) (hname : Option Name) :
+    MetaM Unit := do
+  let goal ← instantiateMVars (← inferType e)
+  let fvars := (← getLCtx).getFVars
+  let mut binders := #[]
+  for x in fvars do
+    let d ← x.fvarId!.getDecl
+    binders := binders.push (Json.mkObj [
+      ("name", Json.str d.userName.toString), ("type", Json.str (toString (← ppExpr d.type))),
+      ("binder_info", Json.str (binderInfoStr d.binderInfo))])
+  let stmt ← mkForallFVars fvars goal
+  let k := (← acc.get).size + 1
+  let (line, column) := match isLabeledSorry? e with
+    | some { module? := some (_, pos, _) } => (some pos.line, some pos.column)
+    | _ => (none, none)
+  acc.modify (·.push {
+    name := hname.getD (Name.mkSimple s!"hole{k}"), goal := toString (← ppExpr goal),
+    binders, statement := stmt, statementPP := toString (← ppExpr stmt), line, column })
+
+/-- Walk a term left to right, outside in, entering binders with their locals in scope;
+every `sorryAx` application is a hole. `have h : T := sorry` (a `letFun` application or a
+non-dependent `letE`, depending on the Lean version) names the hole `h`. -/
+partial def visitHoles (acc : IO.Ref (Array HoleData)) (e : Expr) (hname : Option Name) :
+    MetaM Unit := do
+  match e with
+  | .mdata _ b => visitHoles acc b hname
+  | .lam n t b bi =>
+    visitHoles acc t none
+    withLocalDecl n bi t fun x => visitHoles acc (b.instantiate1 x) none
+  | .forallE n t b bi =>
+    visitHoles acc t none
+    withLocalDecl n bi t fun x => visitHoles acc (b.instantiate1 x) none
+  | .letE n t v b _ =>
+    visitHoles acc t none
+    visitHoles acc v (some n)
+    withLetDecl n t v fun x => visitHoles acc (b.instantiate1 x) none
+  | .app .. =>
+    if e.isAppOf ``sorryAx then
+      recordHole acc e hname
+    else if e.isAppOfArity ``letFun 4 then
+      let args := e.getAppArgs
+      let n := match args[3]! with
+        | .lam n .. => some n
+        | _ => none
+      visitHoles acc args[2]! n
+      visitHoles acc args[3]! none
+    else
+      visitHoles acc e.getAppFn none
+      for a in e.getAppArgs do
+        visitHoles acc a none
+  | .proj _ _ s => visitHoles acc s none
+  | _ => pure ()
+
+/-- The holes of declaration `decl`'s value in `env`, or none when it has no value. -/
+def holesOf (env : Environment) (decl : Name) : IO (Option (Array HoleData)) := do
+  let some ci := env.find? decl | return none
+  let some v := ci.value? | return none
+  runMeta env do
+    let acc ← IO.mkRef #[]
+    visitHoles acc v none
+    acc.get
+
+end LemmataGate

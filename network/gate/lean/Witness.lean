@@ -1,0 +1,75 @@
+/-
+Witness (D-4 step 7, D-29 v3.22). Body only: run after Common.lean.
+
+Request: {"statement_module": [..], "decl": [..], "witness_module": [..],
+          "witness_decl": [..], "keep": null | ["hn", ..]}
+Report:  {"checker": "Witness", "version": 1, "found": bool, "type_matches": bool,
+          "expected_type": str, "witness_type": str|null, "mismatched_constants": [..],
+          "axioms": [..]}
+
+The expected witness type is built from the statement's type, never from its text: for
+`∀ (x₁ : A₁) … (h₁ : P₁) …, C`, it is `∃ x₁ … xₙ, P₁ ∧ … ∧ Pₘ` over the data binders in
+order with the conjunction of the hypotheses (`True` when there is none), the graph's
+convention (graph/targets/*/nodes/*/Witness.lean). `keep` narrows the hypotheses to those
+named (D-29 v3.22: the rest are discharged by the merged assembly). The witness
+declaration's type must be definitionally equal to it in the witness's environment, after
+every constant the expected type uses is checked identical there; the witness proof's
+axioms are reported for the allowlist.
+-/
+namespace LemmataGate.Witness
+open Lean Meta LemmataGate
+
+def mkAndList : List Expr → Expr
+  | [] => mkConst ``True
+  | [p] => p
+  | p :: ps => mkApp2 (mkConst ``And) p (mkAndList ps)
+
+def expectedType (type : Expr) (keep : Option (Array String)) : MetaM Expr :=
+  forallTelescope type fun xs _ => do
+    let mut data := #[]
+    let mut hyps := #[]
+    for x in xs do
+      let d ← x.fvarId!.getDecl
+      if ← isProp d.type then
+        if keep.all (·.contains d.userName.toString) then hyps := hyps.push d.type
+      else data := data.push x
+    let mut body := mkAndList hyps.toList
+    for x in data.reverse do
+      let t ← inferType x
+      let u ← getLevel t
+      body := mkApp2 (mkConst ``Exists [u]) t (← mkLambdaFVars #[x] body)
+    if body.hasFVar then
+      throwError "a data binder depends on a hypothesis; no canonical witness type"
+    return body
+
+end LemmataGate.Witness
+
+open Lean Meta LemmataGate LemmataGate.Witness in
+def runWitness (req : Json) : IO Json := do
+  let stmtMod ← nameField req "statement_module"
+  let decl ← nameField req "decl"
+  let witMod ← nameField req "witness_module"
+  let witDecl ← nameField req "witness_decl"
+  let keepJ ← field req "keep"
+  let keep ← match keepJ with
+    | .null => pure none
+    | j => pure (some (← IO.ofExcept (j.getArr? >>= (·.mapM (·.getStr?)))))
+  let graphPrefix := (stmtMod.components.head?).getD `Lemmata
+  let stmtEnv ← loadEnv #[stmtMod]
+  let some s := stmtEnv.find? decl
+    | throw (IO.userError s!"statement module does not declare {decl}")
+  let expected ← runMeta stmtEnv (expectedType s.type keep)
+  let expectedPP ← ppIn stmtEnv expected
+  let witEnv ← if witMod == stmtMod then pure stmtEnv else loadEnv #[witMod]
+  let some w := witEnv.find? witDecl
+    | return report "Witness" [("found", Json.bool false), ("type_matches", Json.bool false),
+        ("expected_type", Json.str expectedPP), ("witness_type", Json.null),
+        ("mismatched_constants", Json.arr #[]), ("axioms", Json.arr #[])]
+  let bad := mismatches stmtEnv witEnv graphPrefix expected.getUsedConstants
+  let matches ← if bad.isEmpty then runMeta witEnv (isDefEq expected w.type) else pure false
+  return report "Witness" [("found", Json.bool true), ("type_matches", Json.bool matches),
+    ("expected_type", Json.str expectedPP), ("witness_type", Json.str (← ppIn witEnv w.type)),
+    ("mismatched_constants", namesJson bad), ("axioms", namesJson (← axiomsOf witEnv witDecl))]
+
+def main (args : List String) : IO UInt32 :=
+  LemmataGate.mainWith "Witness" runWitness args

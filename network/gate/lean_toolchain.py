@@ -1,0 +1,545 @@
+"""The real toolchain adapter: lake, lean, leanchecker, Comparator and the gate's checkers.
+
+Everything here follows LEAN_NOTES.md; nothing here can run on a machine without Lean, and
+:func:`network.gate.toolchain.detect_toolchain` only returns a :class:`LeanToolchain` when it
+found ``lean`` and ``lake``. Every Lean process runs inside the step-3 sandbox with the
+target's caps (D-4 step 3), including the verdict runs that execute none of the
+contributor's code (v3.27): defence in depth costs nothing there.
+
+Checker programs (``network/gate/lean/*.lean``) run as ``lake env lean --run
+<Checker>.lean <request.json>``; each is ``Common.lean`` followed by the checker's own body
+(the files cannot import each other without being built). Each prints one JSON report,
+parsed by :func:`network.gate.toolchain.parse_checker_output`.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from importlib import resources
+from pathlib import Path
+from typing import Any
+
+from network import proc
+from network.errors import LemmataError
+from network.gate.sandbox import SandboxLayout, SandboxResult, SandboxRunner
+from network.gate.toolchain import (
+    BuildResult,
+    CheckerOutputError,
+    CompareResult,
+    DefEqResult,
+    HazardFinding,
+    HazardsResult,
+    Hole,
+    HoleBinder,
+    HolesResult,
+    LeanMessage,
+    ReplayResult,
+    TermRef,
+    TheoremComparison,
+    ToolchainInfo,
+    UsedConstantsResult,
+    WitnessResult,
+    parse_checker_output,
+    parse_lean_messages,
+)
+from network.gate.workspace import (
+    CHECKER_DIR,
+    LIBRARY,
+    Workspace,
+    comparator_config,
+    name_components,
+    root_module_text,
+)
+from network.record.models import Caps, GateSpec
+
+LOG_TAIL = 20_000
+CHECKERS = ("CheckStatement", "UsedConstants", "ExtractHoles", "Hazards", "Witness", "DefEq")
+NATIVE_AXIOMS = frozenset({"Lean.ofReduceBool", "Lean.ofReduceNat", "Lean.trustCompiler"})
+_VERSION_RE = re.compile(r"version (\d+\.\d+\.\d+(?:-[A-Za-z0-9.-]+)?)")
+_COMMIT_RE = re.compile(r"commit ([0-9a-f]{40})")
+
+
+def checker_source(name: str) -> str:
+    """The full source of checker ``name``: ``Common.lean`` then ``<name>.lean``.
+
+    Raises:
+        ValueError: ``name`` is not one of :data:`CHECKERS`.
+    """
+    if name not in CHECKERS:
+        raise ValueError(f"unknown checker {name!r}")
+    pkg = resources.files("network.gate") / "lean"
+    common = (pkg / "Common.lean").read_text("utf-8")
+    body = (pkg / f"{name}.lean").read_text("utf-8")
+    return common.rstrip("\n") + "\n\n" + body
+
+
+def is_native_axiom(name: str) -> bool:
+    """An axiom that trusts the compiler: the three pre-4.29 names, or any name with a
+    ``_native`` component (lean4 PR #12217, LEAN_NOTES "Native evaluation")."""
+    return name in NATIVE_AXIOMS or any(c == "_native" or c.startswith("_native")
+                                        for c in _components_or_self(name))
+
+
+def _components_or_self(name: str) -> list[str]:
+    try:
+        return name_components(name)
+    except ValueError:
+        return [name]
+
+
+def pin_version(pin: str) -> str:
+    """``leanprover/lean4:v4.34.0`` → ``4.34.0``; nightlies keep their ``nightly-…`` tag."""
+    tag = pin.split(":", 1)[1]
+    return tag.removeprefix("v")
+
+
+def toolchain_env() -> dict[str, str]:
+    """Extra sandbox variables for every Lean run: panics abort (Comparator does the same)."""
+    return {"LEAN_ABORT_ON_PANIC": "1"}
+
+
+@dataclass
+class LeanToolchain:
+    """The real :class:`~network.gate.toolchain.Toolchain` (DESIGN.md "Lean").
+
+    Args:
+        spec: the target's gate-spec (pins, kernel checks).
+        bindir: the toolchain's ``bin`` directory holding lean, lake and leanchecker.
+        pins_root: the gate image's prebuilt pin directories (see
+            :mod:`network.gate.workspace`).
+        comparator / lean4export / landrun / nanoda: absolute paths of Comparator and its
+            helpers, needed only when ``spec.kernel.replay == "comparator"``; None looks
+            in ``<pins_root>/tools/``.
+    """
+
+    spec: GateSpec
+    bindir: Path
+    pins_root: Path
+    comparator: Path | None = None
+    lean4export: Path | None = None
+    landrun: Path | None = None
+    nanoda: Path | None = None
+
+    # --- plumbing ----------------------------------------------------------------------
+
+    def _tool(self, name: str) -> Path:
+        return self.bindir / name
+
+    def _helper(self, given: Path | None, name: str) -> Path | None:
+        p = given or self.pins_root / "tools" / name
+        return p if p.is_file() else None
+
+    def layout(self, workspace: Workspace) -> SandboxLayout:
+        """The sandbox view for ``workspace``: it is scratch (writable: lake writes
+        ``.lake/build``), the toolchain and the pin directory are read-only."""
+        ro = [self.bindir.parent]
+        if workspace.pins_dir is not None:
+            ro.append(workspace.pins_dir)
+        for helper in (self.comparator, self.lean4export, self.landrun, self.nanoda):
+            if helper is not None:
+                ro.append(helper)
+        return SandboxLayout(scratch=workspace.root, read_only=tuple(ro),
+                             path_dirs=(self.bindir,))
+
+    def _run(self, sandbox: SandboxRunner, workspace: Workspace, argv: Sequence[str], caps: Caps,
+             env: Mapping[str, str] | None = None) -> SandboxResult:
+        """One sandboxed run in the workspace; LemmataError(sandbox-unavailable) escapes."""
+        return sandbox.run(list(argv), self.layout(workspace), caps, cwd=workspace.root,
+                           env={**toolchain_env(), **(env or {})})
+
+    def run_checker(self, name: str, request: Mapping[str, Any], workspace: Workspace,
+                    sandbox: SandboxRunner, caps: Caps) -> dict[str, Any] | tuple[str, str]:
+        """Run checker ``name`` on ``request`` and return its report, or (code, detail).
+
+        The request JSON is written to ``<workspace>/.lemmata-checkers/<name>.json``; names
+        in it are component arrays (:func:`~network.gate.workspace.name_components`).
+        """
+        cdir = workspace.root / CHECKER_DIR
+        cdir.mkdir(exist_ok=True)
+        src = cdir / f"{name}.lean"
+        src.write_text(checker_source(name), "utf-8")
+        req = cdir / f"{name}.json"
+        req.write_text(json.dumps(request, sort_keys=True), "utf-8")
+        try:
+            res = self._run(sandbox, workspace,
+                            [str(self._tool("lake")), "env", "lean", f"-j{caps.threads}",
+                             "--run", str(src), str(req)], caps)
+        except LemmataError as exc:
+            return exc.code, exc.detail
+        if res.killed_by is not None:
+            return "resource-cap-exceeded", f"{name} hit the {res.killed_by} cap"
+        try:
+            report = parse_checker_output(res.stdout, name)
+        except CheckerOutputError as exc:
+            return "checker-output-malformed", f"{exc} (rc {res.rc}): {res.stderr[-2000:]}"
+        if report.get("error"):
+            return "checker-failed", str(report["error"])[:2000]
+        if res.rc != 0:
+            return "checker-failed", f"{name} exited {res.rc}: {res.stderr[-2000:]}"
+        return report
+
+    # --- Toolchain ---------------------------------------------------------------------
+
+    def describe(self) -> ToolchainInfo:
+        """Run ``lean --version`` (not contributor code, so outside the sandbox) and compare
+        it with the pin (D-4 step 1).
+
+        Returns ``toolchain-mismatch`` when the version differs, ``toolchain-missing``
+        when lean cannot run.
+        """
+        paths = {n: str(self._tool(n)) for n in ("lean", "lake", "leanchecker")
+                 if self._tool(n).is_file()}
+        for n, given in (("comparator", self.comparator), ("lean4export", self.lean4export),
+                         ("landrun", self.landrun), ("nanoda", self.nanoda)):
+            found = self._helper(given, n)
+            if found:
+                paths[n] = str(found)
+        try:
+            done = proc.run([str(self._tool("lean")), "--version"],
+                            env={"PATH": f"{self.bindir}:/usr/bin:/bin"}, timeout_s=60)
+        except LemmataError as exc:
+            return ToolchainInfo(False, "toolchain-missing", self.spec.lean_toolchain,
+                                 paths=paths, detail=exc.detail)
+        vm = _VERSION_RE.search(done.out)
+        cm = _COMMIT_RE.search(done.out)
+        version = vm.group(1) if vm else None
+        want = pin_version(self.spec.lean_toolchain)
+        matches = version is not None and (version == want or want in version)
+        if done.rc != 0 or not matches:
+            return ToolchainInfo(False, "toolchain-mismatch", self.spec.lean_toolchain,
+                                 version, cm.group(1) if cm else None, paths,
+                                 f"installed {done.out.strip()[:200]!r}, pinned {want}")
+        return ToolchainInfo(True, None, self.spec.lean_toolchain, version,
+                             cm.group(1) if cm else None, paths, "toolchain matches the pin")
+
+    def build(self, workspace: Workspace, modules: Sequence[str], sandbox: SandboxRunner,
+              caps: Caps) -> BuildResult:
+        """``lake build Lemmata`` with ``Lemmata.lean`` importing ``modules``, then
+        ``lake env lean --json`` on each module's own file for its messages (step 3).
+
+        The verdict is lake's exit status and the caps; messages are diagnostics only.
+        """
+        mods = tuple(modules)
+        for m in mods:
+            workspace.source(m)  # KeyError for a module the workspace does not hold
+        (workspace.root / f"{LIBRARY}.lean").write_text(root_module_text(mods), "utf-8")
+        try:
+            res = self._run(sandbox, workspace, [str(self._tool("lake")), "build", LIBRARY],
+                            caps)
+            messages: list[LeanMessage] = []
+            for m in mods:
+                msg_run = self._run(sandbox, workspace,
+                                    [str(self._tool("lake")), "env", "lean", "--json",
+                                     f"-j{caps.threads}", str(workspace.source(m).path)], caps)
+                messages.extend(parse_lean_messages(msg_run.stdout))
+        except LemmataError as exc:
+            return BuildResult(False, exc.code, mods, log=exc.detail)
+        log = (res.stdout + res.stderr)[-LOG_TAIL:]
+        if res.killed_by is not None:
+            return BuildResult(False, "resource-cap-exceeded", mods, tuple(messages), res.rc,
+                               res.killed_by, log)
+        if res.rc != 0:
+            return BuildResult(False, "lean-build-failed", mods, tuple(messages), res.rc,
+                               None, log)
+        return BuildResult(True, None, mods, tuple(messages), res.rc, None, log)
+
+    def replay(self, workspace: Workspace, modules: Sequence[str], sandbox: SandboxRunner,
+               caps: Caps) -> ReplayResult:
+        """Kernel replay with ``lake env leanchecker`` per module (step 4, v3.16).
+
+        On a graph that pins Mathlib each graph module is replayed into the environment of
+        its imports (Mathlib's oleans are trusted, fixed by the image); without Mathlib
+        ``--fresh`` replays everything. ``LEAN_NUM_THREADS=1`` as lean-action does.
+        Comparator is driven by :meth:`check_statement` when the gate-spec selects it.
+        """
+        fresh = self.spec.mathlib is None and not self.spec.packages
+        mods = tuple(modules)
+        logs: list[str] = []
+        one = Caps(cpu_s=caps.cpu_s, memory_mib=caps.memory_mib, wall_s=caps.wall_s, threads=1)
+        for m in mods:
+            argv = [str(self._tool("lake")), "env", "leanchecker", *(["--fresh"] if fresh else []),
+                    m]
+            try:
+                res = self._run(sandbox, workspace, argv, one)
+            except LemmataError as exc:
+                return ReplayResult(False, exc.code, mods, fresh=fresh, failed_module=m,
+                                    log=exc.detail)
+            logs.append((res.stdout + res.stderr)[-4000:])
+            if res.killed_by is not None:
+                return ReplayResult(False, "resource-cap-exceeded", mods, fresh=fresh,
+                                    failed_module=m, log="\n".join(logs)[-LOG_TAIL:])
+            if res.rc != 0:
+                return ReplayResult(False, "kernel-replay-failed", mods, fresh=fresh,
+                                    failed_module=m, log="\n".join(logs)[-LOG_TAIL:])
+        return ReplayResult(True, None, mods, fresh=fresh, log="\n".join(logs)[-LOG_TAIL:])
+
+    def comparator_env(self) -> dict[str, str] | None:
+        """COMPARATOR_LANDRUN / _LEAN4EXPORT / _NANODA, or None when a helper is missing."""
+        landrun = self._helper(self.landrun, "landrun")
+        export = self._helper(self.lean4export, "lean4export")
+        if landrun is None or export is None:
+            return None
+        env = {"COMPARATOR_LANDRUN": str(landrun), "COMPARATOR_LEAN4EXPORT": str(export)}
+        if self.spec.kernel.second_kernel == "nanoda":
+            nanoda = self._helper(self.nanoda, "nanoda_bin")
+            if nanoda is None:
+                return None
+            env["COMPARATOR_NANODA"] = str(nanoda)
+        return env
+
+    def run_comparator(self, workspace: Workspace, statement_module: str,
+                       solution_module: str, theorems: Sequence[str],
+                       permitted_axioms: Sequence[str], sandbox: SandboxRunner,
+                       caps: Caps) -> ReplayResult:
+        """``lake env comparator config.json`` (LEAN_NOTES "Comparator"): exit 0 and
+        nothing else counts; stdout is kept as the diagnostic."""
+        comparator = self._helper(self.comparator, "comparator")
+        env = self.comparator_env()
+        mods = (statement_module, solution_module)
+        second = self.spec.kernel.second_kernel
+        if comparator is None or env is None:
+            return ReplayResult(False, "toolchain-missing", mods, "comparator",
+                                second_kernel=second,
+                                log="Comparator or its helpers are not installed")
+        cfg = workspace.root / CHECKER_DIR / "comparator.json"
+        cfg.parent.mkdir(exist_ok=True)
+        cfg.write_text(json.dumps(comparator_config(statement_module, solution_module, theorems,
+                                                    permitted_axioms, second), indent=2),
+                       "utf-8")
+        try:
+            res = self._run(sandbox, workspace,
+                            [str(self._tool("lake")), "env", str(comparator), str(cfg)], caps, env)
+        except LemmataError as exc:
+            return ReplayResult(False, exc.code, mods, "comparator", second_kernel=second,
+                                log=exc.detail)
+        log = (res.stdout + res.stderr)[-LOG_TAIL:]
+        if res.killed_by is not None:
+            return ReplayResult(False, "resource-cap-exceeded", mods, "comparator",
+                                second_kernel=second, log=log)
+        if res.rc != 0:
+            return ReplayResult(False, "kernel-replay-failed", mods, "comparator",
+                                second_kernel=second, failed_module=solution_module, log=log)
+        return ReplayResult(True, None, mods, "comparator", second_kernel=second, log=log)
+
+    def check_statement(self, workspace: Workspace, statement_module: str,
+                        solution_module: str, theorems: Sequence[str],
+                        permitted_axioms: Sequence[str], sandbox: SandboxRunner,
+                        caps: Caps) -> CompareResult:
+        """Run CheckStatement.lean: each theorem's type in the solution equals the
+        statement's, every constant the statement uses is identical in the solution's
+        environment, and the proof's axioms are permitted (steps 4-5, v3.27). When the
+        gate-spec selects Comparator, Comparator must accept as well."""
+        request = {"statement_module": name_components(statement_module),
+                   "solution_module": name_components(solution_module),
+                   "theorems": [name_components(t) for t in theorems],
+                   "permitted_axioms": [name_components(a) for a in permitted_axioms]}
+        report = self.run_checker("CheckStatement", request, workspace, sandbox, caps)
+        if isinstance(report, tuple):
+            return CompareResult(False, report[0], detail=report[1])
+        result = compare_result_from_report(report, permitted_axioms)
+        if result.ok and self.spec.kernel.replay == "comparator":
+            comp = self.run_comparator(workspace, statement_module, solution_module, theorems,
+                                       permitted_axioms, sandbox, caps)
+            if not comp.ok:
+                return CompareResult(False, comp.code, result.theorems, comp.log)
+        return result
+
+    def check_witness(self, workspace: Workspace, statement_module: str, decl: str,
+                      witness_module: str, witness_decl: str,
+                      permitted_axioms: Sequence[str], sandbox: SandboxRunner, caps: Caps,
+                      keep_hypotheses: Sequence[str] | None = None) -> WitnessResult:
+        """Run Witness.lean (step 7; D-29 v3.22 narrowing through ``keep_hypotheses``)."""
+        request = {"statement_module": name_components(statement_module),
+                   "decl": name_components(decl),
+                   "witness_module": name_components(witness_module),
+                   "witness_decl": name_components(witness_decl),
+                   "keep": None if keep_hypotheses is None else list(keep_hypotheses)}
+        report = self.run_checker("Witness", request, workspace, sandbox, caps)
+        if isinstance(report, tuple):
+            return WitnessResult(False, report[0], witness_decl, detail=report[1])
+        return witness_result_from_report(report, witness_decl, permitted_axioms)
+
+    def used_constants(self, workspace: Workspace, module: str, decls: Sequence[str],
+                       sandbox: SandboxRunner, caps: Caps,
+                       prefix: str = "Lemmata") -> UsedConstantsResult:
+        """Run UsedConstants.lean (step 8, v3.25)."""
+        request = {"module": name_components(module),
+                   "decls": [name_components(d) for d in decls],
+                   "prefix": name_components(prefix)}
+        report = self.run_checker("UsedConstants", request, workspace, sandbox, caps)
+        if isinstance(report, tuple):
+            return UsedConstantsResult(False, report[0], tuple(decls), detail=report[1])
+        return used_constants_from_report(report, decls)
+
+    def extract_holes(self, workspace: Workspace, partial_module: str, decl: str,
+                      sandbox: SandboxRunner, caps: Caps) -> HolesResult:
+        """Run ExtractHoles.lean (D-12 #5, D-29)."""
+        request = {"module": name_components(partial_module), "decl": name_components(decl)}
+        report = self.run_checker("ExtractHoles", request, workspace, sandbox, caps)
+        if isinstance(report, tuple):
+            return HolesResult(False, report[0], decl, detail=report[1])
+        return holes_from_report(report, decl)
+
+    def hazards(self, workspace: Workspace, statement_module: str, decls: Sequence[str],
+                checkers: Sequence[str], sandbox: SandboxRunner, caps: Caps) -> HazardsResult:
+        """Run Hazards.lean over the declarations' types (step 6)."""
+        request = {"module": name_components(statement_module),
+                   "decls": [name_components(d) for d in decls], "checkers": list(checkers)}
+        report = self.run_checker("Hazards", request, workspace, sandbox, caps)
+        if isinstance(report, tuple):
+            return HazardsResult(False, report[0], detail=report[1])
+        return hazards_from_report(report, checkers)
+
+    def defeq(self, workspace: Workspace, left: TermRef, right: TermRef, sandbox: SandboxRunner,
+              caps: Caps) -> DefEqResult:
+        """Run DefEq.lean (D-12 offload rule; v3.21 offload-restates-ancestor)."""
+        def ref(t: TermRef) -> dict[str, Any]:
+            return {"module": name_components(t.module), "decl": name_components(t.decl),
+                    "hole": t.hole}
+        report = self.run_checker("DefEq", {"left": ref(left), "right": ref(right)},
+                                  workspace, sandbox, caps)
+        if isinstance(report, tuple):
+            return DefEqResult(False, report[0], detail=report[1])
+        return defeq_from_report(report)
+
+
+# --- reports → results (pure; tested without Lean) ---------------------------------------
+
+
+def _names(value: Any) -> tuple[str, ...]:
+    """A JSON list of strings, sorted and deduplicated; anything else raises ValueError."""
+    if not isinstance(value, list) or not all(isinstance(v, str) for v in value):
+        raise ValueError(f"expected a list of names, got {value!r}"[:200])
+    return tuple(sorted(set(value)))
+
+
+def compare_result_from_report(report: Mapping[str, Any],
+                               permitted_axioms: Sequence[str]) -> CompareResult:
+    """CheckStatement's report → :class:`CompareResult`. Python, not the checker, decides
+    ``ok``: axioms are re-judged against ``permitted_axioms`` here.
+
+    A malformed report gives ``checker-output-malformed``; an empty theorem list is a
+    failure (nothing was checked).
+    """
+    try:
+        rows = report["theorems"]
+        if not isinstance(rows, list) or not rows:
+            raise ValueError("no theorems in report")
+        out: list[TheoremComparison] = []
+        permitted = set(permitted_axioms)
+        for row in rows:
+            axioms = _names(row["axioms"])
+            native = tuple(a for a in axioms if is_native_axiom(a))
+            out.append(TheoremComparison(
+                name=str(row["name"]), found=row["found"] is True,
+                type_equal=row["type_equal"] is True,
+                mismatched_constants=_names(row["mismatched_constants"]),
+                axioms=axioms,
+                disallowed_axioms=tuple(a for a in axioms if a not in permitted),
+                sorry="sorryAx" in axioms, native=native))
+    except (KeyError, TypeError, ValueError) as exc:
+        return CompareResult(False, "checker-output-malformed", detail=str(exc)[:500])
+    code = None
+    for check, c in ((lambda t: not t.found, "declaration-missing"),
+                     (lambda t: not t.type_equal or t.mismatched_constants,
+                      "statement-mismatch"),
+                     (lambda t: t.sorry, "sorry-used"),
+                     (lambda t: t.native, "native-code-used"),
+                     (lambda t: t.disallowed_axioms, "axiom-not-permitted")):
+        if any(check(t) for t in out):
+            code = c
+            break
+    return CompareResult(code is None, code, tuple(out))
+
+
+def witness_result_from_report(report: Mapping[str, Any], witness_decl: str,
+                               permitted_axioms: Sequence[str]) -> WitnessResult:
+    """Witness's report → :class:`WitnessResult` (step 7)."""
+    try:
+        found = report["found"] is True
+        matches = report["type_matches"] is True
+        axioms = _names(report.get("axioms", []))
+        expected = report.get("expected_type")
+        actual = report.get("witness_type")
+    except (KeyError, TypeError, ValueError) as exc:
+        return WitnessResult(False, "checker-output-malformed", witness_decl,
+                             detail=str(exc)[:500])
+    disallowed = tuple(a for a in axioms if a not in set(permitted_axioms))
+    ok = found and matches and not disallowed
+    detail = ("" if ok else "witness declaration missing" if not found
+              else "witness type is not the expected existential" if not matches
+              else f"witness uses {', '.join(disallowed)}")
+    return WitnessResult(ok, None if ok else "witness-failed", witness_decl,
+                         str(expected) if expected is not None else None,
+                         str(actual) if actual is not None else None, axioms, disallowed,
+                         detail)
+
+
+def used_constants_from_report(report: Mapping[str, Any],
+                               decls: Sequence[str]) -> UsedConstantsResult:
+    """UsedConstants' report → :class:`UsedConstantsResult`; a missing declaration is
+    ``declaration-missing``."""
+    try:
+        missing = _names(report.get("missing", []))
+        constants = _names(report["constants"])
+        modules = _names(report["modules"])
+    except (KeyError, TypeError, ValueError) as exc:
+        return UsedConstantsResult(False, "checker-output-malformed", tuple(decls),
+                                   detail=str(exc)[:500])
+    if missing:
+        return UsedConstantsResult(False, "declaration-missing", tuple(decls), constants,
+                                   modules, f"missing: {', '.join(missing)}")
+    return UsedConstantsResult(True, None, tuple(decls), constants, modules)
+
+
+def holes_from_report(report: Mapping[str, Any], decl: str) -> HolesResult:
+    """ExtractHoles' report → :class:`HolesResult`."""
+    try:
+        if report.get("found") is not True:
+            return HolesResult(False, "declaration-missing", decl,
+                               detail=f"{decl} is not in the partial's module")
+        holes = []
+        for i, h in enumerate(report["holes"], start=1):
+            binders = tuple(HoleBinder(str(b["name"]), str(b["type"]),
+                                       b.get("binder_info", "default"))
+                            for b in h.get("binders", []))
+            holes.append(Hole(int(h.get("index", i)), str(h["name"]), str(h["goal"]), binders,
+                              str(h.get("statement", "")),
+                              int(h["line"]) if h.get("line") is not None else None,
+                              int(h["column"]) if h.get("column") is not None else None))
+    except (KeyError, TypeError, ValueError) as exc:
+        return HolesResult(False, "checker-output-malformed", decl, detail=str(exc)[:500])
+    return HolesResult(True, None, decl, tuple(holes))
+
+
+def hazards_from_report(report: Mapping[str, Any], checkers: Sequence[str]) -> HazardsResult:
+    """Hazards' report → :class:`HazardsResult`, keeping only requested checkers' findings;
+    a missing declaration is ``declaration-missing``."""
+    try:
+        missing = _names(report.get("missing", []))
+        findings = tuple(
+            HazardFinding(str(f["checker"]), str(f["decl"]), str(f["location"])[:200],
+                          str(f["subterm"]), str(f.get("proposition", "")),
+                          str(f["message"]),
+                          int(f["line"]) if f.get("line") is not None else None)
+            for f in report["findings"] if f["checker"] in set(checkers))
+    except (KeyError, TypeError, ValueError) as exc:
+        return HazardsResult(False, "checker-output-malformed", detail=str(exc)[:500])
+    if missing:
+        return HazardsResult(False, "declaration-missing", findings,
+                             f"missing: {', '.join(missing)}")
+    return HazardsResult(True, None, findings)
+
+
+def defeq_from_report(report: Mapping[str, Any]) -> DefEqResult:
+    """DefEq's report → :class:`DefEqResult`."""
+    defeq = report.get("defeq")
+    comparable = report.get("comparable")
+    if not isinstance(comparable, bool) or (comparable and not isinstance(defeq, bool)):
+        return DefEqResult(False, "checker-output-malformed", detail="bad DefEq report")
+    if not comparable:
+        return DefEqResult(True, None, None, False, str(report.get("detail", ""))[:500])
+    return DefEqResult(True, None, bool(defeq), True)

@@ -1,0 +1,640 @@
+"""The one toolchain adapter interface for every Lean call the gate makes (DESIGN.md "Lean").
+
+Gate steps never call ``lean``, ``lake``, ``leanchecker`` or Comparator themselves: they
+receive a :class:`Toolchain` by injection and read the typed results below. Three
+implementations exist:
+
+* :class:`~network.gate.lean_toolchain.LeanToolchain`: the real one, for machines that have
+  Lean (GitHub runners, the gate image, a contributor's laptop).
+* :class:`MissingToolchain`: what :func:`detect_toolchain` returns when no Lean is found.
+  Every method answers ``toolchain-missing``; none ever reports a pass.
+* the recorded stand-in of ``tests/standin.py``, which lives in tests/ only. Nothing in
+  ``network/`` can name or select it: no environment variable, no setting.
+
+Every result carries ``ok`` and ``code``: ``ok`` is True only when the check passed, and
+then ``code`` is None; otherwise ``code`` is a catalog code. A result's data (axioms,
+constants, holes, findings) comes from a Lean program's JSON, never from message text
+(LEAN_NOTES "Never parse data for verdicts").
+"""
+
+from __future__ import annotations
+
+import json
+import shutil
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Literal, Protocol, runtime_checkable
+
+from network.errors import define
+from network.gate.sandbox import KilledBy, SandboxRunner
+from network.gate.workspace import Workspace
+from network.record.models import Caps, GateSpec
+
+define("toolchain-missing", 1, 503,
+       "No Lean toolchain is installed where this check ran, so nothing was checked.",
+       "Run the check where lean and lake are installed (elan), e.g. the gate image or CI; "
+       "without them the gate never reports a pass.")
+define("toolchain-mismatch", 1, 503,
+       "The installed Lean toolchain or prebuilt packages differ from gate-spec.json's pins.",
+       "Install exactly the pinned toolchain and Mathlib revision (elan, lake exe cache get).")
+define("lean-build-failed", 3, 422, "The sandboxed lake build reported an error.",
+       "Read the build messages, fix the Lean file and run the precheck again.")
+define("resource-cap-exceeded", 3, 422,
+       "The sandboxed command hit a CPU, memory or wall-clock cap of gate-spec.json.",
+       "Make the file cheaper to elaborate; the caps are the target's, not the submitter's.")
+define("kernel-replay-failed", 4, 422, "Kernel replay of a compiled module failed.",
+       "The module holds a declaration the kernel refuses; do not forge the environment.")
+define("declaration-missing", 4, 422,
+       "A declaration the check needs is absent from the compiled module.",
+       "Declare the theorem with exactly the statement's name (an #exit hides it).")
+define("statement-mismatch", 4, 422,
+       "The solution's declaration does not state exactly what the statement states, or a "
+       "constant the statement uses differs in the solution's environment.",
+       "Prove the statement as written, without redefining anything it mentions.")
+define("axiom-not-permitted", 5, 422, "The proof depends on an axiom outside the allowlist.",
+       "Remove the axiom; only the gate-spec's axioms (propext, Classical.choice, "
+       "Quot.sound by default) are permitted.")
+define("sorry-used", 5, 422, "The proof depends on sorryAx.", "Finish the proof; no sorry.")
+define("native-code-used", 5, 422,
+       "The proof trusts the compiler (native_decide, Lean.ofReduceBool or a _native axiom).",
+       "Replace native_decide by decide or a kernel proof, or file the waiver of D-4.")
+define("hazard-found", 6, 422, "A static hazard checker flagged the statement.",
+       "Fix the statement, or acknowledge the intended construct in META.yaml.")
+define("witness-failed", 7, 422,
+       "The non-vacuity witness is missing, has the wrong type or does not typecheck.",
+       "State the witness as the existential of the statement's hypotheses and prove it.")
+define("checker-output-malformed", 4, 500,
+       "A Lean checker program did not print exactly one well-formed JSON report.",
+       "This is a gate fault or an incompatible toolchain; report it with the log.")
+define("checker-failed", 4, 500, "A Lean checker program could not complete its check.",
+       "Read the checker's error; often a module failed to import (build it first).")
+
+
+# --- results ---------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class ToolchainInfo:
+    """What toolchain is installed (step 1).
+
+    Attributes:
+        ok: True when lean and lake were found and match the pinned version.
+        code: None, ``toolchain-missing`` or ``toolchain-mismatch``.
+        pinned: the gate-spec pin, e.g. ``leanprover/lean4:v4.34.0``.
+        lean_version: the installed version, e.g. ``4.34.0``; None when unknown.
+        githash: the Lean githash (40 hex), None when unknown.
+        paths: tool name → absolute path, for lean, lake, leanchecker, comparator, ...
+        detail: a sentence for the reader.
+    """
+
+    ok: bool
+    code: str | None
+    pinned: str
+    lean_version: str | None = None
+    githash: str | None = None
+    paths: Mapping[str, str] = field(default_factory=dict)
+    detail: str = ""
+
+
+@dataclass(frozen=True)
+class LeanMessage:
+    """One message of ``lean --json`` (LEAN_NOTES: lean4 src/Lean/Message.lean).
+
+    ``line`` is 1-based, ``column`` 0-based as Lean prints them. ``data`` is the rendered
+    text: a diagnostic for people, never read for a verdict.
+    """
+
+    file_name: str
+    line: int
+    column: int
+    severity: Literal["information", "warning", "error"]
+    data: str
+    end_line: int | None = None
+    end_column: int | None = None
+    caption: str = ""
+    kind: str | None = None
+
+
+@dataclass(frozen=True)
+class BuildResult:
+    """A sandboxed ``lake build`` of some modules (D-4 step 3).
+
+    Attributes:
+        ok: lake exited 0 and no cap fired.
+        code: None, ``lean-build-failed``, ``resource-cap-exceeded``,
+            ``sandbox-unavailable``, ``toolchain-missing``.
+        modules: the module names built.
+        messages: every ``lean --json`` message of those modules' own files.
+        rc: lake's exit status (-1 when it never ran).
+        killed_by: which cap ended it, if any.
+        log: the tail of lake's output (at most 20,000 characters).
+    """
+
+    ok: bool
+    code: str | None
+    modules: tuple[str, ...]
+    messages: tuple[LeanMessage, ...] = ()
+    rc: int = -1
+    killed_by: KilledBy | None = None
+    log: str = ""
+
+
+@dataclass(frozen=True)
+class ReplayResult:
+    """Kernel replay of compiled modules (D-4 step 4, v3.16, v3.27).
+
+    Attributes:
+        ok: every module replayed cleanly (and Comparator, when used, accepted).
+        code: None, ``kernel-replay-failed``, ``resource-cap-exceeded``, ...
+        modules: the modules replayed.
+        method: "leanchecker" or "comparator".
+        fresh: True when replayed into an empty environment (``--fresh``).
+        second_kernel: "nanoda" when Comparator also ran nanoda.
+        failed_module: the first module that failed, if any.
+        log: diagnostic output (stdout/stderr tail).
+    """
+
+    ok: bool
+    code: str | None
+    modules: tuple[str, ...]
+    method: Literal["leanchecker", "comparator"] = "leanchecker"
+    fresh: bool = False
+    second_kernel: str | None = None
+    failed_module: str | None = None
+    log: str = ""
+
+
+@dataclass(frozen=True)
+class TheoremComparison:
+    """One theorem of :class:`CompareResult`.
+
+    Attributes:
+        name: the declaration name (the same in statement and solution).
+        found: the solution module declares it (as a theorem).
+        type_equal: its type equals the statement's (alpha-equivalence, same universe
+            parameters).
+        mismatched_constants: constants the statement's type uses, transitively, that are
+            missing or different in the solution's environment.
+        axioms: every axiom the solution's proof depends on (collectAxioms), sorted.
+        disallowed_axioms: those not in the permitted list (sorryAx and native ones
+            included).
+        sorry: sorryAx is among the axioms.
+        native: axioms that trust the compiler (``Lean.ofReduceBool``, ``Lean.ofReduceNat``,
+            ``Lean.trustCompiler``, any name with a ``_native`` component).
+    """
+
+    name: str
+    found: bool
+    type_equal: bool
+    mismatched_constants: tuple[str, ...] = ()
+    axioms: tuple[str, ...] = ()
+    disallowed_axioms: tuple[str, ...] = ()
+    sorry: bool = False
+    native: tuple[str, ...] = ()
+
+
+@dataclass(frozen=True)
+class CompareResult:
+    """Statement versus solution: types, transitive constants, axioms (D-4 steps 4-5).
+
+    ``code`` is the first failure in this order: ``declaration-missing``,
+    ``statement-mismatch``, ``sorry-used``, ``native-code-used``, ``axiom-not-permitted``.
+    The gate may still accept ``native-code-used`` under a recorded waiver (D-4), which is
+    the steps' decision, not this result's.
+    """
+
+    ok: bool
+    code: str | None
+    theorems: tuple[TheoremComparison, ...] = ()
+    detail: str = ""
+
+
+@dataclass(frozen=True)
+class WitnessResult:
+    """Step 7: the witness declares the expected existential and is proved cleanly.
+
+    Attributes:
+        expected_type: the existential built from the statement (pretty-printed).
+        witness_type: the witness declaration's type (pretty-printed), None if absent.
+        axioms / disallowed_axioms: of the witness proof.
+    """
+
+    ok: bool
+    code: str | None
+    witness: str = ""
+    expected_type: str | None = None
+    witness_type: str | None = None
+    axioms: tuple[str, ...] = ()
+    disallowed_axioms: tuple[str, ...] = ()
+    detail: str = ""
+
+
+@dataclass(frozen=True)
+class UsedConstantsResult:
+    """Step 8: which graph constants and modules a declaration's kernel term uses.
+
+    Attributes:
+        decls: the declarations examined.
+        constants: graph constants (those defined in modules under ``prefix``) reached
+            transitively from the declarations' types and values, sorted.
+        modules: the graph modules defining them, sorted.
+    """
+
+    ok: bool
+    code: str | None
+    decls: tuple[str, ...] = ()
+    constants: tuple[str, ...] = ()
+    modules: tuple[str, ...] = ()
+    detail: str = ""
+
+
+@dataclass(frozen=True)
+class HoleBinder:
+    """One local in scope at a hole: name, pretty-printed type, binder info."""
+
+    name: str
+    type: str
+    binder_info: Literal["default", "implicit", "strictImplicit", "instImplicit"] = "default"
+
+
+@dataclass(frozen=True)
+class Hole:
+    """One ``sorry`` of a partial proof (D-12 #5, D-29).
+
+    Attributes:
+        index: 1-based, in term traversal order (left to right, outside in).
+        name: the ``have`` name the sorry fills, else ``hole<index>``.
+        goal: the expected type, pretty-printed in the hole's local context.
+        binders: the locals in scope, outermost first.
+        statement: the hole closed over its binders, pretty-printed as a Pi type; this is
+            the hole node's statement (D-29 v3.22: "closed over everything in scope").
+        line / column: the source position decoded from a labelled sorry (Lean ≥ 4.16),
+            None when unavailable; the steps match ``-- label:`` comments by it.
+    """
+
+    index: int
+    name: str
+    goal: str
+    binders: tuple[HoleBinder, ...] = ()
+    statement: str = ""
+    line: int | None = None
+    column: int | None = None
+
+
+@dataclass(frozen=True)
+class HolesResult:
+    """The holes of one declaration of a partial proof."""
+
+    ok: bool
+    code: str | None
+    decl: str = ""
+    holes: tuple[Hole, ...] = ()
+    detail: str = ""
+
+
+HazardChecker = Literal["nat-subtraction", "division-by-zero", "junk-values",
+                        "int-truncation", "unused-binders", "off-by-one-ranges"]
+
+
+@dataclass(frozen=True)
+class HazardFinding:
+    """One static hazard in a statement (D-4 step 6).
+
+    Attributes:
+        checker: which checker fired.
+        decl: the declaration whose type holds it.
+        location: ``"<decl>: <subterm>"``, at most 200 characters: what an
+            acknowledgment in META.yaml names.
+        subterm: the offending subterm, pretty-printed.
+        proposition: the smallest enclosing proposition, pretty-printed (context).
+        message: one sentence on why it is a hazard.
+        line: the declaration's first line, when the olean carries ranges.
+    """
+
+    checker: str
+    decl: str
+    location: str
+    subterm: str
+    proposition: str
+    message: str
+    line: int | None = None
+
+
+@dataclass(frozen=True)
+class HazardsResult:
+    """Step 6: every finding over the statement; ``ok`` means the checkers ran.
+
+    ``ok`` is True (and ``code`` None) when the checkers completed, even with findings:
+    deciding which findings are acknowledged in META.yaml, and refusing the rest with
+    ``hazard-found``, is the step's job. A failure to run sets ``ok`` False with a code.
+    """
+
+    ok: bool
+    code: str | None
+    findings: tuple[HazardFinding, ...] = ()
+    detail: str = ""
+
+
+@dataclass(frozen=True)
+class TermRef:
+    """A type to compare: a declaration's type, or one of its holes' statements.
+
+    Attributes:
+        module: the module to import.
+        decl: the declaration.
+        hole: None for the declaration's type, k (1-based) for its k-th hole's statement.
+    """
+
+    module: str
+    decl: str
+    hole: int | None = None
+
+
+@dataclass(frozen=True)
+class DefEqResult:
+    """The offload rule's test (D-12 offload rule, v3.21): are two statements defeq?
+
+    Attributes:
+        ok: the test ran; read ``defeq`` for its answer.
+        defeq: the two are definitionally equal (same term after renaming bound variables,
+            unfolding definitions and computing; no theorem used). None when not run.
+        comparable: both sides' constants exist and agree in the left side's environment.
+    """
+
+    ok: bool
+    code: str | None
+    defeq: bool | None = None
+    comparable: bool = False
+    detail: str = ""
+
+
+# --- the interface ---------------------------------------------------------------------
+
+
+@runtime_checkable
+class Toolchain(Protocol):
+    """Every Lean call the gate makes (DESIGN.md "Lean"; D-4 steps 1 and 3-8, D-12, D-29).
+
+    Every method returns a result object and never raises for an expected failure; a
+    method that cannot run answers with ``ok=False`` and a catalog code. Implementations
+    must never answer ``ok=True`` for anything they did not check.
+
+    ``workspace`` is a :class:`~network.gate.workspace.Workspace` written by
+    :func:`~network.gate.workspace.write_workspace`; module names come from
+    :func:`network.ids.module_name`.
+    """
+
+    @property
+    def spec(self) -> GateSpec:
+        """The target's gate-spec whose pins this toolchain follows."""
+        ...
+
+    def describe(self) -> ToolchainInfo:
+        """The installed toolchain and whether it matches ``spec.lean_toolchain`` (step 1)."""
+        ...
+
+    def build(self, workspace: Workspace, modules: Sequence[str], sandbox: SandboxRunner,
+              caps: Caps) -> BuildResult:
+        """``lake build`` of ``modules`` inside ``sandbox`` under ``caps`` (step 3)."""
+        ...
+
+    def replay(self, workspace: Workspace, modules: Sequence[str], sandbox: SandboxRunner,
+               caps: Caps) -> ReplayResult:
+        """Kernel replay of the compiled ``modules`` (step 4, v3.16)."""
+        ...
+
+    def check_statement(self, workspace: Workspace, statement_module: str,
+                        solution_module: str, theorems: Sequence[str],
+                        permitted_axioms: Sequence[str], sandbox: SandboxRunner,
+                        caps: Caps) -> CompareResult:
+        """Solution's theorems state exactly the statement's, with permitted axioms only
+        (steps 4-5, v3.27)."""
+        ...
+
+    def check_witness(self, workspace: Workspace, statement_module: str, decl: str,
+                      witness_module: str, witness_decl: str,
+                      permitted_axioms: Sequence[str], sandbox: SandboxRunner, caps: Caps,
+                      keep_hypotheses: Sequence[str] | None = None) -> WitnessResult:
+        """Step 7; ``keep_hypotheses`` narrows the existential (D-29 v3.22)."""
+        ...
+
+    def used_constants(self, workspace: Workspace, module: str, decls: Sequence[str],
+                       sandbox: SandboxRunner, caps: Caps,
+                       prefix: str = "Lemmata") -> UsedConstantsResult:
+        """Graph constants and modules the declarations' terms use (step 8, v3.25)."""
+        ...
+
+    def extract_holes(self, workspace: Workspace, partial_module: str, decl: str,
+                      sandbox: SandboxRunner, caps: Caps) -> HolesResult:
+        """The holes of a partial proof's declaration (D-12 #5, D-29)."""
+        ...
+
+    def hazards(self, workspace: Workspace, statement_module: str, decls: Sequence[str],
+                checkers: Sequence[str], sandbox: SandboxRunner, caps: Caps) -> HazardsResult:
+        """Static hazard findings over the statement's type (step 6)."""
+        ...
+
+    def defeq(self, workspace: Workspace, left: TermRef, right: TermRef, sandbox: SandboxRunner,
+              caps: Caps) -> DefEqResult:
+        """Whether two statements are definitionally equal (D-12 offload rule, v3.21)."""
+        ...
+
+
+# --- the missing toolchain -------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class MissingToolchain:
+    """What the gate gets when no Lean is installed: every answer is ``toolchain-missing``.
+
+    It never reports a pass (DESIGN.md "Without a toolchain the product fails closed").
+
+    Attributes:
+        spec: the gate-spec whose pins were looked for.
+        searched: where detection looked, for the message.
+    """
+
+    spec: GateSpec
+    searched: tuple[str, ...] = ()
+
+    @property
+    def detail(self) -> str:
+        """The sentence every result carries."""
+        where = ", ".join(self.searched) or "nowhere"
+        return (f"no Lean toolchain for {self.spec.lean_toolchain} was found "
+                f"(searched: {where}); nothing was checked")
+
+    def describe(self) -> ToolchainInfo:
+        """``toolchain-missing``, with the pin and where detection looked."""
+        return ToolchainInfo(False, "toolchain-missing", self.spec.lean_toolchain,
+                             detail=self.detail)
+
+    def build(self, workspace: Workspace, modules: Sequence[str], sandbox: SandboxRunner,
+              caps: Caps) -> BuildResult:
+        """``toolchain-missing``."""
+        return BuildResult(False, "toolchain-missing", tuple(modules), log=self.detail)
+
+    def replay(self, workspace: Workspace, modules: Sequence[str], sandbox: SandboxRunner,
+               caps: Caps) -> ReplayResult:
+        """``toolchain-missing``."""
+        return ReplayResult(False, "toolchain-missing", tuple(modules), log=self.detail)
+
+    def check_statement(self, workspace: Workspace, statement_module: str,
+                        solution_module: str, theorems: Sequence[str],
+                        permitted_axioms: Sequence[str], sandbox: SandboxRunner,
+                        caps: Caps) -> CompareResult:
+        """``toolchain-missing``."""
+        return CompareResult(False, "toolchain-missing", detail=self.detail)
+
+    def check_witness(self, workspace: Workspace, statement_module: str, decl: str,
+                      witness_module: str, witness_decl: str,
+                      permitted_axioms: Sequence[str], sandbox: SandboxRunner, caps: Caps,
+                      keep_hypotheses: Sequence[str] | None = None) -> WitnessResult:
+        """``toolchain-missing``."""
+        return WitnessResult(False, "toolchain-missing", witness_decl, detail=self.detail)
+
+    def used_constants(self, workspace: Workspace, module: str, decls: Sequence[str],
+                       sandbox: SandboxRunner, caps: Caps,
+                       prefix: str = "Lemmata") -> UsedConstantsResult:
+        """``toolchain-missing``."""
+        return UsedConstantsResult(False, "toolchain-missing", tuple(decls),
+                                   detail=self.detail)
+
+    def extract_holes(self, workspace: Workspace, partial_module: str, decl: str,
+                      sandbox: SandboxRunner, caps: Caps) -> HolesResult:
+        """``toolchain-missing``."""
+        return HolesResult(False, "toolchain-missing", decl, detail=self.detail)
+
+    def hazards(self, workspace: Workspace, statement_module: str, decls: Sequence[str],
+                checkers: Sequence[str], sandbox: SandboxRunner, caps: Caps) -> HazardsResult:
+        """``toolchain-missing``."""
+        return HazardsResult(False, "toolchain-missing", detail=self.detail)
+
+    def defeq(self, workspace: Workspace, left: TermRef, right: TermRef, sandbox: SandboxRunner,
+              caps: Caps) -> DefEqResult:
+        """``toolchain-missing``."""
+        return DefEqResult(False, "toolchain-missing", detail=self.detail)
+
+
+# --- detection -------------------------------------------------------------------------
+
+
+def toolchain_dir_name(pin: str) -> str:
+    """The directory elan installs a pin under: ``leanprover/lean4:v4.34.0`` →
+    ``leanprover--lean4---v4.34.0`` (elan's escaping of ``/`` and ``:``)."""
+    return pin.replace("/", "--").replace(":", "---")
+
+
+def detect_toolchain(spec: GateSpec, *, search_path: str | None = None,
+                     elan_home: Path | None = None,
+                     pins_root: Path | None = None) -> Toolchain:
+    """Find the real toolchain for ``spec``'s pin, or return :class:`MissingToolchain`.
+
+    Looks, in order, for the elan toolchain directory ``<elan_home>/toolchains/<pin>/bin``
+    holding ``lean`` and ``lake``, then for ``lean`` and ``lake`` on ``search_path``.
+    Whether the found version matches the pin is :meth:`Toolchain.describe`'s answer.
+
+    Args:
+        spec: the target's gate-spec (pins).
+        search_path: a PATH string; None means the process's PATH. An empty string finds
+            nothing on PATH.
+        elan_home: elan's home; None means ``~/.elan``.
+        pins_root: where the gate image keeps prebuilt lake packages per Mathlib rev
+            (see :mod:`network.gate.workspace`); None means ``~/.cache/lemmata/pins``.
+
+    Returns:
+        A :class:`~network.gate.lean_toolchain.LeanToolchain` or a
+        :class:`MissingToolchain`. There is no way to get any other implementation here.
+
+    Implements DESIGN.md "Lean" and D-4 step 1.
+    """
+    from network.gate.lean_toolchain import LeanToolchain  # the real adapter only
+
+    home = elan_home if elan_home is not None else Path.home() / ".elan"
+    searched: list[str] = []
+    bindir = home / "toolchains" / toolchain_dir_name(spec.lean_toolchain) / "bin"
+    searched.append(str(bindir))
+    lean = bindir / "lean"
+    lake = bindir / "lake"
+    if lean.is_file() and lake.is_file():
+        return LeanToolchain(spec, bindir=bindir,
+                             pins_root=pins_root or Path.home() / ".cache/lemmata/pins")
+    searched.append(f"PATH={search_path if search_path is not None else '<process PATH>'}")
+    if search_path != "":
+        found_lean = shutil.which("lean", path=search_path)
+        found_lake = shutil.which("lake", path=search_path)
+        if found_lean and found_lake:
+            return LeanToolchain(spec, bindir=Path(found_lean).resolve().parent,
+                                 pins_root=pins_root or Path.home() / ".cache/lemmata/pins")
+    return MissingToolchain(spec, tuple(searched))
+
+
+# --- parsing ---------------------------------------------------------------------------
+
+
+def parse_lean_messages(stdout: str) -> tuple[LeanMessage, ...]:
+    """Parse ``lean --json`` output: one JSON object per line (LEAN_NOTES, lean4 Shell.lean).
+
+    Lines that are not JSON objects with ``severity`` and ``pos`` are skipped (lake's own
+    progress lines); unknown severities read as "error" (fail closed).
+    """
+    out: list[LeanMessage] = []
+    for line in stdout.splitlines():
+        line = line.strip()
+        if not line.startswith("{"):
+            continue
+        try:
+            obj = json.loads(line)
+        except ValueError:
+            continue
+        if not isinstance(obj, dict) or "severity" not in obj or "pos" not in obj:
+            continue
+        pos = obj.get("pos") or {}
+        end = obj.get("endPos") or {}
+        sev = obj.get("severity")
+        severity: Literal["information", "warning", "error"] = (
+            sev if sev in ("information", "warning") else "error")
+        out.append(LeanMessage(
+            file_name=str(obj.get("fileName", "")),
+            line=int(pos.get("line", 0)), column=int(pos.get("column", 0)),
+            severity=severity, data=str(obj.get("data", "")),
+            end_line=int(end["line"]) if "line" in end else None,
+            end_column=int(end["column"]) if "column" in end else None,
+            caption=str(obj.get("caption", "")),
+            kind=str(obj["kind"]) if obj.get("kind") is not None else None,
+        ))
+    return tuple(out)
+
+
+class CheckerOutputError(ValueError):
+    """A checker program's stdout is not exactly one well-formed report."""
+
+
+def parse_checker_output(stdout: str, checker: str) -> dict[str, Any]:
+    """The one JSON report a ``network/gate/lean`` checker printed.
+
+    The report is the last non-empty line of stdout; it must be a JSON object with
+    ``"checker": checker`` and ``"version": 1``. Any earlier line that also looks like a
+    JSON object makes the output malformed (exactly one report). Earlier plain lines
+    (e.g. the checker file's own elaboration warnings) are ignored.
+
+    Raises:
+        CheckerOutputError: no report, more than one, invalid JSON, or wrong checker name.
+    """
+    lines = [ln.strip() for ln in stdout.splitlines() if ln.strip()]
+    if not lines:
+        raise CheckerOutputError(f"{checker} printed nothing")
+    if any(ln.startswith("{") for ln in lines[:-1]):
+        raise CheckerOutputError(f"{checker} printed more than one JSON object")
+    try:
+        report = json.loads(lines[-1])
+    except ValueError as exc:
+        raise CheckerOutputError(f"{checker}'s last line is not JSON: {exc}") from exc
+    if not isinstance(report, dict):
+        raise CheckerOutputError(f"{checker}'s report is not a JSON object")
+    if report.get("checker") != checker or report.get("version") != 1:
+        raise CheckerOutputError(
+            f"report names checker {report.get('checker')!r} version "
+            f"{report.get('version')!r}, expected {checker!r} version 1")
+    return report

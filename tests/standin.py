@@ -1,0 +1,180 @@
+"""The RECORDED STAND-IN toolchain: tests only (DESIGN.md "Lean").
+
+It implements :class:`network.gate.toolchain.Toolchain` by replaying declared outputs. A
+recording is ``tests/fixtures/toolchain/<key>.json`` where ``key`` is the SHA-256 (hex) of
+the exact bytes of the workspace's input files (see :func:`inputs_key`)::
+
+    {"files": {"<relpath>": "<sha256 of its bytes>", ...},
+     "calls": [{"method": "check_statement", "args": {...}, "result": {...}}, ...]}
+
+A call replays the recording whose ``method`` and ``args`` (JSON, as the stand-in builds
+them from its arguments) match exactly. Nothing is guessed from Lean text: unknown bytes or
+an unrecorded call answer ``toolchain-missing`` with "no recording", never a pass.
+``describe`` is keyed by the bytes of the ``lean-toolchain`` file.
+
+Nothing under network/ can import or select this class.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from collections.abc import Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from network.gate.sandbox import SandboxRunner
+from network.gate.toolchain import (
+    BuildResult,
+    CompareResult,
+    DefEqResult,
+    HazardFinding,
+    HazardsResult,
+    Hole,
+    HoleBinder,
+    HolesResult,
+    LeanMessage,
+    ReplayResult,
+    TermRef,
+    TheoremComparison,
+    ToolchainInfo,
+    UsedConstantsResult,
+    WitnessResult,
+)
+from network.gate.workspace import Workspace, lean_toolchain_text
+from network.record.models import Caps, GateSpec
+
+FIXTURES = Path(__file__).parent / "fixtures" / "toolchain"
+NO_RECORDING = "toolchain-missing"
+
+
+def inputs_key(files: dict[str, bytes]) -> str:
+    """SHA-256 hex of the input files: ``<relpath>\\0<sha256(bytes)>\\n`` per file, sorted."""
+    h = hashlib.sha256()
+    for rel in sorted(files):
+        h.update(rel.encode() + b"\0" + hashlib.sha256(files[rel]).hexdigest().encode() + b"\n")
+    return h.hexdigest()
+
+
+def _tuple(items: Any, build: Any) -> tuple[Any, ...]:
+    return tuple(build(i) for i in items or [])
+
+
+@dataclass
+class RecordedToolchain:
+    """Replays recorded toolchain outputs by the exact bytes of the inputs (tests only)."""
+
+    spec: GateSpec
+    fixtures: Path = FIXTURES
+
+    def _lookup(self, key: str, method: str, args: dict[str, Any]) -> dict[str, Any] | str:
+        path = self.fixtures / f"{key}.json"
+        if not path.is_file():
+            return f"no recording for inputs {key} ({method})"
+        rec = json.loads(path.read_text("utf-8"))
+        for call in rec.get("calls", []):
+            if call.get("method") == method and call.get("args", {}) == args:
+                return dict(call["result"])
+        return f"no recording of {method} with args {json.dumps(args, sort_keys=True)} for {key}"
+
+    def _call(self, workspace: Workspace, method: str, args: dict[str, Any]) -> dict[str, Any] | str:
+        return self._lookup(inputs_key(workspace.input_files()), method, args)
+
+    def describe(self) -> ToolchainInfo:
+        key = inputs_key({"lean-toolchain": lean_toolchain_text(self.spec).encode()})
+        r = self._lookup(key, "describe", {})
+        if isinstance(r, str):
+            return ToolchainInfo(False, NO_RECORDING, self.spec.lean_toolchain, detail=r)
+        return ToolchainInfo(r["ok"], r.get("code"), self.spec.lean_toolchain,
+                             r.get("lean_version"), r.get("githash"), r.get("paths", {}),
+                             r.get("detail", ""))
+
+    def build(self, workspace: Workspace, modules: Sequence[str], sandbox: SandboxRunner,
+              caps: Caps) -> BuildResult:
+        r = self._call(workspace, "build", {"modules": list(modules)})
+        if isinstance(r, str):
+            return BuildResult(False, NO_RECORDING, tuple(modules), log=r)
+        return BuildResult(r["ok"], r.get("code"), tuple(modules),
+                           _tuple(r.get("messages"), lambda m: LeanMessage(**m)),
+                           r.get("rc", 0), r.get("killed_by"), r.get("log", ""))
+
+    def replay(self, workspace: Workspace, modules: Sequence[str], sandbox: SandboxRunner,
+               caps: Caps) -> ReplayResult:
+        r = self._call(workspace, "replay", {"modules": list(modules)})
+        if isinstance(r, str):
+            return ReplayResult(False, NO_RECORDING, tuple(modules), log=r)
+        return ReplayResult(r["ok"], r.get("code"), tuple(modules), r.get("method", "leanchecker"),
+                            r.get("fresh", False), r.get("second_kernel"),
+                            r.get("failed_module"), r.get("log", ""))
+
+    def check_statement(self, workspace: Workspace, statement_module: str,
+                        solution_module: str, theorems: Sequence[str],
+                        permitted_axioms: Sequence[str], sandbox: SandboxRunner,
+                        caps: Caps) -> CompareResult:
+        r = self._call(workspace, "check_statement", {
+            "statement_module": statement_module, "solution_module": solution_module,
+            "theorems": list(theorems), "permitted_axioms": list(permitted_axioms)})
+        if isinstance(r, str):
+            return CompareResult(False, NO_RECORDING, detail=r)
+        rows = _tuple(r.get("theorems"), lambda t: TheoremComparison(
+            t["name"], t["found"], t["type_equal"], tuple(t.get("mismatched_constants", [])),
+            tuple(t.get("axioms", [])), tuple(t.get("disallowed_axioms", [])),
+            t.get("sorry", False), tuple(t.get("native", []))))
+        return CompareResult(r["ok"], r.get("code"), rows, r.get("detail", ""))
+
+    def check_witness(self, workspace: Workspace, statement_module: str, decl: str,
+                      witness_module: str, witness_decl: str,
+                      permitted_axioms: Sequence[str], sandbox: SandboxRunner, caps: Caps,
+                      keep_hypotheses: Sequence[str] | None = None) -> WitnessResult:
+        r = self._call(workspace, "check_witness", {
+            "statement_module": statement_module, "decl": decl,
+            "witness_module": witness_module, "witness_decl": witness_decl,
+            "permitted_axioms": list(permitted_axioms),
+            "keep_hypotheses": None if keep_hypotheses is None else list(keep_hypotheses)})
+        if isinstance(r, str):
+            return WitnessResult(False, NO_RECORDING, witness_decl, detail=r)
+        return WitnessResult(r["ok"], r.get("code"), witness_decl, r.get("expected_type"),
+                             r.get("witness_type"), tuple(r.get("axioms", [])),
+                             tuple(r.get("disallowed_axioms", [])), r.get("detail", ""))
+
+    def used_constants(self, workspace: Workspace, module: str, decls: Sequence[str],
+                       sandbox: SandboxRunner, caps: Caps,
+                       prefix: str = "Lemmata") -> UsedConstantsResult:
+        r = self._call(workspace, "used_constants",
+                       {"module": module, "decls": list(decls), "prefix": prefix})
+        if isinstance(r, str):
+            return UsedConstantsResult(False, NO_RECORDING, tuple(decls), detail=r)
+        return UsedConstantsResult(r["ok"], r.get("code"), tuple(decls),
+                                   tuple(r.get("constants", [])), tuple(r.get("modules", [])),
+                                   r.get("detail", ""))
+
+    def extract_holes(self, workspace: Workspace, partial_module: str, decl: str,
+                      sandbox: SandboxRunner, caps: Caps) -> HolesResult:
+        r = self._call(workspace, "extract_holes", {"module": partial_module, "decl": decl})
+        if isinstance(r, str):
+            return HolesResult(False, NO_RECORDING, decl, detail=r)
+        holes = _tuple(r.get("holes"), lambda h: Hole(
+            h["index"], h["name"], h["goal"],
+            _tuple(h.get("binders"), lambda b: HoleBinder(**b)), h.get("statement", ""),
+            h.get("line"), h.get("column")))
+        return HolesResult(r["ok"], r.get("code"), decl, holes, r.get("detail", ""))
+
+    def hazards(self, workspace: Workspace, statement_module: str, decls: Sequence[str],
+                checkers: Sequence[str], sandbox: SandboxRunner, caps: Caps) -> HazardsResult:
+        r = self._call(workspace, "hazards", {"module": statement_module, "decls": list(decls),
+                                              "checkers": list(checkers)})
+        if isinstance(r, str):
+            return HazardsResult(False, NO_RECORDING, detail=r)
+        return HazardsResult(r["ok"], r.get("code"),
+                             _tuple(r.get("findings"), lambda f: HazardFinding(**f)),
+                             r.get("detail", ""))
+
+    def defeq(self, workspace: Workspace, left: TermRef, right: TermRef, sandbox: SandboxRunner,
+              caps: Caps) -> DefEqResult:
+        r = self._call(workspace, "defeq", {"left": [left.module, left.decl, left.hole],
+                                            "right": [right.module, right.decl, right.hole]})
+        if isinstance(r, str):
+            return DefEqResult(False, NO_RECORDING, detail=r)
+        return DefEqResult(r["ok"], r.get("code"), r.get("defeq"), r.get("comparable", False),
+                           r.get("detail", ""))

@@ -1,0 +1,114 @@
+"""The real toolchain adapter on a tiny core-only workspace (needs Lean; skipped here).
+
+Runs every checker program of network/gate/lean/ through LeanToolchain inside the bubblewrap
+sandbox, where ``lean`` and ``lake`` are on PATH (GitHub runners, the gate image).
+"""
+
+from __future__ import annotations
+
+import re
+import shutil
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from network import proc
+from network.gate.lean_toolchain import LeanToolchain
+from network.gate.sandbox import Sandbox
+from network.gate.toolchain import TermRef, detect_toolchain
+from network.gate.workspace import node_source, write_workspace
+from network.record.models import Caps, GateSpec
+
+pytestmark = [
+    pytest.mark.lean,
+    pytest.mark.skipif(shutil.which("lean") is None or shutil.which("lake") is None,
+                       reason="needs a real Lean toolchain: lean and lake are not on PATH"),
+]
+
+AXIOMS = ["propext", "Classical.choice", "Quot.sound"]
+STATEMENT = b"""theorem Tiny.t (m n : Nat) (h : m < n) : 2 * m + 1 < 2 * n := by
+  sorry
+"""
+PROOF = b"""theorem Tiny.t (m n : Nat) (h : m < n) : 2 * m + 1 < 2 * n := by
+  omega
+"""
+WEAKER = b"""theorem Tiny.t (m n : Nat) (h : m < n) : 2 * m < 2 * n := by
+  omega
+"""
+SORRY = b"""theorem Tiny.t (m n : Nat) (h : m < n) : 2 * m + 1 < 2 * n := by
+  have key : 2 * m + 2 \xe2\x89\xa4 2 * n := sorry
+  omega
+"""
+WITNESS = b"""theorem Tiny.t.witness : \xe2\x88\x83 m n : Nat, m < n := \xe2\x9f\xa80, 1, by decide\xe2\x9f\xa9
+"""
+HAZARD = b"""theorem Tiny.h (n k : Nat) (h : 0 < n) : n - 1 < n / 2 + n := by
+  sorry
+"""
+
+
+@pytest.fixture(scope="module")
+def spec() -> GateSpec:
+    lean = shutil.which("lean")
+    assert lean
+    out = proc.run([lean, "--version"]).out
+    m = re.search(r"version (\d+\.\d+\.\d+)", out)
+    assert m, out
+    return GateSpec.model_validate({"schema": "gate-spec/v1",
+                                    "lean_toolchain": f"leanprover/lean4:v{m.group(1)}"})
+
+
+def make(tmp_path: Path, spec: GateSpec) -> Any:
+    files = {"Statement": STATEMENT, "Proof": PROOF, "Weaker": WEAKER, "Partial": SORRY,
+             "Witness": WITNESS, "Hazard": HAZARD}
+    return write_workspace(tmp_path / "ws", spec,
+                           [node_source("tiny", "root", k, v) for k, v in files.items()])
+
+
+def mod(stem: str) -> str:
+    return f"Lemmata.tiny.root.{stem}"
+
+
+def test_checkers_on_a_tiny_workspace(tmp_path: Path, spec: GateSpec) -> None:
+    tc = detect_toolchain(spec)
+    assert isinstance(tc, LeanToolchain)
+    assert tc.describe().ok
+    ws = make(tmp_path, spec)
+    sb, caps = Sandbox(), Caps(wall_s=300, memory_mib=4096)
+    mods = [mod(s) for s in ("Statement", "Proof", "Weaker", "Partial", "Witness", "Hazard")]
+    build = tc.build(ws, mods, sb, caps)
+    assert build.ok, build.log
+    assert any(m.severity == "warning" for m in build.messages)
+    assert tc.replay(ws, [mod("Proof")], sb, caps).ok
+
+    good = tc.check_statement(ws, mod("Statement"), mod("Proof"), ["Tiny.t"], AXIOMS, sb, caps)
+    assert good.ok, good
+    weaker = tc.check_statement(ws, mod("Statement"), mod("Weaker"), ["Tiny.t"], AXIOMS, sb, caps)
+    assert weaker.code == "statement-mismatch"
+    sorry = tc.check_statement(ws, mod("Statement"), mod("Partial"), ["Tiny.t"], AXIOMS, sb, caps)
+    assert sorry.code == "sorry-used"
+
+    wit = tc.check_witness(ws, mod("Statement"), "Tiny.t", mod("Witness"), "Tiny.t.witness",
+                           AXIOMS, sb, caps)
+    assert wit.ok, wit
+
+    holes = tc.extract_holes(ws, mod("Partial"), "Tiny.t", sb, caps)
+    assert holes.ok and len(holes.holes) == 1 and holes.holes[0].name == "key"
+    assert [b.name for b in holes.holes[0].binders][:3] == ["m", "n", "h"]
+
+    used = tc.used_constants(ws, mod("Proof"), ["Tiny.t"], sb, caps)
+    assert used.ok and used.modules == ()
+
+    hz = tc.hazards(ws, mod("Hazard"), ["Tiny.h"],
+                    ["nat-subtraction", "division-by-zero", "int-truncation", "unused-binders"],
+                    sb, caps)
+    assert hz.ok
+    assert {f.checker for f in hz.findings} >= {"nat-subtraction", "division-by-zero",
+                                                "int-truncation", "unused-binders"}
+
+    same = tc.defeq(ws, TermRef(mod("Proof"), "Tiny.t"), TermRef(mod("Statement"), "Tiny.t"),
+                    sb, caps)
+    assert same.ok and same.defeq is True
+    diff = tc.defeq(ws, TermRef(mod("Partial"), "Tiny.t", 1),
+                    TermRef(mod("Statement"), "Tiny.t"), sb, caps)
+    assert diff.ok and diff.defeq is False
