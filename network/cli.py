@@ -194,5 +194,60 @@ def mcp_cmd(data_dir: Path | None, database_url: str | None, graph: Path | None)
     return EXIT_OK
 
 
+@main.group("import")
+def import_group() -> None:
+    """Import statements and prior art from public registries as a change (D-10)."""
+
+
+def _finish_import(plan: Any, graph: Path | None, dry_run: bool) -> int:
+    from network.importers import write_files
+
+    if graph is not None and not dry_run:
+        write_files(graph, plan.files)
+    click.echo(json.dumps({**plan.to_dict(), "written": graph is not None and not dry_run},
+                          indent=2, ensure_ascii=False))
+    return EXIT_OK
+
+
+@import_group.command("formal-conjectures")
+@click.argument("path", type=click.Path(path_type=Path))
+@click.option("--problem", "problems", multiple=True, help="Import only this problem id "
+              "(repeatable); default: every FormalConjectures/ErdosProblems/<N>.lean.")
+@click.option("--include-test", is_flag=True, help="Also import statements of category test.")
+@click.option("--graph", type=click.Path(path_type=Path), default=None,
+              help="Compare against this graph work tree and write the new files into it.")
+@click.option("--curator", default=None, help="The curator signing the intake (default: the "
+              "graph's '*' curator).")
+@click.option("--repository", default=None, help="The https URL to record (default: origin).")
+@click.option("--dry-run", is_flag=True, help="Report what would change; write nothing.")
+@guarded
+def import_formal_conjectures(path: Path, problems: tuple[str, ...], include_test: bool,
+                              graph: Path | None, curator: str | None,
+                              repository: str | None, dry_run: bool) -> int:
+    """Make listed targets from a Formal Conjectures checkout at PATH (D-6, D-10, D-30)."""
+    from network.importers.formal_conjectures import plan_formal_conjectures_import
+
+    plan = plan_formal_conjectures_import(
+        path, graph, problems=list(problems) or None, include_test=include_test,
+        curator=curator or ("importer" if graph is None else None), repository=repository)
+    return _finish_import(plan, graph, dry_run)
+
+
+@import_group.command("erdosproblems")
+@click.argument("file", type=click.Path(path_type=Path))
+@click.option("--problem", "problems", multiple=True, help="Consider only this problem number.")
+@click.option("--graph", type=click.Path(path_type=Path), default=None,
+              help="Attach to this graph work tree's targets and write the changes into it.")
+@click.option("--dry-run", is_flag=True, help="Report what would change; write nothing.")
+@guarded
+def import_erdosproblems(file: Path, problems: tuple[str, ...], graph: Path | None,
+                         dry_run: bool) -> int:
+    """Attach an erdosproblems database FILE to matching targets as prior art (D-6, D-10)."""
+    from network.importers.erdosproblems import plan_erdosproblems_import
+
+    plan = plan_erdosproblems_import(file, graph, problems=list(problems) or None)
+    return _finish_import(plan, graph, dry_run)
+
+
 if __name__ == "__main__":  # pragma: no cover
     main()
