@@ -56,8 +56,8 @@ define("node-exists", 2, 409, "A proposal creates a node directory that already 
        "Choose a new node id.")
 define("mixed-artifacts", 2, 422, "One node carries more than one artifact in this pull request.",
        "Open one pull request per artifact on a node.")
-define("unknown-node", 2, 422, "The pull request touches a node or target that does not exist.",
-       "Check the node id; new nodes are proposed as variants or speculative cruxes.")
+define("unknown-target", 2, 422, "The pull request touches a target that does not exist.",
+       "Check the target id; new targets enter through a curator's intake (D-6).")
 define("role-not-permitted", 2, 403, "The submitter's role may not write this artifact kind.",
        "Ask a steward or curator of the target to file it.")
 define("statement-command-refused", 2, 422,
@@ -271,7 +271,7 @@ def classify(diff: Diff, base: Graph) -> Classified:
         tid = parts[1]
         target = base.targets.get(tid)
         if target is None:
-            step2.append(Diagnostic("unknown-node", f"no target {tid!r}", p))
+            step2.append(Diagnostic("unknown-target", f"no target {tid!r}", p))
             continue
         if parts[2] != "nodes":
             _classify_target_path(ch, parts, tid, add, step2)
