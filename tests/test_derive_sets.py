@@ -101,13 +101,14 @@ def test_sets_per_choice_of_routes_with_a_shared_hole(gdir: Path) -> None:
     sets = d.sufficient_sets(g, T)
     assert sets["truncated"] is False
     first = sets["sets"][0]
+    # choices are the forks: root (R or R2) and L (RL1 or RL2); A and B have one route
     assert first["choices"] == [
         {"node": "root", "route": d.node_routes(g, T, "root")[0]},
-        {"node": A, "route": d.node_routes(g, T, A)[0]},
         {"node": L, "route": d.node_routes(g, T, L)[0]},
-        {"node": B, "route": d.node_routes(g, T, B)[0]},
     ]
     assert (first["count"], first["proved"], first["open"]) == (3, 0, 3)
+    # joins still needed through root, A, L and B; named only once all members are proved
+    assert (first["assemblies_needed"], first["assemblies"]) == (4, [])
     # P is shared with the refutes set {W, P}; X and Y with {Q, X, Y}
     assert first["shared"] == 3
     assert sets["sets"][2]["shared"] == 0
@@ -124,6 +125,15 @@ def test_a_proved_node_ends_the_cut(gdir: Path) -> None:
     first = d.sufficient_sets(g, T)["sets"][0]
     assert (first["proved"], first["open"]) == (1, 2)
     assert members(g, "refutes") == [[W, L]]
+    for x in (X, Y):
+        b.merge([b.proof(T, x)], date="2026-01-12")
+    first = d.sufficient_sets(load_graph(gdir), T)["sets"][0]
+    assert (first["members"], first["open"]) == ([L, X, Y], 0)
+    assert first["assemblies"] == [
+        {"node": "root", "route": d.node_routes(g, T, "root")[0]},
+        {"node": A, "route": d.node_routes(g, T, A)[0]},
+        {"node": B, "route": d.node_routes(g, T, B)[0]},
+    ]
 
 
 def test_a_dead_route_is_not_expanded(gdir: Path) -> None:

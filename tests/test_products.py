@@ -77,6 +77,19 @@ def test_deterministic_bytes(b: GraphBuilder) -> None:
         assert data.endswith(b"\n")
         obj = json.loads(data)
         assert p.render(obj) == data
+        assert data == (json.dumps(obj, sort_keys=True, indent=2, ensure_ascii=False)
+                        + "\n").encode()
+
+
+def test_render_equals_json_dumps_on_awkward_values() -> None:
+    obj = {"b": [1, 2.5, -0.0, 1e300, True, False, None, "é\u2028\"\\\n\x01"],
+           "a": {}, "c": [], "d": [[], {}, [{"z": 1, "y": [None]}]], "é": "ünï"}
+    assert p.render(obj) == (json.dumps(obj, sort_keys=True, indent=2, ensure_ascii=False)
+                             + "\n").encode()
+    with pytest.raises(TypeError):
+        p.render({1: "x"})
+    with pytest.raises(TypeError):
+        p.render({"x": object()})
 
 
 def test_commit_source_gives_the_same_products(b: GraphBuilder) -> None:

@@ -68,7 +68,11 @@ CLOSED = frozenset({"proved", "refuted", "defective"})
 GRADES_VOUCHING = frozenset({"screened-and-signed", "reviewed", "certified"})
 CATALOG_EVIDENCE_POINTS = 5
 SET_ENUMERATION_CAP = 2000
-"""The most sufficient sets enumerated per side of a target (D-25 v3.40 "up to a cap")."""
+"""The most sufficient sets enumerated per side of a target on request (D-25 v3.40 "up to
+a cap")."""
+PRODUCT_SET_CAP = 100
+"""The most sufficient sets per side published in graph.json; ``truncated`` says when the
+published list is a prefix (the read tool enumerates further on request)."""
 PROOF_KINDS = frozenset({"Proof", "Refutation", "Vacuity"})
 ROUTE_KINDS = frozenset({"partial", "reduction"})
 _APPROACH_RE = re.compile(r"^\s*--\s*approach:\s*(.+?)\s*$", re.MULTILINE)
@@ -1322,13 +1326,27 @@ def target_routes(graph: Graph, target: str) -> list[dict[str, Any]]:
     return out
 
 
+# A persistent singly linked list: (head, tail) pairs, None for empty. Prepending is O(1),
+# so a branch shares everything after its own additions.
+_Cons = tuple[str, "_Cons"] | None
+_ConsPair = tuple[tuple[str, str], "_ConsPair"] | None
+
+
 @dataclass
 class _Enum:
     ix: _Index
     tid: str
     cap: int
-    results: list[tuple[list[str], list[tuple[str, str]]]] = field(default_factory=list)
+    root: str | None
+    results: list[tuple[list[str], list[tuple[str, str]], _ConsPair]] = field(
+        default_factory=list)
     truncated: bool = False
+    alts: dict[str, list[tuple[str, list[str]]]] = field(default_factory=dict)
+
+    def alternatives(self, nid: str) -> list[tuple[str, list[str]]]:
+        if nid not in self.alts:
+            self.alts[nid] = _alternatives(self.ix, self.tid, nid, at_root=(nid == self.root))
+        return self.alts[nid]
 
 
 def _alternatives(ix: _Index, tid: str, nid: str, *, at_root: bool) -> list[tuple[str, list[str]]]:
@@ -1349,38 +1367,68 @@ def _alternatives(ix: _Index, tid: str, nid: str, *, at_root: bool) -> list[tupl
     return alts
 
 
-def _enumerate(e: _Enum, start: list[str], root: str | None,
-               first_choice: tuple[str, str] | None) -> None:
-    """Depth-first enumeration of consistent choices of routes (one alternative per node,
-    shared nodes choosing once), emitting each finished cut once."""
-    ix, tid = e.ix, e.tid
+def _unlink(xs: _Cons) -> list[str]:
+    out: list[str] = []
+    while xs is not None:
+        out.append(xs[0])
+        xs = xs[1]
+    out.reverse()
+    return out
 
-    def rec(work: list[str], members: list[str], choice: dict[str, str],
-            order: list[tuple[str, str]], seen: set[str]) -> None:
-        if len(e.results) >= e.cap:
-            e.truncated = True
-            return
-        while work:
-            x = work[0]
-            work = work[1:]
+
+def _unlink_pairs(xs: _ConsPair) -> list[tuple[str, str]]:
+    out: list[tuple[str, str]] = []
+    while xs is not None:
+        out.append(xs[0])
+        xs = xs[1]
+    out.reverse()
+    return out
+
+
+def _enumerate(e: _Enum, start: str, first_choice: tuple[str, str] | None) -> None:
+    """Depth-first enumeration of consistent choices of routes: one alternative per node,
+    a shared node choosing once. Nodes with a single alternative are expanded in place;
+    only real forks recurse, and the ``seen`` set is restored by a trail on backtrack, so
+    each set costs time proportional to the nodes it reaches."""
+    seen: set[str] = set()
+    trail: list[str] = []
+
+    def rec(work: _Cons, members: _Cons, order: _ConsPair, links: _ConsPair) -> None:
+        while work is not None:
+            if len(e.results) >= e.cap:
+                e.truncated = True
+                return
+            x, work = work
             if x in seen:
                 continue
-            if x in choice:
-                seen = seen | {x}
-                continue
-            alts = _alternatives(ix, tid, x, at_root=(x == root))
+            alts = e.alternatives(x)
+            seen.add(x)
+            trail.append(x)
             if not alts:
-                seen = seen | {x}
-                members = members + [x]
+                members = (x, members)
                 continue
+            if len(alts) == 1:
+                alt, holes = alts[0]
+                links = ((x, alt), links)
+                for h in reversed(holes):
+                    work = (h, work)
+                continue
+            mark = len(trail)
             for alt, holes in alts:
-                rec(list(holes) + work, members, {**choice, x: alt}, order + [(x, alt)],
-                    seen | {x})
+                if len(e.results) >= e.cap:
+                    e.truncated = True
+                    return
+                branch = work
+                for h in reversed(holes):
+                    branch = (h, branch)
+                rec(branch, members, ((x, alt), order), ((x, alt), links))
+                while len(trail) > mark:
+                    seen.discard(trail.pop())
             return
-        e.results.append((members, order))
+        e.results.append((_unlink(members), _unlink_pairs(order), links))
 
-    init_order = [first_choice] if first_choice else []
-    rec(list(start), [], {}, init_order, set())
+    first: _ConsPair = (first_choice, None) if first_choice else None
+    rec((start, None), None, first, first)
 
 
 def sufficient_sets(graph: Graph, target: str,
@@ -1399,9 +1447,12 @@ def sufficient_sets(graph: Graph, target: str,
 
     Returns:
         ``{cap, truncated, sets: [{side, members, choices: [{node, route}], count, proved,
-        open, assemblies: [{node, route}], shared}]}``; ``assemblies`` are the chosen links
-        of nodes not yet proved (what still has to be submitted or closed), ``shared`` how
-        many members another set also has. Empty when the target has no root.
+        open, assemblies_needed, assemblies: [{node, route}], shared}]}``. ``choices`` are
+        the forks: nodes with more than one alive alternative, with the one this set takes
+        (a refutes set opens with ``{root, "refutes:<variant>"}``). ``assemblies_needed``
+        counts the links through nodes not yet proved (joins still to submit or close);
+        ``assemblies`` names them once every member is proved (v3.40), else is empty.
+        ``shared`` counts members another set also has. Empty when there is no root.
 
     Raises:
         KeyError: no such target.
@@ -1412,10 +1463,10 @@ def sufficient_sets(graph: Graph, target: str,
     out: dict[str, Any] = {"cap": cap, "truncated": False, "sets": []}
     if root is None:
         return out
-    raw: list[tuple[str, list[str], list[tuple[str, str]]]] = []
-    e = _Enum(ix, target, cap)
-    _enumerate(e, [root], root, None)
-    raw += [("proves", mem, order) for mem, order in e.results]
+    raw: list[tuple[str, list[str], list[tuple[str, str]], _ConsPair]] = []
+    e = _Enum(ix, target, cap, root)
+    _enumerate(e, root, None)
+    raw += [("proves", mem, order, links) for mem, order, links in e.results]
     truncated = e.truncated
     for v in ix.t[target].variants:
         rel = t.nodes[v].meta.variant
@@ -1423,32 +1474,32 @@ def sufficient_sets(graph: Graph, target: str,
                 or not ix.file_merged(t.nodes[v], "Relation")
                 or ix.status(target, v) in ("refuted", "defective")):
             continue
-        ev = _Enum(ix, target, cap)
-        _enumerate(ev, [v], None, (root, f"refutes:{v}"))
-        raw += [("refutes", mem, order) for mem, order in ev.results]
+        ev = _Enum(ix, target, cap, None)
+        _enumerate(ev, v, (root, f"refutes:{v}"))
+        raw += [("refutes", mem, order, links) for mem, order, links in ev.results]
         truncated = truncated or ev.truncated
     sets: list[dict[str, Any]] = []
     seen: set[tuple[str, frozenset[str]]] = set()
-    for side, members, order in raw:
+    for side, members, order, links in raw:
         key = (side, frozenset(members))
         if key in seen:
             continue
         seen.add(key)
         if any(ix.shelved(target, x) and ix.status(target, x) != "proved" for x in members):
             continue
-        if any(not r.startswith(("resolves:", "refutes:")) and ix.route_retired(target, r)
-               for _, r in order):
-            continue
         sts = [ix.status(target, x) for x in members]
+        n_open = sum(s != "proved" for s in sts)
+        needed = [(n, r) for n, r in _unlink_pairs(links)
+                  if not r.startswith("refutes:") and ix.status(target, n) != "proved"]
         sets.append({
             "side": side,
             "members": members,
             "choices": [{"node": n, "route": r} for n, r in order],
             "count": len(members),
-            "proved": sum(s == "proved" for s in sts),
-            "open": sum(s != "proved" for s in sts),
-            "assemblies": [{"node": n, "route": r} for n, r in order
-                           if ix.status(target, n) != "proved"],
+            "proved": len(members) - n_open,
+            "open": n_open,
+            "assemblies_needed": len(needed),
+            "assemblies": [{"node": n, "route": r} for n, r in needed] if n_open == 0 else [],
         })
     counts = Counter(x for s in sets for x in set(s["members"]))
     for s in sets:
@@ -1706,7 +1757,7 @@ def graph_view(graph: Graph, target: str) -> dict[str, Any]:
     Raises:
         KeyError: no such target.
     """
-    sets = sufficient_sets(graph, target)
+    sets = sufficient_sets(graph, target, cap=PRODUCT_SET_CAP)
     return {
         "schema": "graph/v1",
         "target": target,

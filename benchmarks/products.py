@@ -1,0 +1,220 @@
+"""Benchmark: load a synthetic graph and write all its products.
+
+Generates, in a temporary directory, a graph of N nodes spread over targets of at most
+1,000 nodes each. Every target is a tree of routes: a node with children has one merged
+partial cutting three holes (every 11th node a second, rival partial with two more), every
+fifth node carries a postmortem, every seventh hole a merged proof, and one merge record
+and one pass attestation accompany each merged file. It then prints, per size, the seconds
+to load the graph (:func:`network.record.loader.load_graph`), the seconds to derive and
+write every product (:func:`network.record.products.write_products`) and the peak memory.
+
+Usage::
+
+    .venv/bin/python benchmarks/products.py                 # 10,000 and 100,000 nodes
+    .venv/bin/python benchmarks/products.py --sizes 10000   # one size
+    .venv/bin/python benchmarks/products.py --sizes 10000 --profile
+
+The goal is under 2 s and 500 MB for 10,000 nodes on 2 cores. Peak memory is the process's
+maximum resident set size (``resource.getrusage``), so each size runs in a fresh
+subprocess. Timings are printed, never asserted (no test depends on them).
+"""
+
+from __future__ import annotations
+
+import argparse
+import hashlib
+import json
+import resource
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+if str(ROOT) not in sys.path:
+    sys.path.insert(0, str(ROOT))
+
+TARGET_NODES = 1000
+TOOLCHAIN = "leanprover/lean4:v4.22.0"
+
+
+def _sha(data: bytes) -> str:
+    return hashlib.sha256(data).hexdigest()
+
+
+class _Writer:
+    """Writes files fast, with templates instead of YAML dumps."""
+
+    def __init__(self, root: Path) -> None:
+        self.root = root
+        self.seq = 0
+        self.dirs: set[Path] = set()
+
+    def write(self, rel: str, data: bytes) -> str:
+        full = self.root / rel
+        parent = full.parent
+        if parent not in self.dirs:
+            parent.mkdir(parents=True, exist_ok=True)
+            self.dirs.add(parent)
+        full.write_bytes(data)
+        return rel
+
+    def merged(self, paths: list[str], datas: list[bytes], target: str, node: str,
+               date: str) -> None:
+        self.seq += 1
+        att = {
+            "schema": "attestation/v1", "graph_id": "bench", "target": target, "node": node,
+            "artifact_kind": "proof",
+            "artifacts": [{"path": p, "sha256": _sha(d)} for p, d in zip(paths, datas)],
+            "toolchain": TOOLCHAIN, "gate_spec_sha256": "0" * 64, "base_commit": "0" * 40,
+            "head_commit": "0" * 40, "graph_commit": f"{self.seq - 1:040x}",
+            "verdict": "pass", "steps": [], "timestamp": date,
+        }
+        apath = f"attestations/{self.seq:07d}.json"
+        self.write(apath, json.dumps(att).encode())
+        rec = {"schema": "merge/v1", "seq": self.seq, "merge_commit": f"{self.seq:040x}",
+               "date": date, "pull_request": f"local/{self.seq}", "artifacts": paths,
+               "attestation": apath}
+        self.write(f"log/merges/{self.seq:06d}.json", json.dumps(rec).encode())
+
+
+def _date(i: int) -> str:
+    day = 1 + i % 28
+    month = 1 + (i // 28) % 12
+    return f"2026-{month:02d}-{day:02d}T{i % 24:02d}:00:00Z"
+
+
+def generate(root: Path, n_nodes: int) -> int:
+    """Write a synthetic graph of ``n_nodes`` nodes under ``root``; returns the file count."""
+    w = _Writer(root)
+    w.write("policy.json", json.dumps({"schema": "policy/v1", "graph_id": "bench"}).encode())
+    w.write("curators.json", json.dumps({"schema": "curators/v1", "curators": [
+        {"pseudonym": "curator", "targets": ["*"]}]}).encode())
+    made = 0
+    t_index = 0
+    clock = 0
+    while made < n_nodes:
+        tid = f"bench-{t_index:04d}"
+        t_index += 1
+        size = min(TARGET_NODES, n_nodes - made)
+        w.write(f"targets/{tid}/target.yaml", (
+            f"schema: target/v1\nid: {tid}\ntitle: Benchmark target {tid}\n"
+            f"class: open-problem\ninformal_statement: A statement.\nlisted: '2026-01-01'\n"
+        ).encode())
+        w.write(f"targets/{tid}/gate-spec.json", json.dumps(
+            {"schema": "gate-spec/v1", "lean_toolchain": TOOLCHAIN}).encode())
+        w.write(f"targets/{tid}/stewards/steve.yaml", (
+            f"schema: steward/v3\npseudonym: steve\ntarget: {tid}\nreal_name: Steve\n"
+            f"since: '2026-01-01'\ncommitment: Write it up.\n").encode())
+        queue: list[tuple[str, str | None, str | None, int]] = [("root", None, None, 0)]
+        count = 0
+        head = 0
+        while head < len(queue) and count < size:
+            nid, parent, route, k = queue[head]
+            head += 1
+            count += 1
+            clock += 1
+            base = f"targets/{tid}/nodes/{nid}"
+            stmt = f"theorem t_{count} : True := sorry -- {tid}/{nid}\n".encode()
+            w.write(f"{base}/Statement.lean", stmt)
+            w.write(f"{base}/Witness.lean", f"example : True := trivial -- {nid}\n".encode())
+            meta = (f"schema: meta/v1\nid: '{nid}'\ntarget: {tid}\ndeclaration: t_{count}\n"
+                    f"statement_hash: {_sha(stmt)}\n")
+            if parent is None:
+                meta += "origin: authored\n"
+            else:
+                meta += (f"origin: compiler-derived\nhole:\n  parent: '{parent}'\n"
+                         f"  route: {route}\n  k: {k}\n  name: hole {k}\n")
+            w.write(f"{base}/META.yaml", meta.encode())
+            if count % 5 == 0:
+                ts = f"2026{1 + count % 12:02d}{1 + count % 28:02d}T000000Z"
+                w.write(f"{base}/attempts/{ts}-pm{count % 7}-postmortem.yaml", (
+                    f"schema: d13/v1\nnode: {tid}/{nid}\ncontributor: pm{count % 7}\n"
+                    f"route: a route\nroute_class: induction\noutcome: refuted-route\n"
+                    f"terminal_goal_state: '⊢ False'\nfailure_class: route-dead-ends\n"
+                ).encode())
+            if parent is not None and count % 7 == 0:
+                proof = f"-- proof of {nid}\n".encode()
+                w.write(f"{base}/Proof.lean", proof)
+                w.merged([f"{base}/Proof.lean"], [proof], tid, nid, _date(clock))
+                continue
+            if len(queue) >= size:
+                continue
+            n_routes = 2 if count % 11 == 0 else 1
+            k_next = 1
+            for r in range(n_routes):
+                ts = f"202601{1 + r:02d}T{count % 24:02d}0000Z"
+                text = f"-- approach: route {r} of {nid}\ntheorem p : True := sorry\n".encode()
+                part = w.write(f"{base}/attempts/{ts}-alice{r}-partial.lean", text)
+                w.merged([part], [text], tid, nid, _date(clock))
+                for _ in range(3 if r == 0 else 2):
+                    queue.append((f"{nid}--h{k_next}", nid, part, k_next))
+                    k_next += 1
+        made += count
+    return sum(1 for _ in root.rglob("*") if _.is_file())
+
+
+def run_one(n_nodes: int, profile: bool) -> dict[str, float]:
+    """Generate, load and write products for one size in this process; returns figures."""
+    from network.record.loader import load_graph
+    from network.record.products import write_products
+
+    with tempfile.TemporaryDirectory(prefix="lemmata-bench-") as tmp:
+        root = Path(tmp)
+        t0 = time.perf_counter()
+        files = generate(root, n_nodes)
+        gen_s = time.perf_counter() - t0
+        rss_before = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
+        prof = None
+        if profile:
+            import cProfile
+
+            prof = cProfile.Profile()
+            prof.enable()
+        t1 = time.perf_counter()
+        graph = load_graph(root)
+        load_s = time.perf_counter() - t1
+        t2 = time.perf_counter()
+        written = write_products(graph, root)
+        write_s = time.perf_counter() - t2
+        if prof is not None:
+            import pstats
+
+            prof.disable()
+            pstats.Stats(prof, stream=sys.stderr).sort_stats("cumulative").print_stats(30)
+        peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
+        nodes = sum(len(t.nodes) for t in graph.targets.values())
+        return {"nodes": nodes, "files": files, "generate_s": round(gen_s, 2),
+                "load_s": round(load_s, 3), "products_s": round(write_s, 3),
+                "total_s": round(load_s + write_s, 3), "peak_rss_mib": round(peak, 1),
+                "rss_before_load_mib": round(rss_before, 1), "products": len(written)}
+
+
+def main(argv: list[str] | None = None) -> int:
+    """Parse ``--sizes`` and ``--profile``; run each size in a fresh subprocess and print
+    one JSON line of figures per size. Returns the exit code."""
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    ap.add_argument("--sizes", default="10000,100000",
+                    help="comma-separated node counts (default 10000,100000)")
+    ap.add_argument("--profile", action="store_true", help="print a cProfile of load+write")
+    ap.add_argument("--one", type=int, help=argparse.SUPPRESS)
+    args = ap.parse_args(argv)
+    if args.one is not None:
+        print(json.dumps(run_one(args.one, args.profile)))
+        return 0
+    for size in (int(s) for s in args.sizes.split(",") if s.strip()):
+        cmd = [sys.executable, __file__, "--one", str(size)]
+        if args.profile:
+            cmd.append("--profile")
+        proc = subprocess.run(cmd, capture_output=not args.profile, text=True, check=False)
+        if proc.returncode != 0:
+            print(proc.stderr, file=sys.stderr)
+            return proc.returncode
+        if proc.stdout:
+            print(proc.stdout.strip())
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
