@@ -249,5 +249,21 @@ def import_erdosproblems(file: Path, problems: tuple[str, ...], graph: Path | No
     return _finish_import(plan, graph, dry_run)
 
 
+@main.command()
+@click.option("--data", "data_dir", type=click.Path(path_type=Path), default=Path(".lemmata"),
+              show_default=True, help="The network's data directory.")
+@click.option("--graph", type=click.Path(path_type=Path), default=Path("graph"),
+              show_default=True, help="The graph folder that seeds the forge on first run.")
+@click.option("--host", default="127.0.0.1", show_default=True, help="Loopback address.")
+@click.option("--port", type=int, default=8000, show_default=True, help="Service port.")
+@click.option("--site-port", type=int, default=8001, show_default=True, help="Site port.")
+@guarded
+def up(data_dir: Path, graph: Path, host: str, port: int, site_port: int) -> int:
+    """Run the whole network on the embedded defaults (README command one)."""
+    from network.up import run
+
+    return run(data_dir, graph, host=host, port=port, site_port=site_port)
+
+
 if __name__ == "__main__":  # pragma: no cover
     main()

@@ -119,11 +119,31 @@ class ValidationFailed(LemmataError):
         )
 
 
+def register_all() -> None:
+    """Import every module of the ``network`` package so each registers its codes.
+
+    Modules define their codes at import time with :func:`define`; the published catalog
+    must hold them all whichever modules the caller happened to import. Alembic's
+    migration scripts are skipped (they act when imported).
+    """
+    import importlib
+    import pkgutil
+
+    import network
+
+    for info in pkgutil.walk_packages(network.__path__, "network."):
+        if ".migrations" in info.name:
+            continue
+        importlib.import_module(info.name)
+
+
 def catalog_json() -> dict[str, Any]:
     """The ``errors.json`` product body: every code with its step, status, meaning, action.
 
-    Codes are sorted so the product is byte-for-byte deterministic.
+    Every module's codes are registered first (:func:`register_all`); codes are sorted so
+    the product is byte-for-byte deterministic.
     """
+    register_all()
     return {
         "schema": "errors/v1",
         "errors": [

@@ -1,0 +1,433 @@
+"""``lemmata up``: the whole network on its embedded defaults (README command one).
+
+It initialises a data directory — the gate, approval and service keys, the SQLite state,
+and a LocalForge bare repository seeded from ``graph/`` with its history — builds the site,
+and starts on loopback the service (HTTP + MCP), the merge-queue runner and a static
+server for the site. A second run finds everything in place and resumes the same network.
+
+Nothing here is evidentiary (DESIGN.md): the data directory can be deleted and rebuilt
+from the graph; only the forge repository's commits are the record.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+import shutil
+import signal
+import threading
+import time
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
+from dataclasses import dataclass
+from functools import partial
+from http.server import SimpleHTTPRequestHandler, ThreadingHTTPServer
+from pathlib import Path
+from typing import Any
+
+import pygit2
+from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
+
+from network import signing
+from network.errors import LemmataError, define
+
+define("data-dir-invalid", None, 500, "The data directory exists but is not a Lemmata network.",
+       "Point --data at an empty folder or at one a previous `lemmata up` created.")
+
+KEY_KINDS = ("gate", "approval", "service")
+FORGE_DIR = "forge.git"
+SITE_DIR = "site"
+MAIN = "refs/heads/main"
+
+
+@dataclass(frozen=True)
+class DataDir:
+    """The paths of one network's data directory.
+
+    Attributes:
+        root: the directory.
+        forge: the LocalForge bare repository.
+        keys: where the Ed25519 private keys live (PEM, mode 0600).
+        site: the built static site.
+        database_url: SQLAlchemy URL of the operational state (SQLite in ``root``).
+    """
+
+    root: Path
+
+    @property
+    def forge(self) -> Path:
+        return self.root / FORGE_DIR
+
+    @property
+    def keys(self) -> Path:
+        return self.root / "keys"
+
+    @property
+    def site(self) -> Path:
+        return self.root / SITE_DIR
+
+    @property
+    def database_url(self) -> str:
+        return f"sqlite:///{self.root / 'state.db'}"
+
+
+def say(message: str) -> None:
+    """Progress for long steps, on standard output, flushed at once."""
+    print(message, flush=True)
+
+
+# --- keys ------------------------------------------------------------------------------
+
+
+def key_id_for(kind: str, key: Ed25519PrivateKey) -> str:
+    """``<kind>-<first 12 hex of SHA-256 of the raw public key>``: stable for a key."""
+    raw = signing.public_key_b64(key).encode("ascii")
+    return f"{kind}-{hashlib.sha256(raw).hexdigest()[:12]}"
+
+
+def ensure_keys(data: DataDir) -> dict[str, tuple[str, Ed25519PrivateKey]]:
+    """Load the gate, approval and service keys, creating any that are missing.
+
+    Returns:
+        kind → (key id, private key).
+
+    Raises:
+        LemmataError: ``bad-key`` (from :mod:`network.signing`) for an unreadable key file.
+    """
+    data.keys.mkdir(parents=True, exist_ok=True)
+    out: dict[str, tuple[str, Ed25519PrivateKey]] = {}
+    for kind in KEY_KINDS:
+        path = data.keys / f"{kind}.pem"
+        key = signing.load_private_key(path) if path.exists() else \
+            signing.generate_private_key(path)
+        out[kind] = (key_id_for(kind, key), key)
+    return out
+
+
+# --- the forge, seeded with graph/'s history --------------------------------------------
+
+
+def _graph_commits(project: pygit2.Repository, subdir: str) -> list[pygit2.Commit]:
+    """First-parent commits of HEAD, oldest first, in which ``subdir`` changed."""
+    if project.head_is_unborn:
+        return []
+    chain: list[pygit2.Commit] = []
+    commit: pygit2.Commit | None = project.head.peel(pygit2.Commit)
+    while commit is not None:
+        chain.append(commit)
+        commit = commit.parents[0] if commit.parents else None
+    chain.reverse()
+    out: list[pygit2.Commit] = []
+    last: pygit2.Oid | None = None
+    for c in chain:
+        try:
+            tree_id = c.tree[subdir].id
+        except KeyError:
+            continue
+        if tree_id != last:
+            out.append(c)
+            last = tree_id
+    return out
+
+
+def _copy_tree(src: pygit2.Repository, dst: pygit2.Repository, tree_id: pygit2.Oid) -> None:
+    """Copy a tree and everything under it from ``src``'s object store into ``dst``'s."""
+    stack = [tree_id]
+    while stack:
+        oid = stack.pop()
+        if oid in dst.odb:
+            continue
+        obj = src.odb.read(oid)
+        dst.odb.write(obj[0], obj[1])
+        if obj[0] == pygit2.enums.ObjectType.TREE:
+            for entry in src.get(oid):
+                stack.append(entry.id)
+
+
+def seed_forge(forge: Path, graph_dir: Path, *, subdir: str = "graph") -> tuple[str, int]:
+    """Create the LocalForge bare repository from ``graph_dir`` with its history.
+
+    When ``graph_dir`` sits in a git work tree whose HEAD holds it, every first-parent
+    commit that changed it becomes one commit of the new repository, with the same
+    author, committer, dates and message, and the graph folder as its root tree. Files
+    not yet committed are added in one last commit. Without git history the folder is
+    committed once. An existing repository is left untouched.
+
+    Returns:
+        (main's commit id, the number of commits written; 0 when it already existed).
+
+    Raises:
+        LemmataError: ``symlink-refused`` or ``hostile-path`` from the folder's files.
+    """
+    from network.api.forge import LocalForge
+
+    if (forge / "HEAD").exists():
+        repo = pygit2.Repository(str(forge))
+        return str(repo.references[MAIN].target), 0
+    found = pygit2.discover_repository(str(graph_dir))
+    project = pygit2.Repository(found) if found else None
+    history: list[pygit2.Commit] = []
+    if project is not None and project.workdir is not None:
+        rel = graph_dir.resolve().relative_to(Path(project.workdir).resolve()).as_posix()
+        subdir = rel
+        history = _graph_commits(project, subdir)
+    if not history:
+        sha = LocalForge.seed(forge, graph_dir, message="Seed the graph")
+        return sha, 1
+    assert project is not None
+    repo = pygit2.init_repository(str(forge), bare=True, initial_head="main")
+    parent: list[pygit2.Oid] = []
+    for c in history:
+        tree_id = c.tree[subdir].id
+        _copy_tree(project, repo, tree_id)
+        oid = repo.create_commit(None, c.author, c.committer, c.message, tree_id, parent)
+        parent = [oid]
+    repo.references.create(MAIN, parent[0])
+    written = len(history)
+    # files in the folder that are not committed yet (a developer's work tree)
+    head_tree = repo.get(parent[0]).peel(pygit2.Commit).tree
+    on_disk = {p.relative_to(graph_dir).as_posix(): p.read_bytes()
+               for p in sorted(graph_dir.rglob("*")) if p.is_file() and not p.is_symlink()}
+    changed = {p: b for p, b in on_disk.items()
+               if p not in head_tree or repo.get(head_tree[p].id).data != b}
+    if changed:
+        sig = pygit2.Signature("Lemmata", "graph@lemmata.invalid", int(time.time()), 0)
+        from network.api.forge import _build_tree
+
+        tree = _build_tree(repo, head_tree, changed)
+        oid = repo.create_commit(MAIN, sig, sig, "Uncommitted graph files", tree, parent)
+        written += 1
+    return str(repo.references[MAIN].target), written
+
+
+def publish_keys(forge: Any, keys: dict[str, tuple[str, Ed25519PrivateKey]],
+                 valid_from: str) -> list[str]:
+    """Commit ``keys/<key_id>.json`` for each public half missing from main (D-4, ruling 9).
+
+    Returns the paths committed (empty when every key is already published).
+    """
+    repo: pygit2.Repository = forge.repo
+    tree = repo.get(forge.main_sha()).peel(pygit2.Commit).tree
+    files: dict[str, bytes | None] = {}
+    for kind, (key_id, key) in sorted(keys.items()):
+        path = f"keys/{key_id}.json"
+        if path in tree:
+            continue
+        rec = signing.public_key_record(key, key_id=key_id, kind=kind, valid_from=valid_from)
+        files[path] = (json.dumps(rec.model_dump(by_alias=True, exclude_none=True),
+                                  sort_keys=True, indent=2) + "\n").encode()
+    if files:
+        forge.commit_to_main(files, "Publish the network's public keys")
+    return sorted(files)
+
+
+# --- the static site server -------------------------------------------------------------
+
+
+class _QuietHandler(SimpleHTTPRequestHandler):
+    def log_message(self, format: str, *args: Any) -> None:  # noqa: A002
+        return
+
+
+@contextmanager
+def static_server(root: Path, host: str, port: int) -> Iterator[ThreadingHTTPServer]:
+    """Serve ``root`` read-only over HTTP on ``host:port`` in a thread until the block ends."""
+    handler = partial(_QuietHandler, directory=str(root))
+    server = ThreadingHTTPServer((host, port), handler)
+    thread = threading.Thread(target=server.serve_forever, name="site", daemon=True)
+    thread.start()
+    try:
+        yield server
+    finally:
+        server.shutdown()
+        server.server_close()
+
+
+# --- the banner ---------------------------------------------------------------------------
+
+
+def banner(*, api: str, site: str, toolchain_line: str) -> str:
+    """What `make run` prints once everything is up: URLs, MCP configs, first steps."""
+    mcp = f"{api}/mcp"
+    generic = json.dumps({"mcpServers": {"lemmata": {"type": "http", "url": mcp}}}, indent=2)
+    return f"""
+Lemmata is running on loopback.
+
+  service   {api}/        (every route: GET {api}/ ; info: {api}/info.json)
+  MCP       {mcp}   (streamable HTTP)
+  site      {site}/
+  proofs    {toolchain_line}
+
+Connect an agent:
+  Claude Code:  claude mcp add --transport http lemmata {mcp}
+  Codex:        add to ~/.codex/config.toml
+                  [mcp_servers.lemmata]
+                  url = "{mcp}"
+  Any client:   {generic.replace(chr(10), chr(10) + '                ')}
+
+First three steps for an agent:
+  1. list_frontier, then get_node on the tutorial node (target `tutorial`).
+  2. precheck_submission of a tutorial proof, then get_token with that precheck:
+     keep the token where the machine remembers it, and tell your operator the
+     recovery code.
+  3. claim_node on a node of the calibration target, precheck, submit_proof, and poll
+     get_submission until the merge queue has judged it.
+
+Ctrl-C stops everything; `make run` again resumes this network.
+"""
+
+
+def toolchain_line() -> str:
+    """One line saying whether proofs can be checked here (issue: toolchain detection)."""
+    lean = shutil.which("lean")
+    lake = shutil.which("lake")
+    elan = Path(os.path.expanduser("~/.elan/toolchains"))
+    if lean and lake:
+        return f"Lean found ({lean}); prechecks and gate runs use it in the sandbox."
+    if elan.is_dir() and any(elan.iterdir()):
+        return "an elan install was found; targets whose pinned toolchain it holds can be checked."
+    return ("NOT checkable here: no Lean toolchain (lean/lake or elan) was found. Every "
+            "precheck and gate run ends `toolchain-missing`; `lemmata toolchain install` "
+            "explains how to get one.")
+
+
+# --- run everything -----------------------------------------------------------------------
+
+
+def run(data_root: Path, graph_dir: Path, *, host: str = "127.0.0.1", port: int = 8000,
+        site_port: int = 8001, queue_interval_s: float = 2.0,
+        stop: threading.Event | None = None,
+        ready: Callable[[dict[str, str]], None] | None = None) -> int:
+    """Initialise (or resume) the network in ``data_root`` and serve until stopped.
+
+    Args:
+        data_root: the data directory (created if absent).
+        graph_dir: the graph folder seeding the forge on first run.
+        host, port: the service's address; the site is served on ``site_port``.
+        queue_interval_s: seconds between merge-queue passes.
+        stop: an event that ends the run when set (Ctrl-C sets it too).
+        ready: called with the URLs once everything listens (tests use it).
+
+    Returns:
+        0 after a clean stop.
+
+    Raises:
+        LemmataError: ``data-dir-invalid``; anything the parts raise while starting.
+    """
+    import uvicorn
+
+    from network.api.app import create_app
+    from network.api.forge import LocalForge
+    from network.api.graphs import GraphProvider
+    from network.api.settings import ServiceSettings
+    from network.record.loader import load_graph
+
+    data = DataDir(data_root)
+    data.root.mkdir(parents=True, exist_ok=True)
+    if any(data.root.iterdir()) and not (data.forge / "HEAD").exists() and \
+            not (data.root / "state.db").exists() and not data.keys.exists():
+        raise LemmataError("data-dir-invalid", f"{data.root} holds other files")
+    say(f"[1/5] data directory {data.root}")
+    keys = ensure_keys(data)
+    say("[2/5] forge repository (seeded from graph/ with its history on first run)")
+    main_sha, written = seed_forge(data.forge, graph_dir)
+    say(f"      main is {main_sha[:12]} ({written} commit(s) written)" if written
+        else f"      resumed at {main_sha[:12]}")
+    settings = ServiceSettings(data_dir=data.root, database_url=data.database_url,
+                               graph=data.forge, host=host, port=port,
+                               public_url=f"http://{host}:{port}")
+    say("[3/5] service state (SQLite) and keys")
+
+    def load_main() -> Any:
+        return load_graph(data.forge, "refs/heads/main")
+
+    def main_version() -> str:
+        return str(pygit2.Repository(str(data.forge)).references[MAIN].target)
+
+    provider = GraphProvider(load_main, main_version)
+    app = create_app(settings, graph_loader=provider)
+    from sqlalchemy.orm import sessionmaker
+
+    from network.api import db
+
+    engine = db.make_engine(settings.resolved_database_url())
+    db.migrate(engine)
+    forge = LocalForge(data.forge, sessionmaker(engine))
+    commit_date = time.strftime("%Y-%m-%d", time.gmtime(
+        pygit2.Repository(str(data.forge)).get(forge.main_sha()).commit_time))
+    published = publish_keys(forge, keys, commit_date)
+    if published:
+        say(f"      published {', '.join(published)}")
+    say("[4/5] site")
+    build_site = _site_builder()
+    if build_site is not None:
+        build_site(data.forge, data.site)
+    else:
+        data.site.mkdir(parents=True, exist_ok=True)
+        (data.site / "index.html").write_text(
+            "<!doctype html><title>Lemmata</title><p>The site builder is not installed.</p>\n")
+    say("[5/5] service, merge queue and site server")
+    stop = stop or threading.Event()
+    config = uvicorn.Config(app, host=host, port=port, log_level="warning", lifespan="on")
+    server = uvicorn.Server(config)
+    server.install_signal_handlers = lambda: None  # type: ignore[method-assign]
+    api_thread = threading.Thread(target=server.run, name="service", daemon=True)
+
+    def on_signal(signum: int, frame: Any) -> None:
+        stop.set()
+
+    previous = None
+    if threading.current_thread() is threading.main_thread():
+        previous = signal.signal(signal.SIGINT, on_signal)
+        signal.signal(signal.SIGTERM, on_signal)
+    queue_thread = threading.Thread(
+        target=_queue_loop, args=(data, forge, keys, stop, queue_interval_s), name="queue",
+        daemon=True)
+    with static_server(data.site, host, site_port):
+        api_thread.start()
+        while not server.started and api_thread.is_alive():
+            time.sleep(0.05)
+        queue_thread.start()
+        urls = {"api": f"http://{host}:{port}", "site": f"http://{host}:{site_port}"}
+        say(banner(api=urls["api"], site=urls["site"], toolchain_line=toolchain_line()))
+        if ready is not None:
+            ready(urls)
+        while not stop.is_set() and api_thread.is_alive():
+            stop.wait(0.2)
+        say("stopping…")
+        server.should_exit = True
+        api_thread.join(timeout=10)
+        queue_thread.join(timeout=10)
+    if previous is not None:
+        signal.signal(signal.SIGINT, previous)
+    say("stopped cleanly; `make run` resumes this network.")
+    return 0
+
+
+def _site_builder() -> Callable[[Path, Path], None] | None:
+    """The site builder when network.site provides one, else None."""
+    try:
+        from network.site import build as site_build
+    except ImportError:
+        return None
+    fn = getattr(site_build, "build_from_repo", None)
+    return fn if callable(fn) else None
+
+
+def _queue_loop(data: DataDir, forge: Any, keys: dict[str, tuple[str, Ed25519PrivateKey]],
+                stop: threading.Event, interval_s: float) -> None:
+    """Run merge-queue passes until ``stop`` is set (network.gate.queue)."""
+    try:
+        from network.gate import queue
+    except ImportError:
+        return
+    process = getattr(queue, "process_queue", None)
+    if not callable(process):
+        return
+    while not stop.is_set():
+        try:
+            process(forge, gate_key=keys["gate"])
+        except LemmataError as exc:
+            say(f"merge queue: {exc}")
+        stop.wait(interval_s)

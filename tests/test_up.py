@@ -1,0 +1,110 @@
+"""`lemmata up`: data directory, keys, forge seeded with graph/'s history, resume (issue 6)."""
+
+from __future__ import annotations
+
+import json
+import socket
+import threading
+import urllib.request
+from pathlib import Path
+
+import pygit2
+import pytest
+
+from network import up
+from tests.graphs import GraphBuilder, git_commit
+
+
+def free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return int(s.getsockname()[1])
+
+
+@pytest.fixture()
+def project(tmp_path: Path) -> Path:
+    """A project repository whose graph/ folder has two commits of history."""
+    root = tmp_path / "project"
+    b = GraphBuilder(root / "graph")
+    b.base()
+    b.target("demo", cls="calibration", calibration=True)
+    b.node("demo", "root")
+    git_commit(root, "first graph commit")
+    (root / "README.md").write_text("not part of the graph\n")
+    git_commit(root, "a commit outside graph/")
+    b.node("demo", "variant-weak", variant={"of": "root", "relation": "related"},
+           origin="variant")
+    git_commit(root, "second graph commit")
+    return root
+
+
+def test_seed_forge_keeps_the_graph_history(project: Path, tmp_path: Path) -> None:
+    sha, written = up.seed_forge(tmp_path / "forge.git", project / "graph")
+    assert written == 2
+    repo = pygit2.Repository(str(tmp_path / "forge.git"))
+    head = repo.get(sha)
+    assert head.message == "second graph commit"
+    assert head.parents[0].message == "first graph commit"
+    assert "policy.json" in head.tree and "README.md" not in head.tree
+    again = up.seed_forge(tmp_path / "forge.git", project / "graph")
+    assert again == (sha, 0)
+
+
+def test_uncommitted_graph_files_get_one_more_commit(project: Path, tmp_path: Path) -> None:
+    (project / "graph" / "targets" / "demo" / "nodes" / "root" / "Proof.lean").write_text("x\n")
+    sha, written = up.seed_forge(tmp_path / "forge.git", project / "graph")
+    assert written == 3
+    repo = pygit2.Repository(str(tmp_path / "forge.git"))
+    assert "targets/demo/nodes/root/Proof.lean" in repo.get(sha).tree
+
+
+def test_keys_are_created_once(tmp_path: Path) -> None:
+    data = up.DataDir(tmp_path / "data")
+    first = up.ensure_keys(data)
+    second = up.ensure_keys(data)
+    assert {k: v[0] for k, v in first.items()} == {k: v[0] for k, v in second.items()}
+    assert oct((data.keys / "gate.pem").stat().st_mode & 0o777) == "0o600"
+
+
+def test_a_foreign_directory_is_refused(tmp_path: Path) -> None:
+    data = tmp_path / "data"
+    data.mkdir()
+    (data / "mine.txt").write_text("x\n")
+    from network.errors import LemmataError
+
+    with pytest.raises(LemmataError) as exc:
+        up.run(data, tmp_path, port=free_port(), site_port=free_port())
+    assert exc.value.code == "data-dir-invalid"
+
+
+def _run_once(data: Path, graph: Path) -> dict[str, object]:
+    stop = threading.Event()
+    seen: dict[str, object] = {}
+
+    def ready(urls: dict[str, str]) -> None:
+        with urllib.request.urlopen(urls["api"] + "/info.json", timeout=10) as resp:
+            seen["info"] = json.loads(resp.read())
+        with urllib.request.urlopen(urls["site"] + "/", timeout=10) as resp:
+            seen["site_status"] = resp.status
+        stop.set()
+
+    rc = up.run(data, graph, port=free_port(), site_port=free_port(), stop=stop, ready=ready)
+    seen["rc"] = rc
+    return seen
+
+
+@pytest.mark.slow
+def test_up_serves_then_resumes(project: Path, tmp_path: Path) -> None:
+    data = tmp_path / "data"
+    first = _run_once(data, project / "graph")
+    assert first["rc"] == 0 and first["site_status"] == 200
+    repo = pygit2.Repository(str(data / "forge.git"))
+    main1 = str(repo.references["refs/heads/main"].target)
+    keys = sorted(e.name for e in repo.get(main1).tree["keys"])
+    assert len(keys) == 3 and all(k.endswith(".json") for k in keys)
+    second = _run_once(data, project / "graph")
+    assert second["rc"] == 0
+    assert str(repo.references["refs/heads/main"].target) == main1  # nothing re-seeded
+    for seen in (first, second):  # the ports differ between runs; nothing else may
+        seen["info"]["service"].pop("mcp")  # type: ignore[index]
+    assert first["info"] == second["info"]
