@@ -1890,3 +1890,45 @@ def record_events(graph: Graph) -> list[dict[str, Any]]:
     out.sort(key=lambda r: _EVENT_ORDER.get(r["kind"], len(_EVENT_ORDER)))
     out.sort(key=lambda r: r["day"], reverse=True)
     return out
+
+
+def words_chains(graph: Graph, target: str, node: str, kind: str) -> list[dict[str, Any]]:
+    """The node's gloss (``kind="gloss"``) or explainer (``"explainer"``) version chains
+    (ruling 11, D-3 v3.30/v3.31), withdrawn versions absent.
+
+    A chain starts at a version with no ``supersedes``; each later version whose
+    ``supersedes`` names a member joins it; the current version is the chain's latest.
+
+    Returns:
+        ``[{describes, current, history}]`` in record order (date, path) of the chains'
+        first versions; ``current`` and each of ``history`` (oldest first, current last)
+        are ``{path, author, date, label, sections: [{steps, text, drafted_with}],
+        approvals: [signer], supersedes}``.
+
+    Raises:
+        LemmataError: ``unknown-node``. ValueError: an unknown ``kind``.
+    """
+    ix = _ix(graph)
+    _check(ix, target, node)
+    n = ix.node(target, node)
+    if kind not in ("gloss", "explainer"):
+        raise ValueError(f"no words kind {kind!r}")
+    recs: list[Any] = n.glosses if kind == "gloss" else n.explainers
+    versions = sorted(((norm_date(rf.record.date), rf.path, rf.record) for rf in recs
+                       if ix.present(rf.path)), key=lambda x: (x[0], x[1]))
+    chains: list[dict[str, Any]] = []
+    member: dict[str, int] = {}
+    for date, path, rec in versions:
+        view = {"path": path, "author": rec.author, "date": date,
+                "label": getattr(rec, "label", None),
+                "sections": [{"steps": list(s.steps), "text": s.text,
+                              "drafted_with": list(s.drafted_with)} for s in rec.sections],
+                "approvals": [a.signer for a in rec.approvals], "supersedes": rec.supersedes}
+        at = member.get(rec.supersedes) if rec.supersedes else None
+        if at is None:
+            at = len(chains)
+            chains.append({"describes": rec.describes, "current": view, "history": []})
+        chains[at]["history"].append(view)
+        chains[at]["current"] = view
+        member[path] = at
+    return chains
