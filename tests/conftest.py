@@ -31,6 +31,7 @@ FIXED_EMAIL = "test@lemmata.invalid"
 FIXED_DATE = "2026-09-21T12:00:00+00:00"
 REPO_ROOT = Path(__file__).resolve().parents[1]
 
+_REPO_REAL = os.path.realpath(REPO_ROOT)
 _allowed_roots: list[str] = []  # empty: the guard is off (between tests, at collection)
 _WRITE_FLAGS = os.O_WRONLY | os.O_RDWR | os.O_CREAT | os.O_APPEND | os.O_TRUNC
 _PATH_EVENTS = {"os.mkdir", "os.remove", "os.rmdir", "os.rename", "os.symlink",
@@ -48,7 +49,12 @@ def _outside(path: Any) -> bool:
     full = os.path.realpath(os.path.abspath(text))
     if "__pycache__" in full or full.startswith("/dev/"):
         return False
-    return not any(full == root or full.startswith(root + os.sep) for root in _allowed_roots)
+    inside = [root for root in _allowed_roots if full == root or full.startswith(root + os.sep)]
+    if _REPO_REAL != "/" and (full == _REPO_REAL or full.startswith(_REPO_REAL + os.sep)):
+        # the checkout itself is never writable, even when it lies under the temp folder
+        # (CI clones into one): only a test's own tmp_path inside it would be
+        return not any(root.startswith(_REPO_REAL + os.sep) for root in inside)
+    return not inside
 
 
 def _audit(event: str, args: tuple[Any, ...]) -> None:
