@@ -117,10 +117,15 @@ class WorktreeSource:
     def read(self, path: str) -> bytes:
         if check_graph_path(path):
             raise LemmataError("hostile-path", "refused", path=path)
-        full = self.root / path
-        if full.is_symlink() or not full.is_file():
-            raise LemmataError("missing-file", "no such regular file", path=path)
-        return full.read_bytes()
+        try:  # O_NOFOLLOW: a link swapped in after listing is refused, not followed
+            fd = os.open(self.root / path, os.O_RDONLY | os.O_NOFOLLOW)
+        except OSError as exc:
+            raise LemmataError("missing-file", f"no such regular file ({exc.strerror})",
+                               path=path) from exc
+        with os.fdopen(fd, "rb") as fh:
+            if not stat.S_ISREG(os.fstat(fh.fileno()).st_mode):
+                raise LemmataError("missing-file", "not a regular file", path=path)
+            return fh.read()
 
 
 class CommitSource:
