@@ -194,6 +194,36 @@ def mcp_cmd(data_dir: Path | None, database_url: str | None, graph: Path | None)
     return EXIT_OK
 
 
+@main.group("site")
+def site_group() -> None:
+    """The static, read-only website of a graph (D-36)."""
+
+
+@site_group.command("build")
+@click.argument("graph", type=click.Path(path_type=Path))
+@click.argument("out", type=click.Path(path_type=Path))
+@click.option("--commit", default=None, help="Render this git revision instead of the work tree.")
+@click.option("--strict", is_flag=True, help="Fail (exit 1) on any warning.")
+@click.option("--featured", default=None, help="The target drawn on the home page.")
+@click.option("--repository-url", default=None,
+              help="https URL where the graph repository is browsable (proof links).")
+@guarded
+def site_build(graph: Path, out: Path, commit: str | None, strict: bool,
+               featured: str | None, repository_url: str | None) -> int:
+    """Build the static site of GRAPH into OUT, in named stages (D-36)."""
+    from network.site.build import build_site
+    from network.site.config import SiteConfig
+
+    config = SiteConfig(graph=graph, out=out, commit=commit, strict=strict,
+                        featured_target=featured, repository_url=repository_url)
+    report = build_site(config, log=lambda line: click.echo(line, err=True))
+    click.echo(json.dumps({"pages": len(report.pages), "warnings": len(report.warnings),
+                           "commit": report.commit,
+                           "math": "server" if report.math_server_side else "browser",
+                           "seconds": {k: round(v, 3) for k, v in report.timings.items()}}))
+    return EXIT_OK
+
+
 @main.group("import")
 def import_group() -> None:
     """Import statements and prior art from public registries as a change (D-10)."""

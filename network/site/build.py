@@ -1,0 +1,463 @@
+"""``lemmata site build``: the static, read-only website of a graph (D-36).
+
+The build runs as named stages (STYLE.md rule 10, mkdocs ``commands/build.py``):
+
+``load``
+    read the graph at one commit or its work tree (:func:`network.record.loader.load_graph`);
+``derive``
+    every fact the pages show, from :mod:`network.record.derive` only;
+``layout``
+    each target's drawing with Graphviz ``dot`` (:mod:`network.site.layout`);
+``render``
+    typeset claims with KaTeX and render every page with jinja2 (autoescape,
+    ``StrictUndefined``);
+``assets``
+    the stylesheet, the small script and the vendored KaTeX;
+``check``
+    every internal link of the output resolves (:mod:`network.site.linkcheck`).
+
+Warnings are collected, counted and printed; ``strict`` turns any warning into a failure.
+Every page names the commit it was rendered from, or says it was rendered from a work
+tree. Nothing here serves, stores or accepts anything.
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+import time
+from collections.abc import Callable, Iterator
+from concurrent.futures import ThreadPoolExecutor
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from jinja2 import Environment, FileSystemLoader, StrictUndefined, select_autoescape
+from markupsafe import Markup, escape
+
+from network.errors import LemmataError, define
+from network.record import derive
+from network.record.loader import Graph, load_graph
+from network.site import pages
+from network.site.config import SiteConfig
+from network.site.layout import Layout, dot_program, layout_target
+from network.site.lean import highlight_lean, pygments_css
+from network.site.linkcheck import check_links
+from network.site.mathtex import KATEX_DIR, Typeset, typeset
+
+define("site-warnings", None, 422, "The site build met warnings and ran with --strict.",
+       "Read each printed warning, fix what it names (a broken link, a claim KaTeX cannot "
+       "typeset, a featured target that does not exist) and build again.")
+
+HERE = Path(__file__).resolve().parent
+TEMPLATES = HERE / "templates"
+ASSETS = HERE / "assets"
+PROSE = HERE / "prose"
+DCO_TEXT = HERE.parent / "api" / "dco.txt"
+STAGES = ("load", "derive", "layout", "render", "assets", "check")
+"""The build's named stages, in order."""
+
+
+@dataclass
+class BuildReport:
+    """What a build did.
+
+    Attributes:
+        pages: output-relative paths of the HTML pages written, in write order.
+        warnings: every warning, in the order met.
+        timings: stage name → seconds it took.
+        commit: the commit rendered, or None for a work tree.
+        math_server_side: whether claims were typeset at build time (else in the browser).
+    """
+
+    pages: list[str] = field(default_factory=list)
+    warnings: list[str] = field(default_factory=list)
+    timings: dict[str, float] = field(default_factory=dict)
+    commit: str | None = None
+    math_server_side: bool = False
+
+
+@dataclass
+class _Derived:
+    views: dict[str, dict[str, Any]]
+    summaries: dict[str, dict[str, Any]]
+    frontier: list[dict[str, Any]]
+    ledger: dict[str, list[dict[str, Any]]]
+    events: list[dict[str, Any]]
+    featured: str | None
+
+
+def build_site(config: SiteConfig, log: Callable[[str], None] | None = None) -> BuildReport:
+    """Build the whole site of ``config.graph`` into ``config.out`` (D-36).
+
+    Args:
+        config: the build's :class:`SiteConfig`.
+        log: called with one line per stage (name and seconds); None is silent.
+
+    Returns:
+        The :class:`BuildReport`.
+
+    Raises:
+        ValidationFailed: the graph does not load (every problem listed).
+        LemmataError: ``site-tool-missing`` (no Graphviz), ``site-layout-failed``, or
+            ``site-warnings`` when ``config.strict`` and any warning was met.
+    """
+    report = BuildReport()
+    say = log or (lambda _line: None)
+    out = Path(config.out)
+
+    def stage(name: str, fn: Callable[[], Any]) -> Any:
+        t0 = time.perf_counter()
+        val = fn()
+        report.timings[name] = time.perf_counter() - t0
+        say(f"stage {name}: {report.timings[name]:.2f} s")
+        return val
+
+    dot = dot_program()  # fail before any work when Graphviz is missing
+    graph: Graph = stage("load", lambda: load_graph(config.graph, config.commit))
+    report.commit = graph.commit
+    derived: _Derived = stage("derive", lambda: _derive(graph, config, report))
+    layouts: dict[str, Layout] = stage("layout", lambda: _layout(derived, dot))
+    stage("render", lambda: _render(graph, config, derived, layouts, out, report))
+    stage("assets", lambda: _assets(out))
+    stage("check", lambda: report.warnings.extend(f"broken link: {b}"
+                                                 for b in check_links(out)))
+    for w in report.warnings:
+        say(f"warning: {w}")
+    if config.strict and report.warnings:
+        raise LemmataError("site-warnings", f"{len(report.warnings)} warning(s) with --strict")
+    return report
+
+
+# --- derive --------------------------------------------------------------------------------
+
+
+def _derive(graph: Graph, config: SiteConfig, report: BuildReport) -> _Derived:
+    views = {tid: derive.graph_view(graph, tid) for tid in graph.targets}
+    summaries = {tid: derive.target_summary(graph, tid) for tid in graph.targets}
+    featured = config.featured_target
+    if featured is not None and featured not in graph.targets:
+        report.warnings.append(f"featured target {featured!r} is not a target of the graph")
+        featured = None
+    if featured is None:
+        open_problems = [tid for tid, s in summaries.items() if s["class"] == "open-problem"]
+        rooted = [tid for tid, s in summaries.items() if s["root"]]
+        featured = (open_problems or rooted or list(graph.targets) or [None])[0]
+    return _Derived(views, summaries, derive.frontier(graph), derive.ledger_views(graph),
+                    derive.record_events(graph), featured)
+
+
+def _layout(derived: _Derived, dot: str) -> dict[str, Layout]:
+    workers = max(1, min(4, os.cpu_count() or 1))
+    with ThreadPoolExecutor(max_workers=workers) as pool:
+        done = pool.map(lambda tid: (tid, layout_target(derived.views[tid], dot)),
+                        list(derived.views))
+        return dict(done)
+
+
+# --- render --------------------------------------------------------------------------------
+
+
+def _environment(math: Typeset, config: SiteConfig, graph: Graph) -> Environment:
+    env = Environment(loader=FileSystemLoader(str(TEMPLATES)),
+                      autoescape=select_autoescape(default=True, default_for_string=True),
+                      undefined=StrictUndefined, trim_blocks=True, lstrip_blocks=True,
+                      keep_trailing_newline=True)
+
+    def claim(tex: str | None) -> Markup:
+        if not tex:
+            return Markup("")
+        html = math.html.get(tex)
+        if html is not None:
+            return Markup('<span class="claim">') + Markup(html) + Markup("</span>")
+        return Markup('<span class="claim tex">') + escape(f"\\[{tex}\\]") + Markup("</span>")
+
+    env.filters["claim"] = claim
+    env.filters["lean"] = highlight_lean
+    env.filters["short"] = pages.short
+    env.filters["day"] = lambda d: (d or "")[:10]
+    env.globals["artifact_href"] = lambda p: pages.artifact_href(graph, p)
+    env.globals["node_href"] = pages.node_href
+    env.globals["STATUS_WORDS"] = pages.STATUS_WORDS
+    env.globals["LITERATURE_WORDS"] = pages.LITERATURE_WORDS
+    return env
+
+
+def _claims(derived: _Derived) -> list[str]:
+    return [n["claim"] for v in derived.views.values() for n in v["nodes"] if n["claim"]]
+
+
+def _commit_label(graph: Graph) -> str:
+    return f"commit {graph.commit}" if graph.commit else "the work tree (no commit)"
+
+
+class _Writer:
+    """Renders templates into files under ``out``, each with its relative-link prefix."""
+
+    def __init__(self, env: Environment, out: Path, common: dict[str, Any],
+                 report: BuildReport) -> None:
+        self.env = env
+        self.out = out
+        self.common = common
+        self.report = report
+        self.dirs: set[Path] = set()
+
+    def page(self, template: str, path: str, **ctx: Any) -> None:
+        depth = path.count("/")
+        full = self.out / path
+        if full.parent not in self.dirs:
+            full.parent.mkdir(parents=True, exist_ok=True)
+            self.dirs.add(full.parent)
+        html = self.env.get_template(template).render(
+            **self.common, **ctx, rel="../" * depth, page_path=path)
+        full.write_text(html, encoding="utf-8")
+        self.report.pages.append(path)
+
+
+def _render(graph: Graph, config: SiteConfig, d: _Derived, layouts: dict[str, Layout],
+            out: Path, report: BuildReport) -> None:
+    math = typeset(_claims(d))
+    report.math_server_side = math.server_side
+    for tex, err in sorted(math.errors.items()):
+        report.warnings.append(f"KaTeX cannot typeset a claim ({err}): {tex[:80]}")
+    env = _environment(math, config, graph)
+    common = {"commit_label": _commit_label(graph), "commit": graph.commit,
+              "toolchain_note": config.toolchain_note, "as_of": derive.now(graph),
+              "math_client": not math.server_side, "graph_id": graph.policy.graph_id}
+    w = _Writer(env, out, common, report)
+    drawings = {tid: pages.drawing(graph, tid, d.views[tid], layouts[tid], False)
+                for tid in graph.targets}
+    _render_home(graph, config, d, drawings, w)
+    _render_problems(graph, d, w)
+    for tid in graph.targets:
+        _render_target(graph, config, d, tid, layouts[tid], drawings[tid], w)
+    _render_frontier(graph, d, w)
+    _render_contributors(graph, d, w)
+    _render_docs(graph, config, w)
+
+
+def _render_home(graph: Graph, config: SiteConfig, d: _Derived,
+                 drawings: dict[str, dict[str, Any]], w: _Writer) -> None:
+    rows = d.events[: config.recent_rows]
+    tid = d.featured
+    w.page("home.html", "index.html", events=rows, more_events=len(d.events) > len(rows),
+           featured=tid, featured_summary=d.summaries[tid] if tid else None,
+           featured_view=d.views[tid] if tid else None,
+           drawing=drawings[tid] if tid else None,
+           titles={t: x.record.title for t, x in graph.targets.items()},
+           steward_rule=True)
+
+
+def _root_source(graph: Graph, tid: str, d: _Derived) -> tuple[str | None, str | None]:
+    root = d.summaries[tid]["root"]
+    t = graph.targets[tid]
+    nid = root if root else (next(iter(t.nodes)) if t.nodes else None)
+    if nid is None or "Statement" not in t.nodes[nid].files:
+        return nid, None
+    return nid, graph.text(t.nodes[nid].files["Statement"].path)
+
+
+def _render_problems(graph: Graph, d: _Derived, w: _Writer) -> None:
+    rows = []
+    for tid, t in graph.targets.items():
+        nid, src = _root_source(graph, tid, d)
+        spec = t.gate_spec
+        rows.append({"summary": d.summaries[tid], "record": t.record, "root_node": nid,
+                     "root_source": src, "mathlib": spec.mathlib.rev if spec.mathlib else None,
+                     "toolchain": spec.lean_toolchain,
+                     "stewards": [{"pseudonym": s.record.pseudonym,
+                                   "real_name": s.record.real_name}
+                                  for s in t.stewards
+                                  if s.record.pseudonym in d.summaries[tid]["stewards"]]})
+    w.page("problems.html", "problems/index.html", rows=rows)
+
+
+def _render_target(graph: Graph, config: SiteConfig, d: _Derived, tid: str, lay: Layout,
+                   drawing: dict[str, Any], w: _Writer) -> None:
+    t = graph.targets[tid]
+    view = d.views[tid]
+    nodes = {n["id"]: n for n in view["nodes"]}
+    sets = view["sufficient_sets"]
+    selector = pages.selector_view(view["selector"], sets["sets"])
+    nid, src = _root_source(graph, tid, d)
+    spec = t.gate_spec
+    base = {
+        "tid": tid, "target": t.record, "summary": d.summaries[tid], "view": view,
+        "nodes": nodes, "sets": sets, "selector": selector, "root_node": nid,
+        "root_source": src, "mathlib": spec.mathlib.rev if spec.mathlib else None,
+        "toolchain": spec.lean_toolchain,
+        "stewards": [s.record for s in t.stewards
+                     if s.record.pseudonym in d.summaries[tid]["stewards"]],
+        "approaches": [a for a in sorted(t.approaches, key=lambda rf: (rf.record.date, rf.path))],
+        "literature": [(n["id"], n["label"], n["literature"]) for n in view["nodes"]
+                       if n["literature"]],
+        "shelved": [n for n in view["nodes"] if n["flags"]["shelved"]],
+    }
+    w.page("target.html", f"targets/{tid}/index.html", drawing=drawing,
+           with_shelved=False, **base)
+    if base["shelved"]:
+        w.page("target.html", f"targets/{tid}/shelved.html", with_shelved=True,
+               drawing=pages.drawing(graph, tid, view, lay, True), **base)
+    for k, proof in enumerate(view["proofs"], start=1):
+        _render_proof(graph, config, d, tid, k, proof, w)
+    for n_id in t.nodes:
+        _render_node(graph, config, d, tid, n_id, w)
+
+
+def _words(graph: Graph, tid: str, nid: str) -> tuple[dict[str, dict[str, Any]],
+                                                     list[dict[str, Any]]]:
+    glosses = {c["describes"]: c for c in derive.words_chains(graph, tid, nid, "gloss")}
+    return glosses, derive.words_chains(graph, tid, nid, "explainer")
+
+
+def _node_context(graph: Graph, config: SiteConfig, d: _Derived, tid: str,
+                  nid: str) -> dict[str, Any]:
+    t = graph.targets[tid]
+    n = t.nodes[nid]
+    view = d.views[tid]
+    nv = next(x for x in view["nodes"] if x["id"] == nid)
+    glosses, explainers = _words(graph, tid, nid)
+    files = []
+    for name, path in pages.lean_files(n):
+        merge = derive.merge_of(graph, path)
+        url = None
+        if merge and config.repository_url:
+            url = f"{config.repository_url.rstrip('/')}/blob/{merge['merge_commit']}/{path}"
+        files.append({"name": name, "path": path, "source": graph.text(path),
+                      "merged": name in nv["merged"], "merge": merge, "url": url,
+                      "gloss": glosses.get(path)})
+    proof_file = next((f for f in files if f["name"] == "Proof"), None)
+    return {
+        "tid": tid, "nid": nid, "node": nv, "meta": n.meta, "target": t.record,
+        "files": files, "proof_file": proof_file,
+        "attestations": pages.attestations_of(graph, tid, nid),
+        "route_classes": derive.route_class_histogram(graph, tid, nid),
+        "explainers": explainers,
+        "routes": [r for r in view["routes"] if r["node"] == nid],
+        "labels": {x["id"]: x["label"] for x in view["nodes"]},
+        "proposed_for": [rf.record for rf in n.proposed_for],
+        "shelvings": [rf.record for rf in n.shelvings],
+        "is_root": d.summaries[tid]["root"] == nid,
+    }
+
+
+def _render_node(graph: Graph, config: SiteConfig, d: _Derived, tid: str, nid: str,
+                 w: _Writer) -> None:
+    c = _node_context(graph, config, d, tid, nid)
+    w.page("node.html", pages.node_href(tid, nid), ctx=c, **c)
+
+
+def _render_proof(graph: Graph, config: SiteConfig, d: _Derived, tid: str, k: int,
+                  proof: dict[str, Any], w: _Writer) -> None:
+    view = d.views[tid]
+    order = pages.deps_first(view, proof["node"], proof["rests_on"])
+    steps = [_node_context(graph, config, d, tid, nid) for nid in order]
+    t = graph.targets[tid]
+    w.page("proof.html", f"targets/{tid}/proofs/{k}.html", tid=tid, k=k, proof=proof,
+           steps=steps, target=t.record, summary=d.summaries[tid],
+           labels={x["id"]: x["label"] for x in view["nodes"]})
+
+
+_FRONTIER_FILTERS = ("open", "blocked")
+
+
+def _render_frontier(graph: Graph, d: _Derived, w: _Writer) -> None:
+    entries = d.frontier
+    targets = list(dict.fromkeys(e["target"] for e in entries))
+    filters = {"targets": targets, "statuses": list(_FRONTIER_FILTERS)}
+    variants: list[tuple[str, str, list[dict[str, Any]]]] = [
+        ("frontier/index.html", "every entry", entries),
+        ("frontier/claimable.html", "claimable now", [e for e in entries if e["claimable"]]),
+    ]
+    variants += [(f"frontier/status/{s}.html", f"status {s}",
+                  [e for e in entries if e["status"] == s]) for s in _FRONTIER_FILTERS]
+    variants += [(f"frontier/target/{tid}.html", f"target {tid}",
+                  [e for e in entries if e["target"] == tid]) for tid in targets]
+    for path, name, rows in variants:
+        w.page("frontier.html", path, rows=rows, filter_name=name, filters=filters,
+               total=len(entries), current=path)
+
+
+def _render_contributors(graph: Graph, d: _Derived, w: _Writer) -> None:
+    people = [{"identity": who, "lines": lines,
+               "active": sum(not x["revoked"] for x in lines),
+               "revoked": sum(x["revoked"] for x in lines),
+               "name": graph.names[who].name if who in graph.names else None}
+              for who, lines in d.ledger.items()]
+    w.page("contributors.html", "contributors/index.html", people=people)
+    for p in people:
+        w.page("contributor.html", f"contributors/{p['identity']}.html", person=p)
+
+
+def _markdown(text: str, config: SiteConfig) -> Markup:
+    """CommonMark with tables, raw HTML escaped; links into the repository are dropped
+    (the site is not the repository) unless ``repository_url`` makes them absolute."""
+    from markdown_it import MarkdownIt
+
+    md = MarkdownIt("commonmark", {"html": False}).enable("table")
+    tokens = md.parse(text)
+    for tok in tokens:
+        stack: list[bool] = []
+        for child in tok.children or []:
+            if child.type == "link_open":
+                href = str(child.attrGet("href") or "")
+                internal = not (href.startswith(("http://", "https://", "mailto:")))
+                if internal and config.repository_url and not href.startswith("#"):
+                    child.attrSet("href", f"{config.repository_url.rstrip('/')}/blob/HEAD/"
+                                          f"{href.lstrip('./')}")
+                    internal = False
+                stack.append(internal)
+                if internal:
+                    child.type, child.tag, child.nesting = "text", "", 0
+                    child.content = ""
+            elif child.type == "link_close" and stack:
+                if stack.pop():
+                    child.type, child.tag, child.nesting = "text", "", 0
+                    child.content = ""
+    return Markup(md.renderer.render(tokens, md.options, {}))
+
+
+def _render_docs(graph: Graph, config: SiteConfig, w: _Writer) -> None:
+    agents = graph.text("AGENTS.md") if "AGENTS.md" in graph.files else None
+    docs = [
+        ("agents.html", "AGENTS.md: the prover funnel",
+         _markdown(agents, config) if agents else Markup(
+             "<p>This graph carries no AGENTS.md.</p>")),
+        ("stewards.html", "Stewards: what a steward commits to and receives",
+         _markdown((PROSE / "stewards.md").read_text(encoding="utf-8"), config)),
+        ("licence.html", "Licences and the Developer Certificate of Origin",
+         _markdown((PROSE / "licence.md").read_text(encoding="utf-8").format(
+             data=graph.policy.data_license, code=graph.policy.code_license), config)
+         + Markup("<pre class=\"dco\">") + escape(DCO_TEXT.read_text(encoding="utf-8"))
+         + Markup("</pre>")),
+        ("about.html", "What this site is",
+         _markdown((PROSE / "about.md").read_text(encoding="utf-8"), config)),
+    ]
+    w.page("docs_index.html", "docs/index.html", docs=[(p, t) for p, t, _ in docs])
+    for path, title, body in docs:
+        w.page("doc.html", f"docs/{path}", title=title, body=body)
+
+
+# --- assets --------------------------------------------------------------------------------
+
+
+def _assets(out: Path) -> None:
+    dest = out / "assets"
+    dest.mkdir(parents=True, exist_ok=True)
+    for name in ("site.css", "site.js"):
+        _copy_if_changed(ASSETS / name, dest / name)
+    (dest / "pygments.css").write_text(pygments_css(), encoding="utf-8")
+    for src in _walk(KATEX_DIR):
+        _copy_if_changed(src, dest / "katex" / src.relative_to(KATEX_DIR))
+
+
+def _walk(root: Path) -> Iterator[Path]:
+    return (p for p in sorted(root.rglob("*")) if p.is_file())
+
+
+def _copy_if_changed(src: Path, dst: Path) -> None:
+    data = src.read_bytes()
+    if dst.is_file() and dst.read_bytes() == data:
+        return
+    dst.parent.mkdir(parents=True, exist_ok=True)
+    shutil.copyfile(src, dst)

@@ -1,0 +1,49 @@
+"""The site build's settings: one typed class, a docstring per option (STYLE.md rule 7)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from pydantic import BaseModel, ConfigDict, Field
+
+DEFAULT_TOOLCHAIN_NOTE = "This site was built from the record; it checks nothing."
+
+
+class SiteConfig(BaseModel):
+    """What one ``lemmata site build`` reads and writes (D-36)."""
+
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+    graph: Path
+    """The graph repository (or a folder inside one) to render."""
+
+    out: Path
+    """The folder the static files are written to; created when absent. Files the build
+    did not write are left alone."""
+
+    commit: str | None = None
+    """Render this git revision of the graph instead of its work tree; every page names
+    it. None renders the work tree and pages say so."""
+
+    strict: bool = False
+    """Fail the build (exit 1) on any warning: a broken internal link, a claim KaTeX
+    cannot typeset, a featured target that does not exist."""
+
+    featured_target: str | None = None
+    """The problem drawn on the home page as its own page draws it (D-36 v3.48). None
+    picks the first open-problem target in id order, else the first target with a root."""
+
+    toolchain_note: str = DEFAULT_TOOLCHAIN_NOTE
+    """The footer sentence saying whether proofs can be checked where the site was built
+    (the ``toolchain_note`` template slot)."""
+
+    repository_url: str | None = Field(None, pattern=r"^https://")
+    """Where the graph repository is browsable, e.g. ``https://github.com/org/graph``. When
+    set, a proof links to ``<url>/blob/<merge commit>/<path>``; otherwise to its rendering
+    on the node page, with the merge commit named beside it."""
+
+    recent_rows: int = Field(40, ge=1)
+    """How many rows of recent events the home page lists (D-36 v3.48)."""
+
+    workers: int = Field(0, ge=0)
+    """Processes that render pages in parallel; 0 means one per CPU (at most 4)."""

@@ -1,0 +1,222 @@
+"""Page contexts: what each page shows, assembled from network/record's derivations (D-36).
+
+Nothing here derives a fact of the record: statuses, flags, labels, routes, sufficient
+sets, the selector, proofs, the frontier, the ledger views and the recent events all come
+from :mod:`network.record.derive`. This module only selects, orders for display and links
+them, and attaches the drawing's layout and the typeset notation.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from network.record import derive
+from network.record.loader import Graph, Node
+from network.site.layout import Layout
+
+STATUS_WORDS = {
+    "open": "open", "blocked": "blocked (waits for a witness)", "proved": "proved",
+    "refuted": "refuted", "defective": "defective (vacuous)", "superseded": "superseded",
+}
+"""Every node status (Foundation ruling 1) with the words the drawing's key uses."""
+LITERATURE_WORDS = {
+    "known-true": "known true in the literature", "known-false": "known false in the literature",
+    "open": "open in the literature", "partial-results": "partial results in the literature",
+    "unknown": "literature status unknown",
+}
+"""Every literature status (D-25 v3.35/v3.45) with the words the drawing's key uses."""
+LABEL_CHARS = 26
+
+
+def node_href(tid: str, nid: str) -> str:
+    """Output-relative URL of a node page."""
+    return f"targets/{tid}/nodes/{nid}/index.html"
+
+
+def artifact_href(graph: Graph, path: str) -> str | None:
+    """Output-relative URL showing a graph file: its node page (anchored at a Lean file
+    when it is one) or its target page; None for a file the site shows nowhere."""
+    parts = path.split("/")
+    if len(parts) >= 2 and parts[0] == "targets" and parts[1] in graph.targets:
+        t = graph.targets[parts[1]]
+        if len(parts) >= 4 and parts[2] == "nodes" and parts[3] in t.nodes:
+            href = node_href(parts[1], parts[3])
+            if len(parts) == 5 and parts[4].endswith(".lean"):
+                return f"{href}#file-{parts[4][:-5]}"
+            return href
+        return f"targets/{parts[1]}/index.html"
+    return None
+
+
+def short(text: str, n: int = LABEL_CHARS) -> str:
+    """``text`` cut to ``n`` characters with an ellipsis."""
+    return text if len(text) <= n else text[: n - 1] + "…"
+
+
+def drawing(graph: Graph, tid: str, view: dict[str, Any], lay: Layout,
+            with_shelved: bool) -> dict[str, Any]:
+    """The drawing of one target: boxes with their status classes, lines, the key, and
+    the text alternative (every drawn node and line in words, D-36 accessibility).
+
+    ``with_shelved`` draws shelved statements (D-14 v3.47: drawn only on request).
+    """
+    nodes = {n["id"]: n for n in view["nodes"]}
+    routes = {r["route"]: r for r in view["routes"]}
+    members: dict[str, list[int]] = {}
+    for i, s in enumerate(view["sufficient_sets"]["sets"]):
+        for x in s["members"]:
+            members.setdefault(x, []).append(i)
+    boxes: list[dict[str, Any]] = []
+    hidden: set[str] = set()
+    for b in lay.boxes:
+        if b.kind == "route":
+            r = routes[b.key]
+            owner = nodes[r["node"]]
+            if owner["flags"]["shelved"] and not with_shelved:
+                hidden.add("route:" + b.key)
+                continue
+            label = r["approach"] or f"route {b.key.rsplit('/', 1)[-1][:15]}"
+            boxes.append({"kind": "route", "key": b.key, "x": b.x, "y": b.y, "w": b.w,
+                          "h": b.h, "label": short(label, 18), "title": f"route: {label}",
+                          "alive": r["alive"], "href": None, "band": False,
+                          "sets": "", "classes": "route" + ("" if r["alive"] else " dead")})
+            continue
+        n = nodes[b.key]
+        if n["flags"]["shelved"] and not with_shelved:
+            hidden.add(b.key)
+            continue
+        classes = [f"st-{n['status']}"]
+        for flag in ("shelved", "speculative", "closable", "disputed", "stale"):
+            if n["flags"][flag]:
+                classes.append(flag)
+        if b.band:
+            classes.append("band")
+        lit = n["literature"]["status"] if n["literature"] else None
+        boxes.append({
+            "kind": "statement", "key": b.key, "x": b.x, "y": b.y, "w": b.w, "h": b.h,
+            "label": short(n["label"]), "title": f"{n['label']} ({n['id']}): {n['status']}",
+            "href": node_href(tid, b.key), "band": b.band, "literature": lit,
+            "sets": " ".join(str(i) for i in members.get(b.key, [])),
+            "classes": " ".join(classes), "status": n["status"],
+        })
+    lines = []
+    for ln in lay.lines:
+        a = ("route:" + ln.source) if ln.kind == "hole" else ln.source
+        z = ("route:" + ln.target) if ln.kind == "route" else ln.target
+        if a in hidden or z in hidden:
+            continue
+        cls = [f"ln-{ln.kind}"]
+        if ln.relation:
+            cls.append(f"rel-{ln.relation}")
+        if ln.lit_only:
+            cls.append("lit-only")
+        lines.append({"d": ln.d, "classes": " ".join(cls), "source": ln.source,
+                      "target": ln.target, "kind": ln.kind, "relation": ln.relation})
+    drawn = [b for b in boxes if b["kind"] == "statement"]
+    statuses = sorted({b["status"] for b in drawn}, key=list(STATUS_WORDS).index)
+    return {
+        "width": round(lay.width, 1), "height": round(lay.height, 1),
+        "boxes": boxes, "lines": lines,
+        "key_statuses": [(s, STATUS_WORDS[s]) for s in STATUS_WORDS if s != "superseded"],
+        "key_literature": list(LITERATURE_WORDS.items()),
+        "present_statuses": statuses,
+        "text_nodes": [{"id": b["key"], "label": nodes[b["key"]]["label"],
+                        "status": b["status"], "band": b["band"], "href": b["href"],
+                        "literature": b["literature"]} for b in drawn],
+        "text_routes": [{"route": r["route"], "node": r["node"], "approach": r["approach"],
+                         "holes": r["holes"], "alive": r["alive"]} for r in view["routes"]
+                        if "route:" + r["route"] not in hidden
+                        and any(b["key"] == r["route"] for b in boxes)],
+        "text_lines": [ln for ln in lines if ln["kind"] in ("dep", "lemma", "variant")],
+        "undrawn": lay.undrawn,
+        "hidden_shelved": sorted(k for k in hidden if not k.startswith("route:")),
+    }
+
+
+def selector_view(tree: dict[str, Any], sets: list[dict[str, Any]]) -> dict[str, Any]:
+    """The selector tree (:func:`derive.selector`) in one uniform shape for the template,
+    with, at every node, the set indices beneath it (so a click can light them and filter
+    the table, D-25 v3.44).
+
+    Returns:
+        ``{empty, leaf, set, sets, fork, node, label, branches: [{side, route, approach,
+        tree}]}``, every key present.
+    """
+    node: dict[str, Any] = {"empty": False, "leaf": False, "set": None, "sets": [],
+                            "fork": None, "node": None, "label": None, "branches": []}
+    if tree.get("empty"):
+        return {**node, "empty": True}
+    if "set" in tree or ("sets" in tree and "branches" not in tree):
+        idx = tree["set"] if "set" in tree else tree["sets"][0]
+        return {**node, "leaf": True, "set": idx,
+                "sets": [idx] if "set" in tree else list(tree["sets"])}
+    branches = []
+    below: list[int] = []
+    for br in tree["branches"]:
+        sub = selector_view(br["tree"], sets)
+        below.extend(sub["sets"])
+        branches.append({"side": br.get("side"), "route": br.get("route"),
+                         "approach": br.get("approach"), "tree": sub})
+    return {**node, "fork": tree.get("fork"), "node": tree.get("node"),
+            "label": tree.get("label"), "branches": branches, "sets": below}
+
+
+def deps_first(view: dict[str, Any], start: str, members: list[str]) -> list[str]:
+    """``members`` and ``start`` ordered dependencies first (a post-order over the drawn
+    edges restricted to them), ties in the record's order (D-25 v3.26, v3.30 proof page)."""
+    keep = set(members) | {start}
+    below: dict[str, list[str]] = {}
+    for e in view["edges"]:
+        a, b = e["from"], e["to"]
+        if e["kind"] == "variant":
+            a, b = b, a
+        if a in keep and b in keep:
+            below.setdefault(a, []).append(b)
+    out: list[str] = []
+    seen: set[str] = set()
+
+    def visit(x: str) -> None:
+        if x in seen:
+            return
+        seen.add(x)
+        for y in below.get(x, []):
+            visit(y)
+        out.append(x)
+
+    visit(start)
+    for x in members:
+        visit(x)
+    return out
+
+
+def attestations_of(graph: Graph, tid: str, nid: str) -> list[dict[str, Any]]:
+    """The node's attestations (D-5), newest first: verdict, toolchain, Mathlib, steps,
+    reviewer or the first failing step's code as the reason."""
+    out = []
+    for rf in graph.attestations:
+        a = rf.record
+        if a.target != tid or a.node != nid:
+            continue
+        failing = next((s for s in a.steps if not s.ok), None)
+        out.append({
+            "path": rf.path, "verdict": a.verdict, "timestamp": a.timestamp,
+            "artifact_kind": a.artifact_kind, "artifacts": [x.path for x in a.artifacts],
+            "toolchain": a.toolchain, "toolchain_hash": a.toolchain_hash,
+            "mathlib_rev": a.mathlib_rev, "steps": [s.model_dump() for s in a.steps],
+            "reviewer": a.step9.reviewer if a.step9 else None,
+            "basis": a.step9.basis if a.step9 else None,
+            "reason": (failing.code if failing and failing.code else
+                       (f"step {a.first_failing_step}" if a.first_failing_step is not None
+                        else None)),
+            "submitter": a.submitter, "disclosure": a.disclosure.model_dump(),
+            "merge_commit": a.merge_commit,
+        })
+    out.sort(key=lambda x: (derive.norm_date(x["timestamp"]), x["path"]), reverse=True)
+    return out
+
+
+def lean_files(node: Node) -> list[tuple[str, str]]:
+    """``(name, path)`` of the node's Lean files in layout order (docs/record.md)."""
+    from network.record.loader import NODE_LEAN_FILES
+
+    return [(name, node.files[name].path) for name in NODE_LEAN_FILES if name in node.files]
