@@ -46,6 +46,10 @@ def build_rich_graph(root: Path, *, commit: bool = True) -> tuple[GraphBuilder, 
                  failure_class="missing-library")
     lit = b.literature(T, "root--h2", "20260106T000000Z", "alice", "partial-results")
     b.literature(T, "root--h2", "20260107T000000Z", "steve", "partial-results", confirms=lit)
+    route_c = b.partial(T, "root--h2", "20260107T120000Z", "erin",
+                        "-- approach: reduce to primes\n")
+    b.hole(T, "root--h2", 1, route_c, name="prime case")  # blocked: no witness yet
+    b.merge([route_c], date="2026-01-07", node="root--h2")
     b.shelving(T, "root--h3", "20260108T000000Z", "steve", cause="induction will not reach")
     b.node(T, "variant-upper", variant={"of": "root", "relation": "resolves"},
            relation="-- relation\n")
@@ -84,6 +88,6 @@ def build_rich_graph(root: Path, *, commit: bool = True) -> tuple[GraphBuilder, 
     return b, sha
 
 
-NODES = {T: ["crux-gap", "root", "root--h1", "root--h2", "root--h3", "variant-counter",
+NODES = {T: ["crux-gap", "root", "root--h1", "root--h2", "root--h2--h1", "root--h3", "variant-counter",
              "variant-upper"], C: ["root"]}
 """Every node of the fixture graph by target (root--h3 is shelved: drawn on request)."""
