@@ -501,6 +501,7 @@ class _Run:
     build_errors: tuple[str, ...] = ()
     consumed: m.PrecheckConsumed | None = None
     toolchain_hash: str | None = None
+    orphan: bool = False
 
     def add(self, res: StepResult) -> bool:
         self.steps.append(res)
@@ -975,7 +976,8 @@ def _finish(ctx: _Ctx, run: _Run, *, gate_key: Ed25519PrivateKey | None, key_id:
         spec_sha = t.gate_spec_sha256 if t else "0" * 64
         pre = m.PrecheckAttestation(
             graph_id=ctx.base.policy.graph_id, target=art.target, node=node,
-            artifact_kind=art.kind.value, artifacts=artifacts, statement_hash=statement_hash,
+            artifact_kind="unplaced" if run.orphan else art.kind.value, artifacts=artifacts,
+            statement_hash=statement_hash,
             gate_spec_sha256=spec_sha,
             toolchain=t.gate_spec.lean_toolchain if t else "unknown",
             verdict="precheck-pass" if verdict == "pass" else "precheck-fail",
@@ -987,7 +989,8 @@ def _finish(ctx: _Ctx, run: _Run, *, gate_key: Ed25519PrivateKey | None, key_id:
     spec = t.gate_spec if t else m.GateSpec(lean_toolchain="leanprover/lean4:v0.0.0")
     att = A.build_attestation(
         graph_id=ctx.base.policy.graph_id, target=art.target, node=node,
-        statement_hash=statement_hash, artifact_kind=art.kind.value, artifacts=artifacts,
+        statement_hash=statement_hash,
+        artifact_kind="unplaced" if run.orphan else art.kind.value, artifacts=artifacts,
         spec=spec, gate_spec_sha256=t.gate_spec_sha256 if t else "0" * 64,
         toolchain_hash=run.toolchain_hash, base_commit=ctx.base_sha,
         head_commit=ctx.diff.head, graph_commit=ctx.base_sha, head_date=ctx.head_date,
@@ -1105,7 +1108,7 @@ def run_gate(
         runs: list[ArtifactRun] = []
         for art, mine1, mine2 in runs_in:
             run = _judge(ctx, art, mine1, mine2) if arts else _Run(
-                art, [StepResult.refused(2, mine2)])
+                art, [StepResult.refused(2, mine2)], orphan=True)
             runs.append(_finish(ctx, run, gate_key=gate_key, key_id=key_id, runner=runner,
                                 disclosure=disclosure))
         verdicts = {x.verdict for x in runs}
