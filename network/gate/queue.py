@@ -1,0 +1,223 @@
+"""The merge queue over :class:`~network.api.forge.LocalForge`: strictly ordered, one pull
+request at a time (D-4, D-5, D-25 v3.21; rulings 7, 8).
+
+:func:`process_queue` takes the pull requests open when it starts, oldest first, and for
+each one:
+
+1. runs the authoritative gate (:func:`~network.gate.run.run_gate`) with ``base`` = main
+   and ``head`` = the pull request's head, consuming the precheck attestation the pull
+   request carries (ruling 7: the row's field, else a fenced block in its body);
+2. publishes the attestation on main whatever the verdict (ruling 8): this publishing
+   commit runs no contributor code, it only writes the JSON the gate produced;
+3. on ``pass`` merges, then runs the post-merge job (:mod:`network.gate.postmerge`) and
+   commits its files; ``held`` stays open for a review; ``fail`` and ``bounced`` are
+   closed (a corrected resubmission is a new pull request, D-25 v3.21);
+4. after a merged proof, moves every losing racer's proof of the same node to its
+   alternate path (D-25 v3.21): the racer's pull request is closed and a new one is opened
+   from main with the text, unchanged, at ``attempts/<ts>-<pseudonym>-alternate.lean``,
+   ``ts`` being the racer's head commit date; the queue prechecks it with the same code
+   and attaches the precheck attestation when it passes and the target accepts unsigned
+   ones, so the gate checks it as the alternate it is.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Literal
+
+import pygit2
+from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
+
+from network.api.forge import LocalForge, PullRequest
+from network.errors import LemmataError
+from network.gate import attestation as A
+from network.gate.diff import diff_commits
+from network.gate.postmerge import PostMerge, run_postmerge
+from network.gate.run import (
+    GateOutcome,
+    Review,
+    ToolchainSource,
+    attestation_files,
+    commit_date,
+    run_gate,
+)
+from network.gate.sandbox import SandboxRunner
+from network.record.loader import load_graph
+
+
+@dataclass
+class QueueItem:
+    """What the queue did with one pull request.
+
+    Attributes:
+        number: the pull request.
+        verdict: the gate's verdict, or ``error`` when the gate could not run.
+        outcome: the gate's outcome (None on error).
+        published: main's commit holding the attestation(s), None when already there.
+        merge_sha: main after the merge, when merged.
+        postmerge: what the post-merge job wrote, when merged.
+        moved: pull requests opened for losing racers' alternates.
+        notes: anything else worth saying (merge conflicts, skipped steps).
+    """
+
+    number: int
+    verdict: str
+    outcome: GateOutcome | None = None
+    published: str | None = None
+    merge_sha: str | None = None
+    postmerge: PostMerge | None = None
+    moved: list[int] = field(default_factory=list)
+    notes: list[str] = field(default_factory=list)
+
+
+def _precheck_of(pr: PullRequest) -> str | None:
+    return pr.precheck_attestation or A.precheck_from_body(pr.body)
+
+
+def _unpublished(forge: LocalForge, files: dict[str, bytes]) -> dict[str, bytes]:
+    tree = forge.repo.get(forge.main_sha()).peel(pygit2.Commit).tree
+    out: dict[str, bytes] = {}
+    for path, data in files.items():
+        try:
+            have = bytes(forge.repo.get(tree[path].id).data)
+        except KeyError:
+            have = None
+        if have != data:
+            out[path] = data
+    return out
+
+
+def _added_proofs(forge: LocalForge, pr: PullRequest, main: str) -> dict[str, bytes]:
+    """Paths → bytes of node Proof.lean files (and their waivers) a pull request adds."""
+    mb = forge.repo.merge_base(pygit2.Oid(hex=main), pygit2.Oid(hex=pr.head_sha))
+    diff = diff_commits(forge.path, str(mb) if mb else main, pr.head_sha)
+    return {c.path: diff.new_bytes(c) for c in diff.changes
+            if c.status == "added" and (c.path.endswith("/Proof.lean")
+                                        or c.path.endswith("/waivers/native_decide.yaml"))}
+
+
+def move_losing_racers(forge: LocalForge, merged: GateOutcome, *, toolchain: ToolchainSource,
+                       sandbox: SandboxRunner, skip: set[int]) -> list[int]:
+    """D-25 v3.21: close each open pull request that adds the Proof.lean of a node whose
+    proof just merged, and open its text as an alternate from main. Returns the new pull
+    requests' numbers."""
+    won = {f"targets/{r.artifact.target}/nodes/{r.artifact.node}/Proof.lean"
+           for r in merged.runs if r.verdict == "pass" and r.artifact.kind.value == "proof"}
+    if not won:
+        return []
+    main = forge.main_sha()
+    graph = load_graph(forge.path, commit=main)
+    opened: list[int] = []
+    for pr in forge.list_open():
+        if pr.number in skip:
+            continue
+        added = _added_proofs(forge, pr, main)
+        losing = sorted(p for p in added if p in won)
+        if not losing:
+            continue
+        ts = commit_date(forge.repo, pr.head_sha).replace("-", "").replace(":", "")
+        files: dict[str, bytes] = {}
+        for proof in losing:
+            node_dir = proof[: -len("/Proof.lean")]
+            files[f"{node_dir}/attempts/{ts}-{pr.author}-alternate.lean"] = added[proof]
+            waiver = f"{node_dir}/waivers/native_decide.yaml"
+            if waiver in added and waiver not in graph.files:
+                files[waiver] = added[waiver]
+        forge.close(pr.number)
+        msg = (f"Alternate proof moved from #{pr.number} (D-25 v3.21)\n\n"
+               f"Signed-off-by: {pr.author} <{pr.author}@users.lemmata.invalid>\n")
+        head = forge.commit_files(main, files, msg,
+                                  author=(pr.author, f"{pr.author}@users.lemmata.invalid"))
+        pre = run_gate(forge.path, main, head, toolchain=toolchain, sandbox=sandbox,
+                       mode="precheck", submitter=pr.author)
+        raw = None
+        atts = pre.precheck_attestations
+        if pre.verdict == "pass" and len(atts) == 1:
+            t = graph.targets.get(atts[0].target)
+            if t is not None and "none" in t.gate_spec.precheck.accepted_signature_kinds:
+                raw = A.precheck_from_body(A.precheck_block(atts[0]))
+        new = forge.open_from_commit(
+            head, title=f"Alternate proof of {', '.join(losing)} (from #{pr.number})",
+            body=(f"The node's proof merged first, so this text moved unchanged from "
+                  f"#{pr.number} to its alternate path (D-25 v3.21).\n"),
+            author=pr.author, precheck_attestation=raw, base_sha=main)
+        opened.append(new.number)
+    return opened
+
+
+def process_queue(
+    forge: LocalForge,
+    *,
+    toolchain: ToolchainSource,
+    sandbox: SandboxRunner,
+    gate_key: Ed25519PrivateKey | None = None,
+    key_id: str = "gate",
+    reviews: Callable[[PullRequest], Review | None] | None = None,
+    runner: Literal["local", "hosted"] = "local",
+    work_dir: Path | None = None,
+) -> list[QueueItem]:
+    """Run the merge queue once over the pull requests open now, oldest first.
+
+    Args:
+        forge: the local forge.
+        toolchain: a Toolchain or ``spec -> Toolchain`` (product code:
+            :func:`~network.gate.toolchain.detect_toolchain`).
+        sandbox: the step-3 sandbox.
+        gate_key, key_id: the gate's key; attestations, merge records, ledger lines and
+            closures are signed with it.
+        reviews: the approving review of a pull request, if any (step 9 and waivers).
+        runner: the attestations' runner class.
+        work_dir: scratch folder for workspaces (temporary when None).
+
+    Returns:
+        One :class:`QueueItem` per pull request handled, in order.
+
+    Raises:
+        Nothing for a pull request's own failure: a gate error is recorded as the item's
+        ``error`` verdict and the pull request stays open.
+
+    Implements D-4, D-5, D-25 v3.21, rulings 7 and 8.
+    """
+    items: list[QueueItem] = []
+    handled: set[int] = set()
+    for pr in forge.list_open():
+        if forge.get(pr.number).state != "open":
+            continue
+        handled.add(pr.number)
+        main = forge.main_sha()
+        try:
+            out = run_gate(forge.path, main, pr.head_sha, toolchain=toolchain,
+                           sandbox=sandbox, precheck_raw=_precheck_of(pr),
+                           submitter=pr.author, gate_key=gate_key, key_id=key_id,
+                           runner=runner, review=reviews(pr) if reviews else None,
+                           work_dir=work_dir)
+        except LemmataError as exc:
+            items.append(QueueItem(pr.number, "error", notes=[f"{exc.code}: {exc.detail}"]))
+            continue
+        item = QueueItem(pr.number, out.verdict, out)
+        items.append(item)
+        files = _unpublished(forge, attestation_files(out))
+        if files:
+            item.published = forge.commit_to_main(
+                files, f"gate: {out.verdict} for #{pr.number} (attestations, ruling 8)")
+        if out.verdict in ("fail", "bounced"):
+            forge.close(pr.number)
+            continue
+        if out.verdict != "pass":
+            continue  # held: waits open for a review (ruling 5)
+        try:
+            merged = forge.merge(pr.number)
+        except LemmataError as exc:
+            item.notes.append(f"not merged: {exc.code}: {exc.detail}")
+            continue
+        assert merged.merge_sha is not None
+        item.merge_sha = merged.merge_sha
+        item.postmerge = run_postmerge(
+            forge, forge.path, merged.merge_sha, out.attestations,
+            pull_request=f"local/{pr.number}", submitter=pr.author, toolchain=toolchain,
+            sandbox=sandbox, gate_key=gate_key, key_id=key_id, work_dir=work_dir)
+        item.moved = move_losing_racers(forge, out, toolchain=toolchain, sandbox=sandbox,
+                                        skip=set())
+    return items

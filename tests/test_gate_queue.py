@@ -1,0 +1,105 @@
+"""The merge queue on LocalForge end to end (D-4, D-5, D-19, D-25 v3.21; rulings 2, 7, 8)."""
+
+from __future__ import annotations
+
+import json
+import sys
+from pathlib import Path
+
+import pygit2
+import pytest
+from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
+from sqlalchemy.orm import sessionmaker
+
+from network.api.db import Base, make_engine
+from network.api.forge import LocalForge
+from network.gate import attestation as A
+from network.gate.queue import process_queue
+from network.gate.run import run_gate
+from network.gate.sandbox import Sandbox
+from network.record import derive
+from network.record import models as m
+from network.record.loader import load_graph
+
+sys.path.insert(0, str(Path(__file__).parent))
+from gate_scenarios import ND, PROOF_MID, T, base_repo
+from standin import RecordedToolchain
+
+KEY = Ed25519PrivateKey.generate()
+WHEN = 1_790_000_000
+
+
+@pytest.fixture()
+def forge(tmp_path: Path) -> LocalForge:
+    b, _ = base_repo(tmp_path / "graph")
+    LocalForge.seed(tmp_path / "forge.git", b.root, when=WHEN)
+    engine = make_engine(f"sqlite:///{tmp_path / 'state.db'}")
+    Base.metadata.create_all(engine)
+    return LocalForge(tmp_path / "forge.git", sessionmaker(engine), clock=lambda: WHEN)
+
+
+def submit(forge: LocalForge, files: dict[str, bytes], author: str = "alice") -> int:
+    """What the service does: commit, precheck with the same code, open with the block."""
+    main = forge.main_sha()
+    head = forge.commit_files(main, files, "a proof", author=(author, f"{author}@x.invalid"))
+    pre = run_gate(forge.path, main, head, toolchain=RecordedToolchain, sandbox=Sandbox(),
+                   mode="precheck", submitter=author)
+    body = "My proof.\n\n" + "".join(A.precheck_block(a) for a in pre.precheck_attestations)
+    return forge.open_from_commit(head, title="proof of mid", body=body, author=author,
+                                  base_sha=main).number
+
+
+def read(forge: LocalForge, path: str) -> bytes:
+    tree = forge.repo.get(forge.main_sha()).peel(pygit2.Commit).tree
+    return bytes(forge.repo.get(tree[path].id).data)
+
+
+def test_pr_gate_publish_merge_postmerge(forge: LocalForge) -> None:
+    n = submit(forge, {f"{ND}/mid/Proof.lean": PROOF_MID.encode()})
+    [item] = process_queue(forge, toolchain=RecordedToolchain, sandbox=Sandbox(),
+                           gate_key=KEY, key_id="gate-1")
+    assert item.verdict == "pass" and item.published and item.merge_sha, item.notes
+    assert forge.get(n).state == "merged"
+    g = load_graph(forge.path, commit=forge.main_sha())
+    [att] = [a.record for a in g.attestations if a.record.node == "mid"]
+    assert att.verdict == "pass" and att.merge_commit == item.merge_sha
+    assert derive.node_status(g, T, "mid") == "proved"
+    rec = g.merges[-1].record
+    assert rec.pull_request == f"local/{n}" and rec.seq == 5
+    assert rec.merge_commit == item.merge_sha and rec.signature is not None
+    lines = [lf.record for lf in g.ledger if isinstance(lf.record, m.LedgerLine)
+             and lf.record.merge_seq == rec.seq]
+    assert [(x.line, x.identity, x.node) for x in lines] == [("proof", "alice", "mid")]
+    frontier = json.loads(read(forge, "frontier.json"))
+    assert any(e.get("node") == "root" for e in frontier["nodes"])
+    assert not any(e.get("node") == "mid" for e in frontier["nodes"])  # proved: off it
+    view = json.loads(read(forge, f"targets/{T}/graph.json"))
+    [mid] = [v for v in view["nodes"] if v.get("node", v.get("id")) == "mid"]
+    assert mid["status"] == "proved"
+    assert frontier["as_of"] == rec.date
+    from network.record.products import check_products
+    assert check_products(g, forge.path) == []
+
+
+def test_a_refused_pr_is_published_and_closed(forge: LocalForge) -> None:
+    n = forge.open_pull_request(files={f"{ND}/mid/Proof.lean": PROOF_MID.encode()},
+                                title="no precheck", body="", author="alice").number
+    [item] = process_queue(forge, toolchain=RecordedToolchain, sandbox=Sandbox())
+    assert item.verdict == "bounced" and item.published and forge.get(n).state == "closed"
+    g = load_graph(forge.path, commit=forge.main_sha())
+    assert [a.record.verdict for a in g.attestations if a.record.node == "mid"] == ["bounced"]
+
+
+def test_a_losing_racer_moves_to_its_alternate_path(forge: LocalForge) -> None:
+    first = submit(forge, {f"{ND}/mid/Proof.lean": PROOF_MID.encode()})
+    other = PROOF_MID.replace("simpa using", "exact (by simpa using") + ")\n"
+    second = submit(forge, {f"{ND}/mid/Proof.lean": other.encode()}, author="bob")
+    items = process_queue(forge, toolchain=RecordedToolchain, sandbox=Sandbox())
+    assert [i.number for i in items] == [first]
+    assert forge.get(first).state == "merged" and forge.get(second).state == "closed"
+    [moved] = items[0].moved
+    pr = forge.get(moved)
+    assert pr.author == "bob" and pr.state == "open"
+    commit = forge.repo.get(pr.head_sha).peel(pygit2.Commit)
+    path = f"{ND}/mid/attempts/20260921T141320Z-bob-alternate.lean"
+    assert bytes(forge.repo.get(commit.tree[path].id).data) == other.encode()
