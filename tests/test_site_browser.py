@@ -54,7 +54,7 @@ def test_site_in_chromium(tmp_path: Path, driver: object) -> None:
     with serve(out) as base:
         for name, path in [("home", "index.html"), ("problems", "problems/index.html"),
                            ("target", "targets/demo/index.html"),
-                           ("node", "targets/demo/nodes/root--h1/index.html"),
+                           ("node", "targets/demo/nodes/root--h1.html"),
                            ("proof", "targets/calib/proofs/1.html"),
                            ("frontier", "frontier/index.html"),
                            ("contributors", "contributors/index.html")]:

@@ -85,6 +85,7 @@ class _Derived:
     ledger: dict[str, list[dict[str, Any]]]
     events: list[dict[str, Any]]
     featured: str | None
+    node_views: dict[str, dict[str, dict[str, Any]]] = field(default_factory=dict)
 
 
 def build_site(config: SiteConfig, log: Callable[[str], None] | None = None) -> BuildReport:
@@ -144,7 +145,8 @@ def _derive(graph: Graph, config: SiteConfig, report: BuildReport) -> _Derived:
         rooted = [tid for tid, s in summaries.items() if s["root"]]
         featured = (open_problems or rooted or list(graph.targets) or [None])[0]
     return _Derived(views, summaries, derive.frontier(graph), derive.ledger_views(graph),
-                    derive.record_events(graph), featured)
+                    derive.record_events(graph), featured,
+                    {tid: {n["id"]: n for n in v["nodes"]} for tid, v in views.items()})
 
 
 def _layout(derived: _Derived, dot: str) -> dict[str, Layout]:
@@ -231,6 +233,7 @@ def _render(graph: Graph, config: SiteConfig, d: _Derived, layouts: dict[str, La
     _render_problems(graph, d, w)
     for tid in graph.targets:
         _render_target(graph, config, d, tid, layouts[tid], drawings[tid], w)
+    _render_nodes(graph, config, d, w)
     _render_frontier(graph, d, w)
     _render_contributors(graph, d, w)
     _render_docs(graph, config, w)
@@ -300,8 +303,6 @@ def _render_target(graph: Graph, config: SiteConfig, d: _Derived, tid: str, lay:
                drawing=pages.drawing(graph, tid, view, lay, True), **base)
     for k, proof in enumerate(view["proofs"], start=1):
         _render_proof(graph, config, d, tid, k, proof, w)
-    for n_id in t.nodes:
-        _render_node(graph, config, d, tid, n_id, w)
 
 
 def _words(graph: Graph, tid: str, nid: str) -> tuple[dict[str, dict[str, Any]],
@@ -315,7 +316,7 @@ def _node_context(graph: Graph, config: SiteConfig, d: _Derived, tid: str,
     t = graph.targets[tid]
     n = t.nodes[nid]
     view = d.views[tid]
-    nv = next(x for x in view["nodes"] if x["id"] == nid)
+    nv = d.node_views[tid][nid]
     glosses, explainers = _words(graph, tid, nid)
     files = []
     for name, path in pages.lean_files(n):
@@ -345,6 +346,41 @@ def _render_node(graph: Graph, config: SiteConfig, d: _Derived, tid: str, nid: s
                  w: _Writer) -> None:
     c = _node_context(graph, config, d, tid, nid)
     w.page("node.html", pages.node_href(tid, nid), ctx=c, **c)
+
+
+_FORKED: dict[str, Any] = {}
+"""The state forked render workers inherit (set only while a pool runs)."""
+PARALLEL_MIN_PAGES = 400
+
+
+def _node_chunk(chunk: list[tuple[str, str]]) -> list[str]:
+    graph, config, d, w = (_FORKED[k] for k in ("graph", "config", "d", "w"))
+    w.report = BuildReport()
+    for tid, nid in chunk:
+        _render_node(graph, config, d, tid, nid, w)
+    return w.report.pages
+
+
+def _render_nodes(graph: Graph, config: SiteConfig, d: _Derived, w: _Writer) -> None:
+    """Every node page; in forked worker processes when there are many (POSIX only)."""
+    import multiprocessing
+
+    todo = [(tid, nid) for tid, t in graph.targets.items() for nid in t.nodes]
+    workers = config.workers or min(4, os.cpu_count() or 1)
+    if (workers < 2 or len(todo) < PARALLEL_MIN_PAGES
+            or "fork" not in multiprocessing.get_all_start_methods()):
+        for tid, nid in todo:
+            _render_node(graph, config, d, tid, nid, w)
+        return
+    size = max(50, len(todo) // (workers * 4) + 1)
+    chunks = [todo[i:i + size] for i in range(0, len(todo), size)]
+    _FORKED.update(graph=graph, config=config, d=d, w=w)
+    try:
+        with multiprocessing.get_context("fork").Pool(workers) as pool:
+            for done in pool.map(_node_chunk, chunks):
+                w.report.pages.extend(done)
+    finally:
+        _FORKED.clear()
 
 
 def _render_proof(graph: Graph, config: SiteConfig, d: _Derived, tid: str, k: int,

@@ -30,7 +30,7 @@ LABEL_CHARS = 26
 
 def node_href(tid: str, nid: str) -> str:
     """Output-relative URL of a node page."""
-    return f"targets/{tid}/nodes/{nid}/index.html"
+    return f"targets/{tid}/nodes/{nid}.html"
 
 
 def artifact_href(graph: Graph, path: str) -> str | None:
