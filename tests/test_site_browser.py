@@ -75,7 +75,7 @@ def test_site_in_chromium(tmp_path: Path, driver: object) -> None:
                 d.find_elements(By.CSS_SELECTOR, "svg.dag a.node")} == set(NODES["calib"])
         # selecting a sufficient set filters the sets table and lights its members
         d.get(base + "targets/demo/index.html")  # type: ignore[attr-defined]
-        rows = lambda: [r for r in d.find_elements(  # type: ignore[attr-defined]  # noqa: E731
+        rows = lambda: [r for r in d.find_elements(  # type: ignore[attr-defined]
             By.CSS_SELECTOR, "#sets-table tbody tr") if r.is_displayed()]
         before = len(rows())
         d.find_element(By.CSS_SELECTOR, "a.select.leaf").click()  # type: ignore[attr-defined]
@@ -84,7 +84,7 @@ def test_site_in_chromium(tmp_path: Path, driver: object) -> None:
         d.save_screenshot(str(SHOTS / "target-selected.png"))  # type: ignore[attr-defined]
         # a frontier filter narrows the table, with JavaScript and without
         d.get(base + "frontier/index.html")  # type: ignore[attr-defined]
-        visible = lambda: [r for r in d.find_elements(  # type: ignore[attr-defined]  # noqa: E731
+        visible = lambda: [r for r in d.find_elements(  # type: ignore[attr-defined]
             By.CSS_SELECTOR, "#frontier-table tbody tr") if r.is_displayed()]
         every = len(visible())
         d.find_element(By.CSS_SELECTOR, 'a[data-filter="status-blocked"]').click()  # type: ignore[attr-defined]

@@ -1865,14 +1865,14 @@ def record_events(graph: Graph) -> list[dict[str, Any]]:
         date = ix.merge_date.get(rec.merge_seq)
         if date is None:
             continue
-        kind = rec.line
+        kind: str = rec.line
         if kind == "proof" and rec.artifact.endswith(("-partial.lean", "-reduction.lean")):
             kind = "partial"
         add(date[:10], kind, rec.target,
             {"path": rec.artifact, "identity": rec.identity, "node": rec.node})
     for tid, t in graph.targets.items():
         for nid, n in t.nodes.items():
-            words = sorted([*n.glosses, *n.explainers],
+            words: list[Any] = sorted([*n.glosses, *n.explainers],
                            key=lambda rf: (norm_date(rf.record.date), rf.path))
             for w in words:
                 if not ix.present(w.path):
@@ -1883,7 +1883,7 @@ def record_events(graph: Graph) -> list[dict[str, Any]]:
                 for sig in w.record.approvals:
                     add(day, "signatures", tid, {"path": w.path, "identity": sig.signer,
                                                  "node": nid})
-    out = [{"day": day, "kind": kind, "phrase": EVENT_KINDS.get(kind, kind), "target": tid,
+    out: list[dict[str, Any]] = [{"day": day, "kind": kind, "phrase": EVENT_KINDS.get(kind, kind), "target": tid,
             "count": len(items), "items": items}
            for (day, kind, tid), items in rows.items()]
     out.sort(key=lambda r: (r["target"]))

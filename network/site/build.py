@@ -143,7 +143,8 @@ def _derive(graph: Graph, config: SiteConfig, report: BuildReport) -> _Derived:
     if featured is None:
         open_problems = [tid for tid, s in summaries.items() if s["class"] == "open-problem"]
         rooted = [tid for tid, s in summaries.items() if s["root"]]
-        featured = (open_problems or rooted or list(graph.targets) or [None])[0]
+        candidates: list[str] = open_problems or rooted or list(graph.targets)
+        featured = candidates[0] if candidates else None
     return _Derived(views, summaries, derive.frontier(graph), derive.ledger_views(graph),
                     derive.record_events(graph), featured,
                     {tid: {n["id"]: n for n in v["nodes"]} for tid, v in views.items()})
@@ -358,7 +359,7 @@ def _node_chunk(chunk: list[tuple[str, str]]) -> list[str]:
     w.report = BuildReport()
     for tid, nid in chunk:
         _render_node(graph, config, d, tid, nid, w)
-    return w.report.pages
+    return list(w.report.pages)
 
 
 def _render_nodes(graph: Graph, config: SiteConfig, d: _Derived, w: _Writer) -> None:
@@ -446,10 +447,9 @@ def _markdown(text: str, config: SiteConfig) -> Markup:
                 if internal:
                     child.type, child.tag, child.nesting = "text", "", 0
                     child.content = ""
-            elif child.type == "link_close" and stack:
-                if stack.pop():
-                    child.type, child.tag, child.nesting = "text", "", 0
-                    child.content = ""
+            elif child.type == "link_close" and stack and stack.pop():
+                child.type, child.tag, child.nesting = "text", "", 0
+                child.content = ""
     return Markup(md.renderer.render(tokens, md.options, {}))
 
 

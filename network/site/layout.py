@@ -196,8 +196,8 @@ def dot_source(view: dict[str, Any]) -> tuple[str, dict[str, str]]:
     edges = _tree_edges(view, tset)
     names: dict[str, str] = {}
     lines = ["digraph G {", "graph [rankdir=TB, nodesep=0.25, ranksep=0.5, ordering=out];",
-             f"node [shape=box, fixedsize=true, width={NODE_W / PX_PER_INCH:.4f}, "
-             f"height={NODE_H / PX_PER_INCH:.4f}, label=\"\"];", "edge [arrowhead=none];"]
+             (f"node [shape=box, fixedsize=true, width={NODE_W / PX_PER_INCH:.4f}, "
+              f"height={NODE_H / PX_PER_INCH:.4f}, label=\"\"];"), "edge [arrowhead=none];"]
 
     def name(key: str) -> str:
         if key not in names:
@@ -299,8 +299,7 @@ def layout_target(view: dict[str, Any], dot: str | None = None) -> Layout:
                                  x + MARGIN, y + MARGIN, w, h))
         for a, b, kind, rel in _tree_edges(view, tset):
             d = paths.get((a, b)) or _straight(boxes[a], boxes[b])
-            out.lines.append(Line(a[6:] if a.startswith("route:") else a,
-                                  b[6:] if b.startswith("route:") else b,
+            out.lines.append(Line(a.removeprefix("route:"), b.removeprefix("route:"),
                                   kind, _shift(d), rel))
     # the band: one statement per row at the top right, related ones adjacent
     bx = (width + MARGIN + BAND_GAP + NODE_W / 2) if tree else MARGIN + NODE_W / 2

@@ -17,7 +17,7 @@ def _lexer() -> Lexer:
 
 
 @lru_cache(maxsize=1)
-def _formatter() -> HtmlFormatter:  # type: ignore[type-arg]
+def _formatter() -> HtmlFormatter:
     return HtmlFormatter(cssclass="highlight", linenos=False, wrapcode=True)
 
 

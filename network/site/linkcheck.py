@@ -93,7 +93,7 @@ def check_links(out: Path) -> list[BrokenLink]:
     for css in sorted(f for f in files if f.endswith(".css")):
         for raw in _CSS_URL_RE.findall((out / css).read_text(encoding="utf-8")):
             link = raw.strip("'\" ")
-            if _external(link) or link.startswith("data:") or link.startswith("#"):
+            if _external(link) or link.startswith(("data:", "#")):
                 continue
             target = posixpath.normpath(posixpath.join(posixpath.dirname(css),
                                                        urlsplit(link).path))

@@ -211,7 +211,7 @@ def attestations_of(graph: Graph, tid: str, nid: str) -> list[dict[str, Any]]:
             "submitter": a.submitter, "disclosure": a.disclosure.model_dump(),
             "merge_commit": a.merge_commit,
         })
-    out.sort(key=lambda x: (derive.norm_date(x["timestamp"]), x["path"]), reverse=True)
+    out.sort(key=lambda x: (derive.norm_date(str(x["timestamp"])), str(x["path"])), reverse=True)
     return out
 
 
