@@ -13,6 +13,7 @@ $(STAMP): pyproject.toml
 	touch $(STAMP)
 
 run: $(STAMP)
+	bash .ci/ensure-system-packages
 	$(BIN)/lemmata up
 
 test: $(STAMP)
@@ -20,7 +21,7 @@ test: $(STAMP)
 	$(BIN)/python -m pytest -n 2 -m "not browser and not lean and not schemathesis"
 
 test-all: $(STAMP)
-	bash .ci/ensure-system-packages
+	bash .ci/ensure-system-packages --browser
 	$(BIN)/python -m pytest -n 2
 
 lint: $(STAMP)

@@ -360,13 +360,8 @@ def run(data_root: Path, graph_dir: Path, *, host: str = "127.0.0.1", port: int 
     if published:
         say(f"      published {', '.join(published)}")
     say("[4/5] site")
-    build_site = _site_builder()
-    if build_site is not None:
-        build_site(data.forge, data.site)
-    else:
-        data.site.mkdir(parents=True, exist_ok=True)
-        (data.site / "index.html").write_text(
-            "<!doctype html><title>Lemmata</title><p>The site builder is not installed.</p>\n")
+    note = toolchain_line()
+    build_site(data, note)
     say("[5/5] service, merge queue and site server")
     stop = stop or threading.Event()
     config = uvicorn.Config(app, host=host, port=port, log_level="warning", lifespan="on")
@@ -382,7 +377,7 @@ def run(data_root: Path, graph_dir: Path, *, host: str = "127.0.0.1", port: int 
         previous = signal.signal(signal.SIGINT, on_signal)
         signal.signal(signal.SIGTERM, on_signal)
     queue_thread = threading.Thread(
-        target=_queue_loop, args=(data, forge, keys, stop, queue_interval_s), name="queue",
+        target=_queue_loop, args=(data, forge, keys, stop, queue_interval_s, note), name="queue",
         daemon=True)
     with static_server(data.site, host, site_port):
         api_thread.start()
@@ -390,7 +385,7 @@ def run(data_root: Path, graph_dir: Path, *, host: str = "127.0.0.1", port: int 
             time.sleep(0.05)
         queue_thread.start()
         urls = {"api": f"http://{host}:{port}", "site": f"http://{host}:{site_port}"}
-        say(banner(api=urls["api"], site=urls["site"], toolchain_line=toolchain_line()))
+        say(banner(api=urls["api"], site=urls["site"], toolchain_line=note))
         if ready is not None:
             ready(urls)
         while not stop.is_set() and api_thread.is_alive():
@@ -405,29 +400,42 @@ def run(data_root: Path, graph_dir: Path, *, host: str = "127.0.0.1", port: int 
     return 0
 
 
-def _site_builder() -> Callable[[Path, Path], None] | None:
-    """The site builder when network.site provides one, else None."""
-    try:
-        from network.site import build as site_build
-    except ImportError:
-        return None
-    fn = getattr(site_build, "build_from_repo", None)
-    return fn if callable(fn) else None
+def build_site(data: DataDir, toolchain_note: str) -> None:
+    """Render main of the forge into ``data.site`` (D-36); the footer says ``toolchain_note``.
+
+    Raises:
+        LemmataError: ``site-tool-missing`` (no Graphviz) and the builder's other codes.
+    """
+    from network.site.build import build_site as site_build
+    from network.site.config import SiteConfig
+
+    site_build(SiteConfig(graph=data.forge, out=data.site, commit="refs/heads/main",
+                          toolchain_note=toolchain_note))
 
 
 def _queue_loop(data: DataDir, forge: Any, keys: dict[str, tuple[str, Ed25519PrivateKey]],
-                stop: threading.Event, interval_s: float) -> None:
-    """Run merge-queue passes until ``stop`` is set (network.gate.queue)."""
-    try:
-        from network.gate import queue
-    except ImportError:
-        return
-    process = getattr(queue, "process_queue", None)
-    if not callable(process):
-        return
+                stop: threading.Event, interval_s: float, note: str) -> None:
+    """Run merge-queue passes until ``stop`` is set; rebuild the site when main moves.
+
+    Each pass gates the open pull requests oldest first (network.gate.queue), with the
+    toolchain each target pins when it is installed here, else ``toolchain-missing``.
+    """
+    from network.gate.queue import process_queue
+    from network.gate.sandbox import Sandbox
+    from network.gate.toolchain import detect_toolchain
+
+    sandbox = Sandbox()
+    key_id, key = keys["gate"]
+    seen = forge.main_sha()
     while not stop.is_set():
         try:
-            process(forge, gate_key=keys["gate"])
+            items = process_queue(forge, toolchain=detect_toolchain, sandbox=sandbox,
+                                  gate_key=key, key_id=key_id, work_dir=data.root / "work")
+            for item in items:
+                say(f"merge queue: #{item.number} {item.verdict}")
+            if forge.main_sha() != seen:
+                seen = forge.main_sha()
+                build_site(data, note)
         except LemmataError as exc:
             say(f"merge queue: {exc}")
         stop.wait(interval_s)

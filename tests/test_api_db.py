@@ -12,7 +12,8 @@ from network.api import db
 
 OWN_TABLES = {t.__tablename__ for t in (
     db.IdentityRow, db.TokenRow, db.RecoveryCodeRow, db.ClaimRow, db.RateBucketRow,
-    db.PrecheckJobRow, db.CheckLogRow, db.SubmissionRow, db.WebSessionRow)}
+    db.PrecheckJobRow, db.CheckLogRow, db.SubmissionRow, db.WebSessionRow,
+    db.PullRequestRow)}
 
 
 def _table_of(diff: object) -> str | None:

@@ -207,6 +207,24 @@ class WebSessionRow(Base):
     ended_at: Mapped[int | None] = mapped_column(BigInteger, nullable=True)
 
 
+class PullRequestRow(Base):
+    """One pull request on the LocalForge (network.api.forge); its branch is
+    ``refs/heads/pr/<number>``. Operational: the verdicts live in the graph's attestations."""
+
+    __tablename__ = "pull_requests"
+    number: Mapped[int] = mapped_column(Integer, primary_key=True, autoincrement=True)
+    title: Mapped[str] = mapped_column(String(300), nullable=False)
+    body: Mapped[str] = mapped_column(Text, nullable=False, default="")
+    base_sha: Mapped[str] = mapped_column(String(40), nullable=False)
+    head_sha: Mapped[str] = mapped_column(String(40), nullable=False)
+    author: Mapped[str] = mapped_column(String(64), nullable=False)
+    state: Mapped[str] = mapped_column(String(16), nullable=False, default="open")
+    merge_sha: Mapped[str | None] = mapped_column(String(40), nullable=True)
+    precheck_attestation: Mapped[str | None] = mapped_column(Text, nullable=True)
+    opened_at: Mapped[int] = mapped_column(BigInteger, nullable=False)
+    closed_at: Mapped[int | None] = mapped_column(BigInteger, nullable=True)
+
+
 def make_engine(url: str, *, connect_args: dict[str, Any] | None = None) -> Engine:
     """An engine for ``url``, configured so concurrent writers never lose a write.
 

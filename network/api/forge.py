@@ -19,10 +19,10 @@ from pathlib import Path
 from typing import Literal, Protocol
 
 import pygit2
-from sqlalchemy import BigInteger, Integer, String, Text, select
-from sqlalchemy.orm import Mapped, Session, mapped_column, sessionmaker
+from sqlalchemy import select
+from sqlalchemy.orm import Session, sessionmaker
 
-from network.api.db import Base, transaction
+from network.api.db import PullRequestRow, transaction
 from network.errors import LemmataError, define
 from network.record.source import check_graph_path
 
@@ -35,23 +35,6 @@ define("merge-conflict", None, 409, "The pull request no longer merges cleanly i
 
 PrState = Literal["open", "merged", "closed"]
 MAIN = "refs/heads/main"
-
-
-class PullRequestRow(Base):
-    """One pull request on the local forge; the branch is ``refs/heads/pr/<number>``."""
-
-    __tablename__ = "pull_requests"
-    number: Mapped[int] = mapped_column(Integer, primary_key=True, autoincrement=True)
-    title: Mapped[str] = mapped_column(String(300), nullable=False)
-    body: Mapped[str] = mapped_column(Text, nullable=False, default="")
-    base_sha: Mapped[str] = mapped_column(String(40), nullable=False)
-    head_sha: Mapped[str] = mapped_column(String(40), nullable=False)
-    author: Mapped[str] = mapped_column(String(64), nullable=False)
-    state: Mapped[str] = mapped_column(String(16), nullable=False, default="open")
-    merge_sha: Mapped[str | None] = mapped_column(String(40), nullable=True)
-    precheck_attestation: Mapped[str | None] = mapped_column(Text, nullable=True)
-    opened_at: Mapped[int] = mapped_column(BigInteger, nullable=False)
-    closed_at: Mapped[int | None] = mapped_column(BigInteger, nullable=True)
 
 
 @dataclass(frozen=True)
