@@ -1039,6 +1039,7 @@ def run_gate(
     disclosure: m.Disclosure | None = None,
     work_dir: Path | None = None,
     recorded_step0: Mapping[str, tuple[StepResult, m.PrecheckConsumed | None]] | None = None,
+    base_graph: Graph | None = None,
 ) -> GateOutcome:
     """Run the gate over the pull request ``base..head`` of the graph repository ``repo``.
 
@@ -1064,6 +1065,9 @@ def run_gate(
             removed afterwards).
         recorded_step0: ``"<target>/<node>" -> (step-0 result, consumed)`` to reuse
             instead of re-deriving step 0 (``reproduce.sh``: D-5 replays steps 1-8).
+        base_graph: the graph already loaded at ``base`` (a queue or service judging many
+            submissions against one main reuses it); ignored unless its ``commit`` is
+            ``base``'s.
 
     Returns:
         :class:`GateOutcome`; its ``exit_code`` is 0 merge, 1 refused, 2 held.
@@ -1081,7 +1085,8 @@ def run_gate(
     mb = r.merge_base(pygit2.Oid(hex=base_sha), pygit2.Oid(hex=head_sha))
     from_sha = str(mb) if mb is not None else base_sha
     diff = diff_commits(repo, from_sha, head_sha)
-    base_graph = load_graph(repo, commit=base_sha)
+    if base_graph is None or base_graph.commit != base_sha:
+        base_graph = load_graph(repo, commit=base_sha)
     head_date = commit_date(r, head_sha)
     own_tmp = work_dir is None
     wd = Path(tempfile.mkdtemp(prefix="lemmata-gate-")) if work_dir is None else work_dir

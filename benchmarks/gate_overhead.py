@@ -1,0 +1,184 @@
+"""Benchmark: the gate's own work per submission, excluding toolchain time (D-4).
+
+Generates the synthetic graph of ``benchmarks/products.py`` (10,000 nodes by default),
+commits it, then opens submissions on top: a proof of an open hole node, a partial
+(route) on one, and a postmortem (record-only). Each runs through
+:func:`network.gate.run.run_gate` in authoritative mode with an instant toolchain that
+answers every Lean call with a pass at once; the time spent inside that toolchain is
+measured and subtracted, so the figure is the gate's own work: diff, loading the base
+graph, classification and step-2 rules, precheck check, workspace writing, step logic,
+step 9's derivations, attestation building and signing.
+
+Usage::
+
+    .venv/bin/python benchmarks/gate_overhead.py               # 10,000 nodes
+    .venv/bin/python benchmarks/gate_overhead.py --nodes 2000 --repeat 5
+
+The goal is under 1 s per submission on a 10,000-node graph. Timings are printed, never
+asserted.
+"""
+
+from __future__ import annotations
+
+import argparse
+import statistics
+import sys
+import tempfile
+import time
+from collections.abc import Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+ROOT = Path(__file__).resolve().parent.parent
+for p in (ROOT, ROOT / "tests"):
+    if str(p) not in sys.path:
+        sys.path.insert(0, str(p))
+
+
+@dataclass
+class InstantToolchain:
+    """Answers every Lean call with a pass immediately and counts the seconds spent in it
+    (benchmark only; it stands in for the toolchain so only the gate's own work is left)."""
+
+    spec: Any
+    spent: list[float]
+
+    def _t(self, fn: Any) -> Any:
+        t0 = time.perf_counter()
+        out = fn()
+        self.spent.append(time.perf_counter() - t0)
+        return out
+
+    def describe(self) -> Any:
+        from network.gate.toolchain import ToolchainInfo
+        return self._t(lambda: ToolchainInfo(True, None, self.spec.lean_toolchain, "4.22.0"))
+
+    def build(self, ws: Any, modules: Sequence[str], *_: Any) -> Any:
+        from network.gate.toolchain import BuildResult
+        return self._t(lambda: BuildResult(True, None, tuple(modules), rc=0))
+
+    def replay(self, ws: Any, modules: Sequence[str], *_: Any) -> Any:
+        from network.gate.toolchain import ReplayResult
+        return self._t(lambda: ReplayResult(True, None, tuple(modules), fresh=True))
+
+    def check_statement(self, ws: Any, s: str, sol: str, theorems: Sequence[str], *_: Any
+                        ) -> Any:
+        from network.gate.toolchain import CompareResult, TheoremComparison
+        return self._t(lambda: CompareResult(True, None, tuple(
+            TheoremComparison(t, True, True, axioms=("propext",)) for t in theorems)))
+
+    def check_witness(self, ws: Any, s: str, decl: str, w: str, wd: str, *_: Any,
+                      **__: Any) -> Any:
+        from network.gate.toolchain import WitnessResult
+        return self._t(lambda: WitnessResult(True, None, wd))
+
+    def used_constants(self, ws: Any, module: str, decls: Sequence[str], *_: Any,
+                       **__: Any) -> Any:
+        from network.gate.toolchain import UsedConstantsResult
+        return self._t(lambda: UsedConstantsResult(True, None, tuple(decls)))
+
+    def extract_holes(self, ws: Any, module: str, decl: str, *_: Any) -> Any:
+        from network.gate.toolchain import Hole, HolesResult
+        return self._t(lambda: HolesResult(True, None, decl, (
+            Hole(1, "h", "True", statement="True", line=5, column=20),)))
+
+    def hazards(self, *_: Any) -> Any:
+        from network.gate.toolchain import HazardsResult
+        return self._t(lambda: HazardsResult(True, None))
+
+    def defeq(self, *_: Any) -> Any:
+        from network.gate.toolchain import DefEqResult
+        return self._t(lambda: DefEqResult(True, None, False, True))
+
+
+def _commit(root: Path, message: str) -> str:
+    from tests.graphs import git_commit
+    return git_commit(root, message)
+
+
+def run(n_nodes: int, repeat: int) -> list[dict[str, Any]]:
+    """Generate, commit, and time each submission kind; returns one figure row per kind."""
+    import pygit2
+    from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
+    from gate_scenarios import precheck_raw
+
+    from benchmarks.products import generate
+    from network.gate.run import run_gate
+    from network.gate.sandbox import Sandbox
+    from network.record.loader import load_graph
+
+    key = Ed25519PrivateKey.generate()
+    rows: list[dict[str, Any]] = []
+    with tempfile.TemporaryDirectory(prefix="lemmata-gatebench-") as tmp:
+        root = Path(tmp) / "g"
+        root.mkdir()
+        generate(root, n_nodes)
+        base = _commit(root, "base")
+        tid = "bench-0000"
+        node = "root--h1--h1"
+        nd = f"targets/{tid}/nodes/{node}"
+        stmt = (root / nd / "Statement.lean").read_text()
+        subs = {
+            "proof": {f"{nd}/Proof.lean": stmt.replace(":= sorry", ":= trivial")},
+            "partial": {f"{nd}/attempts/20260301T000000Z-alice-partial.lean": (
+                "-- approach: split\n-- licence: CC-BY-4.0\n"
+                "-- label: the case\n-- claim: $x$\ntheorem p : True := sorry\n")},
+            "postmortem": {f"{nd}/attempts/20260301T000000Z-alice-postmortem.yaml": (
+                f"schema: d13/v1\nnode: {tid}/{node}\ncontributor: alice\nroute: r\n"
+                "route_class: induction\noutcome: exhausted\nterminal_goal_state: x\n"
+                "failure_class: route-dead-ends\n")},
+        }
+        repo = pygit2.Repository(str(root))
+        for kind, files in subs.items():
+            repo.reset(pygit2.Oid(hex=base), pygit2.enums.ResetMode.HARD)
+            for path, text in files.items():
+                (root / path).parent.mkdir(parents=True, exist_ok=True)
+                (root / path).write_text(text)
+            head = _commit(root, kind)
+            raw = precheck_raw(root, base, head)
+            t_load = time.perf_counter()
+            cached = load_graph(root, commit=base)
+            load_s = time.perf_counter() - t_load
+            for mode, graph in (("cold", None), ("warm", cached)):
+                totals: list[float] = []
+                lean: list[float] = []
+                verdict = ""
+                for _ in range(repeat):
+                    spent: list[float] = []
+
+                    def tc(spec: Any, spent: list[float] = spent) -> InstantToolchain:
+                        return InstantToolchain(spec, spent)
+                    t0 = time.perf_counter()
+                    out = run_gate(root, base, head, toolchain=tc, sandbox=Sandbox(),
+                                   precheck_raw=raw, submitter="alice", gate_key=key,
+                                   base_graph=graph)
+                    totals.append(time.perf_counter() - t0)
+                    lean.append(sum(spent))
+                    verdict = out.verdict
+                own = [t - s for t, s in zip(totals, lean, strict=True)]
+                rows.append({"nodes": n_nodes, "submission": kind, "base_graph": mode,
+                             "verdict": verdict,
+                             "gate_own_s_median": round(statistics.median(own), 3),
+                             "gate_own_s_max": round(max(own), 3),
+                             "toolchain_s": round(statistics.median(lean), 4),
+                             "base_graph_load_s": round(load_s, 3)})
+    return rows
+
+
+def main(argv: list[str] | None = None) -> int:
+    """Print one line of figures per submission kind."""
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    ap.add_argument("--nodes", type=int, default=10_000)
+    ap.add_argument("--repeat", type=int, default=3)
+    args = ap.parse_args(argv)
+    for row in run(args.nodes, args.repeat):
+        print(" ".join(f"{k}={v}" for k, v in row.items()), flush=True)
+    print("goal: gate_own_s_median < 1.0 for 10,000 nodes. cold = the run loads the base "
+          "graph itself; warm = the queue/service passes the graph loaded once per main "
+          "commit (run_gate(base_graph=...))")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
