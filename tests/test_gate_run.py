@@ -252,7 +252,7 @@ def test_recordings_are_current(tmp_path: Path) -> None:
 
 
 def merged(tmp_path: Path, name: str, **kw: Any) -> tuple[Any, Path, str]:
-    out, root, base, head = gate(tmp_path, name)
+    out, root, _base, head = gate(tmp_path, name)
     assert out.verdict == "pass", out.to_dict()
     repo = pygit2.Repository(str(root))
     repo.references["refs/heads/main"].set_target(pygit2.Oid(hex=head))

@@ -77,11 +77,12 @@ def _precheck_of(pr: PullRequest) -> str | None:
 
 
 def _unpublished(forge: LocalForge, files: dict[str, bytes]) -> dict[str, bytes]:
-    tree = forge.repo.get(forge.main_sha()).peel(pygit2.Commit).tree
+    tree = forge.repo.revparse_single(forge.main_sha()).peel(pygit2.Commit).tree
     out: dict[str, bytes] = {}
     for path, data in files.items():
         try:
-            have = bytes(forge.repo.get(tree[path].id).data)
+            blob = forge.repo[tree[path].id]
+            have = bytes(blob.data) if isinstance(blob, pygit2.Blob) else None
         except KeyError:
             have = None
         if have != data:

@@ -477,8 +477,8 @@ def hole_statement_text(parent_statement: str, decl: str, hole: Hole, route: str
     opens = [ln for ln in parent_statement.splitlines()
              if ln.startswith("open ") and "--" not in ln]
     lines = [*header, "", *opens, "" if opens else None,
-             f"/-- Hole {hole.index} (`{hole.name}`) of the route `{route}`, cut from "
-             f"`{parent}` (written by the gate, D-12 #5). -/",
+             (f"/-- Hole {hole.index} (`{hole.name}`) of the route `{route}`, cut from "
+              f"`{parent}` (written by the gate, D-12 #5). -/"),
              f"theorem {decl} : {hole.statement} := by", "  sorry", ""]
     return "\n".join(x for x in lines if x is not None).encode("utf-8")
 
