@@ -413,5 +413,47 @@ def pregate_cmd(graph: Path, base: str, head: str, submitter: str | None,
     return res.outcome.exit_code
 
 
+@main.group("toolchain")
+def toolchain_group() -> None:
+    """The pinned Lean toolchains: whether they are here, and installing them."""
+
+
+def _graph_specs(graph: Path) -> dict[str, Any]:
+    from network.record.loader import load_graph
+
+    g = load_graph(graph)
+    return {tid: t.gate_spec for tid, t in g.targets.items()}
+
+
+@toolchain_group.command("status")
+@click.option("--graph", type=click.Path(path_type=Path), default=Path("graph"),
+              show_default=True, help="The graph whose gate-specs name the pins.")
+@guarded
+def toolchain_status_cmd(graph: Path) -> int:
+    """Say, per target, whether its pinned toolchain can check proofs here."""
+    from network.gate.install import toolchain_status
+
+    for tid, line in toolchain_status(_graph_specs(graph)).items():
+        click.echo(f"{tid}: {line}")
+    return EXIT_OK
+
+
+@toolchain_group.command("install")
+@click.option("--graph", type=click.Path(path_type=Path), default=Path("graph"),
+              show_default=True, help="The graph whose gate-specs name the pins.")
+@click.option("--pins-root", type=click.Path(path_type=Path), default=None,
+              help="Where pin directories go (default ~/.cache/lemmata/pins).")
+@guarded
+def toolchain_install_cmd(graph: Path, pins_root: Path | None) -> int:
+    """Install every pinned toolchain with elan and fetch the Mathlib cache with lake."""
+    from network.gate.install import find_elan, install_toolchains
+
+    steps = install_toolchains(list(_graph_specs(graph).values()),
+                               pins_root=pins_root or Path.home() / ".cache/lemmata/pins",
+                               elan=find_elan(), say=click.echo)
+    click.echo(f"ok: {len(steps)} step(s) done")
+    return EXIT_OK
+
+
 if __name__ == "__main__":  # pragma: no cover
     main()
