@@ -298,7 +298,8 @@ def toolchain_line() -> str:
 def run(data_root: Path, graph_dir: Path, *, host: str = "127.0.0.1", port: int = 8000,
         site_port: int = 8001, queue_interval_s: float = 2.0,
         stop: threading.Event | None = None,
-        ready: Callable[[dict[str, str]], None] | None = None) -> int:
+        ready: Callable[[dict[str, str]], None] | None = None,
+        toolchain: Callable[[Any], Any] | None = None) -> int:
     """Initialise (or resume) the network in ``data_root`` and serve until stopped.
 
     Args:
@@ -308,6 +309,9 @@ def run(data_root: Path, graph_dir: Path, *, host: str = "127.0.0.1", port: int 
         queue_interval_s: seconds between merge-queue passes.
         stop: an event that ends the run when set (Ctrl-C sets it too).
         ready: called with the URLs once everything listens (tests use it).
+        toolchain: ``GateSpec -> Toolchain`` for prechecks and the merge queue; None
+            means :func:`~network.gate.toolchain.detect_toolchain`, the only choice product
+            code makes (a test launcher injects the recorded stand-in here).
 
     Returns:
         0 after a clean stop.
@@ -345,8 +349,11 @@ def run(data_root: Path, graph_dir: Path, *, host: str = "127.0.0.1", port: int 
     def main_version() -> str:
         return str(pygit2.Repository(str(data.forge)).references[MAIN].target)
 
+    from network.gate.toolchain import detect_toolchain
+
+    toolchain_source = toolchain or detect_toolchain
     provider = GraphProvider(load_main, main_version)
-    app = create_app(settings, graph_loader=provider)
+    app = create_app(settings, graph_loader=provider, toolchain=toolchain_source)
     from sqlalchemy.orm import sessionmaker
 
     from network.api import db
@@ -377,7 +384,8 @@ def run(data_root: Path, graph_dir: Path, *, host: str = "127.0.0.1", port: int 
         previous = signal.signal(signal.SIGINT, on_signal)
         signal.signal(signal.SIGTERM, on_signal)
     queue_thread = threading.Thread(
-        target=_queue_loop, args=(data, forge, keys, stop, queue_interval_s, note), name="queue",
+        target=_queue_loop,
+        args=(data, forge, keys, stop, queue_interval_s, note, toolchain_source), name="queue",
         daemon=True)
     with static_server(data.site, host, site_port):
         api_thread.start()
@@ -414,7 +422,8 @@ def build_site(data: DataDir, toolchain_note: str) -> None:
 
 
 def _queue_loop(data: DataDir, forge: Any, keys: dict[str, tuple[str, Ed25519PrivateKey]],
-                stop: threading.Event, interval_s: float, note: str) -> None:
+                stop: threading.Event, interval_s: float, note: str,
+                toolchain: Callable[[Any], Any]) -> None:
     """Run merge-queue passes until ``stop`` is set; rebuild the site when main moves.
 
     Each pass gates the open pull requests oldest first (network.gate.queue), with the
@@ -422,14 +431,13 @@ def _queue_loop(data: DataDir, forge: Any, keys: dict[str, tuple[str, Ed25519Pri
     """
     from network.gate.queue import process_queue
     from network.gate.sandbox import Sandbox
-    from network.gate.toolchain import detect_toolchain
 
     sandbox = Sandbox()
     key_id, key = keys["gate"]
     seen = forge.main_sha()
     while not stop.is_set():
         try:
-            items = process_queue(forge, toolchain=detect_toolchain, sandbox=sandbox,
+            items = process_queue(forge, toolchain=toolchain, sandbox=sandbox,
                                   gate_key=key, key_id=key_id, work_dir=data.root / "work")
             for item in items:
                 say(f"merge queue: #{item.number} {item.verdict}")
