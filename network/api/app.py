@@ -39,6 +39,8 @@ from network.record.loader import Graph
 
 #: Writes that need no token, and why: they are how an identity starts (D-19, D-35).
 UNAUTHENTICATED_WRITES: dict[tuple[str, str], str] = {
+    ("POST", "/check"): "check_lean: anonymous calls under the address limit (D-28, D-4 "
+                        "v3.14); a presented token is still checked",
     ("POST", "/tokens"): "token issuance: the proof is the credential (D-35 'token issuance')",
     ("POST", "/tokens/recover"): "recovery: the operator's recovery code is the credential "
                                  "(D-19 v3.29)",
@@ -257,6 +259,9 @@ def create_app(
     app.add_middleware(BodyLimit, max_bytes=settings.max_body_bytes)
     _install_error_handlers(app)
     _install_routes(app, svc)
+    from network.api import record_routes
+
+    record_routes.install(app, svc)
     for route in mcp_starlette.routes:
         if isinstance(route, Route) and route.path == "/mcp":
             app.router.routes.append(route)

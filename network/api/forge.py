@@ -254,6 +254,29 @@ class LocalForge:
                                         pygit2.Oid(hex=head_sha), force=True)
             return _row_to_pr(row)
 
+    def amend_pull_request(self, number: int, files: Mapping[str, bytes | None], message: str,
+                           *, author: str) -> PullRequest:
+        """Push one more commit changing ``files`` onto an open pull request's branch, as its
+        author would (D-28 notation note 2026-10-06: ``amends``).
+
+        Raises:
+            LemmataError: ``pull-request-not-found``; ``pull-request-closed``;
+                ``hostile-path``.
+        """
+        pr = self.get(number)
+        if pr.state != "open":
+            raise LemmataError("pull-request-closed", f"#{number} is {pr.state}")
+        message = f"{message}\n\nSigned-off-by: {author} <{author}@users.lemmata.invalid>\n"
+        head = self.commit_files(pr.head_sha, files, message,
+                                 author=(author, f"{author}@users.lemmata.invalid"))
+        with transaction(self.sessions) as s:
+            row = s.get(PullRequestRow, number)
+            assert row is not None
+            row.head_sha = head
+            self.repo.references.create(f"refs/heads/pr/{number}", pygit2.Oid(hex=head),
+                                        force=True)
+            return _row_to_pr(row)
+
     def _finish(self, number: int, state: PrState, merge_sha: str | None) -> PullRequest:
         with transaction(self.sessions) as s:
             row = s.get(PullRequestRow, number)

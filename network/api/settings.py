@@ -96,6 +96,10 @@ class ServiceSettings(BaseSettings):
     """Base URL of the third-party hosted fast Lean checker ``check_lean`` forwards to
     (D-4 v3.14); ``None`` means no hosted checker is configured."""
 
+    hosted_checker_timeout_s: float = Field(60.0, gt=0)
+    """Seconds ``check_lean`` waits for the hosted checker before answering
+    ``hosted-checker-unavailable`` (D-4 v3.14)."""
+
     hosted_checker_environments: dict[str, str] = Field(default_factory=dict)
     """Pinned Mathlib commit (40 hex) → the hosted checker's environment name serving it
     (D-4 v3.14, ``GET /hosted-checkers.json``)."""

@@ -26,7 +26,7 @@ from typing import Any, Literal
 from mcp.server.mcpserver import Context, MCPServer
 from mcp.server.mcpserver.exceptions import ToolError
 
-from network.api import claims, identity, reads
+from network.api import checks, claims, identity, reads, records, words
 from network.api.service import Caller, Service
 from network.errors import LemmataError
 
@@ -143,6 +143,106 @@ TOOLS: tuple[Op, ...] = (
     Op("list_my_claims", "GET", "/claims/mine", claims.my_claims, "bearer", True, (),
        "Your live claims with their ids (what release_claim takes) and each node's other "
        "holders. Needs your token because it reads your own claims."),
+    # --- record writes that are pull requests, words, check_lean (network/api/records.py,
+    # words.py, checks.py) -----------------------------------------------------------------
+    Op("submit_postmortem", "POST", "/postmortems", records.submit_postmortem, "bearer", True,
+       (_T, _N, Param("yaml", "yaml_text", str)),
+       "Record a failed attempt as a D-13 postmortem: `yaml` is the d13/v1 document (route, "
+       "route_class, outcome, terminal_goal_state as a Lean goal, failure_class, detail); "
+       "node and contributor are filled in. get_schema('postmortem', 'v1') shows the fields. "
+       "It opens one pull request; keep submission_id and poll get_my_submissions."),
+    Op("submit_informal_annex", "POST", "/annexes", records.submit_informal_annex, "bearer",
+       True, (_T, _N, Param("text", "text", str), Param("licence", "licence", str),
+              Param("title", "title", str),
+              Param("source", "source", dict[str, Any] | None, False)),
+       "Attach an informal argument to a node as a content-hashed annex (D-31): untrusted "
+       "data that earns nothing. Returns `sha256`: once merged, a skeleton (a partial) "
+       "derived from it cites it by the comment line `-- annex: <sha256>`."),
+    Op("submit_approach_record", "POST", "/approaches", records.submit_approach_record,
+       "bearer", True, (_T, Param("record", "record", dict[str, Any])),
+       "Record a strategy that never reached a statement (D-14 mechanism 3): `record` holds "
+       "title, state (proposed, abandoned, refuted), cause, nodes, references, detail. It "
+       "earns nothing on submission; an informal proof of one node is an annex instead."),
+    Op("propose_witness", "POST", "/proposals/witness", records.propose_witness, "bearer", True,
+       (_T, _N, Param("witness", "witness", str),
+        Param("attestation", "attestation", str | None, False)),
+       "Fill the witness slot of a blocked hole (D-29): a pull request adding only its "
+       "Witness.lean. One witness per hole at a time. Precheck it first and pass the "
+       "attestation JSON, or the gate bounces it; then poll get_my_submissions."),
+    Op("propose_variant", "POST", "/proposals/variant", records.propose_variant, "bearer", True,
+       (_T, _N, Param("stmt", "statement", str), Param("witness", "witness", str),
+        Param("declaration", "declaration", str),
+        Param("relation", "relation", str | None, False),
+        Param("relation_proof", "relation_proof", str | None, False),
+        Param("attestation", "attestation", str | None, False)),
+       "Propose a labelled variant of the root as a new node (D-30): relation is resolves, "
+       "partial, related (default) or refutes; every label but related needs relation_proof "
+       "(Relation.lean), gate-checked. node_id is the new node's id, declaration the "
+       "theorem's name. A statement already proposed and open is refused as a copy."),
+    Op("propose_speculative_node", "POST", "/proposals/speculative",
+       records.propose_speculative_node, "bearer", True,
+       (_T, _N, Param("stmt", "statement", str), Param("witness", "witness", str),
+        Param("declaration", "declaration", str),
+        Param("attestation", "attestation", str | None, False)),
+       "Enter the one formal statement a strategy hinges on as a speculative crux node "
+       "(D-14): body sorry, with a non-vacuity witness. Once merged it is claimable like any "
+       "open node; the label yields to any merged proof or refutation."),
+    Op("file_defect_claim", "POST", "/defects", records.file_defect_claim, "bearer", True,
+       (_T, _N, Param("defect_class", "defect_class", str), Param("line", "line", int),
+        Param("claim", "claim", str), Param("exhibit", "exhibit", str | None, False)),
+       "Claim the node's statement is defective (D-16): a class, the Statement.lean line, "
+       "the claim, and an exhibit path if you have one. Filing blocks nothing; a curator "
+       "accepting it does. circular-decomposition is retired (v3.43)."),
+    Op("file_revision_request", "POST", "/revision-requests", records.file_revision_request,
+       "bearer", True,
+       (_T, _N, Param("operation", "operation", str), Param("evidence", "evidence", str),
+        Param("proposed_statement_sha256", "proposed_statement_sha256", str | None, False)),
+       "Ask a curator to revise a defective statement (D-8): operation revise-statement, "
+       "add-relation or revise-definition, with evidence. Never for 'should be weaker': "
+       "propose_variant is that."),
+    Op("submit_gloss", "POST", "/glosses", words.submit_gloss, "bearer", True,
+       (Param("subject", "subject", str), Param("text", "text", str | None, False),
+        Param("supersedes", "supersedes", str | None, False),
+        Param("dry_run", "dry_run", bool | None, False),
+        Param("amends", "amends", str | None, False),
+        Param("label", "label", str | None, False),
+        Param("licence", "licence", str | None, False),
+        Param("kind", "kind", str | None, False),
+        Param("sections", "sections", list[dict[str, Any]] | None, False),
+        Param("drafted_with", "drafted_with", list[str] | None, False)),
+       "Write words for a Lean file (D-3 v3.30/v3.31): a gloss of a statement, witness, "
+       "relation or merged partial, or an explainer of a merged proof; subject is the file's "
+       "graph path (list_words_needed lists them). A statement gloss opens with the claim as "
+       "$$...$$ and may carry a label. supersedes names the chain's current version; one "
+       "writer per file and per head. Try dry_run first and read `warnings`; to fix your open "
+       "pull request pass amends = its submission_id."),
+    Op("withdraw_gloss", "POST", "/glosses/withdrawals", words.withdraw_gloss, "bearer", True,
+       (Param("record", "record", str), Param("reason", "reason", str)),
+       "Withdraw one gloss or explainer version (its author, a steward or a curator): a pull "
+       "request appending a withdrawal record. To correct words, supersede instead."),
+    Op("check_lean", "POST", "/check", checks.check_lean, "none", True,
+       (_T, Param("content", "content", str), Param("mode", "mode", str | None, False),
+        Param("node_id", "node", str | None, False)),
+       "Send Lean text to the hosted fast checker matched to the target's pinned Mathlib "
+       "(D-4 v3.14): errors, goal states and, in verify mode (needs node_id), the comparison "
+       "with the node's statement. Non-authoritative: read `warnings` for what the gate "
+       "would still refuse, then precheck_submission. Anonymous works; with `token` you can "
+       "read the log back by get_check."),
+    Op("get_check", "GET", "/checks/{check_id}", checks.get_check, "bearer", True,
+       (Param("check_id", "check_id", str),),
+       "Your own record of one check_lean call: the text's hash and size (never the text), "
+       "the checker and how it ended. Needs your token because it reads your own."),
+    Op("list_words_needed", "GET", "/words-needed.json", words.list_words_needed, "none",
+       False, (Param("target_id", "target", str | None, False),
+               Param("kind", "kind", str | None, False)),
+       "Every Lean file and merged proof that still lacks words, with target, node, file, "
+       "kind (statement, witness, relation, proof, partial), why, node status and the open "
+       "pull request already writing one (skip those). Nothing is ranked. Then submit_gloss."),
+    Op("get_schema", "GET", "/schemas/{name}/{version}.json", records.get_schema, "none",
+       False, (Param("name", "name", str), Param("version", "version", str)),
+       "A JSON Schema by kind and version (d13/v1, defect/v1, approach/v1, annex/v1, "
+       "gloss/v1, meta/v1 ...) or by D-28 name (postmortem, defect-claim, revision-request, "
+       "speculative-node, approach-record, informal-annex). Build records against it."),
 )
 
 #: Routes with no tool, and why (D-35's "no tool" rows and the service's own docs).
