@@ -82,7 +82,7 @@ class Env:
     def client(self) -> TestClient:
         return self.api.client
 
-    def post(self, path: str, body: dict[str, Any], token: str | None) -> httpx.Response:
+    def post(self, path: str, body: dict[str, Any], token: str | None) -> Any:
         return self.client.post(path, json=body, headers=auth(token) if token else {})
 
     def prs(self) -> list[Any]:
@@ -131,7 +131,7 @@ def env(tmp_path: Path) -> Iterator[Env]:
     yield from _env(tmp_path)
 
 
-def _refused(r: httpx.Response, code: str, status: int | None = None) -> dict[str, Any]:
+def _refused(r: Any, code: str, status: int | None = None) -> dict[str, Any]:
     assert r.json().get("code") == code, r.text
     if status is not None:
         assert r.status_code == status, r.text
@@ -650,3 +650,56 @@ def test_record_module_codes_are_documented() -> None:
         src = (root / "network" / "api" / f"{module}.py").read_text(encoding="utf-8")
         for code in re.findall(r'define_once\("([a-z0-9-]+)"', src):
             assert f"| `{code}` |" in doc, code
+
+
+def test_record_tools_over_mcp_call_the_same_functions(env: Env) -> None:
+    """The MCP adapter reaches the same operations: an annex, a gloss dry run, the words
+    read, a schema, and check_lean's refusal, over streamable HTTP."""
+    import anyio
+    import httpx2
+    from mcp import Client
+    from mcp.client.streamable_http import streamable_http_client
+
+    token = env.api.token("alice")["token"]
+
+    def payload(result: Any) -> Any:
+        if getattr(result, "structured_content", None):
+            sc = result.structured_content
+            return sc.get("result", sc) if isinstance(sc, dict) else sc
+        return json.loads(result.content[0].text)
+
+    async def run() -> dict[str, Any]:
+        transport = httpx2.ASGITransport(app=env.api.app)
+        async with (
+            httpx2.AsyncClient(transport=transport, base_url="http://testserver") as http,
+            Client(streamable_http_client("http://testserver/mcp", http_client=http)) as c,
+        ):
+            return {
+                "annex": await c.call_tool("submit_informal_annex", {
+                    "target_id": "demo", "node_id": "root", "text": "An argument.",
+                    "licence": "CC0", "title": "T", "token": token}),
+                "dry": await c.call_tool("submit_gloss", {
+                    "subject": HOLE_STMT, "text": "$$x$$ words", "dry_run": True,
+                    "token": token}),
+                "needed": await c.call_tool("list_words_needed", {"kind": "proof"}),
+                "schema": await c.call_tool("get_schema", {"name": "postmortem",
+                                                           "version": "v1"}),
+                "check": await c.call_tool("check_lean", {"target_id": "demo",
+                                                          "content": "x"}),
+                "defect": await c.call_tool("file_defect_claim", {
+                    "target_id": "demo", "node_id": "proved",
+                    "defect_class": "circular-decomposition", "line": 1, "claim": "c",
+                    "token": token}),
+            }
+
+    out = anyio.run(run)
+    annex = payload(out["annex"])
+    assert annex["sha256"] == hashlib.sha256(b"An argument.").hexdigest()
+    assert annex["pull_request"] and len(env.prs()) == 1
+    assert payload(out["dry"])["dry_run"] is True and len(env.prs()) == 1
+    assert {e["kind"] for e in payload(out["needed"])["entries"]} == {"proof"}
+    assert payload(out["schema"])["$id"].endswith("d13/v1")
+    for key, code in (("check", "no-hosted-checker"), ("defect", "defect-class-retired")):
+        assert out[key].is_error
+        text = out[key].content[0].text
+        assert json.loads(text[text.index("{"):])["code"] == code

@@ -144,7 +144,7 @@ def check_lean(svc: Service, caller: Caller, *, target: str, content: str, mode:
                            "give node_id", field="node_id")
     url = svc.settings.hosted_checker_url
     row = next(r for r in reads.hosted_checkers(svc)["targets"] if r["target"] == target)
-    meta = {"target": target, "node": node, "mode": mode, "content": content}
+    meta: dict[str, Any] = {"target": target, "node": node, "mode": mode, "content": content}
     if not url:
         _log(svc, who, caller, checker="", outcome="no-hosted-checker", **meta)
         raise LemmataError("no-hosted-checker", "this service forwards to no hosted checker")

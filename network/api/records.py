@@ -182,7 +182,7 @@ def validate_record(model: type[m.Record], record: dict[str, Any], path: str) ->
         first = ".".join(str(p) for p in errs[0]["loc"]) if errs else None
         detail = "; ".join(f"{'.'.join(str(p) for p in e['loc'])}: {e['msg']}" for e in errs)
         raise LemmataError("invalid-record", detail, path=path, field=first) from exc
-    return obj.model_dump(mode="json", by_alias=True, exclude_none=True)  # type: ignore[no-any-return]
+    return obj.model_dump(mode="json", by_alias=True, exclude_none=True)
 
 
 def parse_yaml_mapping(text: str, path: str) -> dict[str, Any]:

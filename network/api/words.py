@@ -328,12 +328,14 @@ def withdraw_gloss(svc: Service, caller: Caller, *, record: str, reason: str) ->
                            "explainer version", field="record")
     target, node = mt.group("t"), mt.group("n")
     n = node_of(graph, target, node)
-    version = next((rf for rf in [*n.glosses, *n.explainers] if rf.path == record), None)
-    if version is None or record in derive.withdrawn(graph):
+    authors = {rf.path: rf.record.author for rf in n.glosses}
+    authors.update({rf.path: rf.record.author for rf in n.explainers})
+    author = authors.get(record)
+    if author is None or record in derive.withdrawn(graph):
         raise LemmataError("withdrawal-subject-invalid", f"{record} is not a current version "
                            "on the record", path=record)
     roles = roles_of(graph, target, who.pseudonym)
-    if version.record.author.casefold() != who.pseudonym.casefold() and \
+    if author.casefold() != who.pseudonym.casefold() and \
             not roles & {"steward", "curator"}:
         raise LemmataError("role-not-permitted", "a version is withdrawn by its author, a "
                            "steward of the target or a curator (D-3 v3.30)", path=record)

@@ -2027,7 +2027,6 @@ def words_needed(graph: Graph, target: str | None = None,
 def _describes_current(n: Node, chain: dict[str, Any], sha: str) -> bool:
     """Whether ``chain``'s current version names ``sha`` as the text it describes."""
     path = chain["current"]["path"]
-    for rf in [*n.glosses, *n.explainers]:
-        if rf.path == path:
-            return rf.record.describes_sha256 == sha
-    return False
+    named = {rf.path: rf.record.describes_sha256 for rf in n.glosses}
+    named.update({rf.path: rf.record.describes_sha256 for rf in n.explainers})
+    return named.get(path) == sha
