@@ -62,6 +62,8 @@ def _build(root: Path) -> GraphBuilder:
     proof = b.proof("demo", "proved")
     part = b.partial("demo", "root", "20260101T000000Z", "bob")
     b.hole("demo", "root", 1, part)
+    b.hole("demo", "root", 2, part)
+    b.shelving("demo", "root--h2", "20260104T000000Z", "steve")
     b.merge([proof, part], date="2026-01-02")
     b.gloss("demo", "proved", "20260103T000000Z", "carol", text="$$\\top$$ It is true.")
     b.target("lonely", steward=None)
@@ -302,6 +304,10 @@ def test_witness_for_a_blocked_hole_one_at_a_time(env: Env) -> None:
         _refused(env.post("/proposals/witness", {"target_id": "demo", "node_id": nid,
                                                  "witness": "example : True := trivial\n"}, b),
                  "witness-not-wanted")
+    # a shelved hole refuses work (D-14 v3.47)
+    _refused(env.post("/proposals/witness", {"target_id": "demo", "node_id": "root--h2",
+                                             "witness": "example : True := trivial\n"}, b),
+             "claim-node-shelved", 409)
     # a malformed precheck attestation is refused before anything opens
     _refused(env.post("/proposals/witness", {"target_id": "demo", "node_id": "root--h1",
                                              "witness": "x", "attestation": "{not json"}, b),

@@ -46,6 +46,7 @@ from network.gate.artifacts import Kind, strip_comments
 from network.gate.diff import Change, Diff
 from network.gate.result import Diagnostic
 from network.gate.step2 import run_steps_1_2
+from network.record import derive
 from network.record import models as m
 from network.record.loader import Graph, Node, Target
 from network.record.source import check_graph_path
@@ -653,7 +654,8 @@ def propose_witness(svc: Service, caller: Caller, *, target: str, node: str, wit
 
     Raises:
         LemmataError: the write guard's codes; ``target-not-found``; ``node-not-found``;
-            ``witness-not-wanted`` (not a blocked hole); ``witness-already-open`` (another
+            ``witness-not-wanted`` (not a blocked hole); ``claim-node-shelved`` (D-14
+            v3.47); ``witness-already-open`` (another
             open pull request fills the slot); ``forbidden-option``; ``precheck-malformed``;
             ``forge-not-configured``.
     """
@@ -664,6 +666,9 @@ def propose_witness(svc: Service, caller: Caller, *, target: str, node: str, wit
     if n.meta.hole is None or "Witness" in n.files:
         raise LemmataError("witness-not-wanted", f"{target}/{node} is not a hole waiting for "
                            "its witness (D-29)", path=path)
+    if derive.node_flags(graph, target, node).shelved:
+        raise LemmataError("claim-node-shelved", f"{target}/{node} is shelved (D-14 v3.47): "
+                           "work on it is refused", path=path)
     pre = precheck_attachment(attestation)
     files = {path: witness.encode("utf-8")}
     refuse_findings(gate_findings(graph, files, who.pseudonym, Kind.WITNESS))
