@@ -10,7 +10,9 @@ Expected failures raise :class:`LemmataError`. Gate steps do not raise: they ret
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass
+from pathlib import Path
 from typing import Any
 
 
@@ -48,6 +50,15 @@ def define(code: str, step: int | None, http_status: int, meaning: str, action: 
     entry = ErrorCode(code, step, http_status, meaning, action)
     CATALOG[code] = entry
     return entry
+
+
+def define_once(code: str, step: int | None, http_status: int, meaning: str,
+                action: str) -> ErrorCode:
+    """:func:`define`, or the entry already registered under ``code`` (several modules of
+    the service may name the same refusal; the first definition stands)."""
+    if code in CATALOG:
+        return CATALOG[code]
+    return define(code, step, http_status, meaning, action)
 
 
 class LemmataError(Exception):
@@ -137,13 +148,152 @@ def register_all() -> None:
         importlib.import_module(info.name)
 
 
+def _package_modules() -> list[tuple[str, Path]]:
+    """Every module :func:`register_all` imports, as (dotted name, source file), found on
+    disk without importing anything: packages are folders holding ``__init__.py``."""
+    import network
+
+    out: list[tuple[str, Path]] = []
+    stack = [(Path(p), "network") for p in network.__path__]
+    while stack:
+        folder, prefix = stack.pop()
+        for entry in sorted(folder.iterdir()):
+            if entry.is_dir() and (entry / "__init__.py").is_file():
+                name = f"{prefix}.{entry.name}"
+                if ".migrations" not in name:
+                    out.append((name, entry / "__init__.py"))
+                    stack.append((entry, name))
+            elif entry.suffix == ".py" and entry.name != "__init__.py":
+                name = f"{prefix}.{entry.stem}"
+                if ".migrations" not in name:
+                    out.append((name, entry))
+    return out
+
+
+_STATIC_CACHE: dict[tuple[str, int, int], list[tuple[ErrorCode, bool]] | None] = {}
+_DEFINERS = {"define": False, "define_once": True}
+_DEFINE_NAME_RE = re.compile(r"(?:^|[^A-Za-z0-9])define(?:$|[^A-Za-z0-9])")
+_FIELDS = ("code", "step", "http_status", "meaning", "action")
+
+
+def static_definitions(source: str) -> list[tuple[ErrorCode, bool]] | None:
+    """The catalog entries a module's import would register, read from its source text.
+
+    Only the plain form is read: module-level statements ``define(code, step, status,
+    meaning, action)`` or ``define_once(...)`` whose arguments are literals, with both
+    names imported from this module. Any other use of a name like ``define`` (a wrapper of
+    one's own, a call inside a function or a condition, computed arguments, an attribute)
+    makes the module unreadable: None is returned and the caller imports it instead.
+
+    Args:
+        source: the module's Python source.
+
+    Returns:
+        ``(entry, once)`` pairs in source order (``once`` for ``define_once``), or None
+        when the module must be imported.
+    """
+    import ast
+
+    if "define" not in source:
+        return []
+    try:
+        tree = ast.parse(source)
+    except SyntaxError:
+        return None
+    top_calls: set[int] = set()
+    entries: list[tuple[ErrorCode, bool]] = []
+    for stmt in tree.body:
+        call = stmt.value if isinstance(stmt, ast.Expr) else None
+        if not (isinstance(call, ast.Call) and isinstance(call.func, ast.Name)
+                and call.func.id in _DEFINERS):
+            continue
+        try:
+            args = [ast.literal_eval(a) for a in call.args]
+            kwargs = {k.arg: ast.literal_eval(k.value) for k in call.keywords
+                      if k.arg is not None}
+        except ValueError:
+            return None
+        values = dict(zip(_FIELDS, args))
+        if (len(kwargs) != len(call.keywords) or len(args) > len(_FIELDS)
+                or set(values) & set(kwargs)):
+            return None
+        values.update(kwargs)
+        if set(values) != set(_FIELDS):
+            return None
+        entries.append((ErrorCode(**values), _DEFINERS[call.func.id]))
+        top_calls.add(id(call.func))
+    for node in ast.walk(tree):
+        name = None
+        if isinstance(node, ast.Name):
+            if id(node) in top_calls:
+                continue
+            name = node.id
+        elif isinstance(node, ast.Attribute):
+            name = node.attr
+        elif isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+            name = node.name
+        elif isinstance(node, ast.ImportFrom):
+            for alias in node.names:
+                if _DEFINE_NAME_RE.search(f"{alias.name} {alias.asname or ''}") and (
+                        node.module != __name__ or alias.name not in _DEFINERS
+                        or alias.asname not in (None, alias.name)):
+                    return None
+        elif isinstance(node, ast.Import):
+            name = " ".join(a.asname or a.name for a in node.names)
+        if name is not None and _DEFINE_NAME_RE.search(name):
+            return None
+    return entries
+
+
+def _module_definitions(path: Path) -> list[tuple[ErrorCode, bool]] | None:
+    st = path.stat()
+    key = (str(path), st.st_mtime_ns, st.st_size)
+    if key not in _STATIC_CACHE:
+        _STATIC_CACHE[key] = static_definitions(path.read_text(encoding="utf-8"))
+    return _STATIC_CACHE[key]
+
+
+def full_catalog() -> dict[str, ErrorCode]:
+    """Every code any module of the ``network`` package defines, without importing them all.
+
+    Codes of imported modules are read from :data:`CATALOG`; a module not imported yet is
+    read from its source by :func:`static_definitions`, and imported (as
+    :func:`register_all` would) only when its definitions cannot be read that way. The
+    result equals :data:`CATALOG` after :func:`register_all`; ``tests/test_error_catalog.py``
+    holds the two equal.
+
+    Raises:
+        ValueError: a code defined twice (as importing both modules would).
+    """
+    import importlib
+    import sys
+
+    modules = _package_modules()
+    for name, path in modules:
+        if name not in sys.modules and _module_definitions(path) is None:
+            importlib.import_module(name)
+    found: dict[str, ErrorCode] = {}
+    for name, path in modules:
+        if name in sys.modules:
+            continue
+        for e, once in _module_definitions(path) or []:
+            if e.code in found or e.code in CATALOG:
+                if once:
+                    continue
+                raise ValueError(f"error code {e.code!r} defined twice")
+            found[e.code] = e
+    return {**CATALOG, **found}
+
+
 def catalog_json() -> dict[str, Any]:
     """The ``errors.json`` product body: every code with its step, status, meaning, action.
 
-    Every module's codes are registered first (:func:`register_all`); codes are sorted so
-    the product is byte-for-byte deterministic.
+    Every module's codes are included (:func:`full_catalog`), whichever modules the caller
+    imported; codes are sorted so the product is byte-for-byte deterministic.
+
+    Raises:
+        ValueError: a code defined twice.
     """
-    register_all()
     return {
         "schema": "errors/v1",
         "errors": [
@@ -154,7 +304,7 @@ def catalog_json() -> dict[str, Any]:
                 "meaning": e.meaning,
                 "action": e.action,
             }
-            for e in sorted(CATALOG.values(), key=lambda e: e.code)
+            for e in sorted(full_catalog().values(), key=lambda e: e.code)
         ],
     }
 
