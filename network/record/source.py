@@ -84,48 +84,93 @@ class WorktreeSource:
             raise LemmataError("not-a-graph", f"{self.root} is not a directory")
         self.commit: str | None = None
         self.label = str(self.root)
+        self._root = str(self.root)
+        self._listed: frozenset[str] = frozenset()
 
     def files(self, problems: list[Problem]) -> dict[str, int]:
         out: dict[str, int] = {}
-        for dirpath, dirnames, filenames in os.walk(self.root, followlinks=False):
-            rel_dir = os.path.relpath(dirpath, self.root)
-            rel_dir = "" if rel_dir == "." else rel_dir.replace(os.sep, "/")
-            if rel_dir == "":
-                dirnames[:] = [d for d in dirnames if d not in _IGNORED_TOP]
-            for name in list(dirnames):
-                full = os.path.join(dirpath, name)
-                if os.path.islink(full):
-                    rel = f"{rel_dir}/{name}" if rel_dir else name
-                    problems.append(Problem("symlink-refused", "a symbolic link", rel))
-                    dirnames.remove(name)
-            for name in filenames:
-                rel = f"{rel_dir}/{name}" if rel_dir else name
-                st = os.lstat(os.path.join(dirpath, name))
-                if stat.S_ISLNK(st.st_mode):
-                    problems.append(Problem("symlink-refused", "a symbolic link", rel))
+        stack: list[tuple[str, str]] = [(self._root, "")]
+        while stack:
+            folder, rel_dir = stack.pop()
+            sub = self._list_folder(folder, rel_dir, problems, out)
+            stack.extend(reversed(sub))
+        listed = dict(sorted(out.items()))
+        self._listed = frozenset(listed)
+        return listed
+
+    def _list_folder(self, folder: str, rel_dir: str, problems: list[Problem],
+                     out: dict[str, int]) -> list[tuple[str, str]]:
+        """One folder of :meth:`files`, in the order ``os.walk`` goes top-down: linked
+        folders are refused, then the files listed; returns the subfolders to walk next."""
+        try:
+            entries = list(os.scandir(folder))
+        except OSError:
+            return []
+        dirs: list[os.DirEntry[str]] = []
+        names: list[os.DirEntry[str]] = []
+        for entry in entries:
+            try:
+                is_dir = entry.is_dir()
+            except OSError:
+                is_dir = False
+            if is_dir:
+                if rel_dir == "" and entry.name in _IGNORED_TOP:
                     continue
-                if not stat.S_ISREG(st.st_mode):
-                    problems.append(Problem("hostile-path", "not a regular file", rel))
-                    continue
+                dirs.append(entry)
+            else:
+                names.append(entry)
+        prefix = f"{rel_dir}/" if rel_dir else ""
+        sub: list[tuple[str, str]] = []
+        for entry in dirs:
+            if entry.is_symlink():
+                problems.append(Problem("symlink-refused", "a symbolic link", prefix + entry.name))
+            else:
+                sub.append((entry.path, prefix + entry.name))
+        dir_ok = rel_dir != "" and check_graph_path(rel_dir) is None
+        for entry in names:
+            rel = prefix + entry.name
+            st = entry.stat(follow_symlinks=False)
+            if stat.S_ISLNK(st.st_mode):
+                problems.append(Problem("symlink-refused", "a symbolic link", rel))
+                continue
+            if not stat.S_ISREG(st.st_mode):
+                problems.append(Problem("hostile-path", "not a regular file", rel))
+                continue
+            if not (dir_ok and _SEGMENT_RE.fullmatch(entry.name)):
                 why = check_graph_path(rel)
                 if why:
                     problems.append(Problem("hostile-path", why, repr(rel)[1:-1]))
                     continue
-                out[rel] = st.st_size
-        return dict(sorted(out.items()))
+            out[rel] = st.st_size
+        return sub
 
     def read(self, path: str) -> bytes:
-        if check_graph_path(path):
+        if path not in self._listed and check_graph_path(path):
             raise LemmataError("hostile-path", "refused", path=path)
         try:  # O_NOFOLLOW: a link swapped in after listing is refused, not followed
-            fd = os.open(self.root / path, os.O_RDONLY | os.O_NOFOLLOW)
+            fd = os.open(os.path.join(self._root, path), os.O_RDONLY | os.O_NOFOLLOW)
         except OSError as exc:
             raise LemmataError("missing-file", f"no such regular file ({exc.strerror})",
                                path=path) from exc
-        with os.fdopen(fd, "rb") as fh:
-            if not stat.S_ISREG(os.fstat(fh.fileno()).st_mode):
+        try:
+            st = os.fstat(fd)
+            if not stat.S_ISREG(st.st_mode):
                 raise LemmataError("missing-file", "not a regular file", path=path)
-            return fh.read()
+            return _read_all(fd, st.st_size)
+        finally:
+            os.close(fd)
+
+
+def _read_all(fd: int, size: int) -> bytes:
+    """Every byte of an open regular file of ``size`` bytes (more if it grew meanwhile)."""
+    want = size + 1
+    data = os.read(fd, want)
+    if len(data) < want:
+        return data
+    chunks = [data]
+    while chunk := os.read(fd, 1 << 16):
+        chunks.append(chunk)
+    return b"".join(chunks)
 
 
 class CommitSource:
@@ -161,6 +206,7 @@ class CommitSource:
                 raise LemmataError("not-a-graph", f"{subdir!r} is not a folder at {commit}")
         self.tree: pygit2.Tree = tree
         self._blobs: dict[str, pygit2.Oid] = {}
+        self._odb = self.repo.odb
 
     def files(self, problems: list[Problem]) -> dict[str, int]:
         out: dict[str, int] = {}
@@ -186,9 +232,8 @@ class CommitSource:
                 if why:
                     problems.append(Problem("hostile-path", why, repr(rel)[1:-1]))
                     continue
-                blob = self.repo.get(entry.id)
                 self._blobs[rel] = entry.id
-                out[rel] = blob.size
+                out[rel] = self._odb.read_header(entry.id)[1]  # the size, without the bytes
         return dict(sorted(out.items()))
 
     def read(self, path: str) -> bytes:
@@ -198,7 +243,10 @@ class CommitSource:
                 oid = self.tree[path].id
             except KeyError as exc:
                 raise LemmataError("missing-file", "not at this commit", path=path) from exc
-        blob = self.repo.get(oid)
-        if not isinstance(blob, pygit2.Blob):
+        try:
+            kind, data = self._odb.read(oid)[:2]
+        except KeyError:
+            kind, data = None, b""
+        if kind != pygit2.enums.ObjectType.BLOB:
             raise LemmataError("missing-file", "not a file at this commit", path=path)
-        return bytes(blob.data)
+        return bytes(data)
