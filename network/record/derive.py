@@ -22,6 +22,7 @@ be mutated after loading.
 
 from __future__ import annotations
 
+import functools
 import re
 import weakref
 from collections import Counter
@@ -217,6 +218,7 @@ class _Index:
             self.merge_commit_seq.setdefault(rec.merge_commit, rec.seq)
             for p in rec.artifacts:
                 self.merge_seq_of.setdefault(p, rec.seq)
+        self._curators: dict[str, set[str]] = {}
         self.withdrawn = self._withdrawn()
         self.t: dict[str, _TargetIndex] = {tid: self._target_index(t)
                                            for tid, t in g.targets.items()}
@@ -228,6 +230,12 @@ class _Index:
         self._target_status: dict[str, TargetStatus] = {}
         self._routes: dict[tuple[str, str], list[str]] = {}
         self._text: dict[str, str] = {}
+        self._dirs: dict[ids.NodeRef, str] = {}
+        self._ready: dict[tuple[str, str], str | None] = {}
+        self._facts: dict[tuple[str, str], tuple[int, list[str], list[tuple[str, int]]]] = {}
+        self._flags: dict[tuple[str, str], NodeFlags] = {}
+        self._claimable: dict[tuple[str, str], tuple[bool, str | None]] = {}
+        self._labels: dict[tuple[str, str], Label] = {}
 
     # -- basic facts ------------------------------------------------------------------
 
@@ -249,8 +257,19 @@ class _Index:
         return withdrawn
 
     def curators_of(self, tid: str) -> set[str]:
-        return {c.pseudonym for c in self.g.curators.curators
-                if "*" in c.targets or tid in c.targets}
+        """The pseudonyms curating ``tid`` (memoised: callers must not mutate it)."""
+        cur = self._curators.get(tid)
+        if cur is None:
+            cur = self._curators[tid] = {c.pseudonym for c in self.g.curators.curators
+                                         if "*" in c.targets or tid in c.targets}
+        return cur
+
+    def dir_of(self, n: Node) -> str:
+        """The node's directory as a string (``network.ids.node_dir``), memoised."""
+        d = self._dirs.get(n.ref)
+        if d is None:
+            d = self._dirs[n.ref] = str(n.ref.dir)
+        return d
 
     def stewards_of(self, tid: str) -> list[str]:
         t = self.g.targets[tid]
@@ -377,7 +396,7 @@ class _Index:
         lemmas = [x for x in n.meta.lemmas if self.has(tid, x)]
         if not lemmas:
             return []
-        meta_path = f"{n.ref.dir}/META.yaml"
+        meta_path = f"{self.dir_of(n)}/META.yaml"
         own = self.own_routes(n)
         same_merge = [r for r in own
                       if self.merge_seq_of.get(r) is not None
@@ -576,7 +595,7 @@ class _Index:
             if not self.has(tid, used) or used not in self.t[tid].superseded_by:
                 continue
             rev = self.current(tid, used)
-            rev_seq = self.merge_seq_of.get(f"{self.node(tid, rev).ref.dir}/META.yaml")
+            rev_seq = self.merge_seq_of.get(f"{self.dir_of(self.node(tid, rev))}/META.yaml")
             if rev_seq is None or not self._reattested(tid, nid, rev_seq):
                 return True
         return False
@@ -658,10 +677,13 @@ def node_flags(graph: Graph, target: str, node: str) -> NodeFlags:
     """
     ix = _ix(graph)
     _check(ix, target, node)
+    flags = ix._flags.get((target, node))
+    if flags is not None:
+        return flags
     st = ix.status(target, node)
     t = graph.targets[target]
     dormant = ix.dormant(target)
-    return NodeFlags(
+    flags = ix._flags[(target, node)] = NodeFlags(
         closable=ix.closable(target, node),
         proved_by_closure=ix.proved_by_closure(target, node),
         stale=ix.stale(target, node),
@@ -671,6 +693,7 @@ def node_flags(graph: Graph, target: str, node: str) -> NodeFlags:
         bountied=node in t.record.bountied_nodes and not dormant,
         dormant=dormant,
     )
+    return flags
 
 
 def node_state(graph: Graph, target: str, node: str) -> NodeState:
@@ -853,6 +876,14 @@ def claimable(graph: Graph, target: str, node: str) -> tuple[bool, str | None]:
     """
     ix = _ix(graph)
     _check(ix, target, node)
+    key = (target, node)
+    if key not in ix._claimable:
+        ix._claimable[key] = _claimable(ix, target, node)
+    return ix._claimable[key]
+
+
+def _claimable(ix: _Index, target: str, node: str) -> tuple[bool, str | None]:
+    graph = ix.g
     st = ix.status(target, node)
     if st == "superseded":
         return False, "claim-node-superseded"
@@ -916,6 +947,14 @@ def node_label(graph: Graph, target: str, node: str) -> Label:
     """
     ix = _ix(graph)
     _check(ix, target, node)
+    key = (target, node)
+    if key not in ix._labels:
+        ix._labels[key] = _node_label(ix, target, node)
+    return ix._labels[key]
+
+
+def _node_label(ix: _Index, target: str, node: str) -> Label:
+    graph = ix.g
     n = ix.node(target, node)
     stmt = n.files.get("Statement")
     gloss = _current_gloss(ix, n, stmt.path) if stmt else None
@@ -963,7 +1002,7 @@ def route_approach(graph: Graph, target: str, route: str) -> tuple[str | None, s
     annex_hashes = {rf.record.sha256: rf for rf in n.annexes if ix.present(rf.path)}
     for h in _HEX64_RE.findall(text):
         if h in annex_hashes:
-            md = f"{n.ref.dir}/annex/{h}.md"
+            md = f"{ix.dir_of(n)}/annex/{h}.md"
             return _first_sentence(ix.text(md)), "annex"
     return None, None
 
@@ -1085,13 +1124,17 @@ def attempt_facts(graph: Graph, target: str, node: str) -> dict[str, Any]:
 
 
 def _attempt_facts(ix: _Index, n: Node) -> dict[str, Any]:
-    pms = _postmortems(ix, n)
-    refuted = sorted({a.postmortem.route_class for a in pms
-                      if a.postmortem and a.postmortem.outcome == "refuted-route"})
-    hist = Counter(a.postmortem.failure_class for a in pms if a.postmortem)
-    return {"attempts": len(pms) + len(ix.own_routes(n)),
-            "refuted_route_classes": refuted,
-            "failure_classes": dict(sorted(hist.items()))}
+    key = (n.ref.target, n.ref.node)
+    if key not in ix._facts:
+        pms = _postmortems(ix, n)
+        refuted: list[str] = sorted({a.postmortem.route_class for a in pms
+                                     if a.postmortem and a.postmortem.outcome == "refuted-route"})
+        hist = Counter(a.postmortem.failure_class for a in pms if a.postmortem)
+        ix._facts[key] = (len(pms) + len(ix.own_routes(n)), refuted, sorted(hist.items()))
+    facts = ix._facts[key]
+    return {"attempts": facts[0],
+            "refuted_route_classes": list(facts[1]),
+            "failure_classes": dict(facts[2])}
 
 
 def _proved_date(ix: _Index, tid: str, nid: str) -> str | None:
@@ -1122,10 +1165,17 @@ def ready_since(graph: Graph, target: str, node: str) -> str | None:
 
 
 def _ready_since(ix: _Index, tid: str, nid: str) -> str | None:
+    key = (tid, nid)
+    if key not in ix._ready:
+        ix._ready[key] = _ready_since_uncached(ix, tid, nid)
+    return ix._ready[key]
+
+
+def _ready_since_uncached(ix: _Index, tid: str, nid: str) -> str | None:
     if ix.status(tid, nid) != "open":
         return None
     n = ix.node(tid, nid)
-    d = n.ref.dir
+    d = ix.dir_of(n)
     dates: list[str | None] = [ix.date_of(f"{d}/Statement.lean") or ix.date_of(f"{d}/META.yaml")]
     if dates[0] is None and n.meta.hole is not None:
         dates[0] = ix.date_of(n.meta.hole.route)
@@ -1741,6 +1791,7 @@ def target_summary(graph: Graph, target: str) -> dict[str, Any]:
     }
 
 
+@functools.lru_cache(maxsize=4096)
 def _days_between(a: str, b: str) -> int:
     from datetime import datetime
 
