@@ -9,9 +9,12 @@ before one :class:`~network.errors.ValidationFailed` is raised (STYLE.md rule 4)
 
 from __future__ import annotations
 
+import contextlib
+import gc
 import hashlib
 import json
 import re
+from collections.abc import Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Generic, TypeVar
@@ -285,6 +288,24 @@ def open_source(graph: str | Path, commit: str | None = None) -> Source:
     return CommitSource(found, commit, subdir)
 
 
+@contextlib.contextmanager
+def gc_paused() -> Iterator[None]:
+    """Pause the cyclic garbage collector for a block that builds many objects at once.
+
+    A load or a products run allocates millions of objects that live on; every automatic
+    full collection meanwhile walks all of them again (a third of the time on 10,000
+    nodes). Reference counting still frees everything as usual; the collector is enabled
+    again on exit when it was enabled on entry.
+    """
+    was_enabled = gc.isenabled()
+    gc.disable()
+    try:
+        yield
+    finally:
+        if was_enabled:
+            gc.enable()
+
+
 def load_graph(graph: str | Path | Source, commit: str | None = None) -> Graph:
     """Read a whole graph and validate every record it holds.
 
@@ -301,6 +322,11 @@ def load_graph(graph: str | Path | Source, commit: str | None = None) -> Graph:
         LemmataError: ``not-a-graph`` or ``git-error`` when nothing can be read at all.
     """
     source = graph if not isinstance(graph, (str, Path)) else open_source(graph, commit)
+    with gc_paused():
+        return _load(source)
+
+
+def _load(source: Source) -> Graph:
     problems: list[Problem] = []
     files = source.files(problems)
     if "policy.json" not in files:

@@ -28,7 +28,7 @@ import orjson
 
 from network.errors import catalog_json
 from network.record import derive
-from network.record.loader import Graph
+from network.record.loader import Graph, gc_paused
 
 PRODUCT_VERSION = 1
 _GRAPH_JSON_RE = re.compile(r"targets/([^/]+)/graph\.json")
@@ -102,6 +102,11 @@ def products(graph: Graph) -> dict[str, bytes]:
     Raises:
         Nothing expected: derivations are total over a loaded graph.
     """
+    with gc_paused():
+        return _products(graph)
+
+
+def _products(graph: Graph) -> dict[str, bytes]:
     front = frontier_json(graph)
     out: dict[str, bytes] = {
         "frontier.json": render(front),
