@@ -1481,6 +1481,52 @@ def _enumerate(e: _Enum, start: str, first_choice: tuple[str, str] | None) -> No
     rec((start, None), None, first, first)
 
 
+class _MemberFacts:
+    """Status and shelving of set members for :func:`sufficient_sets`, asked in the same
+    order as one call per member per set would ask them (so memoised values, cycle guards
+    included, come out the same), answered for a whole set at once once every member is
+    known."""
+
+    def __init__(self, ix: _Index, target: str) -> None:
+        self.ix = ix
+        self.target = target
+        self.statuses: dict[str, str] = {}
+        self.known: set[str] = set()
+        self.unproved: set[str] = set()
+        self.cleared: set[str] = set()
+        self.excluded: set[str] = set()
+
+    def status(self, x: str) -> str:
+        st = self.statuses.get(x)
+        if st is None:
+            st = self.statuses[x] = self.ix.status(self.target, x)
+            self.known.add(x)
+            if st != "proved":
+                self.unproved.add(x)
+        return st
+
+    def rests_on_shelved(self, members: list[str], member_set: frozenset[str]) -> bool:
+        """Whether some member is shelved and not proved (D-14 v3.47)."""
+        if member_set <= self.cleared:
+            return False
+        for x in members:
+            if x in self.cleared:
+                continue
+            if x in self.excluded:
+                return True
+            if self.ix.shelved(self.target, x) and self.status(x) != "proved":
+                self.excluded.add(x)
+                return True
+            self.cleared.add(x)
+        return False
+
+    def count_unproved(self, members: list[str], member_set: frozenset[str]) -> int:
+        """How many of ``members`` (a list, duplicates counted) are not proved."""
+        if len(member_set) != len(members) or not member_set <= self.known:
+            return sum(self.status(x) != "proved" for x in members)
+        return len(member_set & self.unproved)
+
+
 def sufficient_sets(graph: Graph, target: str,
                     cap: int = SET_ENUMERATION_CAP) -> dict[str, Any]:
     """Every sufficient set of the target, both sides (D-25 v3.40, v3.44, v3.46, v3.47).
@@ -1530,17 +1576,18 @@ def sufficient_sets(graph: Graph, target: str,
         truncated = truncated or ev.truncated
     sets: list[dict[str, Any]] = []
     seen: set[tuple[str, frozenset[str]]] = set()
+    facts = _MemberFacts(ix, target)
     for side, members, order, links in raw:
-        key = (side, frozenset(members))
+        member_set = frozenset(members)
+        key = (side, member_set)
         if key in seen:
             continue
         seen.add(key)
-        if any(ix.shelved(target, x) and ix.status(target, x) != "proved" for x in members):
+        if facts.rests_on_shelved(members, member_set):
             continue
-        sts = [ix.status(target, x) for x in members]
-        n_open = sum(s != "proved" for s in sts)
+        n_open = facts.count_unproved(members, member_set)
         needed = [(n, r) for n, r in _unlink_pairs(links)
-                  if not r.startswith("refutes:") and ix.status(target, n) != "proved"]
+                  if not r.startswith("refutes:") and facts.status(n) != "proved"]
         sets.append({
             "side": side,
             "members": members,
@@ -1551,9 +1598,14 @@ def sufficient_sets(graph: Graph, target: str,
             "assemblies_needed": len(needed),
             "assemblies": [{"node": n, "route": r} for n, r in needed] if n_open == 0 else [],
         })
-    counts = Counter(x for s in sets for x in set(s["members"]))
+    counts: Counter[str] = Counter()
     for s in sets:
-        s["shared"] = sum(1 for x in s["members"] if counts[x] > 1)
+        counts.update(set(s["members"]))
+    multi = {x for x, c in counts.items() if c > 1}
+    for s in sets:
+        mem = s["members"]
+        s["shared"] = (len(multi.intersection(mem)) if len(set(mem)) == len(mem)
+                       else sum(1 for x in mem if counts[x] > 1))
     out["sets"] = sets
     out["truncated"] = truncated
     return out
