@@ -30,7 +30,7 @@ from starlette.exceptions import HTTPException as StarletteHTTPException
 from starlette.routing import Route
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
-from network.api import claims, db, identity, reads, tools
+from network.api import claims, db, identity, precheck, reads, tools
 from network.api.graphs import GraphProvider
 from network.api.service import Caller, Clock, Service, Who, authenticate
 from network.api.settings import ServiceSettings
@@ -44,6 +44,9 @@ UNAUTHENTICATED_WRITES: dict[tuple[str, str], str] = {
     ("POST", "/tokens"): "token issuance: the proof is the credential (D-35 'token issuance')",
     ("POST", "/tokens/recover"): "recovery: the operator's recovery code is the credential "
                                  "(D-19 v3.29)",
+    ("POST", "/precheck"): "anonymous prechecks of the tutorial node under an address limit "
+                           "(D-19, D-27, D-28 notation note 2026-09-14); other nodes need a "
+                           "token, checked by the operation",
 }
 
 _HTTP_CODES = {404: "route-not-found", 405: "method-not-allowed", 413: "body-too-large"}
@@ -191,6 +194,8 @@ def create_app(
     github_verifier: Callable[[str], str] | None = None,
     clock: Clock | None = None,
     engine_connect_args: dict[str, Any] | None = None,
+    keys: dict[str, tuple[str, Any]] | None = None,
+    sandbox: Any = None,
 ) -> FastAPI:
     """Build the service: database (migrated), graph provider, routes and the MCP adapter.
 
@@ -199,10 +204,16 @@ def create_app(
         graph_loader: a :class:`GraphProvider`, or a no-argument function returning the
             :class:`Graph` to serve; default: ``GraphProvider.for_path(settings.graph)``.
         forge: the forge adapter submissions will use (injected; unused by these routes).
-        toolchain: the Lean toolchain adapter prechecks will use (injected; unused here).
+        toolchain: the Lean toolchain adapter prechecks use: a Toolchain or
+            ``spec -> Toolchain``; default ``detect_toolchain`` (the real adapter, else
+            ``toolchain-missing``). Tests inject the recorded stand-in here.
         github_verifier: GitHub token → login, for ``proof.kind == github``; default asks
             ``settings.github_api_url``.
         clock: epoch seconds now; default ``time.time``.
+        keys: kind → (key id, Ed25519 private key) of the network's keys; the ``service``
+            key signs precheck attestations (D-35). ``lemmata serve``/``up`` load them
+            from the data directory (network.up.ensure_keys).
+        sandbox: the sandbox prechecks run in; default a fresh ``Sandbox`` (fails closed).
         engine_connect_args: extra DBAPI connect arguments (tests set a PostgreSQL
             search_path with them).
 
@@ -228,7 +239,7 @@ def create_app(
     svc = Service(settings=settings, engine=engine,
                   sessions=sessionmaker(engine, expire_on_commit=False), graphs=graphs,
                   clock=clock or time.time, github_verifier=github_verifier, forge=forge,
-                  toolchain=toolchain)
+                  toolchain=toolchain, keys=keys, sandbox=sandbox)
     mcp_server = tools.build_mcp(svc)
     from mcp.server.transport_security import TransportSecuritySettings
 
@@ -244,7 +255,9 @@ def create_app(
     @contextlib.asynccontextmanager
     async def lifespan(_app: FastAPI) -> AsyncIterator[None]:
         async with mcp_server.session_manager.run():
+            precheck.resume_jobs(svc)
             yield
+            precheck.pool(svc).shutdown()
         engine.dispose()
 
     app = FastAPI(
@@ -259,6 +272,9 @@ def create_app(
     app.add_middleware(BodyLimit, max_bytes=settings.max_body_bytes)
     _install_error_handlers(app)
     _install_routes(app, svc)
+    from network.api import submission_routes
+
+    submission_routes.install(app, svc)
     from network.api import record_routes
 
     record_routes.install(app, svc)

@@ -127,8 +127,11 @@ class RateBucketRow(Base):
 class PrecheckJobRow(Base):
     """A precheck job (D-4, D-28 precheck_submission): state and results, not the bundle.
 
-    ``state`` is queued, running, pass, fail or error. ``used_for_identity_id`` marks a
-    passing tutorial precheck already spent as the proof of one identity (D-19, D-27).
+    ``state`` is queued, running, pass, fail, toolchain-missing or error.
+    ``used_for_identity_id`` marks a passing tutorial precheck already spent as the proof
+    of one identity (D-19, D-27). ``bundle_json`` is the built bundle (graph path → text),
+    kept so a job queued or running when the service stopped is resumed at its next start
+    (migration 0003); ``code`` is the first failing step's catalog code.
     """
 
     __tablename__ = "precheck_jobs"
@@ -139,7 +142,7 @@ class PrecheckJobRow(Base):
     node: Mapped[str] = mapped_column(String(200), nullable=False)
     tutorial: Mapped[int] = mapped_column(Integer, nullable=False, default=0)
     bundle_sha256: Mapped[str] = mapped_column(String(64), nullable=False)
-    state: Mapped[str] = mapped_column(String(16), nullable=False)
+    state: Mapped[str] = mapped_column(String(32), nullable=False)
     created_at: Mapped[int] = mapped_column(BigInteger, nullable=False)
     finished_at: Mapped[int | None] = mapped_column(BigInteger, nullable=True)
     diagnostics_json: Mapped[str | None] = mapped_column(Text, nullable=True)
@@ -147,6 +150,13 @@ class PrecheckJobRow(Base):
     used_for_identity_id: Mapped[int | None] = mapped_column(
         ForeignKey("identities.id"), nullable=True, unique=True
     )
+    artifact_type: Mapped[str | None] = mapped_column(String(32), nullable=True)
+    pseudonym: Mapped[str | None] = mapped_column(String(64), nullable=True)
+    bundle_json: Mapped[str | None] = mapped_column(Text, nullable=True)
+    code: Mapped[str | None] = mapped_column(String(64), nullable=True)
+    base_sha: Mapped[str | None] = mapped_column(String(40), nullable=True)
+    head_sha: Mapped[str | None] = mapped_column(String(40), nullable=True)
+    started_at: Mapped[int | None] = mapped_column(BigInteger, nullable=True)
 
 
 class CheckLogRow(Base):
@@ -187,6 +197,8 @@ class SubmissionRow(Base):
     state: Mapped[str] = mapped_column(String(16), nullable=False)
     opened_at: Mapped[int] = mapped_column(BigInteger, nullable=False)
     closed_at: Mapped[int | None] = mapped_column(BigInteger, nullable=True)
+    precheck_id: Mapped[str | None] = mapped_column(String(40), nullable=True)
+    head_sha: Mapped[str | None] = mapped_column(String(40), nullable=True)
     __table_args__ = (
         Index("ix_submissions_key", "target", "node", "kind", "chain_head", "normalized_sha256"),
         UniqueConstraint("pull_request", name="uq_submissions_pull_request"),

@@ -169,6 +169,11 @@ class Service:
             ``proof-unavailable``.
         forge: the forge adapter (LocalForge/GitHubForge), injected; None until built.
         toolchain: the Lean toolchain adapter, injected; None until built.
+        keys: the network's Ed25519 keys by kind (``gate``, ``approval``, ``service``) as
+            ``(key id, private key)``; the service key signs precheck attestations (D-35).
+            None when none were loaded (prechecks are then unsigned, kind ``none``).
+        sandbox: the step-3 sandbox prechecks run in (default: a fresh
+            :class:`network.gate.sandbox.Sandbox`, which fails closed).
     """
 
     settings: ServiceSettings
@@ -180,6 +185,8 @@ class Service:
     forge: Any = None
     toolchain: Any = None
     extra: dict[str, Any] = field(default_factory=dict)
+    keys: dict[str, tuple[str, Any]] | None = None
+    sandbox: Any = None
 
     def now(self) -> int:
         """The current time in whole epoch seconds."""

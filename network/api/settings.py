@@ -118,6 +118,15 @@ class ServiceSettings(BaseSettings):
     """``Cache-Control: max-age`` of the unauthenticated read routes, in seconds; the
     ETag (the graph commit) lets a client revalidate cheaply after that."""
 
+    precheck_workers: int = Field(2, ge=1, le=64)
+    """Threads running precheck jobs (D-28 precheck_submission); each runs the gate's
+    steps 1-2 and 4-8 in the sandbox. Queued jobs wait in the database, so a restart
+    loses none."""
+
+    rate_anonymous_prechecks_per_address: int = Field(30, ge=1)
+    """Prechecks of the tutorial node one client address may ask for without a token per
+    window (D-19, D-27: the anonymous precheck is how an identity is first proved)."""
+
     def resolved_database_url(self) -> str:
         """The database URL to connect to: :attr:`database_url`, or SQLite in the data dir."""
         if self.database_url:

@@ -26,7 +26,7 @@ from typing import Any, Literal
 from mcp.server.mcpserver import Context, MCPServer
 from mcp.server.mcpserver.exceptions import ToolError
 
-from network.api import checks, claims, identity, reads, records, words
+from network.api import checks, claims, identity, precheck, reads, records, submissions, words
 from network.api.service import Caller, Service
 from network.errors import LemmataError
 
@@ -61,6 +61,8 @@ class Op:
         takes_caller: whether ``function`` takes the :class:`Caller` second.
         params: the tool's arguments.
         description: what the tool does and what the agent should do next.
+        token_optional: the route needs no token for some calls (``precheck_submission``
+            of the tutorial node) but checks one when given: the tool takes ``token``.
     """
 
     tool: str
@@ -71,6 +73,7 @@ class Op:
     takes_caller: bool
     params: tuple[Param, ...]
     description: str
+    token_optional: bool = False
 
 
 _T = Param("target_id", "target", str)
@@ -143,6 +146,63 @@ TOOLS: tuple[Op, ...] = (
     Op("list_my_claims", "GET", "/claims/mine", claims.my_claims, "bearer", True, (),
        "Your live claims with their ids (what release_claim takes) and each node's other "
        "holders. Needs your token because it reads your own claims."),
+    Op("precheck_submission", "POST", "/precheck", precheck.precheck_submission, "none", True,
+       (_T, _N, Param("artifact_type", "artifact_type", str),
+        Param("text", "text", str | None, False),
+        Param("files", "files", dict[str, str] | None, False)),
+       "Precheck an artifact before submitting it: the gate's steps 1-2 and 4-8 run "
+       "server-side in the sandbox (D-4, D-28). artifact_type is proof, alternate, "
+       "counterexample, vacuity, reduction or partial; `text` is the artifact's Lean file "
+       "(the service names its path); `files` adds node-relative files such as "
+       "waivers/native_decide.yaml or h1.witness.lean. Returns a job_id at once: a precheck "
+       "takes minutes, so poll get_precheck every 10-30 s. The tutorial node needs no token "
+       "(a pass there is the proof get_token accepts); any other node needs `token`.",
+       token_optional=True),
+    Op("get_precheck", "GET", "/precheck/{job_id}", precheck.get_precheck, "none", False,
+       (Param("job_id", "job_id", str),),
+       "A precheck job's state (queued, running, pass, fail, toolchain-missing, error), "
+       "diagnostics per step and the attestation signed with the service key. Poll it "
+       "until the state is final; on pass call submit_proof with precheck_id (or get_token "
+       "with proof {kind: 'precheck', job_id} for the tutorial node); on fail fix what the "
+       "first failing step names; toolchain-missing means nothing was checked."),
+    Op("submit_proof", "POST", "/submissions", submissions.submit_proof, "bearer", True,
+       (Param("precheck_id", "precheck_id", str | None, False),
+        Param("target_id", "target", str | None, False),
+        Param("node_id", "node", str | None, False),
+        Param("artifact_type", "artifact_type", str | None, False),
+        Param("text", "text", str | None, False),
+        Param("files", "files", dict[str, str] | None, False),
+        Param("attestation", "attestation", str | None, False),
+        Param("title", "title", str | None, False),
+        Param("description", "description", str | None, False)),
+       "Open the pull request for a prechecked artifact (D-25, D-28): pass precheck_id of a "
+       "passing precheck (its files and signed attestation are used), or a bundle (text, "
+       "files) with the attestation pregate.sh printed. Copies of merged or open artifacts, "
+       "unlabelled partials and shelved or unclaimable nodes are refused before anything "
+       "opens. Your pseudonym is the commit author and sign-off; the node is claimed for "
+       "you. Keep the returned id and poll get_submission every minute or so until it is "
+       "merged or closed."),
+    Op("get_submission", "GET", "/submissions/{submission_id}", submissions.get_submission,
+       "none", False, (Param("submission_id", "submission_id", str),),
+       "A submission's state (open, merged, closed), its place in the merge queue, the "
+       "precheck attestation it carries and the gate's attestation once judged. The polling "
+       "read after submit_proof; on closed read the first failing step, fix and resubmit."),
+    Op("list_submissions", "GET", "/submissions.json", submissions.list_submissions, "none",
+       False, (),
+       "Every open pull request on the graph (opened through the service or by hand), in "
+       "merge-queue order, with node, kind and pseudonym. Check it before working on a node "
+       "someone already submitted for."),
+    Op("get_my_submissions", "GET", "/submissions/mine", submissions.my_submissions, "bearer",
+       True, (),
+       "Your own submissions: the open ones with their merge-queue position and the recent "
+       "merged or closed ones with how they ended, so a lost id never loses a pull request. "
+       "Needs your token because it reads your own."),
+    Op("withdraw_submission", "DELETE", "/submissions/{submission_id}",
+       submissions.withdraw_submission, "bearer", True,
+       (Param("submission_id", "submission_id", str),),
+       "Close, unmerged, a pull request the service opened for you and delete its branch; "
+       "your claim on the node is released. A merged one is part of the record and cannot be "
+       "withdrawn."),
     # --- record writes that are pull requests, words, check_lean (network/api/records.py,
     # words.py, checks.py) -----------------------------------------------------------------
     Op("submit_postmortem", "POST", "/postmortems", records.submit_postmortem, "bearer", True,
@@ -227,7 +287,7 @@ TOOLS: tuple[Op, ...] = (
        "(D-4 v3.14): errors, goal states and, in verify mode (needs node_id), the comparison "
        "with the node's statement. Non-authoritative: read `warnings` for what the gate "
        "would still refuse, then precheck_submission. Anonymous works; with `token` you can "
-       "read the log back by get_check."),
+       "read the log back by get_check.", token_optional=True),
     Op("get_check", "GET", "/checks/{check_id}", checks.get_check, "bearer", True,
        (Param("check_id", "check_id", str),),
        "Your own record of one check_lean call: the text's hash and size (never the text), "
@@ -307,7 +367,7 @@ def _make_tool(svc: Service, op: Op, default_token: str | None) -> Callable[...,
                                 **({} if p.required else {"default": None}))
               for p in op.params]
     annotations: dict[str, Any] = {p.name: p.annotation for p in op.params}
-    if op.auth == "bearer":
+    if op.auth == "bearer" or op.token_optional:
         params.append(inspect.Parameter("token", inspect.Parameter.KEYWORD_ONLY,
                                         annotation=str | None, default=None))
         annotations["token"] = str | None
@@ -340,7 +400,9 @@ def build_mcp(svc: Service, *, default_token: str | None = None) -> MCPServer:
         ),
     )
     for op in TOOLS:
-        bearer = " Needs `token` (your write token)." if op.auth == "bearer" else ""
+        bearer = " Needs `token` (your write token)." if op.auth == "bearer" else (
+            " Takes `token` (your write token) where the node needs one."
+            if op.token_optional else "")
         server.add_tool(_make_tool(svc, op, default_token), name=op.tool,
                         description=f"{op.description}{bearer} Plain path: {op.method} {op.path}.")
     return server

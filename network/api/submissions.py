@@ -1,0 +1,643 @@
+"""Submissions: the pull requests the service opens for a token, and the index that
+mirrors every open pull request (D-25, D-28 submit_proof, D-35 ``POST /submissions``;
+rulings 7 and 12).
+
+:func:`submit_proof` refuses before any pull request opens (D-25 v3.21, v3.44, v3.47):
+
+* a copy — Lean comments and whitespace set aside (:func:`normalized_sha256`) — of an
+  artifact merged on the node or open for it (:func:`check_copies`; the tutorial node stays
+  open to rehearsal, D-27);
+* a second witness for a hole whose witness is open (:func:`check_copies`, kind
+  ``witness``: a hole has one slot);
+* a partial missing its approach, licence, label or claim lines (``partial-unlabelled``,
+  D-12 v3.44);
+* work on a shelved statement (D-14 v3.47) and nodes :func:`network.record.derive.claimable`
+  refuses.
+
+It then opens the pull request on the forge — the token's pseudonym as author with a
+``Signed-off-by`` trailer, the service as committer (D-23, D-35) — with the precheck
+attestation in a fenced ``precheck-attestation`` block of its body and on the forge's row
+(ruling 7), indexes it, and claims the node for the submitter (D-25).
+
+The index (``submissions``) is operational: :func:`sync_index` mirrors every open pull
+request of the forge, hand-opened ones included, so copy refusal sees them (ruling 12),
+and marks the ones that merged or closed. When a racer's proof merges first the merge queue
+moves the loser's text to its alternate path (``network.gate.queue.move_losing_racers``,
+D-25 v3.21); the index picks that pull request up like any other and the loser sees it in
+``GET /submissions/mine``.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+import secrets
+import threading
+from typing import Any
+
+from sqlalchemy import func, select, update
+from sqlalchemy.exc import IntegrityError
+
+from network.api import claims, db
+from network.api.precheck import ATTEMPT_TYPES, SUBMITTABLE, Bundle, build_bundle, is_tutorial
+from network.api.service import Caller, Service, Who, authenticate, iso, sha256_hex, write_identity
+from network.errors import CATALOG, LemmataError, define
+from network.gate import attestation as A
+from network.gate.artifacts import partial_label_findings, strip_comments
+from network.record import derive
+from network.record.loader import Graph
+
+define("submission-copy", None, 409,
+       "The artifact is, Lean comments and whitespace set aside, a copy of one already merged "
+       "on the node or open for it (D-25 v3.21).",
+       "Submit a different proof, or nothing; the detail names the one copied. A pull "
+       "request whose gate failed or that closed blocks nothing.")
+define("witness-slot-taken", None, 409,
+       "A witness for this hole is already open: a hole has one witness slot (D-25 v3.21, "
+       "D-29).",
+       "Wait for that pull request: if its gate fails or it closes, propose again.")
+define("submission-node-shelved", None, 409,
+       "The statement is shelved by a steward or curator: work on it is refused (D-14 v3.47).",
+       "Read the shelving in get_node and choose another node from list_frontier.")
+define("forge-unavailable", None, 503,
+       "The service has no forge to open pull requests on.",
+       "Open the pull request by hand against the graph repository (D-35), or ask the "
+       "operator to configure a forge.")
+define("submission-needs-precheck", None, 422,
+       "A submission carries a passing precheck: name the precheck job, or attach the "
+       "attestation pregate.sh printed (D-4).",
+       "Run precheck_submission (POST /precheck) and pass its job id as precheck_id, or "
+       "attach pregate.sh's attestation JSON as `attestation`.")
+define("precheck-not-passed", None, 409,
+       "The named precheck job has not passed: it is still running, failed, or found no "
+       "toolchain.",
+       "Poll get_precheck until state is pass; fix what a failure names and precheck again.")
+define("precheck-not-yours", None, 403, "The named precheck job belongs to another identity.",
+       "Submit with a precheck job you started with your own token.")
+define("submission-not-found", None, 404, "No submission has this id.",
+       "List yours with GET /submissions/mine (get_my_submissions).")
+define("submission-not-yours", None, 403,
+       "Only the identity the service opened the pull request for may withdraw it.",
+       "Ask the submitter, or a person with rights on the graph, to close it.")
+define("submission-merged", None, 409,
+       "The pull request merged: it is part of the record and cannot be withdrawn (D-35).",
+       "Nothing to do; a defect is answered by a defect claim or revision request.")
+define("submission-closed", None, 409, "The pull request is already closed.",
+       "Nothing to do; submit again if you still want it judged.")
+
+#: Lean artifact kinds one node's copy check compares with each other (D-25 v3.21)
+LEAN_KINDS = ("proof", "alternate", "partial", "reduction", "counterexample", "vacuity")
+_SORRY = re.compile(r"\bsorry\b")
+_lock = threading.Lock()  # one check-then-open at a time per service process
+
+
+# --- normalisation ------------------------------------------------------------------------
+
+
+def normalized_sha256(text: str) -> str:
+    """SHA-256 hex of Lean text with comments (line, block, doc) and every whitespace
+    character removed: the comparison of D-25 v3.21 ("Lean comments and whitespace set
+    aside")."""
+    return sha256_hex(re.sub(r"\s+", "", strip_comments(text)))
+
+
+def hole_lines(text: str) -> list[int]:
+    """1-based lines of the ``have`` each ``sorry`` of a partial closes, read from the text
+    alone (comments removed): the line of the ``sorry`` when it holds ``have``, else the
+    nearest ``have`` above it. A textual pre-check only; step 4 uses the toolchain's hole
+    positions (D-12 v3.44)."""
+    code = strip_comments(text).splitlines()
+    out: list[int] = []
+    for i, line in enumerate(code):
+        if not _SORRY.search(line):
+            continue
+        j = i
+        while j >= 0 and not code[j].lstrip().startswith("have "):
+            j -= 1
+        n = (j if j >= 0 else i) + 1
+        if n not in out:
+            out.append(n)
+    return out
+
+
+# --- the index -----------------------------------------------------------------------------
+
+
+def _pr_key(number: int) -> str:
+    return f"local/{number}"
+
+
+def _pr_number(key: str | None) -> int | None:
+    if key and key.startswith("local/") and key[6:].isdigit():
+        return int(key[6:])
+    return None
+
+
+def _classify_pr(svc: Service, graph: Graph, pr: Any) -> dict[str, Any]:
+    """Target, node, kind, main path and normalized hash of a pull request's first
+    artifact (ruling 12: hand-opened pull requests are indexed too)."""
+    import pygit2
+
+    from network.gate.artifacts import classify
+    from network.gate.diff import diff_commits
+
+    forge = svc.forge
+    out: dict[str, Any] = {"target": "-", "node": "-", "kind": "unclassified",
+                           "chain_head": None, "normalized_sha256": "0" * 64}
+    try:
+        repo = forge.repo
+        main = forge.main_sha()
+        mb = repo.merge_base(pygit2.Oid(hex=main), pygit2.Oid(hex=pr.head_sha))
+        diff = diff_commits(forge.path, str(mb) if mb else main, pr.head_sha)
+        found = classify(diff, graph)
+    except (LemmataError, pygit2.GitError, KeyError, ValueError):
+        return out
+    if not found.artifacts:
+        return out
+    art = next((a for a in found.artifacts if a.kind.value in LEAN_KINDS),
+               found.artifacts[0])
+    out.update(target=art.target, node=art.node or "-", kind=art.kind.value,
+               chain_head=art.main or None)
+    change = next((c for c in diff.changes if c.path == art.main and c.new_id), None)
+    if change is not None:
+        try:
+            out["normalized_sha256"] = normalized_sha256(
+                diff.new_bytes(change).decode("utf-8"))
+        except UnicodeDecodeError:
+            out["normalized_sha256"] = sha256_hex(diff.new_bytes(change))
+    return out
+
+
+def sync_index(svc: Service) -> list[Any]:
+    """Mirror the forge's open pull requests into the index and mark indexed ones that
+    merged or closed (ruling 12). Returns the open pull requests, oldest first (the merge
+    queue's order). Without a forge the index is left as it is and ``[]`` returned."""
+    forge = svc.forge
+    if forge is None:
+        return []
+    open_prs = list(forge.list_open())
+    open_keys = {_pr_key(p.number): p for p in open_prs}
+    now = svc.now()
+    with svc.sessions() as s:  # read, then ask the forge: never two sessions at once
+        rows = s.execute(select(db.SubmissionRow.id, db.SubmissionRow.pull_request).where(
+            (db.SubmissionRow.state == "open")
+            | db.SubmissionRow.pull_request.in_(list(open_keys)))).all()
+    known = {pr_key for _id, pr_key in rows}
+    ended: dict[str, str] = {}
+    for row_id, pr_key in rows:
+        n = _pr_number(pr_key)
+        if pr_key in open_keys or n is None:
+            continue
+        try:
+            state = forge.get(n).state
+        except LemmataError:
+            state = "closed"
+        if state != "open":
+            ended[row_id] = state
+    if ended:
+        with db.transaction(svc.sessions) as s:
+            for row_id, state in ended.items():
+                s.execute(update(db.SubmissionRow).where(db.SubmissionRow.id == row_id)
+                          .values(state=state, closed_at=now))
+    missing = [p for k, p in open_keys.items() if k not in known]
+    if missing:
+        try:
+            graph = svc.graphs.snapshot().graph
+        except LemmataError:
+            return open_prs
+        for pr in missing:
+            facts = _classify_pr(svc, graph, pr)
+            try:
+                with db.transaction(svc.sessions) as s:
+                    s.add(db.SubmissionRow(
+                        id="sub-" + secrets.token_hex(10), pull_request=_pr_key(pr.number),
+                        pull_request_url=None, identity_id=None, pseudonym=pr.author[:64],
+                        opened_by_service=0, state="open", opened_at=now,
+                        head_sha=pr.head_sha, **facts))
+            except IntegrityError:
+                continue  # indexed concurrently
+    return open_prs
+
+
+# --- the refusals before a pull request opens -------------------------------------------------
+
+
+def _merged_lean(graph: Graph, target: str, node: str) -> dict[str, str]:
+    """Graph path → normalized hash of the Lean artifacts merged on the node."""
+    t = graph.targets[target]
+    n = t.nodes[node]
+    out: dict[str, str] = {}
+    paths = [f.path for stem, f in n.files.items() if stem in ("Proof", "Refutation", "Vacuity")]
+    paths += [a.path for a in n.attempts
+              if a.kind in ("alternate", "partial", "reduction") and a.path.endswith(".lean")
+              and a.hole_k is None]
+    for p in paths:
+        try:
+            out[p] = normalized_sha256(graph.text(p))
+        except LemmataError:
+            continue
+    return out
+
+
+def check_copies(svc: Service, graph: Graph, *, target: str, node: str, kind: str,
+                 text: str) -> None:
+    """Refuse a copy before any pull request opens (D-25 v3.21).
+
+    Args:
+        graph: the graph at main.
+        target, node: the node the artifact is for.
+        kind: the artifact kind; Lean kinds (:data:`LEAN_KINDS`) are compared with the
+            node's merged Lean artifacts and with open pull requests of those kinds on the
+            node; ``witness`` is refused while any witness for the hole is open; other
+            kinds (annex, postmortem, approach) with open ones of the same kind.
+        text: the artifact's text.
+
+    Raises:
+        LemmataError: ``submission-copy`` naming the artifact copied;
+            ``witness-slot-taken`` naming the open pull request.
+
+    The tutorial node is never refused: it stays open to rehearsal (D-27).
+    """
+    if is_tutorial(graph, target, node):
+        return
+    with svc.sessions() as s:
+        if kind == "witness":
+            row = s.execute(select(db.SubmissionRow).where(
+                db.SubmissionRow.target == target, db.SubmissionRow.node == node,
+                db.SubmissionRow.kind == "witness", db.SubmissionRow.state == "open")
+            ).scalars().first()
+            if row is not None:
+                raise LemmataError("witness-slot-taken", f"{target}/{node}'s witness is open "
+                                   f"in {row.pull_request} ({row.id}, {row.pseudonym})")
+            return
+        digest = normalized_sha256(text)
+        kinds = LEAN_KINDS if kind in LEAN_KINDS else (kind,)
+        row = s.execute(select(db.SubmissionRow).where(
+            db.SubmissionRow.target == target, db.SubmissionRow.node == node,
+            db.SubmissionRow.kind.in_(kinds), db.SubmissionRow.state == "open",
+            db.SubmissionRow.normalized_sha256 == digest)).scalars().first()
+    if row is not None:
+        raise LemmataError("submission-copy", f"a copy of the {row.kind} open in "
+                           f"{row.pull_request} ({row.id}, by {row.pseudonym})")
+    if kind in LEAN_KINDS:
+        for path, merged in _merged_lean(graph, target, node).items():
+            if merged == digest:
+                raise LemmataError("submission-copy", f"a copy of {path}, merged", path=path)
+
+
+def check_node_accepts(graph: Graph, *, target: str, node: str, kind: str) -> None:
+    """The node-level refusals of a submission: shelved statements (D-14 v3.47); for an
+    alternate a merged proof must exist (D-25 v3.13); every other kind must be claimable
+    (``derive.claimable``'s code, D-25, D-6, D-33).
+
+    Raises:
+        LemmataError: ``submission-node-shelved``; ``alternate-without-proof``; the code
+            ``claimable()`` names (``claim-node-closed``, ``claim-no-steward``, ...).
+    """
+    flags = derive.node_flags(graph, target, node)
+    if flags.shelved:
+        raise LemmataError("submission-node-shelved", f"{target}/{node} is shelved")
+    if kind == "alternate":
+        if "Proof" not in graph.targets[target].nodes[node].files:
+            raise LemmataError("alternate-without-proof", f"{target}/{node} has no merged "
+                               "proof: submit a proof instead")
+        return
+    if is_tutorial(graph, target, node):
+        return  # the rehearsal slot is always open (D-27)
+    ok, code = derive.claimable(graph, target, node)
+    if not ok:
+        entry = CATALOG.get(code or "")
+        raise LemmataError(code if entry is not None and code else "not-claimable",
+                           f"{target}/{node}: {entry.meaning if entry else code}")
+
+
+# --- opening --------------------------------------------------------------------------------
+
+
+def _require_forge(svc: Service) -> Any:
+    if svc.forge is None:
+        raise LemmataError("forge-unavailable", "no forge is configured")
+    return svc.forge
+
+
+def _precheck_bundle(svc: Service, who: Who, precheck_id: str) -> tuple[Bundle, str, str]:
+    with svc.sessions() as s:
+        job = s.get(db.PrecheckJobRow, str(precheck_id)[:40])
+        if job is None:
+            raise LemmataError("precheck-not-found", f"no precheck job {precheck_id!r}")
+        if job.identity_id is not None and job.identity_id != who.id:
+            raise LemmataError("precheck-not-yours", f"{precheck_id} was started by another "
+                               "identity")
+        if job.identity_id is None and not job.tutorial:  # pragma: no cover - refused earlier
+            raise LemmataError("precheck-not-yours", f"{precheck_id} is anonymous")
+        if job.state != "pass" or not job.attestation_json or not job.bundle_json:
+            raise LemmataError("precheck-not-passed", f"{precheck_id} is {job.state}"
+                               + (f" ({job.code})" if job.code else ""))
+        att = json.loads(job.attestation_json)
+        return Bundle.from_json(job.bundle_json), json.dumps(att, sort_keys=True, indent=2,
+                                                             ensure_ascii=False), job.id
+
+
+def _claim_for(svc: Service, who: Who, target: str, node: str) -> dict[str, Any]:
+    """Claim the node for the submitter for the longest published TTL (D-25: opening a
+    submission claims the node); a live claim of another holder is left alone (claims are
+    advisory, racing is permitted)."""
+    ttl = claims.ttl_caps(svc, target).max_s
+    key = f"{target}/{node}"
+    now = svc.now()
+    try:
+        with db.transaction(svc.sessions) as s:
+            s.execute(update(db.ClaimRow)
+                      .where(db.ClaimRow.live_key == key, db.ClaimRow.expires_at <= now)
+                      .values(live_key=None, released_at=db.ClaimRow.expires_at,
+                              release_reason="expired"))
+            live = s.execute(select(db.ClaimRow).where(db.ClaimRow.live_key == key)
+                             ).scalar_one_or_none()
+            if live is not None:
+                if live.identity_id == who.id:
+                    live.expires_at = max(live.expires_at, now + ttl)
+                    return {"claimed": True, "claim_id": live.public_id,
+                            "expires_at": iso(live.expires_at)}
+                holder = s.get(db.IdentityRow, live.identity_id)
+                return {"claimed": False, "held_by": holder.pseudonym if holder else None,
+                        "expires_at": iso(live.expires_at)}
+            row = db.ClaimRow(public_id="claim-" + secrets.token_hex(10), target=target,
+                              node=node, identity_id=who.id, ttl_s=ttl, created_at=now,
+                              expires_at=now + ttl, renewals=0, live_key=key)
+            s.add(row)
+            s.flush()
+            return {"claimed": True, "claim_id": row.public_id, "expires_at": iso(row.expires_at)}
+    except IntegrityError:
+        return {"claimed": False, "held_by": "another claimant (concurrently)"}
+
+
+def submit_proof(svc: Service, caller: Caller, *, target: str | None = None,
+                 node: str | None = None, artifact_type: str | None = None,
+                 precheck_id: str | None = None, text: str | None = None,
+                 files: dict[str, str] | None = None, attestation: str | None = None,
+                 title: str | None = None, description: str | None = None) -> dict[str, Any]:
+    """Open a submission's pull request on the forge (POST /submissions, submit_proof;
+    D-25, D-28, D-35; rulings 7 and 12).
+
+    The files are those of the named passing precheck (``precheck_id``), or the bundle
+    (``text``/``files``, built as :func:`network.api.precheck.build_bundle` builds them)
+    with pregate.sh's ``attestation`` JSON. Every refusal happens before a pull request
+    opens; see the module docstring.
+
+    Args:
+        target, node, artifact_type: the node and one of proof, alternate,
+            counterexample, vacuity, reduction, partial (taken from the precheck when
+            omitted; refused when they differ from it).
+        precheck_id: a passing precheck job of the caller's.
+        text, files: the bundle, when no precheck_id is given.
+        attestation: the precheck attestation JSON pregate.sh printed, with a bundle.
+        title, description: the pull request's title and prose.
+
+    Returns:
+        The submission (:func:`get_submission`'s form) plus ``claim`` and ``next``.
+
+    Raises:
+        LemmataError: the write guard's codes; ``forge-unavailable``;
+            ``precheck-not-found``/``precheck-not-yours``/``precheck-not-passed``;
+            ``precheck-mismatch``; ``precheck-malformed``; ``submission-needs-precheck``;
+            the codes of ``build_bundle``; ``submission-node-shelved``;
+            ``alternate-without-proof``; ``claimable()``'s codes; ``partial-unlabelled``;
+            ``submission-copy``; ``witness-slot-taken``; the forge's codes.
+    """
+    who = write_identity(svc, caller)
+    forge = _require_forge(svc)
+    graph = svc.graphs.snapshot().graph
+    if precheck_id:
+        bundle, raw, pid = _precheck_bundle(svc, who, precheck_id)
+        for given, have, name in ((target, bundle.target, "target"),
+                                  (node, bundle.node, "node"),
+                                  (artifact_type, bundle.artifact_type, "artifact_type")):
+            if given is not None and given != have:
+                raise LemmataError("precheck-mismatch", f"the precheck is for {name} "
+                                   f"{have!r}, not {given!r}", field=name)
+        pre_id: str | None = pid
+    else:
+        if target is None or node is None or artifact_type is None:
+            raise LemmataError("bad-request", "target, node and artifact_type are needed "
+                               "without a precheck_id")
+        bundle = build_bundle(graph, target=target, node=node, artifact_type=artifact_type,
+                              text=text, files=files, pseudonym=who.pseudonym, now=svc.now())
+        if not attestation:
+            raise LemmataError("submission-needs-precheck", "no precheck_id and no "
+                               "attestation")
+        try:
+            raw = json.dumps(json.loads(attestation), sort_keys=True, indent=2,
+                             ensure_ascii=False)
+        except (json.JSONDecodeError, TypeError) as exc:
+            raise LemmataError("precheck-malformed", f"attestation: {exc}",
+                               field="attestation") from exc
+        pre_id = None
+    t, n, kind = bundle.target, bundle.node, bundle.artifact_type
+    main_text = bundle.files[bundle.main]
+    check_node_accepts(graph, target=t, node=n, kind=kind)
+    if kind == "partial":
+        found = partial_label_findings(main_text, bundle.main, hole_lines(main_text))
+        if found:
+            raise LemmataError("partial-unlabelled", "; ".join(
+                f"{d.message}" + (f" (line {d.line})" if d.line else "") for d in found),
+                path=bundle.main)
+    with _lock:
+        open_prs = sync_index(svc)
+        check_copies(svc, graph, target=t, node=n, kind=kind, text=main_text)
+        pr_title = (title or f"{kind} of {t}/{n}")[:200]
+        body = ((description.strip() + "\n\n") if description else "") + (
+            f"Submitted through the Lemmata service for {who.pseudonym} (D-35).\n\n"
+            f"- node: {t}/{n}\n- artifact: {kind} ({bundle.main})\n\n"
+            f"```precheck-attestation\n{raw}\n```\n")
+        pr = forge.open_pull_request(
+            files={p: v.encode("utf-8") for p, v in bundle.files.items()}, title=pr_title,
+            body=body, author=who.pseudonym,
+            precheck_attestation=A.precheck_from_body(body))
+        sub_id = "sub-" + secrets.token_hex(10)
+        with db.transaction(svc.sessions) as s:
+            s.add(db.SubmissionRow(
+                id=sub_id, target=t, node=n, kind=kind, chain_head=bundle.main,
+                normalized_sha256=normalized_sha256(main_text),
+                pull_request=_pr_key(pr.number), pull_request_url=None,
+                identity_id=who.id, pseudonym=who.pseudonym, opened_by_service=1,
+                state="open", opened_at=svc.now(), precheck_id=pre_id, head_sha=pr.head_sha))
+    del open_prs
+    claim = {"claimed": False, "reason": "an alternate's node is proved: nothing to claim"} \
+        if kind == "alternate" else _claim_for(svc, who, t, n)
+    out = get_submission(svc, submission_id=sub_id)
+    out["claim"] = claim
+    return out
+
+
+# --- reading ---------------------------------------------------------------------------------
+
+
+def _attestations_for(svc: Service, head_sha: str | None) -> list[dict[str, Any]]:
+    if not head_sha:
+        return []
+    try:
+        graph = svc.graphs.snapshot().graph
+    except LemmataError:
+        return []
+    return [{"path": rf.path, **rf.record.model_dump(by_alias=True, exclude_none=True)}
+            for rf in graph.attestations if rf.record.head_commit == head_sha]
+
+
+def _moved_to(svc: Service, row: db.SubmissionRow) -> str | None:
+    """The pull request a losing racer's text was moved to (D-25 v3.21), if any."""
+    n = _pr_number(row.pull_request)
+    list_all = getattr(svc.forge, "list_all", None)
+    if n is None or list_all is None or row.state != "closed":
+        return None
+    for pr in list_all():
+        if pr.number > n and f"(from #{n})" in pr.title:
+            return _pr_key(pr.number)
+    return None
+
+
+def _guidance(row: db.SubmissionRow, position: int | None) -> str:
+    if row.state == "open":
+        where = f" It is number {position} in the merge queue." if position else ""
+        return (f"Open.{where} The merge queue runs the authoritative gate; poll "
+                f"get_submission(submission_id={row.id!r}) every minute or so until state "
+                "is merged or closed. Withdraw with withdraw_submission if you must.")
+    if row.state == "merged":
+        return ("Merged: the node's status and your ledger line are in the record (get_node, "
+                "list_frontier). Release your claim if you still hold it.")
+    return ("Closed unmerged. Read the attestation's first failing step (list_error_codes "
+            "explains its code), fix it, precheck again and resubmit; a closed pull request "
+            "blocks nothing. If `moved_to` is set, your text was moved there as an alternate.")
+
+
+def _view(svc: Service, row: db.SubmissionRow, position: int | None) -> dict[str, Any]:
+    att = None
+    if row.pull_request and svc.forge is not None and _pr_number(row.pull_request):
+        try:
+            pr = svc.forge.get(_pr_number(row.pull_request))
+            raw = pr.precheck_attestation or A.precheck_from_body(pr.body)
+            att = json.loads(raw) if raw else None
+        except (LemmataError, json.JSONDecodeError):
+            att = None
+    return {
+        "id": row.id, "target": row.target, "node": row.node, "kind": row.kind,
+        "path": row.chain_head, "pull_request": row.pull_request,
+        "url": row.pull_request_url, "pseudonym": row.pseudonym,
+        "opened_by_service": bool(row.opened_by_service), "state": row.state,
+        "opened_at": iso(row.opened_at), "closed_at": iso(row.closed_at),
+        "queue_position": position, "precheck_id": row.precheck_id,
+        "head_commit": row.head_sha, "precheck_attestation": att,
+        "attestations": _attestations_for(svc, row.head_sha),
+        "moved_to": _moved_to(svc, row), "next": _guidance(row, position),
+    }
+
+
+def _positions(open_prs: list[Any]) -> dict[str, int]:
+    return {_pr_key(p.number): i for i, p in enumerate(open_prs, start=1)}
+
+
+def get_submission(svc: Service, *, submission_id: str) -> dict[str, Any]:
+    """A submission's state, merge-queue position and attestations: the precheck one it
+    carries and the gate's once the queue judged it (GET /submissions/<id>,
+    get_submission; D-28: the polling read after submit_proof).
+
+    Raises:
+        LemmataError: ``submission-not-found``.
+    """
+    positions = _positions(sync_index(svc))
+    with svc.sessions() as s:
+        row = s.get(db.SubmissionRow, str(submission_id)[:40])
+    if row is None:
+        raise LemmataError("submission-not-found", f"no submission {submission_id!r}")
+    return _view(svc, row, positions.get(row.pull_request or ""))
+
+
+def list_submissions(svc: Service) -> dict[str, Any]:
+    """Every open pull request on the graph, the service's and hand-opened ones, in
+    merge-queue order (GET /submissions.json, list_submissions; D-28, ruling 12)."""
+    open_prs = sync_index(svc)
+    positions = _positions(open_prs)
+    with svc.sessions() as s:
+        rows = s.execute(select(db.SubmissionRow).where(db.SubmissionRow.state == "open")
+                         ).scalars().all()
+        items = sorted(({
+            "id": r.id, "target": r.target, "node": r.node, "kind": r.kind,
+            "path": r.chain_head, "pull_request": r.pull_request, "url": r.pull_request_url,
+            "pseudonym": r.pseudonym, "opened_by_service": bool(r.opened_by_service),
+            "opened_at": iso(r.opened_at),
+            "queue_position": positions.get(r.pull_request or "")} for r in rows),
+            key=lambda x: (x["queue_position"] or 10**9, x["opened_at"] or ""))
+    return {"schema": "submissions/v1", "submissions": items}
+
+
+def my_submissions(svc: Service, caller: Caller) -> dict[str, Any]:
+    """The caller's submissions: every open one with its merge-queue position, and the
+    twenty most recently merged or closed with how each ended (GET /submissions/mine,
+    get_my_submissions; D-28 notation note 2026-10-04). Hand-opened pull requests whose
+    author is the caller's pseudonym (a losing racer's moved alternate) are included.
+
+    Raises:
+        LemmataError: ``token-missing``; ``token-invalid``; ``token-expired``.
+    """
+    who = caller.who if caller.who is not None else authenticate(svc, caller.token)
+    positions = _positions(sync_index(svc))
+    mine = (db.SubmissionRow.identity_id == who.id) | (
+        (db.SubmissionRow.opened_by_service == 0)
+        & (func.lower(db.SubmissionRow.pseudonym) == who.pseudonym.casefold()))
+    with svc.sessions() as s:
+        opened = s.execute(select(db.SubmissionRow).where(
+            mine, db.SubmissionRow.state == "open")).scalars().all()
+        done = s.execute(select(db.SubmissionRow).where(
+            mine, db.SubmissionRow.state != "open")
+            .order_by(db.SubmissionRow.closed_at.desc()).limit(20)).scalars().all()
+    return {
+            "pseudonym": who.pseudonym,
+        "open": sorted((_view(svc, r, positions.get(r.pull_request or ""))
+                        for r in opened), key=lambda v: v["queue_position"] or 10**9),
+        "recent": [_view(svc, r, None) for r in done],
+    }
+
+
+def withdraw_submission(svc: Service, caller: Caller, *, submission_id: str) -> dict[str, Any]:
+    """Close, unmerged, a pull request the service opened for the caller and delete its
+    branch (DELETE /submissions/<id>, withdraw_submission; D-28 notation note 2026-09-24,
+    D-35). The caller's live claim on the node is released.
+
+    Raises:
+        LemmataError: the write guard's codes; ``forge-unavailable``;
+            ``submission-not-found``; ``submission-not-yours`` (another identity's, or a
+            hand-opened pull request); ``submission-merged``; ``submission-closed``.
+    """
+    who = write_identity(svc, caller)
+    forge = _require_forge(svc)
+    sync_index(svc)
+    with svc.sessions() as s:
+        row = s.get(db.SubmissionRow, str(submission_id)[:40])
+        if row is None:
+            raise LemmataError("submission-not-found", f"no submission {submission_id!r}")
+        if not row.opened_by_service or row.identity_id != who.id:
+            raise LemmataError("submission-not-yours", f"{submission_id} is not yours")
+        number = _pr_number(row.pull_request)
+    if number is None:  # pragma: no cover - the service only writes local/<n>
+        raise LemmataError("submission-not-found", f"{submission_id} has no pull request")
+    pr = forge.get(number)
+    if pr.state == "merged":
+        raise LemmataError("submission-merged", f"{row.pull_request} merged")
+    if pr.state == "closed":
+        raise LemmataError("submission-closed", f"{row.pull_request} is closed")
+    forge.close(number)
+    now = svc.now()
+    with db.transaction(svc.sessions) as s:
+        s.execute(update(db.SubmissionRow).where(db.SubmissionRow.id == row.id)
+                  .values(state="closed", closed_at=now))
+        s.execute(update(db.ClaimRow).where(
+            db.ClaimRow.live_key == f"{row.target}/{row.node}",
+            db.ClaimRow.identity_id == who.id)
+            .values(live_key=None, released_at=now, release_reason="released"))
+    out = get_submission(svc, submission_id=row.id)
+    out["withdrawn"] = True
+    return out
+
+
+__all__ = ["ATTEMPT_TYPES", "SUBMITTABLE", "check_copies", "check_node_accepts",
+           "get_submission", "hole_lines", "list_submissions", "my_submissions",
+           "normalized_sha256", "submit_proof", "sync_index", "withdraw_submission"]
