@@ -164,9 +164,29 @@ def serve(host: str | None, port: int | None, data_dir: Path | None,
 
     settings = _service_settings(host=host, port=port, data_dir=data_dir,
                                  database_url=database_url, graph=graph)
-    app = create_app(settings)
+    app = create_app(settings, **_service_parts(settings))
     uvicorn.run(app, host=settings.host, port=settings.port)
     return EXIT_OK
+
+
+def _service_parts(settings: ServiceSettings) -> dict[str, Any]:
+    """The keys (created on first run, D-35: the service key signs precheck attestations)
+    and, when the data folder holds a LocalForge repository (``lemmata up``'s
+    ``forge.git``), the forge submissions open pull requests on."""
+    from sqlalchemy.orm import sessionmaker
+
+    from network.api import db
+    from network.api.forge import LocalForge
+    from network.up import DataDir, ensure_keys
+
+    data = DataDir(settings.data_dir)
+    data.root.mkdir(parents=True, exist_ok=True)
+    parts: dict[str, Any] = {"keys": ensure_keys(data)}
+    if (data.forge / "HEAD").exists():
+        engine = db.make_engine(settings.resolved_database_url())
+        db.migrate(engine)
+        parts["forge"] = LocalForge(data.forge, sessionmaker(engine, expire_on_commit=False))
+    return parts
 
 
 @main.command("mcp")
@@ -188,7 +208,7 @@ def mcp_cmd(data_dir: Path | None, database_url: str | None, graph: Path | None)
     from network.api.tools import build_mcp
 
     settings = _service_settings(data_dir=data_dir, database_url=database_url, graph=graph)
-    app = create_app(settings)
+    app = create_app(settings, **_service_parts(settings))
     server = build_mcp(app.state.svc, default_token=os.environ.get("LEMMATA_TOKEN"))
     anyio.run(server.run_stdio_async)
     return EXIT_OK

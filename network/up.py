@@ -353,14 +353,15 @@ def run(data_root: Path, graph_dir: Path, *, host: str = "127.0.0.1", port: int 
 
     toolchain_source = toolchain or detect_toolchain
     provider = GraphProvider(load_main, main_version)
-    app = create_app(settings, graph_loader=provider, toolchain=toolchain_source)
     from sqlalchemy.orm import sessionmaker
 
     from network.api import db
 
     engine = db.make_engine(settings.resolved_database_url())
     db.migrate(engine)
-    forge = LocalForge(data.forge, sessionmaker(engine))
+    forge = LocalForge(data.forge, sessionmaker(engine, expire_on_commit=False))
+    app = create_app(settings, graph_loader=provider, toolchain=toolchain_source,
+                     forge=forge, keys=keys)
     commit_date = time.strftime("%Y-%m-%d", time.gmtime(
         pygit2.Repository(str(data.forge)).get(forge.main_sha()).commit_time))
     published = publish_keys(forge, keys, commit_date)
