@@ -421,8 +421,8 @@ class _Add:  # typing helper for the ``add`` callback
 
 # --- Lean text rules that need no elaboration (D-3 v3.25, v3.28; D-12 v3.44) ---------
 
-_COMMENT_BLOCK = re.compile(r"/-(?!-).*?-/", re.S)
-_DOC_COMMENT = re.compile(r"/--.*?-/", re.S)
+_COMMENT_BLOCK = re.compile(r"/-(?!-).*?-/", re.DOTALL)
+_DOC_COMMENT = re.compile(r"/--.*?-/", re.DOTALL)
 _ALLOWED_STATEMENT_COMMANDS = re.compile(
     r"(import|open|namespace|end|section|noncomputable\s+section|variable|universe|"
     r"theorem|lemma|def|abbrev|structure|inductive|class|instance|noncomputable\s+def|"
@@ -508,8 +508,8 @@ def _unquote(module: str) -> str:
     return module.replace("«", "").replace("»", "")
 
 
-_APPROACH = re.compile(r"^\s*--\s*approach:\s*\S", re.M)
-_LICENCE = re.compile(r"^\s*--\s*licence:\s*\S", re.M)
+_APPROACH = re.compile(r"^\s*--\s*approach:\s*\S", re.MULTILINE)
+_LICENCE = re.compile(r"^\s*--\s*licence:\s*\S", re.MULTILINE)
 
 
 def partial_label_findings(text: str, path: str, hole_lines: list[int] | None = None
