@@ -17,7 +17,7 @@ import re
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Generic, TypeVar
+from typing import Any, ClassVar, Generic, TypeVar
 
 import yaml
 from pydantic import BaseModel, ValidationError
@@ -31,9 +31,82 @@ define("unknown-file", None, 422, "A file sits where the record layout has no pl
        "Move or remove it; docs/record.md lists every path a graph may hold.")
 
 try:  # the C loader is ~10x faster; PyYAML ships it on every platform we target
-    _YamlLoader: Any = yaml.CSafeLoader
+    _SafeLoader: Any = yaml.CSafeLoader
 except AttributeError:  # pragma: no cover
-    _YamlLoader = yaml.SafeLoader
+    _SafeLoader = yaml.SafeLoader
+
+_YAML_STR = "tag:yaml.org,2002:str"
+_YAML_MAP = "tag:yaml.org,2002:map"
+_YAML_SEQ = "tag:yaml.org,2002:seq"
+_YAML_PLAIN_SCALARS = frozenset({
+    _YAML_STR, "tag:yaml.org,2002:null", "tag:yaml.org,2002:bool", "tag:yaml.org,2002:int",
+    "tag:yaml.org,2002:float", "tag:yaml.org,2002:timestamp"})
+_RESOLVE_CACHE_MAX = 65536
+
+
+class _FastPath(Exception):
+    """The document leaves the plain subset; construct it the standard way."""
+
+
+class RecordYamlLoader(_SafeLoader):  # type: ignore[misc]
+    """PyYAML's safe loader (libyaml's parser) with a faster constructor for the plain
+    subset records use, giving exactly the objects ``yaml.load(text, CSafeLoader)`` gives.
+
+    Plain documents (mappings with scalar keys, sequences, and str/null/bool/int/float/
+    timestamp scalars, no aliases, no merge keys, no other tags) are built directly,
+    each scalar by the safe constructor's own function; any other document is built by the
+    standard constructor, which also raises the standard errors. Implicit tag resolution
+    is memoised (it depends only on the scalar's kind, text and style while no path
+    resolvers are registered). ``tests/test_record_yaml.py`` holds the two equal.
+    """
+
+    _resolved: ClassVar[dict[tuple[Any, Any, Any], str]] = {}
+
+    def resolve(self, kind: Any, value: Any, implicit: Any) -> str:
+        if self.yaml_path_resolvers:
+            return str(super().resolve(kind, value, implicit))
+        key = (kind, value, implicit)
+        tag = self._resolved.get(key)
+        if tag is None:
+            tag = str(super().resolve(kind, value, implicit))
+            if len(self._resolved) < _RESOLVE_CACHE_MAX:
+                self._resolved[key] = tag
+        return tag
+
+    def construct_document(self, node: Any) -> Any:
+        try:
+            return self._plain(node, set())
+        except _FastPath:
+            return super().construct_document(node)
+
+    def _plain(self, node: Any, seen: set[int]) -> Any:
+        if id(node) in seen:
+            raise _FastPath  # an alias: the standard constructor shares the object
+        seen.add(id(node))
+        tag = node.tag
+        if isinstance(node, yaml.ScalarNode):
+            if tag == _YAML_STR:
+                return node.value
+            if tag not in _YAML_PLAIN_SCALARS:
+                raise _FastPath
+            try:
+                return self.yaml_constructors[tag](self, node)
+            except Exception as exc:  # the standard path raises it again
+                raise _FastPath from exc
+        if isinstance(node, yaml.MappingNode) and tag == _YAML_MAP:
+            out: dict[Any, Any] = {}
+            for key_node, value_node in node.value:
+                if not isinstance(key_node, yaml.ScalarNode):
+                    raise _FastPath
+                key = self._plain(key_node, seen)  # merge keys (<<) carry another tag
+                out[key] = self._plain(value_node, seen)
+            return out
+        if isinstance(node, yaml.SequenceNode) and tag == _YAML_SEQ:
+            return [self._plain(item, seen) for item in node.value]
+        raise _FastPath
+
+
+_YamlLoader: Any = RecordYamlLoader
 
 R = TypeVar("R", bound=BaseModel)
 
@@ -229,7 +302,7 @@ class _Reader:
             if path.endswith(".json"):
                 obj = json.loads(text)
             else:
-                obj = yaml.load(text, Loader=_YamlLoader)  # noqa: S506 - CSafeLoader
+                obj = yaml.load(text, Loader=_YamlLoader)
         except json.JSONDecodeError as exc:
             self.problems.append(
                 Problem("malformed-json", f"line {exc.lineno} column {exc.colno}: {exc.msg}", path)
