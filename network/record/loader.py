@@ -13,7 +13,11 @@ import contextlib
 import gc
 import hashlib
 import json
+import os
+import pickle
 import re
+import signal
+import threading
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -247,6 +251,140 @@ PRODUCT_PATHS_RE = re.compile(
 )
 
 
+_Read = tuple[str, int, "tuple[int, str] | None", "tuple[str, Any] | None"]
+"""A file as read for the loader: (SHA-256 hex, size in bytes, (byte, reason) when it is
+not UTF-8, and when parsed ("ok", object) or (malformed-json|malformed-yaml, detail))."""
+
+
+def _parse_text(path: str, text: str) -> tuple[str, Any]:
+    """A record's text parsed: JSON for ``*.json``, YAML otherwise (CSafeLoader's objects).
+    Syntax errors come back as ``(code, detail)``; anything else raises."""
+    try:
+        if path.endswith(".json"):
+            return "ok", json.loads(text)
+        return "ok", yaml.load(text, Loader=_YamlLoader)
+    except json.JSONDecodeError as exc:
+        return "malformed-json", f"line {exc.lineno} column {exc.colno}: {exc.msg}"
+    except yaml.YAMLError as exc:
+        mark = getattr(exc, "problem_mark", None)
+        where = f"line {mark.line + 1}: " if mark is not None else ""
+        problem = getattr(exc, "problem", None) or str(exc)
+        return "malformed-yaml", f"{where}{problem}"
+
+
+def _read_file(source: Source, path: str, parse: bool) -> _Read:
+    """Read one file, hash it, check it is UTF-8 and, with ``parse``, parse it.
+
+    Raises:
+        LemmataError: from :meth:`Source.read`.
+    """
+    data = source.read(path)
+    sha = sha256_hex(data)
+    try:
+        text = data.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        return sha, len(data), (exc.start, exc.reason), None
+    return sha, len(data), None, _parse_text(path, text) if parse else None
+
+
+PARALLEL_MIN_FILES = 4000
+"""Graphs with at least this many files are read by two processes (see :class:`_Prefetch`)."""
+PARALLEL_SHARE = 0.6
+"""The share of files the worker reads: the parent also validates every record."""
+
+
+class _Prefetch:
+    """A forked worker that reads, hashes and parses the later part of a work tree's files
+    while the loader goes through the earlier part; the loader takes each result when it
+    reaches that file and reads it itself whenever the worker did not (an unexpected error,
+    a worker that died). Results are plain data (the parsed JSON/YAML objects), so the
+    records are validated in the loader exactly as before, in the same order.
+    """
+
+    def __init__(self, source: Source, paths: list[str]) -> None:
+        self.paths = frozenset(paths)
+        self.results: dict[str, _Read] | None = None
+        read_fd, write_fd = os.pipe()
+        self.pid = os.fork()
+        if self.pid == 0:  # the worker: compute, send, and leave without running any cleanup
+            code = 1
+            try:
+                os.close(read_fd)
+                out: dict[str, _Read] = {}
+                for path in paths:
+                    try:
+                        out[path] = _read_file(source, path, path.endswith((".json", ".yaml")))
+                    except Exception:  # noqa: BLE001, S112 - the loader reads it again
+                        continue
+                with os.fdopen(write_fd, "wb") as fh:
+                    pickle.dump(out, fh, protocol=pickle.HIGHEST_PROTOCOL)
+                code = 0
+            finally:
+                os._exit(code)
+        os.close(write_fd)
+        self.read_fd = read_fd
+
+    def take(self, path: str) -> _Read | None:
+        """The worker's result for ``path`` (waiting for the worker the first time), or None."""
+        if path not in self.paths:
+            return None
+        if self.results is None:
+            self.results = self._receive()
+        return self.results.pop(path, None)
+
+    def _receive(self) -> dict[str, _Read]:
+        with os.fdopen(self.read_fd, "rb") as fh:
+            data = fh.read()
+        self.read_fd = -1
+        _, status = os.waitpid(self.pid, 0)
+        self.pid = 0
+        if status != 0 or not data:
+            return {}
+        try:
+            out: dict[str, _Read] = pickle.loads(data)  # our own child's bytes
+        except Exception:  # noqa: BLE001 - a broken transfer: the loader reads the files
+            return {}
+        return out
+
+    def close(self) -> None:
+        """Stop and reap the worker if it was never waited for."""
+        if self.pid:
+            with contextlib.suppress(OSError):
+                os.kill(self.pid, signal.SIGKILL)
+            with contextlib.suppress(OSError):
+                os.waitpid(self.pid, 0)
+            self.pid = 0
+        if self.read_fd >= 0:
+            os.close(self.read_fd)
+            self.read_fd = -1
+
+
+def _may_fork() -> bool:
+    """Whether this process may fork a worker: fork exists, more than one CPU is ours, and
+    no other thread runs (a fork copies no other thread, nor the locks it holds)."""
+    if not hasattr(os, "fork") or threading.active_count() != 1:
+        return False
+    cpus = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count()
+    return (cpus or 1) >= 2
+
+
+def _start_prefetch(source: Source, files: dict[str, int], max_bytes: int) -> _Prefetch | None:
+    """A :class:`_Prefetch` over the later files of a large work tree, or None when the
+    process may not fork (:func:`_may_fork`) and for a commit (libgit2 handles are not
+    shared across a fork)."""
+    if (not isinstance(source, WorktreeSource) or len(files) < PARALLEL_MIN_FILES
+            or not _may_fork()):
+        return None
+    wanted = [p for p, size in files.items()
+              if size <= max_bytes and p.endswith((".json", ".yaml", ".lean"))
+              and not PRODUCT_PATHS_RE.fullmatch(p)]
+    later = wanted[int(len(wanted) * (1 - PARALLEL_SHARE)):]
+    try:
+        return _Prefetch(source, later) if later else None
+    except OSError:
+        return None
+
+
 class _Reader:
     """Parses files for one load, collecting problems."""
 
@@ -255,6 +393,7 @@ class _Reader:
         self.files = files
         self.max_bytes = max_bytes
         self.problems: list[Problem] = []
+        self.prefetch: _Prefetch | None = None
 
     def raw(self, path: str) -> bytes | None:
         size = self.files.get(path)
@@ -278,42 +417,46 @@ class _Reader:
             self.problems.append(Problem("not-utf8", f"byte {exc.start}: {exc.reason}", path))
             return None
 
-    def lean(self, path: str) -> LeanFile | None:
-        data = self.raw(path)
-        if data is None:
+    def read(self, path: str, parse: bool) -> _Read | None:
+        """One file read (and parsed, with ``parse``) as :func:`_read_file` reads it, taken
+        from the prefetching worker when it read it; None after a size problem."""
+        size = self.files.get(path)
+        if size is None:
+            self.problems.append(Problem("missing-file", "required file is absent", path))
             return None
-        try:
-            data.decode("utf-8")
-        except UnicodeDecodeError as exc:
-            self.problems.append(Problem("not-utf8", f"byte {exc.start}: {exc.reason}", path))
-            return None
-        return LeanFile(path, sha256_hex(data), len(data))
-
-    def record(self, path: str, model: type[R]) -> RecordFile[R] | None:
-        data = self.raw(path)
-        if data is None:
-            return None
-        try:
-            text = data.decode("utf-8")
-        except UnicodeDecodeError as exc:
-            self.problems.append(Problem("not-utf8", f"byte {exc.start}: {exc.reason}", path))
-            return None
-        try:
-            if path.endswith(".json"):
-                obj = json.loads(text)
-            else:
-                obj = yaml.load(text, Loader=_YamlLoader)
-        except json.JSONDecodeError as exc:
+        if size > self.max_bytes:
             self.problems.append(
-                Problem("malformed-json", f"line {exc.lineno} column {exc.colno}: {exc.msg}", path)
+                Problem("file-too-large", f"{size} bytes; the limit is {self.max_bytes}", path)
             )
             return None
-        except yaml.YAMLError as exc:
-            mark = getattr(exc, "problem_mark", None)
-            where = f"line {mark.line + 1}: " if mark is not None else ""
-            problem = getattr(exc, "problem", None) or str(exc)
-            self.problems.append(Problem("malformed-yaml", f"{where}{problem}", path))
+        done = self.prefetch.take(path) if self.prefetch is not None else None
+        if done is not None and (not parse or done[2] is not None or done[3] is not None):
+            return done
+        return _read_file(self.source, path, parse)
+
+    def lean(self, path: str) -> LeanFile | None:
+        done = self.read(path, parse=False)
+        if done is None:
             return None
+        sha, size, bad_utf8, _ = done
+        if bad_utf8 is not None:
+            self.problems.append(Problem("not-utf8", f"byte {bad_utf8[0]}: {bad_utf8[1]}", path))
+            return None
+        return LeanFile(path, sha, size)
+
+    def record(self, path: str, model: type[R]) -> RecordFile[R] | None:
+        done = self.read(path, parse=True)
+        if done is None:
+            return None
+        sha, _, bad_utf8, parsed = done
+        if bad_utf8 is not None:
+            self.problems.append(Problem("not-utf8", f"byte {bad_utf8[0]}: {bad_utf8[1]}", path))
+            return None
+        assert parsed is not None
+        if parsed[0] != "ok":
+            self.problems.append(Problem(parsed[0], parsed[1], path))
+            return None
+        obj = parsed[1]
         if not isinstance(obj, dict):
             self.problems.append(Problem("invalid-record", "the top level is not a mapping", path))
             return None
@@ -332,7 +475,7 @@ class _Reader:
                 loc = ".".join(str(p) for p in err["loc"])
                 self.problems.append(Problem("invalid-record", err["msg"], path, loc or None))
             return None
-        return RecordFile(path, rec, sha256_hex(data))
+        return RecordFile(path, rec, sha)
 
 
 def open_source(graph: str | Path, commit: str | None = None) -> Source:
@@ -410,6 +553,15 @@ def _load(source: Source) -> Graph:
     if policy_rf is not None:
         r.max_bytes = policy_rf.record.max_file_bytes
     policy = policy_rf.record if policy_rf else m.Policy(graph_id="invalid")
+    r.prefetch = _start_prefetch(source, files, r.max_bytes)
+    try:
+        return _load_rest(source, files, r, policy)
+    finally:
+        if r.prefetch is not None:
+            r.prefetch.close()
+
+
+def _load_rest(source: Source, files: dict[str, int], r: _Reader, policy: m.Policy) -> Graph:
     curators_rf = r.record("curators.json", m.Curators)
     g = Graph(
         source=source,
