@@ -33,7 +33,7 @@ from sqlalchemy import (
     event,
 )
 from sqlalchemy.orm import DeclarativeBase, Mapped, Session, mapped_column, sessionmaker
-from sqlalchemy.pool import NullPool
+from sqlalchemy.pool import QueuePool
 
 MIGRATIONS_DIR = Path(__file__).parent / "migrations"
 
@@ -241,7 +241,8 @@ def make_engine(url: str, *, connect_args: dict[str, Any] | None = None) -> Engi
     """An engine for ``url``, configured so concurrent writers never lose a write.
 
     SQLite: WAL journal, a 30 s busy timeout and ``BEGIN IMMEDIATE`` for every
-    transaction, so writers queue instead of failing with "database is locked".
+    transaction, so writers queue instead of failing with "database is locked";
+    connections are pooled (set up once, not per request: ``benchmarks/api_load.py``).
     PostgreSQL: the driver's default READ COMMITTED plus the unique constraints above.
 
     Args:
@@ -253,7 +254,8 @@ def make_engine(url: str, *, connect_args: dict[str, Any] | None = None) -> Engi
     if url.startswith("sqlite"):
         args.setdefault("timeout", 30)
         args.setdefault("check_same_thread", False)
-        engine = create_engine(url, connect_args=args, poolclass=NullPool)
+        engine = create_engine(url, connect_args=args, poolclass=QueuePool, pool_size=8,
+                               max_overflow=32, pool_pre_ping=False)
 
         @event.listens_for(engine, "connect")
         def _sqlite_connect(dbapi_conn: Any, _record: Any) -> None:
