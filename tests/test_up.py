@@ -108,3 +108,13 @@ def test_up_serves_then_resumes(project: Path, tmp_path: Path) -> None:
     for seen in (first, second):  # the ports differ between runs; nothing else may
         seen["info"]["service"].pop("mcp")  # type: ignore[index]
     assert first["info"] == second["info"]
+
+
+@pytest.mark.slow
+def test_info_says_whether_proofs_can_be_checked(project: Path, tmp_path: Path,
+                                                  monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("PATH", "/usr/bin:/bin")  # no lean here, as on this machine
+    seen = _run_once(tmp_path / "data", project / "graph")
+    proofs = seen["info"]["service"]["proofs"]  # type: ignore[index]
+    assert proofs["checkable"] is False
+    assert proofs["targets"]["demo"]["code"] == "toolchain-missing"

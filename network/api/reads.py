@@ -99,8 +99,35 @@ def info(svc: Service) -> dict[str, Any]:
         "dco_version": s.dco_version,
         "reserved_pseudonyms": reserved_pseudonyms(svc),
         "mcp": s.public_url.rstrip("/") + "/mcp",
+        "proofs": proof_checking(svc, graph),
     }
     return body
+
+
+def proof_checking(svc: Service, graph: Graph) -> dict[str, Any]:
+    """Whether proofs can be checked here, per target: the toolchain each gate-spec pins is
+    found or not (issue 6: /info.json says it plainly). Never claims a check it cannot do.
+
+    Returns:
+        ``{"checkable": bool (every target's pin found), "targets": {id: {pinned,
+        checkable, code, detail}}}``; ``code`` is None or ``toolchain-missing`` /
+        ``toolchain-mismatch``.
+    """
+    from network.gate.toolchain import detect_toolchain
+
+    source = svc.toolchain or detect_toolchain
+    cache: dict[str, dict[str, Any]] = svc.__dict__.setdefault("_proof_checking", {})
+    targets: dict[str, Any] = {}
+    for tid, t in sorted(graph.targets.items()):
+        key = t.gate_spec.model_dump_json()
+        if key not in cache:  # describe() may start `lean --version`: once per pin
+            tc = source(t.gate_spec) if callable(source) else source
+            info = tc.describe()
+            cache[key] = {"pinned": t.gate_spec.lean_toolchain, "checkable": bool(info.ok),
+                          "code": info.code, "detail": info.detail}
+        targets[tid] = cache[key]
+    return {"checkable": bool(targets) and all(v["checkable"] for v in targets.values()),
+            "targets": targets}
 
 
 def error_codes(svc: Service, prefix: str | None = None) -> dict[str, Any]:
