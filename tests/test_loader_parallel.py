@@ -47,7 +47,7 @@ def parallel(monkeypatch: pytest.MonkeyPatch) -> list[int]:
         real(self, source, paths)
 
     monkeypatch.setattr(loader, "PARALLEL_MIN_FILES", 0)
-    monkeypatch.setattr(loader, "_may_fork", lambda: True)
+    monkeypatch.setattr(loader, "may_fork", lambda: True)
     monkeypatch.setattr(loader._Prefetch, "__init__", spy)
     return started
 
@@ -88,4 +88,26 @@ def test_what_the_worker_fails_to_read_is_read_by_the_loader(
 
 def test_a_threaded_process_reads_alone(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setattr(loader.threading, "active_count", lambda: 2)
-    assert loader._may_fork() is False
+    assert loader.may_fork() is False
+
+
+@pytest.mark.skipif(not hasattr(os, "fork"), reason="fork only")
+def test_graph_jsons_rendered_by_a_worker_are_the_same(tmp_path: Path,
+                                                       monkeypatch: pytest.MonkeyPatch) -> None:
+    from network.record import products
+
+    root = tmp_path / "g"
+    build_rich_graph(root, commit=False)
+    one = products.products(loader.load_graph(root))
+    started: list[list[str]] = []
+    real = products._GraphJsonWorker.__init__
+
+    def spy(self: Any, graph: Any, tids: list[str]) -> None:
+        started.append(tids)
+        real(self, graph, tids)
+
+    monkeypatch.setattr(products, "PARALLEL_MIN_NODES", 0)
+    monkeypatch.setattr(products, "may_fork", lambda: True)
+    monkeypatch.setattr(products._GraphJsonWorker, "__init__", spy)
+    assert products.products(loader.load_graph(root)) == one
+    assert started and started[0]

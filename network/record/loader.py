@@ -359,7 +359,7 @@ class _Prefetch:
             self.read_fd = -1
 
 
-def _may_fork() -> bool:
+def may_fork() -> bool:
     """Whether this process may fork a worker: fork exists, more than one CPU is ours, and
     no other thread runs (a fork copies no other thread, nor the locks it holds)."""
     if not hasattr(os, "fork") or threading.active_count() != 1:
@@ -370,10 +370,10 @@ def _may_fork() -> bool:
 
 def _start_prefetch(source: Source, files: dict[str, int], max_bytes: int) -> _Prefetch | None:
     """A :class:`_Prefetch` over the later files of a large work tree, or None when the
-    process may not fork (:func:`_may_fork`) and for a commit (libgit2 handles are not
+    process may not fork (:func:`may_fork`) and for a commit (libgit2 handles are not
     shared across a fork)."""
     if (not isinstance(source, WorktreeSource) or len(files) < PARALLEL_MIN_FILES
-            or not _may_fork()):
+            or not may_fork()):
         return None
     wanted = [p for p, size in files.items()
               if size <= max_bytes and p.endswith((".json", ".yaml", ".lean"))

@@ -19,8 +19,12 @@ a commit of it give the same bytes, and ``--check`` is stable.
 
 from __future__ import annotations
 
+import contextlib
 import importlib
+import os
+import pickle
 import re
+import signal
 from pathlib import Path
 from typing import Any
 
@@ -28,7 +32,7 @@ import orjson
 
 from network.errors import catalog_json
 from network.record import derive
-from network.record.loader import Graph, gc_paused
+from network.record.loader import Graph, gc_paused, may_fork
 
 PRODUCT_VERSION = 1
 _GRAPH_JSON_RE = re.compile(r"targets/([^/]+)/graph\.json")
@@ -108,15 +112,115 @@ def products(graph: Graph) -> dict[str, bytes]:
 
 def _products(graph: Graph) -> dict[str, bytes]:
     front = frontier_json(graph)
-    out: dict[str, bytes] = {
-        "frontier.json": render(front),
-        "info.json": render(info_json(graph, len(front["nodes"]))),
-        "errors.json": render(catalog_json()),
-        "targets/index.json": render(index_json(graph)),
-    }
-    for tid in graph.targets:
-        out[f"targets/{tid}/graph.json"] = render(derive.graph_view(graph, tid))
+    mine, theirs = _split_targets(graph)
+    worker = _GraphJsonWorker(graph, theirs) if theirs else None
+    try:
+        out: dict[str, bytes] = {
+            "frontier.json": render(front),
+            "info.json": render(info_json(graph, len(front["nodes"]))),
+            "targets/index.json": render(index_json(graph)),
+        }
+        if worker is None:
+            out["errors.json"] = render(catalog_json())
+        for tid in mine:
+            out[f"targets/{tid}/graph.json"] = _graph_json(graph, tid)
+        done = worker.result() if worker is not None else {}
+    finally:
+        if worker is not None:
+            worker.close()
+    for path in ["errors.json", *(f"targets/{tid}/graph.json" for tid in theirs)]:
+        if path not in out:
+            out[path] = done[path] if path in done else _worker_product(graph, path)
     return dict(sorted(out.items()))
+
+
+def _worker_product(graph: Graph, path: str) -> bytes:
+    """One product a :class:`_GraphJsonWorker` renders: errors.json or a graph.json."""
+    if path == "errors.json":
+        return render(catalog_json())
+    mt = _GRAPH_JSON_RE.fullmatch(path)
+    assert mt is not None
+    return _graph_json(graph, mt.group(1))
+
+
+def _graph_json(graph: Graph, tid: str) -> bytes:
+    return render(derive.graph_view(graph, tid))
+
+
+PARALLEL_MIN_NODES = 4000
+"""Graphs with at least this many nodes (and two targets) render graph.json files in two
+processes (see :class:`_GraphJsonWorker`)."""
+
+
+def _split_targets(graph: Graph) -> tuple[list[str], list[str]]:
+    """(targets this process renders, targets a worker renders): the worker takes the later
+    targets holding about half the nodes (it also renders errors.json while this process
+    renders the frontier, info and index); everything stays here when it may not fork."""
+    tids = list(graph.targets)
+    sizes = [len(graph.targets[t].nodes) for t in tids]
+    total = sum(sizes)
+    if len(tids) < 2 or total < PARALLEL_MIN_NODES or not may_fork():
+        return tids, []
+    acc, cut = 0, len(tids) - 1
+    for i, size in enumerate(sizes):
+        if acc >= total * 0.5:
+            cut = i
+            break
+        acc += size
+    cut = max(1, min(cut, len(tids) - 1))
+    return tids[:cut], tids[cut:]
+
+
+class _GraphJsonWorker:
+    """A forked worker rendering errors.json and some targets' graph.json files.
+
+    It starts after the frontier, so from the same memoised derivations a serial run
+    reaches those targets with (a target's derivations read no other target's). Its bytes
+    come back through a pipe; whatever it did not render is rendered here."""
+
+    def __init__(self, graph: Graph, tids: list[str]) -> None:
+        read_fd, write_fd = os.pipe()
+        self.pid = os.fork()
+        if self.pid == 0:  # the worker: render, send, and leave without running any cleanup
+            code = 1
+            try:
+                os.close(read_fd)
+                out = {path: _worker_product(graph, path)
+                       for path in ["errors.json", *(f"targets/{t}/graph.json" for t in tids)]}
+                with os.fdopen(write_fd, "wb") as fh:
+                    pickle.dump(out, fh, protocol=pickle.HIGHEST_PROTOCOL)
+                code = 0
+            finally:
+                os._exit(code)
+        os.close(write_fd)
+        self.read_fd = read_fd
+
+    def result(self) -> dict[str, bytes]:
+        """The rendered files by path, or {} when the worker failed."""
+        with os.fdopen(self.read_fd, "rb") as fh:
+            data = fh.read()
+        self.read_fd = -1
+        _, status = os.waitpid(self.pid, 0)
+        self.pid = 0
+        if status != 0 or not data:
+            return {}
+        try:
+            out: dict[str, bytes] = pickle.loads(data)  # our own child's bytes
+        except Exception:  # noqa: BLE001 - a broken transfer: render here instead
+            return {}
+        return out
+
+    def close(self) -> None:
+        """Stop and reap the worker if it was never waited for."""
+        if self.pid:
+            with contextlib.suppress(OSError):
+                os.kill(self.pid, signal.SIGKILL)
+            with contextlib.suppress(OSError):
+                os.waitpid(self.pid, 0)
+            self.pid = 0
+        if self.read_fd >= 0:
+            os.close(self.read_fd)
+            self.read_fd = -1
 
 
 def _stale_graph_jsons(graph: Graph, root: Path | None) -> list[str]:
