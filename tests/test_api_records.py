@@ -168,6 +168,25 @@ def test_postmortem_opens_one_pr_the_gate_accepts(env: Env) -> None:
         assert row.pull_request == str(pr.number) and row.opened_by_service == 1
 
 
+def test_a_record_submission_is_tracked_to_its_merge(env: Env) -> None:
+    """get_submission follows a record write's pull request (key ``N``, not ``local/N``)
+    to merged, and the index does not mirror it a second time as hand-opened."""
+    tok = env.api.token("alice")["token"]
+    body = env.post("/postmortems", {"target_id": "demo", "node_id": "root",
+                                     "yaml": yaml.safe_dump(PM)}, tok).json()
+    sid = body["submission_id"]
+    pr = env.forge.get(int(body["pull_request"]))
+    got = env.client.get(f"/submissions/{sid}").json()
+    assert got["state"] == "open" and got["queue_position"] == 1
+    assert got["head_commit"] == pr.head_sha
+    listed = env.client.get("/submissions.json").json()["submissions"]
+    assert [s["id"] for s in listed] == [sid]
+    env.forge.merge(pr.number)
+    assert env.client.get(f"/submissions/{sid}").json()["state"] == "merged"
+    mine = env.client.get("/submissions/mine", headers=auth(tok)).json()
+    assert not mine["open"] and [s["id"] for s in mine["recent"]] == [sid]
+
+
 @pytest.mark.parametrize(("change", "code"), [
     ({"yaml": "route: [unclosed"}, "malformed-yaml"),
     ({"yaml": "- a list\n"}, "invalid-record"),

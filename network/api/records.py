@@ -451,6 +451,7 @@ def open_record_pr(svc: Service, who: Who, *, key: IndexKey, files: dict[str, by
         row.state = "open"
         row.pull_request = str(pr.number)
         row.pull_request_url = url
+        row.head_sha = pr.head_sha  # get_submission finds the gate's attestations by it
     return Opened(sid, str(pr.number), url, paths, title)
 
 

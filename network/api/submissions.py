@@ -128,9 +128,19 @@ def _pr_key(number: int) -> str:
 
 
 def _pr_number(key: str | None) -> int | None:
-    if key and key.startswith("local/") and key[6:].isdigit():
-        return int(key[6:])
+    """The pull request number of an index row's key: ``local/N`` (this module's rows)
+    or a bare ``N`` (the rows record writes open, network/api/records.py)."""
+    if key and key.startswith("local/"):
+        key = key[6:]
+    if key and key.isdigit():
+        return int(key)
     return None
+
+
+def _canonical(key: str | None) -> str:
+    """An index row's pull request key as :func:`_pr_key` spells it ("" for none)."""
+    n = _pr_number(key)
+    return _pr_key(n) if n is not None else (key or "")
 
 
 def _classify_pr(svc: Service, graph: Graph, pr: Any) -> dict[str, Any]:
@@ -181,12 +191,13 @@ def sync_index(svc: Service) -> list[Any]:
     with svc.sessions() as s:  # read, then ask the forge: never two sessions at once
         rows = s.execute(select(db.SubmissionRow.id, db.SubmissionRow.pull_request).where(
             (db.SubmissionRow.state == "open")
-            | db.SubmissionRow.pull_request.in_(list(open_keys)))).all()
-    known = {pr_key for _id, pr_key in rows}
+            | db.SubmissionRow.pull_request.in_(
+                list(open_keys) + [str(p.number) for p in open_prs]))).all()
+    known = {_canonical(pr_key) for _id, pr_key in rows}
     ended: dict[str, str] = {}
     for row_id, pr_key in rows:
         n = _pr_number(pr_key)
-        if pr_key in open_keys or n is None:
+        if _canonical(pr_key) in open_keys or n is None:
             continue
         try:
             state = forge.get(n).state
@@ -548,7 +559,7 @@ def get_submission(svc: Service, *, submission_id: str) -> dict[str, Any]:
         row = s.get(db.SubmissionRow, str(submission_id)[:40])
     if row is None:
         raise LemmataError("submission-not-found", f"no submission {submission_id!r}")
-    return _view(svc, row, positions.get(row.pull_request or ""))
+    return _view(svc, row, positions.get(_canonical(row.pull_request)))
 
 
 def list_submissions(svc: Service) -> dict[str, Any]:
@@ -564,7 +575,7 @@ def list_submissions(svc: Service) -> dict[str, Any]:
             "path": r.chain_head, "pull_request": r.pull_request, "url": r.pull_request_url,
             "pseudonym": r.pseudonym, "opened_by_service": bool(r.opened_by_service),
             "opened_at": iso(r.opened_at),
-            "queue_position": positions.get(r.pull_request or "")} for r in rows),
+            "queue_position": positions.get(_canonical(r.pull_request))} for r in rows),
             key=lambda x: (x["queue_position"] or 10**9, x["opened_at"] or ""))
     return {"schema": "submissions/v1", "submissions": items}
 
@@ -591,7 +602,7 @@ def my_submissions(svc: Service, caller: Caller) -> dict[str, Any]:
             .order_by(db.SubmissionRow.closed_at.desc()).limit(20)).scalars().all()
     return {
             "pseudonym": who.pseudonym,
-        "open": sorted((_view(svc, r, positions.get(r.pull_request or ""))
+        "open": sorted((_view(svc, r, positions.get(_canonical(r.pull_request)))
                         for r in opened), key=lambda v: v["queue_position"] or 10**9),
         "recent": [_view(svc, r, None) for r in done],
     }

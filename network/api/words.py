@@ -250,12 +250,14 @@ def submit_gloss(svc: Service, caller: Caller, *, subject: str, text: str | None
     if row is not None:
         one_writer(_words_rows(svc, target, node))
         if not dry_run:
-            svc.forge.amend_pull_request(int(row.pull_request or "0"), files,
-                                         f"{kind}: amend {path}", author=who.pseudonym)
+            amended = svc.forge.amend_pull_request(int(row.pull_request or "0"), files,
+                                                   f"{kind}: amend {path}",
+                                                   author=who.pseudonym)
             with db.transaction(svc.sessions) as s:
                 r = s.get(db.SubmissionRow, row.id)
                 assert r is not None
                 r.chain_head = chain_head
+                r.head_sha = getattr(amended, "head_sha", r.head_sha)
                 r.normalized_sha256 = key.normalized_sha256
         from network.api.records import Opened
 
