@@ -34,6 +34,8 @@ from network.errors import LemmataError, define
 
 define("data-dir-invalid", None, 500, "The data directory exists but is not a Lemmata network.",
        "Point --data at an empty folder or at one a previous `lemmata up` created.")
+define("listen-failed", None, 500, "The network could not listen on an address it needs.",
+       "Another process probably holds the port: stop it, or pass --port / --site-port.")
 
 KEY_KINDS = ("gate", "approval", "service")
 FORGE_DIR = "forge.git"
@@ -232,9 +234,17 @@ class _QuietHandler(SimpleHTTPRequestHandler):
 
 @contextmanager
 def static_server(root: Path, host: str, port: int) -> Iterator[ThreadingHTTPServer]:
-    """Serve ``root`` read-only over HTTP on ``host:port`` in a thread until the block ends."""
+    """Serve ``root`` read-only over HTTP on ``host:port`` in a thread until the block ends.
+
+    Raises:
+        LemmataError: ``listen-failed`` when ``host:port`` cannot be bound.
+    """
     handler = partial(_QuietHandler, directory=str(root))
-    server = ThreadingHTTPServer((host, port), handler)
+    try:
+        server = ThreadingHTTPServer((host, port), handler)
+    except OSError as exc:
+        raise LemmataError("listen-failed", f"the site server cannot listen on {host}:{port}: "
+                           f"{exc.strerror or exc}") from exc
     thread = threading.Thread(target=server.serve_forever, name="site", daemon=True)
     thread.start()
     try:
@@ -317,7 +327,8 @@ def run(data_root: Path, graph_dir: Path, *, host: str = "127.0.0.1", port: int 
         0 after a clean stop.
 
     Raises:
-        LemmataError: ``data-dir-invalid``; anything the parts raise while starting.
+        LemmataError: ``data-dir-invalid``; ``listen-failed`` (a port is taken); anything
+            the parts raise while starting.
     """
     import uvicorn
 
@@ -375,7 +386,8 @@ def run(data_root: Path, graph_dir: Path, *, host: str = "127.0.0.1", port: int 
     config = uvicorn.Config(app, host=host, port=port, log_level="warning", lifespan="on")
     server = uvicorn.Server(config)
     server.install_signal_handlers = lambda: None  # type: ignore[method-assign]
-    api_thread = threading.Thread(target=server.run, name="service", daemon=True)
+    api_thread = threading.Thread(target=_service_main, args=(server,), name="service",
+                                  daemon=True)
 
     def on_signal(signum: int, frame: Any) -> None:
         stop.set()
@@ -388,10 +400,40 @@ def run(data_root: Path, graph_dir: Path, *, host: str = "127.0.0.1", port: int 
         target=_queue_loop,
         args=(data, forge, keys, stop, queue_interval_s, note, toolchain_source), name="queue",
         daemon=True)
+    try:
+        _serve(data, server, api_thread, queue_thread, stop, host, port, site_port, note,
+               ready)
+    finally:
+        if previous is not None:
+            signal.signal(signal.SIGINT, previous)
+    say("stopped cleanly; `make run` resumes this network.")
+    return 0
+
+
+def _service_main(server: Any) -> None:
+    """The service thread: uvicorn's ``run``; its ``sys.exit`` on a start-up failure (a
+    taken port) ends the thread quietly, and :func:`_serve` reports ``listen-failed``."""
+    try:
+        server.run()
+    except SystemExit:
+        pass
+
+
+def _serve(data: DataDir, server: Any, api_thread: threading.Thread,
+           queue_thread: threading.Thread, stop: threading.Event, host: str, port: int,
+           site_port: int, note: str, ready: Callable[[dict[str, str]], None] | None) -> None:
+    """Start the site server, the service and the queue; wait for ``stop``; stop them.
+
+    Raises:
+        LemmataError: ``listen-failed`` when the site or the service cannot listen.
+    """
     with static_server(data.site, host, site_port):
         api_thread.start()
         while not server.started and api_thread.is_alive():
             time.sleep(0.05)
+        if not server.started:
+            raise LemmataError("listen-failed", f"the service did not start on {host}:{port} "
+                               "(its error is printed above)")
         queue_thread.start()
         urls = {"api": f"http://{host}:{port}", "site": f"http://{host}:{site_port}"}
         say(banner(api=urls["api"], site=urls["site"], toolchain_line=note))
@@ -403,10 +445,6 @@ def run(data_root: Path, graph_dir: Path, *, host: str = "127.0.0.1", port: int 
         server.should_exit = True
         api_thread.join(timeout=10)
         queue_thread.join(timeout=10)
-    if previous is not None:
-        signal.signal(signal.SIGINT, previous)
-    say("stopped cleanly; `make run` resumes this network.")
-    return 0
 
 
 def build_site(data: DataDir, toolchain_note: str) -> None:

@@ -118,3 +118,23 @@ def test_info_says_whether_proofs_can_be_checked(project: Path, tmp_path: Path,
     proofs = seen["info"]["service"]["proofs"]  # type: ignore[index]
     assert proofs["checkable"] is False
     assert proofs["targets"]["demo"]["code"] == "toolchain-missing"
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("which", ["service", "site"])
+def test_a_taken_port_is_refused_not_reported_running(project: Path, tmp_path: Path,
+                                                      capsys: pytest.CaptureFixture[str],
+                                                      which: str) -> None:
+    from network.errors import LemmataError
+
+    with socket.socket() as busy:
+        busy.bind(("127.0.0.1", 0))
+        busy.listen()
+        taken = busy.getsockname()[1]
+        ports = {"port": taken, "site_port": free_port()} if which == "service" else \
+            {"port": free_port(), "site_port": taken}
+        with pytest.raises(LemmataError) as exc:
+            up.run(tmp_path / "data", project / "graph", **ports)
+    assert exc.value.code == "listen-failed"
+    out = capsys.readouterr().out
+    assert "Lemmata is running" not in out and "stopped cleanly" not in out
