@@ -333,18 +333,15 @@ class _Prefetch:
         return self.results.pop(path, None)
 
     def _receive(self) -> dict[str, _Read]:
-        with os.fdopen(self.read_fd, "rb") as fh:
-            data = fh.read()
+        try:  # unpickled as it arrives: the pickle's bytes are never held whole
+            with os.fdopen(self.read_fd, "rb") as fh:
+                out: dict[str, _Read] | None = pickle.load(fh)  # our own child's bytes
+        except Exception:  # noqa: BLE001 - a broken transfer: read or render here instead
+            out = None
         self.read_fd = -1
         _, status = os.waitpid(self.pid, 0)
         self.pid = 0
-        if status != 0 or not data:
-            return {}
-        try:
-            out: dict[str, _Read] = pickle.loads(data)  # our own child's bytes
-        except Exception:  # noqa: BLE001 - a broken transfer: the loader reads the files
-            return {}
-        return out
+        return out if status == 0 and isinstance(out, dict) else {}
 
     def close(self) -> None:
         """Stop and reap the worker if it was never waited for."""

@@ -112,12 +112,14 @@ def products(graph: Graph) -> dict[str, bytes]:
 
 def _products(graph: Graph) -> dict[str, bytes]:
     front = frontier_json(graph)
+    frontier_bytes, frontier_size = render(front), len(front["nodes"])
+    del front  # rendered: its objects need not live through the rest
     mine, theirs = _split_targets(graph)
     worker = _GraphJsonWorker(graph, theirs) if theirs else None
     try:
         out: dict[str, bytes] = {
-            "frontier.json": render(front),
-            "info.json": render(info_json(graph, len(front["nodes"]))),
+            "frontier.json": frontier_bytes,
+            "info.json": render(info_json(graph, frontier_size)),
             "targets/index.json": render(index_json(graph)),
         }
         if worker is None:
@@ -197,18 +199,15 @@ class _GraphJsonWorker:
 
     def result(self) -> dict[str, bytes]:
         """The rendered files by path, or {} when the worker failed."""
-        with os.fdopen(self.read_fd, "rb") as fh:
-            data = fh.read()
+        try:  # unpickled as it arrives: the pickle's bytes are never held whole
+            with os.fdopen(self.read_fd, "rb") as fh:
+                out: dict[str, bytes] | None = pickle.load(fh)  # our own child's bytes
+        except Exception:  # noqa: BLE001 - a broken transfer: read or render here instead
+            out = None
         self.read_fd = -1
         _, status = os.waitpid(self.pid, 0)
         self.pid = 0
-        if status != 0 or not data:
-            return {}
-        try:
-            out: dict[str, bytes] = pickle.loads(data)  # our own child's bytes
-        except Exception:  # noqa: BLE001 - a broken transfer: render here instead
-            return {}
-        return out
+        return out if status == 0 and isinstance(out, dict) else {}
 
     def close(self) -> None:
         """Stop and reap the worker if it was never waited for."""
