@@ -13,8 +13,7 @@ from __future__ import annotations
 
 import hashlib
 import json
-import os
-import shutil
+import logging
 import signal
 import threading
 import time
@@ -228,7 +227,7 @@ def publish_keys(forge: Any, keys: dict[str, tuple[str, Ed25519PrivateKey]],
 
 
 class _QuietHandler(SimpleHTTPRequestHandler):
-    def log_message(self, format: str, *args: Any) -> None:  # noqa: A002
+    def log_message(self, format: str, *args: Any) -> None:
         return
 
 
@@ -288,18 +287,21 @@ Ctrl-C stops everything; `make run` again resumes this network.
 """
 
 
-def toolchain_line() -> str:
-    """One line saying whether proofs can be checked here (issue: toolchain detection)."""
-    lean = shutil.which("lean")
-    lake = shutil.which("lake")
-    elan = Path(os.path.expanduser("~/.elan/toolchains"))
-    if lean and lake:
-        return f"Lean found ({lean}); prechecks and gate runs use it in the sandbox."
-    if elan.is_dir() and any(elan.iterdir()):
-        return "an elan install was found; targets whose pinned toolchain it holds can be checked."
-    return ("NOT checkable here: no Lean toolchain (lean/lake or elan) was found. Every "
-            "precheck and gate run ends `toolchain-missing`; `lemmata toolchain install` "
-            "explains how to get one.")
+def toolchain_line(specs: dict[str, Any], source: Callable[[Any], Any]) -> str:
+    """One line saying whether proofs can be checked here (issue 6): per target, whether the
+    toolchain its gate-spec pins is found by ``source`` (the same one prechecks and the
+    merge queue use, so the banner, the site footer and /info.json agree)."""
+    missing = sorted(tid for tid, spec in specs.items() if not source(spec).describe().ok)
+    if not specs:
+        return "no targets yet."
+    if not missing:
+        return "checkable here: every target's pinned Lean toolchain was found."
+    if len(missing) == len(specs):
+        return ("NOT checkable here: no target's pinned Lean toolchain was found. Every "
+                "precheck and gate run ends `toolchain-missing`; `lemmata toolchain install` "
+                "installs them where the network allows.")
+    return (f"partly checkable: no pinned toolchain for {', '.join(missing)} (those end "
+            "`toolchain-missing`); `lemmata toolchain install` installs them.")
 
 
 # --- run everything -----------------------------------------------------------------------
@@ -379,9 +381,12 @@ def run(data_root: Path, graph_dir: Path, *, host: str = "127.0.0.1", port: int 
     if published:
         say(f"      published {', '.join(published)}")
     say("[4/5] site")
-    note = toolchain_line()
+    main_graph = load_main()
+    note = toolchain_line({tid: t.gate_spec for tid, t in main_graph.targets.items()},
+                          toolchain_source)
     build_site(data, note)
     say("[5/5] service, merge queue and site server")
+    logging.getLogger("mcp").setLevel(logging.WARNING)  # the banner, not library chatter
     stop = stop or threading.Event()
     config = uvicorn.Config(app, host=host, port=port, log_level="warning", lifespan="on")
     server = uvicorn.Server(config)
@@ -392,10 +397,10 @@ def run(data_root: Path, graph_dir: Path, *, host: str = "127.0.0.1", port: int 
     def on_signal(signum: int, frame: Any) -> None:
         stop.set()
 
-    previous = None
+    previous: tuple[Any, Any] | None = None
     if threading.current_thread() is threading.main_thread():
-        previous = signal.signal(signal.SIGINT, on_signal)
-        signal.signal(signal.SIGTERM, on_signal)
+        previous = (signal.signal(signal.SIGINT, on_signal),
+                    signal.signal(signal.SIGTERM, on_signal))
     queue_thread = threading.Thread(
         target=_queue_loop,
         args=(data, forge, keys, stop, queue_interval_s, note, toolchain_source), name="queue",
@@ -405,7 +410,8 @@ def run(data_root: Path, graph_dir: Path, *, host: str = "127.0.0.1", port: int 
                ready)
     finally:
         if previous is not None:
-            signal.signal(signal.SIGINT, previous)
+            signal.signal(signal.SIGINT, previous[0])
+            signal.signal(signal.SIGTERM, previous[1])
     say("stopped cleanly; `make run` resumes this network.")
     return 0
 
