@@ -119,6 +119,10 @@ def default_answer(method: str, args: dict[str, Any]) -> dict[str, Any]:
         return {"ok": True, "code": None, "holes": []}
     if method == "defeq":
         return {"ok": True, "code": None, "defeq": False, "comparable": True}
+    if method in ("check_relation", "join_relation"):
+        name = args.get("theorem", "LemmataGate.RelationJoin.join")
+        return {"ok": True, "code": None, "theorems": [
+            {"name": name, "found": True, "type_equal": True, "axioms": ["propext"]}]}
     raise KeyError(method)
 
 

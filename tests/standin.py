@@ -35,6 +35,7 @@ from network.gate.toolchain import (
     HoleBinder,
     HolesResult,
     LeanMessage,
+    RelationKind,
     ReplayResult,
     TermRef,
     TheoremComparison,
@@ -122,6 +123,35 @@ class RecordedToolchain:
             tuple(t.get("axioms", [])), tuple(t.get("disallowed_axioms", [])),
             t.get("sorry", False), tuple(t.get("native", []))))
         return CompareResult(r["ok"], r.get("code"), rows, r.get("detail", ""))
+
+    def _compare(self, r: dict[str, Any] | str) -> CompareResult:
+        if isinstance(r, str):
+            return CompareResult(False, NO_RECORDING, detail=r)
+        rows = _tuple(r.get("theorems"), lambda t: TheoremComparison(
+            t["name"], t["found"], t["type_equal"], tuple(t.get("mismatched_constants", [])),
+            tuple(t.get("axioms", [])), tuple(t.get("disallowed_axioms", [])),
+            t.get("sorry", False), tuple(t.get("native", []))))
+        return CompareResult(r["ok"], r.get("code"), rows, r.get("detail", ""))
+
+    def check_relation(self, workspace: Workspace, kind: RelationKind, left: TermRef,
+                       right: TermRef | None, solution_module: str, theorem: str,
+                       permitted_axioms: Sequence[str], sandbox: SandboxRunner,
+                       caps: Caps) -> CompareResult:
+        return self._compare(self._call(workspace, "check_relation", {
+            "kind": kind, "left": [left.module, left.decl, left.hole],
+            "right": None if right is None else [right.module, right.decl, right.hole],
+            "solution_module": solution_module, "theorem": theorem,
+            "permitted_axioms": list(permitted_axioms)}))
+
+    def join_relation(self, workspace: Workspace, kind: RelationKind, premise: TermRef,
+                      relation: TermRef, conclusion: TermRef,
+                      permitted_axioms: Sequence[str], sandbox: SandboxRunner,
+                      caps: Caps) -> CompareResult:
+        return self._compare(self._call(workspace, "join_relation", {
+            "kind": kind, "premise": [premise.module, premise.decl],
+            "relation": [relation.module, relation.decl],
+            "conclusion": [conclusion.module, conclusion.decl],
+            "permitted_axioms": list(permitted_axioms)}))
 
     def check_witness(self, workspace: Workspace, statement_module: str, decl: str,
                       witness_module: str, witness_decl: str,

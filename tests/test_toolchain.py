@@ -99,6 +99,11 @@ def all_methods(t: Any, ws: Any, sb: Any) -> list[Any]:
         t.hazards(ws, S, ["Tutorial.double_lt"], ["nat-subtraction"], sb, caps),
         t.defeq(ws, TermRef(P, "Tutorial.double_lt", 1), TermRef(S, "Tutorial.double_lt"), sb,
                 caps),
+        t.check_relation(ws, "negation", TermRef(S, "Tutorial.double_lt"), None, P,
+                         "Tutorial.double_lt.refutation", AXIOMS, sb, caps),
+        t.join_relation(ws, "implies", TermRef(P, "Tutorial.double_lt"),
+                        TermRef(P, "Tutorial.double_lt.relation"),
+                        TermRef(S, "Tutorial.double_lt"), AXIOMS, sb, caps),
     ]
 
 
@@ -119,7 +124,7 @@ def test_every_implementation_satisfies_the_protocol(tmp_path: Path) -> None:
     assert isinstance(lt.LeanToolchain(core_spec(), tmp_path, tmp_path), Toolchain)
     proto = {n for n, _ in inspect.getmembers(Toolchain, inspect.isfunction)
              if not n.startswith("_")}
-    assert len(proto) == 9
+    assert len(proto) == 11
     for impl in (MissingToolchain, RecordedToolchain, lt.LeanToolchain):
         for name in proto:
             assert (inspect.signature(getattr(Toolchain, name)).parameters.keys()
@@ -138,7 +143,7 @@ def test_result_invariant_ok_means_no_code() -> None:
 def test_missing_toolchain_never_passes(tmp_path: Path) -> None:
     ws = tutorial_workspace(tmp_path)
     results = all_methods(MissingToolchain(core_spec(), ("nowhere",)), ws, FakeSandbox(""))
-    assert len(results) == 9
+    assert len(results) == 11
     for r in results:
         assert r.ok is False
         assert r.code == "toolchain-missing"
@@ -504,6 +509,63 @@ def test_comparator_missing_helpers_never_pass(tmp_path: Path) -> None:
     sb = FakeSandbox(report(theorems=[row(name="Tutorial.double_lt")]))
     r = t.check_statement(ws, S, P, ["Tutorial.double_lt"], AXIOMS, sb, Caps())
     assert not r.ok and r.code == "toolchain-missing"
+
+
+def relation_report(**kw: Any) -> str:
+    return json.dumps({"checker": "CheckRelation", "version": 1, **kw})
+
+
+def test_real_adapter_check_relation_request_and_report(tmp_path: Path) -> None:
+    """check_relation sends component names and the kind; Python judges the row (D-12 #2)."""
+    ws = tutorial_workspace(tmp_path)
+    sb = FakeSandbox(relation_report(expected_type="¬∀ n, P n", actual_type="¬∀ n, P n",
+                                     detail="", theorems=[row(name="T.t.refutation")]))
+    t = lt.LeanToolchain(core_spec(), tmp_path / "bin", tmp_path)
+    r = t.check_relation(ws, "negation", TermRef(S, "T.t"), None, P, "T.t.refutation",
+                         AXIOMS, sb, Caps())
+    assert r.ok and r.theorems[0].name == "T.t.refutation"
+    request = json.loads(Path(sb.calls[0][-1]).read_text())
+    assert request == {"mode": "check", "kind": "negation",
+                       "left": {"module": name_components(S), "decl": ["T", "t"]},
+                       "right": None, "solution_module": name_components(P),
+                       "theorem": ["T", "t", "refutation"]}
+    assert '"CheckRelation"' in Path(sb.calls[0][-2]).read_text()
+    bad = FakeSandbox(relation_report(expected_type="¬P", actual_type="P", detail="",
+                                      theorems=[row(name="T.t.refutation", type_equal=False)]))
+    r2 = t.check_relation(ws, "negation", TermRef(S, "T.t"), None, P, "T.t.refutation",
+                          AXIOMS, bad, Caps())
+    assert r2.code == "statement-mismatch" and "expected ¬P" in r2.detail
+    j = FakeSandbox(relation_report(expected_type="P", actual_type=None, detail="",
+                                    theorems=[row(name="LemmataGate.RelationJoin.join")]))
+    r3 = t.join_relation(ws, "implies-not", TermRef(P, "V.v"), TermRef(P, "V.v.relation"),
+                         TermRef(S, "T.t"), AXIOMS, j, Caps())
+    assert r3.ok
+    assert json.loads(Path(j.calls[0][-1]).read_text())["mode"] == "join"
+
+
+@pytest.mark.parametrize("kind,left,right", [
+    ("sideways", TermRef(S, "T.t"), None),
+    ("implies", TermRef(S, "T.t"), None),
+    ("negation", TermRef(P, "T.t", 1), None),
+])
+def test_real_adapter_refuses_bad_relation_requests_without_running(
+        tmp_path: Path, kind: str, left: TermRef, right: TermRef | None) -> None:
+    sb = FakeSandbox(relation_report(theorems=[row()]))
+    t = lt.LeanToolchain(core_spec(), tmp_path / "bin", tmp_path)
+    r = t.check_relation(tutorial_workspace(tmp_path), kind, left, right,  # type: ignore[arg-type]
+                         P, "T.t.refutation", AXIOMS, sb, Caps())
+    assert not r.ok and r.code == "checker-failed" and sb.calls == []
+
+
+def test_relation_under_comparator_is_unsupported_never_a_pass(tmp_path: Path) -> None:
+    import network.gate.run  # noqa: F401  (defines artifact-check-unsupported)
+    spec = mathlib_spec(kernel={"replay": "comparator"})
+    sb = FakeSandbox(relation_report(theorems=[row()]))
+    r = lt.LeanToolchain(spec, tmp_path / "bin", tmp_path).check_relation(
+        tutorial_workspace(tmp_path), "vacuity", TermRef(S, "T.t"), None, P, "T.t.vacuity",
+        AXIOMS, sb, Caps())
+    assert not r.ok and r.code == "artifact-check-unsupported" and sb.calls == []
+    assert r.code in CATALOG
 
 
 def test_checker_sources_exist_and_follow_the_contract() -> None:

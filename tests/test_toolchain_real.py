@@ -112,3 +112,61 @@ def test_checkers_on_a_tiny_workspace(tmp_path: Path, spec: GateSpec) -> None:
     diff = tc.defeq(ws, TermRef(mod("Partial"), "Tiny.t", 1),
                     TermRef(mod("Statement"), "Tiny.t"), sb, caps)
     assert diff.ok and diff.defeq is False
+
+
+# --- CheckRelation (D-12 #2/#3, D-30, D-12 v3.42/v3.46) ------------------------------------
+
+REL_FILES: dict[tuple[str, str], bytes] = {
+    ("f", "Statement"): b"theorem Tiny.f (n : Nat) (h : 2 < n) : n < 3 := by\n  sorry\n",
+    ("f", "Refutation"): ("theorem Tiny.f.refutation : \u00ac \u2200 (n : Nat) (h : 2 < n), "
+                          "n < 3 :=\n  fun hf => absurd (hf 3 (by decide)) (by decide)\n").encode(),
+    ("f", "Wrong"): ("theorem Tiny.f.refutation : \u00ac \u2200 (n : Nat), n < 3 :=\n"
+                     "  fun hf => absurd (hf 3) (by decide)\n").encode(),
+    ("v", "Statement"): b"theorem Tiny.v (n : Nat) (h : n < 0) : False := by\n  sorry\n",
+    ("v", "Vacuity"): ("theorem Tiny.v.vacuity : \u00ac \u2203 n : Nat, n < 0 :=\n"
+                       "  fun \u27e8n, h\u27e9 => Nat.not_lt_zero n h\n").encode(),
+    ("r", "Statement"): b"theorem Tiny.r (n : Nat) : 0 + n = n := by\n  sorry\n",
+    ("w", "Statement"): b"theorem Tiny.w (n : Nat) : n + 0 = n := by\n  sorry\n",
+    ("w", "Proof"): b"theorem Tiny.w (n : Nat) : n + 0 = n := rfl\n",
+    ("w", "Relation"): ("theorem Tiny.w.relation : (\u2200 n : Nat, n + 0 = n) \u2192 "
+                        "\u2200 n : Nat, 0 + n = n :=\n  fun _ n => Nat.zero_add n\n").encode(),
+}
+
+
+def rmod(node: str, stem: str) -> str:
+    return f"Lemmata.tiny.{node}.{stem}"
+
+
+def test_check_relation_on_a_tiny_workspace(tmp_path: Path, spec: GateSpec) -> None:
+    tc = detect_toolchain(spec)
+    assert isinstance(tc, LeanToolchain)
+    ws = write_workspace(tmp_path / "rel", spec,
+                         [node_source("tiny", n, s, b) for (n, s), b in REL_FILES.items()])
+    sb, caps = Sandbox(), Caps(wall_s=300, memory_mib=4096)
+    assert tc.build(ws, [rmod(n, s) for n, s in REL_FILES], sb, caps).ok
+
+    neg = tc.check_relation(ws, "negation", TermRef(rmod("f", "Statement"), "Tiny.f"), None,
+                            rmod("f", "Refutation"), "Tiny.f.refutation", AXIOMS, sb, caps)
+    assert neg.ok, neg
+    wrong = tc.check_relation(ws, "negation", TermRef(rmod("f", "Statement"), "Tiny.f"), None,
+                              rmod("f", "Wrong"), "Tiny.f.refutation", AXIOMS, sb, caps)
+    assert wrong.code == "statement-mismatch", wrong
+    vac = tc.check_relation(ws, "vacuity", TermRef(rmod("v", "Statement"), "Tiny.v"), None,
+                            rmod("v", "Vacuity"), "Tiny.v.vacuity", AXIOMS, sb, caps)
+    assert vac.ok, vac
+    variant, root = TermRef(rmod("w", "Statement"), "Tiny.w"), TermRef(rmod("r", "Statement"),
+                                                                         "Tiny.r")
+    res = tc.check_relation(ws, "implies", variant, root, rmod("w", "Relation"),
+                            "Tiny.w.relation", AXIOMS, sb, caps)
+    assert res.ok, res
+    part = tc.check_relation(ws, "implies", root, variant, rmod("w", "Relation"),
+                             "Tiny.w.relation", AXIOMS, sb, caps)
+    assert part.code == "statement-mismatch"
+    join = tc.join_relation(ws, "implies", TermRef(rmod("w", "Proof"), "Tiny.w"),
+                            TermRef(rmod("w", "Relation"), "Tiny.w.relation"), root,
+                            AXIOMS, sb, caps)
+    assert join.ok, join
+    bad_join = tc.join_relation(ws, "implies-not", TermRef(rmod("w", "Proof"), "Tiny.w"),
+                                TermRef(rmod("w", "Relation"), "Tiny.w.relation"), root,
+                                AXIOMS, sb, caps)
+    assert bad_join.code == "statement-mismatch"

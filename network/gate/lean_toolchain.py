@@ -26,6 +26,8 @@ from network import proc
 from network.errors import LemmataError
 from network.gate.sandbox import SandboxLayout, SandboxResult, SandboxRunner
 from network.gate.toolchain import (
+    JOIN_KINDS,
+    RELATION_KINDS,
     BuildResult,
     CheckerOutputError,
     CompareResult,
@@ -36,6 +38,7 @@ from network.gate.toolchain import (
     HoleBinder,
     HolesResult,
     LeanMessage,
+    RelationKind,
     ReplayResult,
     TermRef,
     TheoremComparison,
@@ -56,7 +59,8 @@ from network.gate.workspace import (
 from network.record.models import Caps, GateSpec
 
 LOG_TAIL = 20_000
-CHECKERS = ("CheckStatement", "UsedConstants", "ExtractHoles", "Hazards", "Witness", "DefEq")
+CHECKERS = ("CheckStatement", "UsedConstants", "ExtractHoles", "Hazards", "Witness", "DefEq",
+            "CheckRelation")
 NATIVE_AXIOMS = frozenset({"Lean.ofReduceBool", "Lean.ofReduceNat", "Lean.trustCompiler"})
 _VERSION_RE = re.compile(r"version (\d+\.\d+\.\d+(?:-[A-Za-z0-9.-]+)?)")
 _COMMIT_RE = re.compile(r"commit ([0-9a-f]{40})")
@@ -393,6 +397,55 @@ class LeanToolchain:
             return HazardsResult(False, report[0], detail=report[1])
         return hazards_from_report(report, checkers)
 
+    def check_relation(self, workspace: Workspace, kind: RelationKind, left: TermRef,
+                       right: TermRef | None, solution_module: str, theorem: str,
+                       permitted_axioms: Sequence[str], sandbox: SandboxRunner,
+                       caps: Caps) -> CompareResult:
+        """Run CheckRelation.lean in mode ``check`` (D-12 #2/#3, D-30; steps 4-5).
+
+        The expected type is built in Lean from the declarations (see
+        :data:`~network.gate.toolchain.RelationKind`) and compared with ``==``. A hole
+        reference, an unknown kind or a missing right side answer ``checker-failed``
+        without running anything. When the gate-spec selects Comparator the answer is
+        ``artifact-check-unsupported``: Comparator needs a challenge module stating the
+        expected type, which only exists as a term here (fail closed).
+        """
+        bad = _relation_request_problem(kind, left, right, RELATION_KINDS)
+        if bad:
+            return CompareResult(False, "checker-failed", detail=bad)
+        if self.spec.kernel.replay == "comparator":
+            return CompareResult(False, "artifact-check-unsupported",
+                                 detail="Comparator cannot judge a relation: it compares a "
+                                        "challenge module's text, and the expected type of a "
+                                        "relation is built as a term")
+        request = {"mode": "check", "kind": kind, "left": _ref_json(left),
+                   "right": None if right is None else _ref_json(right),
+                   "solution_module": name_components(solution_module),
+                   "theorem": name_components(theorem)}
+        report = self.run_checker("CheckRelation", request, workspace, sandbox, caps)
+        if isinstance(report, tuple):
+            return CompareResult(False, report[0], detail=report[1])
+        return relation_result_from_report(report, permitted_axioms)
+
+    def join_relation(self, workspace: Workspace, kind: RelationKind, premise: TermRef,
+                      relation: TermRef, conclusion: TermRef,
+                      permitted_axioms: Sequence[str], sandbox: SandboxRunner,
+                      caps: Caps) -> CompareResult:
+        """Run CheckRelation.lean in mode ``join``: the kernel (``Lean.addDecl``) accepts
+        ``relation premise`` as the conclusion's statement or its negation (D-12 v3.42,
+        v3.46). Bad references or kinds answer ``checker-failed`` without running."""
+        bad = (_relation_request_problem(kind, premise, relation, JOIN_KINDS)
+               or ("the conclusion must name a declaration, not a hole"
+                   if conclusion.hole is not None else ""))
+        if bad:
+            return CompareResult(False, "checker-failed", detail=bad)
+        request = {"mode": "join", "kind": kind, "premise": _ref_json(premise),
+                   "relation": _ref_json(relation), "conclusion": _ref_json(conclusion)}
+        report = self.run_checker("CheckRelation", request, workspace, sandbox, caps)
+        if isinstance(report, tuple):
+            return CompareResult(False, report[0], detail=report[1])
+        return relation_result_from_report(report, permitted_axioms)
+
     def defeq(self, workspace: Workspace, left: TermRef, right: TermRef, sandbox: SandboxRunner,
               caps: Caps) -> DefEqResult:
         """Run DefEq.lean (D-12 offload rule; v3.21 offload-restates-ancestor)."""
@@ -453,6 +506,38 @@ def compare_result_from_report(report: Mapping[str, Any],
             code = c
             break
     return CompareResult(code is None, code, tuple(out))
+
+
+def _ref_json(t: TermRef) -> dict[str, Any]:
+    return {"module": name_components(t.module), "decl": name_components(t.decl)}
+
+
+def _relation_request_problem(kind: str, left: TermRef, right: TermRef | None,
+                              kinds: Sequence[str]) -> str:
+    """Why a relation request cannot be sent ("" when it can)."""
+    if kind not in kinds:
+        return f"unknown relation kind {kind!r}"
+    if left.hole is not None or (right is not None and right.hole is not None):
+        return "relations compare declarations, not holes"
+    if kind in ("implies", "implies-not") and right is None:
+        return f"{kind} needs a right side"
+    return ""
+
+
+def relation_result_from_report(report: Mapping[str, Any],
+                                permitted_axioms: Sequence[str]) -> CompareResult:
+    """CheckRelation's report → :class:`CompareResult` (one row), judged as
+    :func:`compare_result_from_report` judges CheckStatement's; on a mismatch the detail
+    names the expected and the actual type (both pretty-printed by Lean, for people)."""
+    res = compare_result_from_report(report, permitted_axioms)
+    if res.code == "checker-output-malformed":
+        return res
+    detail = str(report.get("detail") or "")
+    if res.code in ("statement-mismatch", "declaration-missing"):
+        exp, act = report.get("expected_type"), report.get("actual_type")
+        detail = "; ".join(x for x in (detail, f"expected {exp}" if exp else "",
+                                       f"found {act}" if act else "") if x)
+    return CompareResult(res.ok, res.code, res.theorems, detail[:2000])
 
 
 def witness_result_from_report(report: Mapping[str, Any], witness_decl: str,

@@ -64,6 +64,7 @@ from network.gate.toolchain import (
     CompareResult,
     Hole,
     HolesResult,
+    RelationKind,
     TermRef,
     Toolchain,
     WitnessResult,
@@ -74,10 +75,15 @@ from network.record import models as m
 from network.record.loader import Graph, load_graph, sha256_hex
 
 define("artifact-check-unsupported", 4, 422,
-       "The gate's checker programs cannot yet compare this artifact's declaration with the "
-       "statement it claims (a counterexample, a vacuity certificate or a variant's "
-       "Relation.lean), so it is refused rather than passed unchecked.",
-       "Submit it once the gate supports the kind, or as an annex or postmortem meanwhile.")
+       "The gate's checkers cannot compare this artifact's declaration with the statement it "
+       "claims on this target (e.g. a Relation.lean, counterexample or vacuity certificate "
+       "where the gate-spec selects Comparator, which judges only a challenge module's "
+       "text), so it is refused rather than passed unchecked.",
+       "Submit it where the gate-spec replays with leanchecker, or as an annex meanwhile.")
+define("witness-not-applicable", 7, 200,
+       "A vacuity certificate claims the statement's hypotheses are unsatisfiable, so no "
+       "non-vacuity witness is asked of it (informational, D-12 #3).",
+       "Nothing.")
 define("partial-without-holes", 4, 422,
        "A partial proof or reduction holds no sorry: it is not a decomposition.",
        "Submit a complete proof as Proof.lean, or leave the holes as named sorrys.")
@@ -120,7 +126,8 @@ EXIT_INTERNAL = 3
 
 _CLAIMING = {Kind.PROOF, Kind.ALTERNATE, Kind.PARTIAL, Kind.REDUCTION}
 _ROUTES = {Kind.PARTIAL, Kind.REDUCTION}
-_UNSUPPORTED = {Kind.COUNTEREXAMPLE, Kind.VACUITY}
+#: what a closing artifact other than a proof must state, built from the statement (D-12)
+_NEGATING: dict[Kind, RelationKind] = {Kind.COUNTEREXAMPLE: "negation", Kind.VACUITY: "vacuity"}
 _SOLUTION_STEM = {Kind.PROOF: "Proof", Kind.ALTERNATE: "Alternate", Kind.PARTIAL: "Partial",
                   Kind.REDUCTION: "Reduction", Kind.COUNTEREXAMPLE: "Refutation",
                   Kind.VACUITY: "Vacuity"}
@@ -269,6 +276,39 @@ def witness_decl(decl: str) -> str:
     return f"{decl}.witness"
 
 
+def refutation_decl(decl: str) -> str:
+    """The graph's counterexample convention: Refutation.lean declares
+    ``<declaration>.refutation : ¬ <statement>`` (D-12 #2)."""
+    return f"{decl}.refutation"
+
+
+def vacuity_decl(decl: str) -> str:
+    """The graph's vacuity convention: Vacuity.lean declares ``<declaration>.vacuity :
+    ¬ ∃ <data binders>, <hypotheses>`` (D-12 #3; the witness's existential negated)."""
+    return f"{decl}.vacuity"
+
+
+def relation_decl(decl: str) -> str:
+    """The graph's relation convention: a variant's Relation.lean declares
+    ``<variant declaration>.relation`` stating its D-30 label: resolves ``V → R``, partial
+    ``R → V``, refutes ``V → ¬R`` (V, R the variant's and the root's statements)."""
+    return f"{decl}.relation"
+
+
+def relation_terms(relation: str, variant: TermRef, root: TermRef
+                   ) -> tuple[RelationKind, TermRef, TermRef] | None:
+    """What a D-30 label asks of Relation.lean, as :meth:`~network.gate.toolchain.
+    Toolchain.check_relation`'s (kind, left, right); None for ``related`` (nothing
+    proved)."""
+    if relation == "resolves":
+        return "implies", variant, root
+    if relation == "partial":
+        return "implies", root, variant
+    if relation == "refutes":
+        return "implies-not", variant, root
+    return None
+
+
 def _unquote(module: str) -> str:
     return module.replace("«", "").replace("»", "")
 
@@ -318,6 +358,11 @@ class WorkPlan:
         ancestor_statements: ancestor node → (Statement module, declaration) (offload rule).
         other_statements: every other node of the target, the same (D-12 v3.38).
         use_nodes: nodes the artifact's use lines import.
+        solution_decl: the declaration the solution module must hold: the node's for a
+            proof, ``.refutation``/``.vacuity`` for a counterexample or vacuity certificate.
+        relation_module: a variant's Relation.lean module, when it carries one.
+        relation: what that Relation.lean must state: (kind, left, right) of
+            :func:`relation_terms` (D-30).
     """
 
     sources: list[Source]
@@ -329,6 +374,13 @@ class WorkPlan:
     ancestor_statements: dict[str, tuple[str, str]] = field(default_factory=dict)
     other_statements: dict[str, tuple[str, str]] = field(default_factory=dict)
     use_nodes: list[str] = field(default_factory=list)
+    solution_decl: str = ""
+    relation_module: str | None = None
+    relation: tuple[RelationKind, TermRef, TermRef] | None = None
+
+    def __post_init__(self) -> None:
+        if not self.solution_decl:
+            self.solution_decl = self.decl
 
     @property
     def modules(self) -> list[str]:
@@ -395,10 +447,27 @@ def plan_workspace(base: Graph, head_bytes: Mapping[str, bytes], art: Artifact) 
             w = node_source(tid, nid, "Witness", head_bytes[f"{node_dir}/Witness.lean"])
             sources.append(w)
             wit = w.module
-        if f"{node_dir}/Relation.lean" in head_bytes:
+        rel_module: str | None = None
+        rel_terms = None
+        if f"{node_dir}/Relation.lean" in head_bytes and meta.variant is not None:
+            of = meta.variant.of
+            of_node = t.nodes.get(of)
+            if of_node is None or "Statement" not in of_node.files:
+                raise LemmataError("missing-file", f"the variant's {of} has no Statement.lean",
+                                   path=f"targets/{tid}/nodes/{of}/Statement.lean")
+            of_src = node_source(tid, of, "Statement",
+                                 base.source.read(of_node.files["Statement"].path))
+            rel = node_source(tid, nid, "Relation", head_bytes[f"{node_dir}/Relation.lean"])
+            sources += [of_src, rel]
+            rel_module = rel.module
+            rel_terms = relation_terms(meta.variant.relation,
+                                       TermRef(stmt.module, meta.declaration),
+                                       TermRef(of_src.module, of_node.meta.declaration))
+        elif f"{node_dir}/Relation.lean" in head_bytes:
             sources.append(node_source(tid, nid, "Relation",
                                        head_bytes[f"{node_dir}/Relation.lean"]))
-        plan = WorkPlan(sources, stmt.module, None, meta.declaration, wit)
+        plan = WorkPlan(sources, stmt.module, None, meta.declaration, wit,
+                        relation_module=rel_module, relation=rel_terms)
         plan.node_of_module[_unquote(stmt.module)] = nid
         return plan
     stmt_bytes = base.source.read(node.files["Statement"].path)
@@ -418,7 +487,10 @@ def plan_workspace(base: Graph, head_bytes: Mapping[str, bytes], art: Artifact) 
     sol_bytes = head_bytes[art.main]
     sol = node_source(tid, nid, _SOLUTION_STEM[art.kind], sol_bytes)
     sources.append(sol)
-    plan = WorkPlan(sources, stmt.module, sol.module, node.meta.declaration, wit_module)
+    decl = node.meta.declaration
+    sol_decl = (refutation_decl(decl) if art.kind is Kind.COUNTEREXAMPLE else
+                vacuity_decl(decl) if art.kind is Kind.VACUITY else decl)
+    plan = WorkPlan(sources, stmt.module, sol.module, decl, wit_module, solution_decl=sol_decl)
     plan.node_of_module[_unquote(stmt.module)] = nid
     plan.node_of_module[_unquote(sol.module)] = nid
     plan.use_nodes = _proof_import_closure(base, tid, sol_bytes.decode("utf-8", "replace"),
@@ -579,22 +651,47 @@ def _step4(ctx: _Ctx, run: _Run, tc: Toolchain, ws: Workspace, plan: WorkPlan,
     art = run.art
     solution = plan.solution_module
     to_replay = [solution] if solution else [s for s in (plan.statement_module,
-                                                         plan.witness_module) if s]
+                                                         plan.witness_module,
+                                                         plan.relation_module) if s]
     rep = tc.replay(ws, to_replay, ctx.sandbox, caps)
     if not rep.ok:
         return _fail(4, rep.code or "kernel-replay-failed", rep.log[-500:] or "replay failed",
                      art.main)
-    if art.kind in _UNSUPPORTED or (art.kind is Kind.VARIANT and meta.variant is not None
-                                    and meta.variant.relation != "related"):
-        return _fail(4, "artifact-check-unsupported",
-                     f"{art.kind.value}: no checker compares this declaration yet", art.main)
+    labelled = (art.kind is Kind.VARIANT and meta.variant is not None
+                and meta.variant.relation != "related")
+    if labelled:  # D-30: the label is kernel-checked through Relation.lean
+        rel_path = f"targets/{art.target}/nodes/{art.node}/Relation.lean"
+        if plan.relation is None or plan.relation_module is None:
+            return _fail(4, "missing-file", "a labelled variant carries Relation.lean (D-30)",
+                         rel_path)
+        kind, left, right = plan.relation
+        cmp = tc.check_relation(ws, kind, left, right, plan.relation_module,
+                                relation_decl(plan.decl), list(tc.spec.axioms), ctx.sandbox,
+                                caps)
+        run.compare = cmp
+        return _compare_step4(cmp, relation_decl(plan.decl), rel_path)
     if solution is None:
         return StepResult.passed(4)
-    cmp = tc.check_statement(ws, plan.statement_module, solution, [plan.decl],
-                             list(tc.spec.axioms), ctx.sandbox, caps)
+    if art.kind in _NEGATING:  # D-12 #2/#3: ¬statement, or ¬∃ its hypotheses
+        cmp = tc.check_relation(ws, _NEGATING[art.kind], TermRef(plan.statement_module,
+                                                                 plan.decl), None,
+                                solution, plan.solution_decl, list(tc.spec.axioms),
+                                ctx.sandbox, caps)
+    else:
+        cmp = tc.check_statement(ws, plan.statement_module, solution, [plan.decl],
+                                 list(tc.spec.axioms), ctx.sandbox, caps)
     run.compare = cmp
+    refused = _compare_step4(cmp, plan.solution_decl, art.main)
+    if not refused.ok or art.kind not in _ROUTES:
+        return refused
+    return _route_step4(ctx, run, tc, ws, plan, caps, solution)
+
+
+def _compare_step4(cmp: CompareResult, decl: str, path: str) -> StepResult:
+    """Step 4's reading of a comparison: the declaration exists and states exactly what it
+    must (axioms are step 5's); a failure to run keeps its own code."""
     rows = {t.name: t for t in cmp.theorems}
-    row = rows.get(plan.decl)
+    row = rows.get(decl)
     if cmp.code in ("declaration-missing", "statement-mismatch") or (
             row is not None and (not row.found or not row.type_equal
                                  or row.mismatched_constants)):
@@ -603,14 +700,18 @@ def _step4(ctx: _Ctx, run: _Run, tc: Toolchain, ws: Workspace, plan: WorkPlan,
             else "statement-mismatch")
         msg = cmp.detail or (f"constants differ: {', '.join(row.mismatched_constants)}"
                              if row and row.mismatched_constants else "type differs")
-        return _fail(4, code, msg, art.main)
+        return _fail(4, code, msg, path)
     if row is None:
         code = cmp.code if cmp.code and not cmp.ok and cmp.code not in (
             "sorry-used", "native-code-used", "axiom-not-permitted") else "checker-failed"
-        return _fail(4, code, cmp.detail or f"no report for {plan.decl}", art.main)
-    if art.kind not in _ROUTES:
-        return StepResult.passed(4)
-    # a partial or reduction: holes, labels (D-12 v3.44), offload rule (D-12, v3.21)
+        return _fail(4, code, cmp.detail or f"no report for {decl}", path)
+    return StepResult.passed(4)
+
+
+def _route_step4(ctx: _Ctx, run: _Run, tc: Toolchain, ws: Workspace, plan: WorkPlan,
+                 caps: m.Caps, solution: str) -> StepResult:
+    """A partial or reduction: holes, labels (D-12 v3.44), offload rule (D-12, v3.21)."""
+    art = run.art
     holes = tc.extract_holes(ws, solution, plan.decl, ctx.sandbox, caps)
     if not holes.ok:
         return _fail(4, holes.code or "checker-failed", holes.detail, art.main)
@@ -714,6 +815,9 @@ def _step6(ctx: _Ctx, tc: Toolchain, ws: Workspace, plan: WorkPlan, caps: m.Caps
 def _step7(ctx: _Ctx, run: _Run, tc: Toolchain, ws: Workspace, plan: WorkPlan,
            caps: m.Caps, spec: m.GateSpec) -> StepResult:
     art = run.art
+    if art.kind is Kind.VACUITY:  # it proves no witness can exist (D-12 #3)
+        return StepResult.passed(7, Diagnostic(
+            "witness-not-applicable", "a vacuity certificate asks no witness", art.main))
     if plan.witness_module is None:
         return _fail(7, "witness-failed", "the node has no Witness.lean (D-29: a hole waits "
                      "for its witness before it can be proved)",
@@ -790,7 +894,8 @@ def _step8(ctx: _Ctx, run: _Run, tc: Toolchain, ws: Workspace, plan: WorkPlan,
            caps: m.Caps, meta: m.Meta) -> StepResult:
     art = run.art
     module = plan.solution_module or plan.statement_module
-    res = tc.used_constants(ws, module, [plan.decl], ctx.sandbox, caps)
+    decl = plan.solution_decl if plan.solution_module else plan.decl
+    res = tc.used_constants(ws, module, [decl], ctx.sandbox, caps)
     if not res.ok:
         return _fail(8, res.code or "checker-failed", res.detail, art.main)
     used: set[str] = set()

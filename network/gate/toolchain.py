@@ -369,12 +369,28 @@ class DefEqResult:
     detail: str = ""
 
 
+RelationKind = Literal["negation", "vacuity", "implies", "implies-not"]
+"""What :meth:`Toolchain.check_relation` builds from the statements' declarations:
+
+* ``negation``: ``¬ L`` (a counterexample, D-12 #2: a kernel proof of ¬P, P closed over its
+  binders, which a theorem's type already is);
+* ``vacuity``: ``¬ ∃ x₁ … xₙ, P₁ ∧ … ∧ Pₘ`` over L's data binders and hypotheses, the
+  existential built exactly as the witness's (D-12 #3, D-4 step 7);
+* ``implies``: ``L → R`` (D-30: resolves is variant → root, partial is root → variant);
+* ``implies-not``: ``L → ¬ R`` (D-30 v3.46: refutes is variant → ¬root).
+"""
+
+RELATION_KINDS: tuple[str, ...] = ("negation", "vacuity", "implies", "implies-not")
+JOIN_KINDS: tuple[str, ...] = ("implies", "implies-not")
+
+
 # --- the interface ---------------------------------------------------------------------
 
 
 @runtime_checkable
 class Toolchain(Protocol):
-    """Every Lean call the gate makes (DESIGN.md "Lean"; D-4 steps 1 and 3-8, D-12, D-29).
+    """Every Lean call the gate makes (DESIGN.md "Lean"; D-4 steps 1 and 3-8, D-12, D-29,
+    D-30).
 
     Every method returns a result object and never raises for an expected failure; a
     method that cannot run answers with ``ok=False`` and a catalog code. Implementations
@@ -438,6 +454,36 @@ class Toolchain(Protocol):
     def defeq(self, workspace: Workspace, left: TermRef, right: TermRef, sandbox: SandboxRunner,
               caps: Caps) -> DefEqResult:
         """Whether two statements are definitionally equal (D-12 offload rule, v3.21)."""
+        ...
+
+    def check_relation(self, workspace: Workspace, kind: RelationKind, left: TermRef,
+                       right: TermRef | None, solution_module: str, theorem: str,
+                       permitted_axioms: Sequence[str], sandbox: SandboxRunner,
+                       caps: Caps) -> CompareResult:
+        """The solution's ``theorem`` states exactly the type ``kind`` builds from the
+        statements' declarations ``left`` (and ``right`` for ``implies``/``implies-not``),
+        every constant that type uses is identical in the solution's environment, and the
+        proof's axioms are reported (D-12 #2/#3, D-30; steps 4-5).
+
+        The expected type is built in Lean from the declarations' types, never from their
+        text; see :data:`RelationKind`. ``left``/``right`` name declarations (``hole`` must
+        be None). The one row of the result is named ``theorem``. Codes as
+        :meth:`check_statement`.
+        """
+        ...
+
+    def join_relation(self, workspace: Workspace, kind: RelationKind, premise: TermRef,
+                      relation: TermRef, conclusion: TermRef,
+                      permitted_axioms: Sequence[str], sandbox: SandboxRunner,
+                      caps: Caps) -> CompareResult:
+        """Closure through a variant (D-12 v3.42, v3.46; D-30): the kernel accepts
+        ``relation premise`` as a proof of ``conclusion``'s statement (``implies``) or of its
+        negation (``implies-not``), every constant of that statement is identical in the
+        proofs' environment, and the join's axioms are reported. ``premise`` is the
+        variant's proved declaration (its Proof or closure join module), ``relation`` the
+        Relation.lean theorem, ``conclusion`` the root's Statement declaration. A kernel
+        refusal is ``statement-mismatch``; codes otherwise as :meth:`check_statement`.
+        """
         ...
 
 
@@ -515,6 +561,20 @@ class MissingToolchain:
               caps: Caps) -> DefEqResult:
         """``toolchain-missing``."""
         return DefEqResult(False, "toolchain-missing", detail=self.detail)
+
+    def check_relation(self, workspace: Workspace, kind: RelationKind, left: TermRef,
+                       right: TermRef | None, solution_module: str, theorem: str,
+                       permitted_axioms: Sequence[str], sandbox: SandboxRunner,
+                       caps: Caps) -> CompareResult:
+        """``toolchain-missing``."""
+        return CompareResult(False, "toolchain-missing", detail=self.detail)
+
+    def join_relation(self, workspace: Workspace, kind: RelationKind, premise: TermRef,
+                      relation: TermRef, conclusion: TermRef,
+                      permitted_axioms: Sequence[str], sandbox: SandboxRunner,
+                      caps: Caps) -> CompareResult:
+        """``toolchain-missing``."""
+        return CompareResult(False, "toolchain-missing", detail=self.detail)
 
 
 # --- detection -------------------------------------------------------------------------

@@ -174,6 +174,35 @@ def isNativeAxiom (n : Name) : Bool :=
   n == ``Lean.ofReduceBool || n == ``Lean.ofReduceNat || n == `Lean.trustCompiler ||
   n.components.any fun c => (c.toString.splitOn "_native").length > 1
 
+/-- `P₁ ∧ … ∧ Pₘ`, right-nested as `∧` parses; `True` when empty. -/
+def mkAndList : List Expr → Expr
+  | [] => mkConst ``True
+  | [p] => p
+  | p :: ps => mkApp2 (mkConst ``And) p (mkAndList ps)
+
+/-- The graph's witness convention, built from a statement's type, never from its text:
+for `∀ (x₁ : A₁) … (h₁ : P₁) …, C` it is `∃ x₁ … xₙ, P₁ ∧ … ∧ Pₘ` over the data binders in
+order with the conjunction of the hypotheses (`True` when there is none). `keep` narrows
+the hypotheses to those named (D-29 v3.22). Shared by Witness (step 7) and CheckRelation's
+vacuity kind (D-12 #3: the negation of exactly this). -/
+def hypothesesExists (type : Expr) (keep : Option (Array String)) : MetaM Expr :=
+  forallTelescope type fun xs _ => do
+    let mut data := #[]
+    let mut hyps := #[]
+    for x in xs do
+      let d ← x.fvarId!.getDecl
+      if ← isProp d.type then
+        if keep.all (·.contains d.userName.toString) then hyps := hyps.push d.type
+      else data := data.push x
+    let mut body := mkAndList hyps.toList
+    for x in data.reverse do
+      let t ← inferType x
+      let u ← getLevel t
+      body := mkApp2 (mkConst ``Exists [u]) t (← mkLambdaFVars #[x] body)
+    if body.hasFVar then
+      throwError "a data binder depends on a hypothesis; no canonical witness type"
+    return body
+
 def report (checker : String) (fields : List (String × Json)) : Json :=
   Json.mkObj ([("checker", Json.str checker), ("version", (1 : Nat))] ++ fields)
 

@@ -19,28 +19,10 @@ axioms are reported for the allowlist.
 namespace LemmataGate.Witness
 open Lean Meta LemmataGate
 
-def mkAndList : List Expr → Expr
-  | [] => mkConst ``True
-  | [p] => p
-  | p :: ps => mkApp2 (mkConst ``And) p (mkAndList ps)
-
+/-- The expected witness type: `LemmataGate.hypothesesExists` (Common.lean), shared with
+CheckRelation's vacuity kind so both read a statement's hypotheses the same way. -/
 def expectedType (type : Expr) (keep : Option (Array String)) : MetaM Expr :=
-  forallTelescope type fun xs _ => do
-    let mut data := #[]
-    let mut hyps := #[]
-    for x in xs do
-      let d ← x.fvarId!.getDecl
-      if ← isProp d.type then
-        if keep.all (·.contains d.userName.toString) then hyps := hyps.push d.type
-      else data := data.push x
-    let mut body := mkAndList hyps.toList
-    for x in data.reverse do
-      let t ← inferType x
-      let u ← getLevel t
-      body := mkApp2 (mkConst ``Exists [u]) t (← mkLambdaFVars #[x] body)
-    if body.hasFVar then
-      throwError "a data binder depends on a hypothesis; no canonical witness type"
-    return body
+  hypothesesExists type keep
 
 end LemmataGate.Witness
 
