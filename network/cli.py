@@ -154,16 +154,23 @@ def _service_settings(**given: Any) -> ServiceSettings:
               help="SQLAlchemy URL (default: SQLite in the data folder).")
 @click.option("--graph", type=click.Path(path_type=Path), default=None,
               help="The graph repository to serve (default ./graph).")
+@click.option("--forge", type=click.Choice(["local", "github"]), default=None,
+              help="Where pull requests open: the data folder's LocalForge (default) or "
+              "GitHub (token from $LEMMATA_GITHUB_TOKEN).")
+@click.option("--github-repo", default=None, metavar="OWNER/NAME",
+              help="The graph repository on GitHub, with --forge github.")
 @guarded
 def serve(host: str | None, port: int | None, data_dir: Path | None,
-          database_url: str | None, graph: Path | None) -> int:
+          database_url: str | None, graph: Path | None, forge: str | None,
+          github_repo: str | None) -> int:
     """Run the protocol service (D-35) with the MCP adapter at /mcp (D-28)."""
     import uvicorn
 
     from network.api.app import create_app
 
     settings = _service_settings(host=host, port=port, data_dir=data_dir,
-                                 database_url=database_url, graph=graph)
+                                 database_url=database_url, graph=graph, forge=forge,
+                                 github_repo=github_repo)
     app = create_app(settings, **_service_parts(settings))
     uvicorn.run(app, host=settings.host, port=settings.port)
     return EXIT_OK
@@ -171,8 +178,13 @@ def serve(host: str | None, port: int | None, data_dir: Path | None,
 
 def _service_parts(settings: ServiceSettings) -> dict[str, Any]:
     """The keys (created on first run, D-35: the service key signs precheck attestations)
-    and, when the data folder holds a LocalForge repository (``lemmata up``'s
-    ``forge.git``), the forge submissions open pull requests on."""
+    and the forge submissions open pull requests on: GitHubForge when ``settings.forge``
+    is ``github``, else the LocalForge repository the data folder holds (``lemmata up``'s
+    ``forge.git``), if any.
+
+    Raises:
+        LemmataError: ``forge-misconfigured`` (github without a repository or token).
+    """
     from sqlalchemy.orm import sessionmaker
 
     from network.api import db
@@ -182,11 +194,32 @@ def _service_parts(settings: ServiceSettings) -> dict[str, Any]:
     data = DataDir(settings.data_dir)
     data.root.mkdir(parents=True, exist_ok=True)
     parts: dict[str, Any] = {"keys": ensure_keys(data)}
-    if (data.forge / "HEAD").exists():
+    if settings.forge == "github":
+        parts["forge"] = _github_forge(settings)
+    elif (data.forge / "HEAD").exists():
         engine = db.make_engine(settings.resolved_database_url())
         db.migrate(engine)
         parts["forge"] = LocalForge(data.forge, sessionmaker(engine, expire_on_commit=False))
     return parts
+
+
+def _github_forge(settings: ServiceSettings) -> Any:
+    """GitHubForge on ``settings.github_repo`` with ``$LEMMATA_GITHUB_TOKEN``.
+
+    Raises:
+        LemmataError: ``forge-misconfigured`` when either is missing or malformed.
+    """
+    from network.api.github_forge import GitHubForge, parse_repo
+
+    if not settings.github_repo:
+        raise LemmataError("forge-misconfigured", "--forge github needs --github-repo "
+                           "OWNER/NAME (or LEMMATA_GITHUB_REPO)")
+    owner, name = parse_repo(settings.github_repo)
+    token = settings.github_token.get_secret_value() if settings.github_token else ""
+    if not token:
+        raise LemmataError("forge-misconfigured", "LEMMATA_GITHUB_TOKEN is not set")
+    return GitHubForge(owner, name, token, api_url=settings.github_api_url,
+                       timeout_s=settings.github_timeout_s)
 
 
 @main.command("mcp")

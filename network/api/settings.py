@@ -13,8 +13,9 @@ the service's defaults for a graph that publishes none (Foundation ruling 13).
 from __future__ import annotations
 
 from pathlib import Path
+from typing import Literal
 
-from pydantic import Field
+from pydantic import Field, SecretStr
 from pydantic_settings import BaseSettings, SettingsConfigDict
 
 #: The names the service reserves for itself whatever the graph publishes (D-19 v3.28):
@@ -105,7 +106,26 @@ class ServiceSettings(BaseSettings):
     (D-4 v3.14, ``GET /hosted-checkers.json``)."""
 
     github_api_url: str = "https://api.github.com"
-    """GitHub REST API base the default identity verifier asks ``GET /user`` of."""
+    """GitHub REST API base the default identity verifier asks ``GET /user`` of, and the
+    GitHub forge sends its calls to (GitHub Enterprise: ``https://HOST/api/v3``)."""
+
+    forge: Literal["local", "github"] = "local"
+    """Where record writes open pull requests (DESIGN.md "Forge adapters"): ``local`` is
+    the LocalForge in the data folder when it holds one (``lemmata up``'s ``forge.git``);
+    ``github`` is GitHubForge on ``github_repo`` with ``github_token``."""
+
+    github_repo: str | None = None
+    """The graph repository on GitHub as ``OWNER/NAME``; needed when ``forge`` is
+    ``github``."""
+
+    github_token: SecretStr | None = None
+    """The token the GitHub forge sends (contents and pull-requests write access on
+    ``github_repo``). Set it only through the environment, ``LEMMATA_GITHUB_TOKEN``; it is
+    never logged or shown."""
+
+    github_timeout_s: float = Field(30.0, gt=0)
+    """Seconds each GitHub forge call may take before it fails with
+    ``forge-unreachable``."""
 
     mcp_allowed_hosts: list[str] = Field(
         default_factory=lambda: ["127.0.0.1", "127.0.0.1:*", "localhost", "localhost:*",
