@@ -253,6 +253,20 @@ def test_withdrawn_withdrawal_stops_withdrawing(b: GraphBuilder) -> None:
     assert d.node_flags(g, T, "root").disputed
 
 
+def test_words_may_be_withdrawn_by_author_or_steward_but_defects_only_by_curators(
+        b: GraphBuilder) -> None:
+    g1 = b.gloss(T, "root", "20260102T000000Z", "ann", label="first")
+    g2 = b.gloss(T, "root", "20260102T000001Z", "bob", label="second")
+    g3 = b.gloss(T, "root", "20260102T000002Z", "cat", label="third")
+    defect = b.defect(T, "root", "20260102T000003Z", "dan")
+    b.withdrawal(T, "root", "20260104T000000Z", "ann", g1)    # its author: counts
+    b.withdrawal(T, "root", "20260104T000001Z", "steve", g2)  # a steward: counts
+    b.withdrawal(T, "root", "20260104T000002Z", "eve", g3)    # a stranger: does not
+    b.withdrawal(T, "root", "20260104T000003Z", "dan", defect)  # D-18: curators only
+    g = load(b)
+    assert d.withdrawn(g) == frozenset({g1, g2})
+
+
 # --- shelving (D-14 v3.47) ---------------------------------------------------------------
 
 

@@ -239,6 +239,22 @@ class _Index:
 
     # -- basic facts ------------------------------------------------------------------
 
+    def _may_withdraw_words(self, w: m.Withdrawal, tid: str) -> bool:
+        """D-3 v3.30: a gloss or explainer version may also be withdrawn by its author or a
+        steward of its target (status records and defect claims stay curators' alone,
+        D-18 v3.27). Steward records are read as filed, so this cannot loop."""
+        parts = w.withdraws.split("/")
+        if len(parts) != 6 or parts[4] not in ("gloss", "explainer") or parts[1] != tid:
+            return False
+        t = self.g.targets[tid]
+        node = t.nodes.get(parts[3])
+        if node is None:
+            return False
+        chain = node.glosses if parts[4] == "gloss" else node.explainers
+        author = next((rf.record.author for rf in chain if rf.path == w.withdraws), None)
+        stewards = {rf.record.pseudonym for rf in t.stewards}
+        return w.by == author or w.by in stewards
+
     def _withdrawn(self) -> set[str]:
         records: list[tuple[str, m.Withdrawal, str]] = []
         for tid, t in self.g.targets.items():
@@ -247,7 +263,8 @@ class _Index:
             for n in t.nodes.values():
                 for rf in n.withdrawals:
                     records.append((rf.path, rf.record, tid))
-        valid = [(p, w) for p, w, tid in records if w.by in self.curators_of(tid)]
+        valid = [(p, w) for p, w, tid in records
+                 if w.by in self.curators_of(tid) or self._may_withdraw_words(w, tid)]
         withdrawn: set[str] = set()
         for _ in range(len(valid) + 1):
             nxt = {w.withdraws for p, w in valid if p not in withdrawn}
@@ -647,7 +664,8 @@ def is_merged(graph: Graph, path: str, sha256: str) -> bool:
 
 
 def withdrawn(graph: Graph) -> frozenset[str]:
-    """Paths of every record a standing curator withdrawal names (D-18 v3.27); a withdrawn
+    """Paths of every record a standing withdrawal names: a curator's (D-18 v3.27), or for a
+    gloss or explainer version also its author's or a steward's (D-3 v3.30); a withdrawn
     withdrawal stops withdrawing. These read as absent in every derivation."""
     return frozenset(_ix(graph).withdrawn)
 
