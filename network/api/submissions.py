@@ -154,8 +154,10 @@ def _classify_pr(svc: Service, graph: Graph, pr: Any) -> dict[str, Any]:
     forge = svc.forge
     out: dict[str, Any] = {"target": "-", "node": "-", "kind": "unclassified",
                            "chain_head": None, "normalized_sha256": "0" * 64}
+    repo = getattr(forge, "repo", None)
+    if repo is None:  # a remote forge (GitHub): the gate, not the index, reads its diffs
+        return out
     try:
-        repo = forge.repo
         main = forge.main_sha()
         mb = repo.merge_base(pygit2.Oid(hex=main), pygit2.Oid(hex=pr.head_sha))
         diff = diff_commits(forge.path, str(mb) if mb else main, pr.head_sha)
