@@ -53,12 +53,23 @@ P_PARTIAL_TEXT = ("-- approach: compute\n-- licence: CC-BY-4.0\n"
 P_PARTIAL = f"{ND}/p/attempts/20260101T000000Z-carol-partial.lean"
 
 
+S_STRONG = "theorem Demo.strong (n : Nat) : n ≠ 0 ∨ n = 0 := by\n  sorry\n"
+R_STRONG = ("theorem Demo.strong.relation : (∀ n : Nat, n ≠ 0 ∨ n = 0) → "
+            "∀ (n : Nat) (h : 2 < n), n ≠ 0 :=\n  fun _ n h => by omega\n")
+S_COUNTER = "theorem Demo.counter : ∃ n : Nat, 2 < n ∧ n = 0 := by\n  sorry\n"
+R_COUNTER = ("theorem Demo.counter.relation : (∃ n : Nat, 2 < n ∧ n = 0) → "
+             "¬ ∀ (n : Nat) (h : 2 < n), n ≠ 0 :=\n"
+             "  fun ⟨n, h, e⟩ hf => hf n h e\n")
+
+
 def base_repo(root: Path, *, precheck: dict[str, Any] | None = None,
-              fidelity: dict[str, Any] | None = None) -> tuple[GraphBuilder, str]:
+              fidelity: dict[str, Any] | None = None,
+              variants: bool = False) -> tuple[GraphBuilder, str]:
     """The base graph, committed: root (open, with a merged partial whose holes are
     root--h1 (witnessed) and root--h2 (blocked)), aux and base-lemma (proved; base-lemma's
     proof uses aux's), mid (open, deps base-lemma), p (open, one merged route whose hole
-    p--h1 is open)."""
+    p--h1 is open). With ``variants``: strong (a resolves variant of root) and counter (a
+    refutes variant), both open with merged Relation.lean (D-30)."""
     b = GraphBuilder(root)
     b.base()
     b.target(T, fidelity=fidelity)
@@ -88,6 +99,15 @@ def base_repo(root: Path, *, precheck: dict[str, Any] | None = None,
     b.merge([f"{ND}/base-lemma/Proof.lean"], date="2026-01-01", artifact_kind="proof")
     b.merge([ROOT_PARTIAL], date="2026-01-01", artifact_kind="partial")
     b.merge([P_PARTIAL], date="2026-01-01", artifact_kind="partial")
+    if variants:
+        for nid, decl, stmt, rel, label in (
+                ("strong", "Demo.strong", S_STRONG, R_STRONG, "resolves"),
+                ("counter", "Demo.counter", S_COUNTER, R_COUNTER, "refutes")):
+            b.node(T, nid, statement=stmt, witness=W_TRUE.format(decl=decl), declaration=decl,
+                   origin="variant", variant={"of": "root", "relation": label}, relation=rel)
+            b.merge([f"{ND}/{nid}/META.yaml", f"{ND}/{nid}/Statement.lean",
+                     f"{ND}/{nid}/Witness.lean", f"{ND}/{nid}/Relation.lean"],
+                    date="2026-01-02", artifact_kind="variant")
     return b, git_commit(b.root, "base")
 
 
@@ -219,6 +239,44 @@ H1_PARTIAL_TEXT = ("-- approach: go back up\n-- licence: CC-BY-4.0\n"
                    "  have back : ∀ n : Nat, 2 < n → n ≠ 0 := sorry\n  trivial\n")
 
 
+def _mismatch(args: dict[str, Any]) -> dict[str, Any]:
+    """A relation whose declaration states something else (statement-mismatch)."""
+    return {"ok": False, "code": "statement-mismatch",
+            "detail": "the declaration states something other than the expected type",
+            "theorems": [{"name": args["theorem"], "found": True, "type_equal": False,
+                          "axioms": ["propext"]}]}
+
+
+def variant_files(nid: str, decl: str, stmt: str, relation: str, label: str
+                  ) -> dict[str, bytes | None]:
+    """A variant proposal (D-30): META.yaml, Statement.lean, Witness.lean, Relation.lean."""
+    d = f"{ND}/{nid}"
+    meta = {"schema": "meta/v1", "id": nid, "target": T, "declaration": decl,
+            "statement_hash": sha256_hex(stmt.encode()), "origin": "variant",
+            "author": "alice", "variant": {"of": "root", "relation": label}}
+    import yaml
+    return {f"{d}/META.yaml": yaml.safe_dump(meta, sort_keys=False).encode(),
+            f"{d}/Statement.lean": stmt.encode(),
+            f"{d}/Witness.lean": W_TRUE.format(decl=decl).encode(),
+            f"{d}/Relation.lean": relation.encode()}
+
+
+REFUTATION_MID = ("theorem Demo.mid.refutation : ¬ ∀ n : Nat, n + 0 + 0 = n := by\n"
+                  "  sorry -- the stand-in answers for these bytes, Lean never sees them\n")
+RESTATES_MID = ("theorem Demo.mid.refutation : ∀ n : Nat, n + 0 + 0 = n := by\n"
+                "  intro n; simp\n")
+VACUITY_MID = "theorem Demo.mid.vacuity : ¬ ∃ n : Nat, True := by\n  sorry\n"
+REFUTATION_ROOT = ("theorem Demo.main.refutation : ¬ ∀ (n : Nat) (h : 2 < n), n ≠ 0 := by\n"
+                   "  sorry\n")
+S_WEAK = "theorem Demo.weak (n : Nat) (h : 3 < n) : n ≠ 0 := by\n  sorry\n"
+R_WEAK_GOOD = ("theorem Demo.weak.relation : (∀ (n : Nat) (h : 3 < n), n ≠ 0) → "
+               "∀ (n : Nat) (h : 2 < n), n ≠ 0 :=\n  fun _ n _ => by omega\n")
+R_WEAK_BAD = ("theorem Demo.weak.relation : (∀ (n : Nat) (h : 2 < n), n ≠ 0) → "
+              "∀ (n : Nat) (h : 3 < n), n ≠ 0 :=\n  fun f n h => f n (by omega)\n")
+S_NEG = "theorem Demo.neg : ∃ n : Nat, 2 < n ∧ n = 0 := by\n  sorry\n"
+VOUCHED_VARIANTS = {"fidelity": {"grade": "screened-and-signed"}, "variants": True}
+
+
 def scenarios() -> dict[str, Scenario]:
     """Every gate scenario by name."""
     enc = str.encode
@@ -290,6 +348,28 @@ def scenarios() -> dict[str, Scenario]:
                  {"extract_holes": _holes({"index": 1, "name": "h", "goal": "1 + 1 = 2",
                                            "statement": "1 + 1 = 2", "line": 6,
                                            "column": _col(P_PARTIAL_TEXT, 6)})}),
+        # counterexamples and vacuity certificates (D-12 #2, #3)
+        Scenario("counterexample-ok", {f"{ND}/mid/Refutation.lean": enc(REFUTATION_MID)}),
+        Scenario("counterexample-restates", {f"{ND}/mid/Refutation.lean": enc(RESTATES_MID)},
+                 {"check_relation": _mismatch}),
+        Scenario("vacuity-ok", {f"{ND}/mid/Vacuity.lean": enc(VACUITY_MID)}),
+        Scenario("root-counterexample", {f"{ND}/root/Refutation.lean": enc(REFUTATION_ROOT)}),
+        # variants with Relation.lean (D-30)
+        Scenario("variant-resolves", variant_files("weak", "Demo.weak", S_WEAK, R_WEAK_GOOD,
+                                                   "resolves")),
+        Scenario("variant-resolves-bad", variant_files("weak", "Demo.weak", S_WEAK,
+                                                       R_WEAK_BAD, "resolves"),
+                 {"check_relation": _mismatch}),
+        Scenario("variant-refutes", variant_files("neg", "Demo.neg", S_NEG, R_COUNTER.replace(
+            "Demo.counter", "Demo.neg"), "refutes")),
+        # root closure through a proved variant (D-12 v3.42, v3.46)
+        Scenario("close-root-resolves", {f"{ND}/strong/Proof.lean": enc(
+            "theorem Demo.strong (n : Nat) : n ≠ 0 ∨ n = 0 := by\n  omega\n")},
+                 base=dict(VOUCHED_VARIANTS)),
+        # declared answers only: the demo root is true, so no real proof of counter exists
+        Scenario("close-root-refutes", {f"{ND}/counter/Proof.lean": enc(
+            "theorem Demo.counter : ∃ n : Nat, 2 < n ∧ n = 0 := by\n  decide\n")},
+                 base=dict(VOUCHED_VARIANTS)),
         Scenario("postmortem", {f"{ND}/mid/attempts/20260301T000000Z-alice-postmortem.yaml": enc(
             "schema: d13/v1\nnode: demo/mid\ncontributor: alice\nroute: induction on n\n"
             "route_class: induction\noutcome: exhausted\nterminal_goal_state: '⊢ n = n'\n"

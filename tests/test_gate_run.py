@@ -61,6 +61,8 @@ def first_failing(out: GateOutcome) -> tuple[int | None, str | None]:
     ("missing-witness", 7, "witness-failed"),
     ("restates-ancestor", 4, "offload-restates-ancestor"),
     ("unlabelled-partial", 4, "partial-unlabelled"),
+    ("counterexample-restates", 4, "statement-mismatch"),
+    ("variant-resolves-bad", 4, "statement-mismatch"),
 ])
 def test_each_step_refuses_its_fixture(tmp_path: Path, name: str, step: int, code: str) -> None:
     out, *_ = gate(tmp_path, name)
@@ -75,7 +77,9 @@ def test_each_step_refuses_its_fixture(tmp_path: Path, name: str, step: int, cod
         assert [s.step for s in att.steps] == list(range(step + 1))
 
 
-@pytest.mark.parametrize("name", ["proof-ok", "partial-ok", "close-p", "postmortem"])
+@pytest.mark.parametrize("name", ["proof-ok", "partial-ok", "close-p", "postmortem",
+                                  "counterexample-ok", "vacuity-ok", "variant-resolves",
+                                  "variant-refutes"])
 def test_clean_submissions_pass(tmp_path: Path, name: str) -> None:
     out, *_ = gate(tmp_path, name)
     assert (out.verdict, out.exit_code) == ("pass", 0), out.to_dict()
@@ -355,3 +359,79 @@ def test_closure_closes_the_parent_when_its_hole_is_proved(tmp_path: Path) -> No
 def test_without_a_toolchain_nothing_is_closed(tmp_path: Path) -> None:
     pm, *_ = merged(tmp_path, "close-p", toolchain=MissingToolchain)
     assert pm.closed == [] and any("closure of p" in n for n in pm.notes)
+
+
+# --- counterexamples, vacuity certificates, relations (D-12 #2/#3, D-30) -------------------
+
+
+def test_a_counterexample_is_checked_against_the_negated_statement(tmp_path: Path) -> None:
+    out, *_ = gate(tmp_path, "counterexample-ok")
+    assert out.verdict == "pass" and out.attestations[0].artifact_kind == "counterexample"
+    bad, *_ = gate(tmp_path / "b", "counterexample-restates")
+    diag = bad.runs[0].first_failing.diagnostics[0]  # type: ignore[union-attr]
+    assert diag.code == "statement-mismatch" and diag.path == f"{ND}/mid/Refutation.lean"
+
+
+def test_a_vacuity_certificate_asks_no_witness(tmp_path: Path) -> None:
+    out, *_ = gate(tmp_path, "vacuity-ok")
+    assert out.verdict == "pass"
+    step7 = next(s for s in out.runs[0].steps if s.step == 7)
+    assert [d.code for d in step7.diagnostics] == ["witness-not-applicable"]
+    assert "witness-not-applicable" in CATALOG
+
+
+def test_a_root_counterexample_settles_and_waits_on_step_9(tmp_path: Path) -> None:
+    out, *_ = gate(tmp_path, "root-counterexample")
+    assert out.verdict == "held"
+    assert out.attestations[0].step9 == m.Step9(basis="awaiting-review")
+
+
+def test_a_bad_relation_names_relation_lean(tmp_path: Path) -> None:
+    out, *_ = gate(tmp_path, "variant-resolves-bad")
+    diag = out.runs[0].first_failing.diagnostics[0]  # type: ignore[union-attr]
+    assert diag.path == f"{ND}/weak/Relation.lean"
+
+
+def test_relations_fail_closed_without_a_toolchain(tmp_path: Path) -> None:
+    for name in ("counterexample-ok", "vacuity-ok", "variant-resolves"):
+        out, *_ = gate(tmp_path / name, name, toolchain=MissingToolchain)
+        assert out.verdict == "fail" and first_failing(out) == (1, "toolchain-missing")
+
+
+def test_an_unrecorded_relation_never_passes(tmp_path: Path) -> None:
+    """Other bytes for Relation.lean: the stand-in has no answer, so nothing passes."""
+    sc = scenarios()["variant-resolves"]
+    b, base, _ = sc.build(tmp_path / "x")
+    b.write(f"{ND}/weak/Relation.lean", "theorem Demo.weak.relation : True := trivial\n")
+    from tests.graphs import git_commit
+    head = git_commit(b.root, "other relation")
+    out = run_gate(b.root, base, head, toolchain=RecordedToolchain, sandbox=Sandbox(),
+                   precheck_raw=precheck_raw(b.root, base, head), submitter="alice")
+    assert out.verdict == "fail" and first_failing(out) == (3, "toolchain-missing")
+
+
+@pytest.mark.parametrize(("name", "link", "verdict", "variant"), [
+    ("close-root-resolves", "resolves", "proved", "strong"),
+    ("close-root-refutes", "refutes", "refuted", "counter"),
+])
+def test_a_proved_variant_closes_the_vouched_root(tmp_path: Path, name: str, link: str,
+                                                  verdict: str, variant: str) -> None:
+    pm, root, _ = merged(tmp_path, name)
+    assert pm.closed == [(T, "root")], pm.notes
+    path = f"{ND}/root/closure/{link}.json"
+    rec = m.Closure.model_validate_json(pm.files[path])
+    assert (rec.link, rec.verdict, rec.route) == (link, verdict, None)
+    assert [(i.node, i.proof) for i in rec.inputs] == [(variant, f"{ND}/{variant}/Proof.lean")]
+    assert rec.signature is not None and rec.merge_seq == 7
+    keys = {"gate-1": signing.public_key_record(KEY, "gate-1", "gate", "2026-01-01")}
+    signing.verify(rec, rec.signature, keys, "2026-09-21T14:13:20Z")
+    g = apply(root, pm.files)
+    assert derive.node_status(g, T, "root") == verdict
+    assert derive.node_status(g, T, variant) == "proved"
+
+
+def test_variant_closure_needs_a_toolchain(tmp_path: Path) -> None:
+    pm, *_ = merged(tmp_path, "close-root-resolves", toolchain=MissingToolchain)
+    assert pm.closed == [] and not any("/closure/" in p and p.startswith("targets/")
+                                       for p in pm.files)
+    assert any("closure of root via strong" in n for n in pm.notes)

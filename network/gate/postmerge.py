@@ -23,7 +23,11 @@ gate-signed when a key is given. :func:`run_postmerge` commits them through a fo
 5. closure (D-12 v3.42): every node :func:`~network.record.derive.node_flags` calls
    closable is joined in the sandbox (the assembly with each hole replaced by the child's
    theorem applied to the locals in scope, built and judged like a proof); a join the
-   kernel accepts writes ``closure/route-<k>.json``; repeated until nothing more closes;
+   kernel accepts writes ``closure/route-<k>.json``; a vouched root with a proved resolves
+   (refutes) variant whose Relation.lean merged is closed through it when the kernel accepts
+   the variant's theorem passed through the relation as the root's statement (its
+   negation): ``closure/resolves.json``, verdict proved (``refutes.json``, refuted; D-12
+   v3.42, v3.46, D-30; :func:`close_through_variant`); repeated until nothing more closes;
 6. the products (:func:`network.record.products.products`, ruling 10's schemas copy).
 
 Without a toolchain nothing that needs Lean is written: no hole node and no closure, and
@@ -57,6 +61,7 @@ from network.gate.run import (
     hole_decl,
     hole_statement_text,
     plan_workspace,
+    relation_decl,
     write_plan,
 )
 from network.gate.sandbox import SandboxRunner
@@ -575,6 +580,103 @@ class _Closer:
         return f"targets/{target}/nodes/{nid}/closure/route-{k}.json", _dump_json(signed)
 
 
+_VARIANT_LINKS: dict[str, tuple[str, str]] = {
+    "resolves": ("implies", "proved"), "refutes": ("implies-not", "refuted")}
+
+
+def variant_proof_sources(closer: _Closer, target: str, v: str
+                          ) -> tuple[list[Source], str, str] | None:
+    """(sources, module declaring the variant's theorem, proof path) for a proved variant:
+    its merged Proof.lean with the defs, its statement and the merged proofs its use lines
+    import (as the gate built it), else its closure join (:meth:`_Closer.proof_sources`)."""
+    graph = closer.graph
+    node = graph.targets[target].nodes[v]
+    if "Proof" in node.files and derive.node_status(graph, target, v) == "proved":
+        path = node.files["Proof"].path
+        art = Artifact(Kind.PROOF, target, v, [path], path)
+        plan = plan_workspace(graph, {path: graph.source.read(path)}, art)
+        assert plan.solution_module is not None
+        return list(plan.sources), plan.solution_module, path
+    return closer.proof_sources(target, v)
+
+
+def close_through_variant(closer: _Closer, target: str, root: str, v: str, seq: int,
+                          key: Ed25519PrivateKey | None, key_id: str
+                          ) -> tuple[str, bytes] | None:
+    """D-12 v3.42/v3.46, D-30: close ``root`` through its proved resolves (or refutes)
+    variant ``v``: the kernel must accept the variant's theorem passed through its
+    Relation.lean as the root's statement (or its negation)
+    (:meth:`~network.gate.toolchain.Toolchain.join_relation`). Returns the gate-signed
+    ``closure/resolves.json`` (verdict proved) or ``closure/refutes.json`` (verdict
+    refuted), path and bytes; None with a note when anything is missing or refused (fail
+    closed: nothing is recorded)."""
+    graph = closer.graph
+    t = graph.targets[target]
+    spec = t.gate_spec
+    vnode, rnode = t.nodes[v], t.nodes[root]
+    rel = vnode.meta.variant
+    if rel is None or rel.relation not in _VARIANT_LINKS:
+        return None
+    kind, verdict = _VARIANT_LINKS[rel.relation]
+    if "Relation" not in vnode.files or "Statement" not in rnode.files:
+        closer.notes.append(f"closure of {root} via {v}: no Relation.lean or root statement")
+        return None
+    try:
+        got = variant_proof_sources(closer, target, v)
+    except LemmataError as exc:
+        closer.notes.append(f"closure of {root} via {v}: {exc.code}")
+        return None
+    if got is None:
+        closer.notes.append(f"closure of {root} via {v}: the variant's proof is unavailable")
+        return None
+    sources, proof_mod, proof_path = got
+    root_stmt = node_source(target, root, "Statement",
+                            graph.source.read(rnode.files["Statement"].path))
+    relation = node_source(target, v, "Relation",
+                           graph.source.read(vnode.files["Relation"].path))
+    dedup: list[Source] = []
+    for src in [*sources, root_stmt, relation]:
+        if src.module not in {x.module for x in dedup}:
+            dedup.append(src)
+    tc = _resolve_toolchain(closer.tc_for, spec)
+    closer.n += 1
+    try:
+        ws = write_plan(closer.work_dir, f"variant-{closer.n}", spec, dedup, tc)
+    except LemmataError as exc:
+        closer.notes.append(f"closure of {root} via {v}: {exc.code}")
+        return None
+    built = tc.build(ws, [s.module for s in dedup], closer.sandbox, spec.caps)
+    vdecl = vnode.meta.declaration
+    res = tc.join_relation(ws, kind, TermRef(proof_mod, vdecl),  # type: ignore[arg-type]
+                           TermRef(relation.module, relation_decl(vdecl)),
+                           TermRef(root_stmt.module, rnode.meta.declaration),
+                           list(spec.axioms), closer.sandbox, spec.caps) if built.ok else None
+    row = res.theorems[0] if res is not None and res.theorems else None
+    if res is None or not res.ok or row is None or row.sorry or row.disallowed_axioms:
+        what = built.code if not built.ok else res.code if res is not None else "not run"
+        closer.notes.append(f"closure of {root} via {v} refused by the kernel: {what}")
+        return None
+    rec = m.Closure(target=target, node=root, link=rel.relation,
+                    inputs=[m.ClosureInput(node=v, proof=proof_path)], verdict=verdict,
+                    merge_seq=seq, toolchain=spec.lean_toolchain)
+    signed = _sign(rec, key, key_id)
+    return f"targets/{target}/nodes/{root}/closure/{rel.relation}.json", _dump_json(signed)
+
+
+def _variant_candidates(graph: Graph, tid: str, root: str) -> list[str]:
+    """The root's resolves/refutes variants that read proved with a merged Relation.lean
+    (D-12 v3.42, v3.46), in id order."""
+    ix = derive._ix(graph)
+    out = []
+    for v in sorted(ix.t[tid].variants):
+        rel = ix.node(tid, v).meta.variant
+        if (rel is not None and rel.relation in _VARIANT_LINKS and rel.of == root
+                and ix.file_merged(ix.node(tid, v), "Relation")
+                and derive.node_status(graph, tid, v) == "proved"):
+            out.append(v)
+    return out
+
+
 def close_nodes(graph_source: GraphSource, files: dict[str, bytes], *, tc_for: ToolchainSource,
                 sandbox: SandboxRunner, work_dir: Path, seq: int,
                 key: Ed25519PrivateKey | None, key_id: str, out: PostMerge) -> Graph:
@@ -596,6 +698,22 @@ def close_nodes(graph_source: GraphSource, files: dict[str, bytes], *, tc_for: T
                         continue
                     got = closer.close(tid, nid, route, seq, key, key_id)
                     if got is not None and got[0] not in files:
+                        files[got[0]] = got[1]
+                        out.closed.append((tid, nid))
+                        progressed = True
+                        break
+                if progressed or not ix.is_root(tid, nid):
+                    continue
+                for v in _variant_candidates(graph, tid, nid):
+                    rel = ix.node(tid, v).meta.variant
+                    assert rel is not None
+                    path = f"targets/{tid}/nodes/{nid}/closure/{rel.relation}.json"
+                    if path in files or path in graph.files:
+                        out.notes.append(f"closure of {nid} via {v}: {path} already exists "
+                                         "(closure records are append-only)")
+                        continue
+                    got = close_through_variant(closer, tid, nid, v, seq, key, key_id)
+                    if got is not None:
                         files[got[0]] = got[1]
                         out.closed.append((tid, nid))
                         progressed = True
