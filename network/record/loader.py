@@ -14,9 +14,7 @@ import gc
 import hashlib
 import json
 import os
-import pickle
 import re
-import signal
 import threading
 from collections.abc import Iterator
 from dataclasses import dataclass, field
@@ -29,6 +27,7 @@ from pydantic import BaseModel, ValidationError
 from network import ids
 from network.errors import LemmataError, Problem, ValidationFailed, define
 from network.record import models as m
+from network.record.forked import ForkedCall
 from network.record.source import DEFAULT_MAX_FILE_BYTES, CommitSource, Source, WorktreeSource
 
 define("unknown-file", None, 422, "A file sits where the record layout has no place for it.",
@@ -304,56 +303,29 @@ class _Prefetch:
     def __init__(self, source: Source, paths: list[str]) -> None:
         self.paths = frozenset(paths)
         self.results: dict[str, _Read] | None = None
-        read_fd, write_fd = os.pipe()
-        self.pid = os.fork()
-        if self.pid == 0:  # the worker: compute, send, and leave without running any cleanup
-            code = 1
-            try:
-                os.close(read_fd)
-                out: dict[str, _Read] = {}
-                for path in paths:
-                    try:
-                        out[path] = _read_file(source, path, path.endswith((".json", ".yaml")))
-                    except Exception:  # noqa: BLE001, S112 - the loader reads it again
-                        continue
-                with os.fdopen(write_fd, "wb") as fh:
-                    pickle.dump(out, fh, protocol=pickle.HIGHEST_PROTOCOL)
-                code = 0
-            finally:
-                os._exit(code)
-        os.close(write_fd)
-        self.read_fd = read_fd
+
+        def read_all() -> dict[str, _Read]:
+            out: dict[str, _Read] = {}
+            for path in paths:
+                try:
+                    out[path] = _read_file(source, path, path.endswith((".json", ".yaml")))
+                except Exception:  # noqa: BLE001, S112 - the loader reads it again
+                    continue
+            return out
+
+        self.worker = ForkedCall(read_all)
 
     def take(self, path: str) -> _Read | None:
         """The worker's result for ``path`` (waiting for the worker the first time), or None."""
         if path not in self.paths:
             return None
         if self.results is None:
-            self.results = self._receive()
+            self.results = self.worker.result()
         return self.results.pop(path, None)
-
-    def _receive(self) -> dict[str, _Read]:
-        try:  # unpickled as it arrives: the pickle's bytes are never held whole
-            with os.fdopen(self.read_fd, "rb") as fh:
-                out: dict[str, _Read] | None = pickle.load(fh)  # our own child's bytes
-        except Exception:  # noqa: BLE001 - a broken transfer: read or render here instead
-            out = None
-        self.read_fd = -1
-        _, status = os.waitpid(self.pid, 0)
-        self.pid = 0
-        return out if status == 0 and isinstance(out, dict) else {}
 
     def close(self) -> None:
         """Stop and reap the worker if it was never waited for."""
-        if self.pid:
-            with contextlib.suppress(OSError):
-                os.kill(self.pid, signal.SIGKILL)
-            with contextlib.suppress(OSError):
-                os.waitpid(self.pid, 0)
-            self.pid = 0
-        if self.read_fd >= 0:
-            os.close(self.read_fd)
-            self.read_fd = -1
+        self.worker.close()
 
 
 def may_fork() -> bool:

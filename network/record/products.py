@@ -19,12 +19,8 @@ a commit of it give the same bytes, and ``--check`` is stable.
 
 from __future__ import annotations
 
-import contextlib
 import importlib
-import os
-import pickle
 import re
-import signal
 from pathlib import Path
 from typing import Any
 
@@ -32,6 +28,7 @@ import orjson
 
 from network.errors import catalog_json
 from network.record import derive
+from network.record.forked import ForkedCall
 from network.record.loader import Graph, gc_paused, may_fork
 
 PRODUCT_VERSION = 1
@@ -173,7 +170,7 @@ def _split_targets(graph: Graph) -> tuple[list[str], list[str]]:
     return tids[:cut], tids[cut:]
 
 
-class _GraphJsonWorker:
+class _GraphJsonWorker(ForkedCall[bytes]):
     """A forked worker rendering errors.json and some targets' graph.json files.
 
     It starts after the frontier, so from the same memoised derivations a serial run
@@ -181,45 +178,9 @@ class _GraphJsonWorker:
     come back through a pipe; whatever it did not render is rendered here."""
 
     def __init__(self, graph: Graph, tids: list[str]) -> None:
-        read_fd, write_fd = os.pipe()
-        self.pid = os.fork()
-        if self.pid == 0:  # the worker: render, send, and leave without running any cleanup
-            code = 1
-            try:
-                os.close(read_fd)
-                out = {path: _worker_product(graph, path)
-                       for path in ["errors.json", *(f"targets/{t}/graph.json" for t in tids)]}
-                with os.fdopen(write_fd, "wb") as fh:
-                    pickle.dump(out, fh, protocol=pickle.HIGHEST_PROTOCOL)
-                code = 0
-            finally:
-                os._exit(code)
-        os.close(write_fd)
-        self.read_fd = read_fd
-
-    def result(self) -> dict[str, bytes]:
-        """The rendered files by path, or {} when the worker failed."""
-        try:  # unpickled as it arrives: the pickle's bytes are never held whole
-            with os.fdopen(self.read_fd, "rb") as fh:
-                out: dict[str, bytes] | None = pickle.load(fh)  # our own child's bytes
-        except Exception:  # noqa: BLE001 - a broken transfer: read or render here instead
-            out = None
-        self.read_fd = -1
-        _, status = os.waitpid(self.pid, 0)
-        self.pid = 0
-        return out if status == 0 and isinstance(out, dict) else {}
-
-    def close(self) -> None:
-        """Stop and reap the worker if it was never waited for."""
-        if self.pid:
-            with contextlib.suppress(OSError):
-                os.kill(self.pid, signal.SIGKILL)
-            with contextlib.suppress(OSError):
-                os.waitpid(self.pid, 0)
-            self.pid = 0
-        if self.read_fd >= 0:
-            os.close(self.read_fd)
-            self.read_fd = -1
+        super().__init__(lambda: {
+            path: _worker_product(graph, path)
+            for path in ["errors.json", *(f"targets/{t}/graph.json" for t in tids)]})
 
 
 def _stale_graph_jsons(graph: Graph, root: Path | None) -> list[str]:
