@@ -29,9 +29,9 @@ from typing import Any
 import httpx
 
 from network.api import db, reads
-from network.api.records import define_once, graph_of, node_of, target_of
+from network.api.records import graph_of, node_of, target_of
 from network.api.service import Caller, Service, Who, authenticate, iso, rate_hit, sha256_hex
-from network.errors import LemmataError
+from network.errors import LemmataError, define_once
 from network.gate.artifacts import forbidden_option_findings, strip_comments, use_findings
 
 define_once("no-hosted-checker", None, 503,

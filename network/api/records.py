@@ -41,7 +41,7 @@ from sqlalchemy.orm import Session
 from network import ids
 from network.api import db
 from network.api.service import Caller, Service, Who, iso, write_identity
-from network.errors import CATALOG, LemmataError, define
+from network.errors import LemmataError, define_once
 from network.gate.artifacts import Kind, strip_comments
 from network.gate.diff import Change, Diff
 from network.gate.result import Diagnostic
@@ -50,15 +50,6 @@ from network.record import derive
 from network.record import models as m
 from network.record.loader import Graph, Node, Target
 from network.record.source import check_graph_path
-
-
-def define_once(code: str, step: int | None, http_status: int, meaning: str,
-                action: str) -> None:
-    """:func:`network.errors.define`, skipped when the code is already in the catalog
-    (another module of the service may name the same refusal)."""
-    if code not in CATALOG:
-        define(code, step, http_status, meaning, action)
-
 
 define_once("forge-not-configured", None, 503,
             "The service has no forge to open pull requests on.",

@@ -27,7 +27,6 @@ from sqlalchemy import select
 from network.api import db
 from network.api.records import (
     IndexKey,
-    define_once,
     dump_yaml,
     file_timestamp,
     gate_findings,
@@ -43,7 +42,7 @@ from network.api.records import (
     validate_record,
 )
 from network.api.service import Caller, Service, iso, write_identity
-from network.errors import LemmataError
+from network.errors import LemmataError, define_once
 from network.gate.artifacts import Kind
 from network.gate.step2 import roles_of
 from network.record import derive
