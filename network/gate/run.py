@@ -19,13 +19,19 @@ first failing step:
    the sandbox).
 4. kernel replay and the declaration's type against the statement, in a second run that
    executes none of the contributor's code (v3.16, v3.27); for a partial or reduction also
-   the holes, their labels (D-12 v3.44) and the offload rule (D-12, v3.21; ruling 13).
+   the holes, their labels (D-12 v3.44) and the offload rule (D-12, v3.21; ruling 13); for
+   a counterexample (``<decl>.refutation : ¬P``), a vacuity certificate (``<decl>.vacuity :
+   ¬∃ binders, hyps``) or a labelled variant's Relation.lean (``<variant decl>.relation``:
+   resolves V → R, partial R → V, refutes V → ¬R) the declaration against the type built
+   from the statements' declarations (:meth:`~network.gate.toolchain.Toolchain.
+   check_relation`; D-12 #2/#3, D-30).
 5. axioms: exactly the gate-spec's allowlist; ``sorryAx`` refused except as a partial's
    holes; compiler-trusting axioms only under ``waivers/native_decide.yaml`` plus a
    reviewer's sign-off, flagged on the attestation (D-4 Detail).
 6. hazards over the statement, findings matched against META.yaml's
    ``acknowledged_hazards`` (see :func:`hazard_location_key` for the one location format).
-7. the non-vacuity witness (and every witness a partial carries, D-29 v3.24).
+7. the non-vacuity witness (and every witness a partial carries, D-29 v3.24); a vacuity
+   certificate, which proves none exists, passes with ``witness-not-applicable``.
 8. declared dependencies: the nodes the kernel term uses against deps, lemmas and use
    lines (D-3 v3.25, D-4 v3.25).
 9. statement review (D-4 v3.11/v3.15/v3.20/v3.39; ruling 5): asked only of an artifact

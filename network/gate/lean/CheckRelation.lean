@@ -130,7 +130,9 @@ def runJoin (req : Json) : IO Json := do
   -- the kernel decides: addDecl typechecks `value : exp` in the proofs' environment
   let (accepted, axioms, err) ← runMeta solEnv do
     try
-      addDecl decl
+      addDecl decl  -- synchronous: Elab.async is false in runMeta's empty options
+      if ← MonadLog.hasErrors then
+        return (false, #[], "the kernel logged an error while adding the join")
       return (true, ← collectAxioms joinName, "")
     catch e =>
       return (false, #[], toString (← e.toMessageData.toString))
