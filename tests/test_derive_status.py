@@ -267,6 +267,16 @@ def test_words_may_be_withdrawn_by_author_or_steward_but_defects_only_by_curator
     assert d.withdrawn(g) == frozenset({g1, g2})
 
 
+def test_the_tutorial_node_stays_open_and_claimable_after_a_rehearsal_merges(
+        b: GraphBuilder) -> None:
+    b.target("tut", cls="tutorial", steward=None)
+    b.node("tut", "tutorial", tutorial=True, proof="-- rehearsal\n")
+    b.merge(["targets/tut/nodes/tutorial/Proof.lean"])
+    g = load(b)
+    assert d.node_status(g, "tut", "tutorial") == "open"
+    assert d.claimable(g, "tut", "tutorial")[0] is True
+
+
 # --- shelving (D-14 v3.47) ---------------------------------------------------------------
 
 

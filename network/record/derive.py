@@ -508,7 +508,9 @@ class _Index:
             return "refuted", False
         if self.valid_closure(tid, nid, "refuted") is not None:
             return "refuted", True
-        if self.file_merged(n, "Proof"):
+        if self.file_merged(n, "Proof") and not n.meta.tutorial:
+            # the tutorial node stays open for good: its Proof.lean is a rehearsal slot,
+            # not a record (D-27, D-3 v3.13)
             return "proved", False
         if self.valid_closure(tid, nid, "proved") is not None:
             return "proved", True
