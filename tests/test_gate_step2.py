@@ -217,3 +217,67 @@ def test_a_symlink_is_refused(repo, tmp_path):
     (b.root / ND / "root" / "Proof.lean").symlink_to("/etc/passwd")
     r = judge(b, base)
     assert r.step2.code == "symlink-in-submission"
+
+
+# --- annexes (D-31) ------------------------------------------------------------------------
+
+ANNEX_TEXT = b"An informal argument.\n"
+ANNEX_SHA = sha256_hex(ANNEX_TEXT)
+
+
+def _annex_meta(sha: str = ANNEX_SHA, **over) -> dict:
+    return {"schema": "annex/v1", "sha256": sha, "author": "alice", "licence": "CC-BY-4.0",
+            "title": "An argument", "date": "2026-01-05", **over}
+
+
+def test_an_annex_with_its_metadata_passes(repo):
+    b, base = repo
+    b.annex(T, "root", ANNEX_TEXT.decode())
+    r = judge(b, base)
+    assert r.step2.ok, codes(r.step2)
+    assert [a.kind for a in r.artifacts] == [Kind.ANNEX]
+
+
+def test_an_annex_not_named_after_its_hash_is_refused(repo):
+    b, base = repo
+    wrong = "0" * 64
+    b.write(f"{ND}/root/annex/{wrong}.md", ANNEX_TEXT)
+    b.write_yaml(f"{ND}/root/annex/{wrong}.yaml", _annex_meta(wrong))
+    r = judge(b, base)
+    assert codes(r.step2) == ["annex-hash-mismatch"]
+    assert r.step2.diagnostics[0].path == f"{ND}/root/annex/{wrong}.md"
+
+
+def test_annex_metadata_naming_another_hash_is_refused(repo):
+    b, base = repo
+    b.write(f"{ND}/root/annex/{ANNEX_SHA}.md", ANNEX_TEXT)
+    b.write_yaml(f"{ND}/root/annex/{ANNEX_SHA}.yaml", _annex_meta("1" * 64))
+    r = judge(b, base)
+    assert codes(r.step2) == ["annex-hash-mismatch"]
+    assert r.step2.diagnostics[0].path.endswith(".yaml")
+
+
+def test_an_annex_without_metadata_is_refused(repo):
+    b, base = repo
+    b.write(f"{ND}/root/annex/{ANNEX_SHA}.md", ANNEX_TEXT)
+    r = judge(b, base)
+    assert codes(r.step2) == ["annex-metadata-missing"]
+
+
+def test_annex_metadata_must_validate_and_describe_an_annex(repo):
+    b, base = repo
+    b.write(f"{ND}/root/annex/{ANNEX_SHA}.md", ANNEX_TEXT)
+    b.write_yaml(f"{ND}/root/annex/{ANNEX_SHA}.yaml", _annex_meta(title=None))
+    r = judge(b, base)
+    assert set(codes(r.step2)) == {"invalid-record"}
+    b.remove(f"{ND}/root/annex/{ANNEX_SHA}.md")
+    b.write_yaml(f"{ND}/root/annex/{ANNEX_SHA}.yaml", _annex_meta())
+    r = judge(b, base)
+    assert codes(r.step2) == ["missing-file"]
+
+
+def test_annex_holds_only_hash_named_files(repo):
+    b, base = repo
+    b.write(f"{ND}/root/annex/notes.md", ANNEX_TEXT)
+    r = judge(b, base)
+    assert codes(r.step2) == ["path-not-permitted"]

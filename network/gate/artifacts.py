@@ -72,6 +72,15 @@ define("partial-unlabelled", 2, 422,
        "A partial lacks its approach, licence, label or claim lines (D-12 v3.44).",
        "Add `-- approach:` before the first hole, `-- licence:`, and `-- label:` and "
        "`-- claim: $…$` above each hole's have.")
+define("annex-hash-mismatch", 2, 422,
+       "An annex's bytes do not hash to its name, or its annex/v1 metadata names another "
+       "SHA-256 than the file's name (D-31).",
+       "Name the annex annex/<sha256>.md after the SHA-256 of its bytes, and set the "
+       ".yaml's sha256 to that same value.")
+define("annex-metadata-missing", 2, 422,
+       "An annex/<sha256>.md comes without its annex/<sha256>.yaml metadata (D-31).",
+       "Add annex/<sha256>.yaml (schema annex/v1: sha256, author, licence, title, date) in "
+       "the same pull request, or submit through submit_informal_annex.")
 define("forbidden-option", 2, 422,
        "A submitted Lean file sets an option that weakens checking (debug.skipKernelTC, "
        "`prelude`).",
@@ -186,6 +195,8 @@ _ATTEMPT_KINDS = {
 _CLOSING_FILES = {"Proof": Kind.PROOF, "Refutation": Kind.COUNTEREXAMPLE, "Vacuity": Kind.VACUITY}
 _GATE_ONLY_TOP = ("attestations/", "ledger/", "log/", "schemas/")
 _PRODUCTS = re.compile(r"(frontier|info|errors)\.json|targets/index\.json|targets/[^/]+/graph\.json")
+#: an annex file's name: the SHA-256 of the .md bytes, then .md or .yaml (D-31)
+ANNEX_FILE_RE = re.compile(r"(?P<sha>[0-9a-f]{64})\.(?P<ext>md|yaml)")
 _PIN_FILES = re.compile(r"(^|.*/)(lakefile\.lean|lakefile\.toml|lean-toolchain|lake-manifest\.json)")
 
 
@@ -399,6 +410,10 @@ def _classify_node_path(diff: Diff, ch: Change, rest: list[str], node: Node, add
         add(kind, tid, nid, p, True)
         return
     if name == "annex" and len(rest) == 2:
+        if ANNEX_FILE_RE.fullmatch(rest[1]) is None:
+            step2.append(Diagnostic("path-not-permitted",
+                                    "annex/ holds <sha256>.md and <sha256>.yaml", p))
+            return
         add(Kind.ANNEX, tid, nid, p, rest[1].endswith(".md"))
         return
     if name == "waivers" and rest == ["waivers", "native_decide.yaml"]:

@@ -4,9 +4,10 @@ Step 1's half that reads the diff refuses submitted pin files (lakefile, lean-to
 lake-manifest.json); resolving the pins themselves from gate-spec.json is the toolchain
 adapter's. Step 2 places every changed path into an artifact (:mod:`network.gate.artifacts`)
 and applies the rules that need no elaboration: permitted paths per kind, statement hash
-unchanged, merged files never modified, byte-identical copies refused, proposals'
-statement commands (v3.28), use lines (v3.25), a partial's approach and licence lines
-(D-12 v3.44), options that weaken checking, record schemas, and who may write each kind.
+unchanged, merged files never modified, byte-identical copies refused, annexes named after
+their bytes' hash with valid annex/v1 metadata (D-31), proposals' statement commands
+(v3.28), use lines (v3.25), a partial's approach and licence lines (D-12 v3.44), options
+that weaken checking, record schemas, and who may write each kind.
 """
 
 from __future__ import annotations
@@ -18,6 +19,7 @@ import yaml
 from pydantic import ValidationError
 
 from network.gate.artifacts import (
+    ANNEX_FILE_RE,
     Artifact,
     Kind,
     classify,
@@ -87,27 +89,68 @@ def _decode(diff: Diff, path: str, findings: list[Diagnostic]) -> str | None:
         return None
 
 
-def _check_record(diff: Diff, art: Artifact, path: str, findings: list[Diagnostic]) -> None:
-    model = _RECORD_MODELS.get(art.kind)
+def _check_record(diff: Diff, art: Artifact, path: str, findings: list[Diagnostic],
+                  model: type[m.Record] | None = None) -> m.Record | None:
+    """Validate one record file against its kind's model (or ``model``); returns the
+    record, or None after appending why it does not validate."""
+    model = model or _RECORD_MODELS.get(art.kind)
     if model is None:
-        return
+        return None
     text = _decode(diff, path, findings)
     if text is None:
-        return
+        return None
     try:
         obj = json.loads(text) if path.endswith(".json") else yaml.safe_load(text)
     except (json.JSONDecodeError, yaml.YAMLError) as exc:
         findings.append(Diagnostic("malformed-yaml", str(exc).splitlines()[0], path))
-        return
+        return None
     if not isinstance(obj, dict) or obj.get("schema") != model.SCHEMA_KIND:
         findings.append(Diagnostic("invalid-record", f"expected schema {model.SCHEMA_KIND}", path))
-        return
+        return None
     try:
-        model.model_validate(obj)
+        return model.model_validate(obj)
     except ValidationError as exc:
         for err in exc.errors():
             loc = ".".join(str(p) for p in err["loc"])
             findings.append(Diagnostic("invalid-record", f"{loc}: {err['msg']}", path))
+        return None
+
+
+def annex_findings(diff: Diff, base: Graph, art: Artifact) -> list[Diagnostic]:
+    """D-31: every ``annex/<sha256>.md`` an annex artifact adds hashes to its name and comes
+    with ``annex/<sha256>.yaml``, which validates as ``annex/v1`` and names that same
+    SHA-256; a ``.yaml`` comes with its ``.md`` (in the pull request or already on the
+    node at base).
+
+    Codes: ``annex-hash-mismatch``, ``annex-metadata-missing``, ``missing-file``,
+    ``invalid-record``, ``malformed-yaml``.
+    """
+    findings: list[Diagnostic] = []
+    pairs: dict[str, dict[str, str]] = {}
+    for path in art.paths:
+        mt = ANNEX_FILE_RE.fullmatch(path.rsplit("/", 1)[-1])
+        if mt is not None:
+            pairs.setdefault(mt.group("sha"), {})[mt.group("ext")] = path
+    for sha, by_ext in sorted(pairs.items()):
+        md, meta = by_ext.get("md"), by_ext.get("yaml")
+        if md is not None:
+            data = diff.new_bytes(next(c for c in diff.changes if c.path == md))
+            if sha256_hex(data) != sha:
+                findings.append(Diagnostic("annex-hash-mismatch", "the annex's bytes hash to "
+                                           f"{sha256_hex(data)}, not to its name", md))
+            if meta is None and md[: -len(".md")] + ".yaml" not in base.files:
+                findings.append(Diagnostic("annex-metadata-missing",
+                                           f"no annex/{sha}.yaml", md))
+        if meta is None:
+            continue
+        if md is None and meta[: -len(".yaml")] + ".md" not in base.files:
+            findings.append(Diagnostic("missing-file", f"annex/{sha}.yaml describes no "
+                                       f"annex/{sha}.md", meta))
+        rec = _check_record(diff, art, meta, findings, m.Annex)
+        if isinstance(rec, m.Annex) and rec.sha256 != sha:
+            findings.append(Diagnostic("annex-hash-mismatch", f"sha256 {rec.sha256} is not "
+                                       "the file's name", meta))
+    return findings
 
 
 def _check_proposal(diff: Diff, base: Graph, art: Artifact, findings: list[Diagnostic]) -> None:
@@ -178,6 +221,8 @@ def run_steps_1_2(diff: Diff, base: Graph, submitter: str | None) -> Steps12:
         roles = roles_of(base, art.target, submitter)
         if art.kind in (Kind.VARIANT, Kind.SPECULATIVE):
             _check_proposal(diff, base, art, findings)
+        if art.kind is Kind.ANNEX:
+            findings.extend(annex_findings(diff, base, art))
         if not (roles & art.plan.roles):
             findings.append(Diagnostic("role-not-permitted",
                                        f"{art.kind.value} needs {sorted(art.plan.roles)}",
