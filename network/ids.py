@@ -29,11 +29,12 @@ MAX_ID_LEN = 200
 ROOT = "root"
 
 _LEAN_IDENT_RE = re.compile(r"[A-Za-z_][A-Za-z0-9_']*")
-_LEAN_KEYWORDS = frozenset(
-    "at by do else end fun have if in let match mut open section namespace then theorem "
-    "where with from show from import variable universe instance class structure def "
-    "example lemma abbrev axiom inductive deriving calc".split()
-)
+_LEAN_KEYWORDS = frozenset([
+    "at", "by", "do", "else", "end", "fun", "have", "if", "in", "let", "match", "mut", "open",
+    "section", "namespace", "then", "theorem", "where", "with", "from", "show", "import",
+    "variable", "universe", "instance", "class", "structure", "def", "example", "lemma", "abbrev",
+    "axiom", "inductive", "deriving", "calc",
+])
 
 
 def check_target_id(target: str) -> str:
