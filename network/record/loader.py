@@ -599,10 +599,10 @@ def _ledger_record(
         kind = json.loads(data).get("schema")
     except (json.JSONDecodeError, UnicodeDecodeError, AttributeError):
         kind = None
-    model: type[m.LedgerLine | m.Revocation | m.Correction] = {
+    models: dict[str, type[m.LedgerLine | m.Revocation | m.Correction]] = {
         "revocation/v1": m.Revocation, "correction/v1": m.Correction
-    }.get(kind or "", m.LedgerLine)  # type: ignore[assignment]
-    return r.record(path, model)  # type: ignore[return-value]
+    }
+    return r.record(path, models.get(kind or "", m.LedgerLine))
 
 
 def _expect_equal(r: _Reader, path: str, fld: str, got: str, want: str) -> None:
@@ -770,10 +770,10 @@ def _load_attempt(r: _Reader, node: Node, path: str, parts: list[str]) -> None:
         return
     kind = mt.group("kind")
     if kind == "postmortem.yaml":
-        rf = r.record(path, m.Postmortem)
-        if rf:
+        pm = r.record(path, m.Postmortem)
+        if pm:
             node.attempts.append(Attempt(path, "postmortem", mt.group("ts"), mt.group("who"),
-                                         rf.sha256, postmortem=rf.record))
+                                         pm.sha256, postmortem=pm.record))
         return
     lf = r.lean(path)
     if lf is None:

@@ -49,8 +49,12 @@ class Source(Protocol):
         label: a human name for messages.
     """
 
-    commit: str | None
     label: str
+
+    @property
+    def commit(self) -> str | None:
+        """The 40-hex commit it was read at, or None for a work tree."""
+        ...
 
     def files(self, problems: list[Problem]) -> dict[str, int]:
         """Every regular file as graph-relative path → size in bytes, sorted by path.
@@ -201,9 +205,10 @@ class CommitSource:
                 entry = tree[subdir]
             except KeyError as exc:
                 raise LemmataError("not-a-graph", f"no folder {subdir!r} at {commit}") from exc
-            tree = self.repo.get(entry.id)
-            if not isinstance(tree, pygit2.Tree):
+            sub = self.repo.get(entry.id)
+            if not isinstance(sub, pygit2.Tree):
                 raise LemmataError("not-a-graph", f"{subdir!r} is not a folder at {commit}")
+            tree = sub
         self.tree: pygit2.Tree = tree
         self._blobs: dict[str, pygit2.Oid] = {}
         self._odb = self.repo.odb
@@ -220,7 +225,10 @@ class CommitSource:
                     continue
                 mode = entry.filemode
                 if mode == pygit2.enums.FileMode.TREE:
-                    stack.append((rel + "/", self.repo.get(entry.id)))
+                    sub = self.repo.get(entry.id)
+                    # a tree entry names a tree object in any intact repository
+                    assert isinstance(sub, pygit2.Tree), f"{rel}: tree object missing"
+                    stack.append((rel + "/", sub))
                     continue
                 if mode == pygit2.enums.FileMode.LINK:
                     problems.append(Problem("symlink-refused", "a symbolic link", rel))
