@@ -104,6 +104,17 @@ def test_wrong_schema_field(b: GraphBuilder) -> None:
     }
 
 
+def test_a_schema_that_is_not_a_string(b: GraphBuilder) -> None:
+    """A list or mapping as ``schema`` is an unknown schema, not a crash (unhashable)."""
+    meta = b.read(f"{ROOT}/META.yaml").decode().replace("schema: meta/v1", "schema: [meta/v1]")
+    b.write(f"{ROOT}/META.yaml", meta)
+    b.write_json("ledger/000001-1.json", {"schema": {"kind": "revocation/v1"}})
+    assert {(p.code, p.path) for p in validate_graph(b.root)} == {
+        ("unknown-schema", f"{ROOT}/META.yaml"),
+        ("unknown-schema", "ledger/000001-1.json"),
+    }
+
+
 def test_schema_errors_name_file_and_field(b: GraphBuilder) -> None:
     b.write(f"targets/{T}/nodes/root--h1/META.yaml",
             b.read(f"targets/{T}/nodes/root--h1/META.yaml").decode()

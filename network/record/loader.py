@@ -431,7 +431,8 @@ class _Reader:
             return None
         declared = obj.get("schema")
         if declared != model.SCHEMA_KIND:  # type: ignore[attr-defined]
-            code = "unknown-schema" if declared not in m.KIND_BY_SCHEMA else "invalid-record"
+            known = isinstance(declared, str) and declared in m.KIND_BY_SCHEMA
+            code = "invalid-record" if known else "unknown-schema"
             self.problems.append(
                 Problem(code, f"schema is {declared!r}; this place holds "
                         f"{model.SCHEMA_KIND}", path, "schema")  # type: ignore[attr-defined]
@@ -602,7 +603,8 @@ def _ledger_record(
     models: dict[str, type[m.LedgerLine | m.Revocation | m.Correction]] = {
         "revocation/v1": m.Revocation, "correction/v1": m.Correction
     }
-    return r.record(path, models.get(kind or "", m.LedgerLine))
+    # a non-string schema (a list, a mapping) is no key; the record check reports it
+    return r.record(path, models.get(kind if isinstance(kind, str) else "", m.LedgerLine))
 
 
 def _expect_equal(r: _Reader, path: str, fld: str, got: str, want: str) -> None:
