@@ -64,12 +64,13 @@ R_COUNTER = ("theorem Demo.counter.relation : (∃ n : Nat, 2 < n ∧ n = 0) →
 
 def base_repo(root: Path, *, precheck: dict[str, Any] | None = None,
               fidelity: dict[str, Any] | None = None,
-              variants: bool = False) -> tuple[GraphBuilder, str]:
+              variants: bool = False, annex: bool = False) -> tuple[GraphBuilder, str]:
     """The base graph, committed: root (open, with a merged partial whose holes are
     root--h1 (witnessed) and root--h2 (blocked)), aux and base-lemma (proved; base-lemma's
     proof uses aux's), mid (open, deps base-lemma), p (open, one merged route whose hole
     p--h1 is open). With ``variants``: strong (a resolves variant of root) and counter (a
-    refutes variant), both open with merged Relation.lean (D-30)."""
+    refutes variant), both open with merged Relation.lean (D-30). With ``annex``: mid
+    holds the annex :data:`MID_ANNEX` (D-31)."""
     b = GraphBuilder(root)
     b.base()
     b.target(T, fidelity=fidelity)
@@ -99,6 +100,8 @@ def base_repo(root: Path, *, precheck: dict[str, Any] | None = None,
     b.merge([f"{ND}/base-lemma/Proof.lean"], date="2026-01-01", artifact_kind="proof")
     b.merge([ROOT_PARTIAL], date="2026-01-01", artifact_kind="partial")
     b.merge([P_PARTIAL], date="2026-01-01", artifact_kind="partial")
+    if annex:
+        b.annex(T, "mid", MID_ANNEX.decode())
     if variants:
         for nid, decl, stmt, rel, label in (
                 ("strong", "Demo.strong", S_STRONG, R_STRONG, "resolves"),
@@ -239,6 +242,26 @@ H1_PARTIAL_TEXT = ("-- approach: go back up\n-- licence: CC-BY-4.0\n"
                    "  have back : ∀ n : Nat, 2 < n → n ≠ 0 := sorry\n  trivial\n")
 
 
+MID_ANNEX = b"Drop the zeros one at a time.\n"
+MID_ANNEX_SHA = sha256_hex(MID_ANNEX)
+MID_SKELETON_TEXT = f"-- annex: {MID_ANNEX_SHA}\n" + MID_PARTIAL_TEXT
+
+
+def _mid_holes(text: str, shift: int) -> dict[str, Answer]:
+    """The toolchain's answers for MID_PARTIAL_TEXT's two holes, ``shift`` lines lower."""
+    return {"extract_holes": _holes(
+        {"index": 1, "name": "h₁", "goal": "n + 0 = n",
+         "binders": [{"name": "n", "type": "Nat"}],
+         "statement": "∀ (n : Nat), n + 0 = n", "line": 7 + shift,
+         "column": _col(text, 7 + shift)},
+        {"index": 2, "name": "h₂", "goal": "∀ m : Nat, 0 + m = m",
+         "binders": [{"name": "n", "type": "Nat"}],
+         "statement": "∀ (n : Nat), ∀ m : Nat, 0 + m = m", "line": 10 + shift,
+         "column": _col(text, 10 + shift)}),
+        "defeq": lambda a: {"ok": True, "code": None, "comparable": True,
+                            "defeq": a["left"][2] == 2 and a["right"][1] == "Demo.aux"}}
+
+
 def _mismatch(args: dict[str, Any]) -> dict[str, Any]:
     """A relation whose declaration states something else (statement-mismatch)."""
     return {"ok": False, "code": "statement-mismatch",
@@ -336,6 +359,11 @@ def scenarios() -> dict[str, Scenario]:
                       "column": _col(MID_PARTIAL_TEXT, 10)}),
                   "defeq": lambda a: {"ok": True, "code": None, "comparable": True,
                                       "defeq": a["left"][2] == 2 and a["right"][1] == "Demo.aux"}}),
+        # skeletons citing an annex (D-31 v3.12)
+        Scenario("skeleton-ok", {MID_PARTIAL: enc(MID_SKELETON_TEXT)},
+                 _mid_holes(MID_SKELETON_TEXT, 1), base={"annex": True}),
+        Scenario("skeleton-annex-missing", {MID_PARTIAL: enc(MID_SKELETON_TEXT)},
+                 _mid_holes(MID_SKELETON_TEXT, 1)),
         Scenario("unlabelled-partial", {MID_PARTIAL: enc(MID_PARTIAL_TEXT.replace(
             "  -- label: zero plus\n", ""))},
                  {"extract_holes": _holes(

@@ -61,6 +61,7 @@ def first_failing(out: GateOutcome) -> tuple[int | None, str | None]:
     ("missing-witness", 7, "witness-failed"),
     ("restates-ancestor", 4, "offload-restates-ancestor"),
     ("unlabelled-partial", 4, "partial-unlabelled"),
+    ("skeleton-annex-missing", 2, "annex-not-found"),
     ("counterexample-restates", 4, "statement-mismatch"),
     ("variant-resolves-bad", 4, "statement-mismatch"),
 ])
@@ -77,9 +78,9 @@ def test_each_step_refuses_its_fixture(tmp_path: Path, name: str, step: int, cod
         assert [s.step for s in att.steps] == list(range(step + 1))
 
 
-@pytest.mark.parametrize("name", ["proof-ok", "partial-ok", "close-p", "postmortem",
-                                  "counterexample-ok", "vacuity-ok", "variant-resolves",
-                                  "variant-refutes"])
+@pytest.mark.parametrize("name", ["proof-ok", "partial-ok", "skeleton-ok", "close-p",
+                                  "postmortem", "counterexample-ok", "vacuity-ok",
+                                  "variant-resolves", "variant-refutes"])
 def test_clean_submissions_pass(tmp_path: Path, name: str) -> None:
     out, *_ = gate(tmp_path, name)
     assert (out.verdict, out.exit_code) == ("pass", 0), out.to_dict()
@@ -297,6 +298,17 @@ def test_a_partials_holes_become_child_nodes(tmp_path: Path) -> None:
     route = f"{ND}/mid/attempts/20260301T000000Z-alice-partial.lean"
     assert set(derive.route_holes(g, T, route)) == {"mid--h1", "aux"}
     assert "mid--h1" in json.loads(pm.files["frontier.json"])["nodes"].__repr__()
+
+
+def test_a_skeletons_holes_are_skeleton_holes(tmp_path: Path) -> None:
+    """D-31 v3.12: a route citing an annex on its node writes holes of origin skeleton-hole;
+    the same route without the citation writes compiler-derived ones (above)."""
+    pm, root, _ = merged(tmp_path, "skeleton-ok")
+    assert pm.holes == ["mid--h1"], pm.notes
+    meta = yaml.safe_load(pm.files[f"{ND}/mid--h1/META.yaml"])
+    assert meta["origin"] == "skeleton-hole" and meta["hole"]["k"] == 1
+    g = apply(root, pm.files)
+    assert g.node(T, "mid--h1").meta.origin == "skeleton-hole"
 
 
 def test_hole_numbers_continue_after_earlier_routes(tmp_path: Path) -> None:

@@ -281,3 +281,47 @@ def test_annex_holds_only_hash_named_files(repo):
     b.write(f"{ND}/root/annex/notes.md", ANNEX_TEXT)
     r = judge(b, base)
     assert codes(r.step2) == ["path-not-permitted"]
+
+
+SKELETON = ("-- annex: {sha}\n-- approach: split in two\n-- licence: CC-BY-4.0\n"
+            "theorem stmt_root : True := by\n  -- label: one\n  -- claim: $1$\n"
+            "  have h : True := sorry\n  exact h\n")
+
+
+def test_a_skeleton_citing_an_annex_of_its_node_passes(repo):
+    b, base = repo
+    b.annex(T, "root", ANNEX_TEXT.decode())
+    base2 = git_commit(b.root, "annex on root")
+    b.partial(T, "root", "20260105T000000Z", "alice", SKELETON.format(sha=ANNEX_SHA))
+    r = judge(b, base2)
+    assert r.step2.ok, codes(r.step2)
+    del base
+
+
+def test_a_skeleton_may_bring_its_annex_along(repo):
+    b, base = repo
+    b.annex(T, "root", ANNEX_TEXT.decode())
+    b.partial(T, "root", "20260105T000000Z", "alice", SKELETON.format(sha=ANNEX_SHA))
+    r = judge(b, base)
+    assert r.step2.ok, codes(r.step2)
+    assert sorted(a.kind for a in r.artifacts) == [Kind.ANNEX, Kind.PARTIAL]
+
+
+@pytest.mark.parametrize("cited", [ANNEX_SHA, "not-a-hash", ""])
+def test_a_skeleton_citing_a_missing_annex_is_refused(repo, cited):
+    b, base = repo
+    b.annex(T, "lemma", ANNEX_TEXT.decode())  # on another node: not this skeleton's
+    base2 = git_commit(b.root, "annex on lemma")
+    path = b.partial(T, "root", "20260105T000000Z", "alice", SKELETON.format(sha=cited))
+    r = judge(b, base2)
+    assert codes(r.step2) == ["annex-not-found"]
+    assert (r.step2.diagnostics[0].path, r.step2.diagnostics[0].line) == (path, 1)
+    del base
+
+
+def test_a_reduction_citing_a_missing_annex_is_refused(repo):
+    b, base = repo
+    b.partial(T, "root", "20260105T000000Z", "alice",
+              f"-- annex: {ANNEX_SHA}\ntheorem stmt_root : True := sorry\n", kind="reduction")
+    r = judge(b, base)
+    assert codes(r.step2) == ["annex-not-found"]

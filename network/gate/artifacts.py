@@ -81,6 +81,11 @@ define("annex-metadata-missing", 2, 422,
        "An annex/<sha256>.md comes without its annex/<sha256>.yaml metadata (D-31).",
        "Add annex/<sha256>.yaml (schema annex/v1: sha256, author, licence, title, date) in "
        "the same pull request, or submit through submit_informal_annex.")
+define("annex-not-found", 2, 422,
+       "A skeleton's `-- annex: <sha256>` line names an annex that is neither on the node "
+       "nor added by the same pull request (D-31 v3.12).",
+       "Submit the annex first (submit_informal_annex) or in the same pull request, and "
+       "cite it by the SHA-256 of its .md bytes.")
 define("forbidden-option", 2, 422,
        "A submitted Lean file sets an option that weakens checking (debug.skipKernelTC, "
        "`prelude`).",
@@ -566,3 +571,24 @@ def partial_label_findings(text: str, path: str, hole_lines: list[int] | None = 
             missing.append(Diagnostic("partial-unlabelled", "missing `-- claim: $…$` above hole",
                                       path, hl))
     return missing
+
+
+_ANNEX_CITATION = re.compile(r"^[ \t]*--[ \t]*annex:[ \t]*(\S*)", re.MULTILINE)
+
+
+def annex_citations(text: str) -> list[tuple[str, int]]:
+    """The annexes a route's Lean text cites, D-31 v3.12: each ``-- annex: <sha256>``
+    comment line, as (the named value lower-cased, its 1-based line). A route citing one
+    is a skeleton: its holes are written with origin ``skeleton-hole``."""
+    return [(mt.group(1).lower(), text.count("\n", 0, mt.start()) + 1)
+            for mt in _ANNEX_CITATION.finditer(text)]
+
+
+def annex_citation_findings(text: str, path: str, present: set[str]) -> list[Diagnostic]:
+    """D-31 v3.12: every annex a skeleton cites is on its node (``present``: the SHA-256
+    names of the node's ``annex/*.md`` at base and those the pull request adds), else
+    ``annex-not-found``."""
+    return [Diagnostic("annex-not-found", f"no annex/{sha or '<empty>'}.md on the node",
+                       path, line)
+            for sha, line in annex_citations(text)
+            if not re.fullmatch(r"[0-9a-f]{64}", sha) or sha not in present]

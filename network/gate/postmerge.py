@@ -10,7 +10,9 @@ gate-signed when a key is given. :func:`run_postmerge` commits them through a fo
    (D-12 #4/#5, D-29): ``n`` counts per node, after every hole the node already has, so
    rival routes never reuse a number (ruling 3); ``META.hole`` names the parent, the route
    (the partial's path), ``k`` = the hole's index within its route (the number a carried
-   witness ``…-partial.h<k>.witness.lean`` uses, D-29 v3.24) and the hole's name. The
+   witness ``…-partial.h<k>.witness.lean`` uses, D-29 v3.24) and the hole's name;
+   ``META.origin`` is ``skeleton-hole`` when the route cites an annex (``-- annex:``,
+   D-31 v3.12), else ``compiler-derived``. The
    Statement.lean is the hole as the toolchain extracted it (:func:`~network.gate.run.
    hole_statement_text`); a carried witness becomes the hole's Witness.lean; the hole's
    ``-- label:``/``-- claim:`` lines become its first statement gloss, authored by the
@@ -43,6 +45,7 @@ import tempfile
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path, PurePosixPath
+from typing import Literal
 
 import yaml
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
@@ -50,7 +53,7 @@ from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
 from network import ids, signing
 from network.errors import LemmataError, Problem
 from network.gate import attestation as A
-from network.gate.artifacts import Artifact, Kind, import_lines
+from network.gate.artifacts import Artifact, Kind, annex_citations, import_lines
 from network.gate.run import (
     ToolchainSource,
     WorkPlan,
@@ -375,6 +378,9 @@ def write_holes(graph: Graph, att: m.Attestation, *, tc: Toolchain, sandbox: San
     parent_stmt = graph.text(pnode.files["Statement"].path)
     pending: set[str] = set(out.holes)
     lemmas = list(pnode.meta.lemmas)
+    # D-31 v3.12: a route citing an annex (step 2 found it on the node) is a skeleton
+    origin: Literal["skeleton-hole", "compiler-derived"] = (
+        "skeleton-hole" if annex_citations(partial_text) else "compiler-derived")
     for h, other in decided:
         if other is not None:
             if other not in lemmas:
@@ -388,7 +394,7 @@ def write_holes(graph: Graph, att: m.Attestation, *, tc: Toolchain, sandbox: San
         decl = hole_decl(pnode.meta.declaration, n)
         stmt = hole_statement_text(parent_stmt, decl, h, route, parent)
         meta = m.Meta(id=hid, target=target, declaration=decl, statement_hash=sha256_hex(stmt),
-                      origin="compiler-derived",
+                      origin=origin,
                       hole=m.HoleOf(parent=parent, route=route, k=h.index, name=h.name[:200]))
         out.files[f"{hdir}/META.yaml"] = _dump_yaml(meta.model_dump(by_alias=True,
                                                                     exclude_defaults=True)

@@ -6,8 +6,8 @@ adapter's. Step 2 places every changed path into an artifact (:mod:`network.gate
 and applies the rules that need no elaboration: permitted paths per kind, statement hash
 unchanged, merged files never modified, byte-identical copies refused, annexes named after
 their bytes' hash with valid annex/v1 metadata (D-31), proposals' statement commands
-(v3.28), use lines (v3.25), a partial's approach and licence lines (D-12 v3.44), options
-that weaken checking, record schemas, and who may write each kind.
+(v3.28), use lines (v3.25), a partial's approach and licence lines (D-12 v3.44), a
+skeleton's annex citation (D-31 v3.12), options that weaken checking, record schemas, and who may write each kind.
 """
 
 from __future__ import annotations
@@ -22,6 +22,7 @@ from network.gate.artifacts import (
     ANNEX_FILE_RE,
     Artifact,
     Kind,
+    annex_citation_findings,
     classify,
     forbidden_option_findings,
     partial_label_findings,
@@ -203,6 +204,19 @@ def _check_proposal(diff: Diff, base: Graph, art: Artifact, findings: list[Diagn
     findings.extend(statement_command_findings(text, d + "Statement.lean"))
 
 
+def _annexes_on_node(diff: Diff, base: Graph, target: str, node: str) -> set[str]:
+    """SHA-256 names of the node's ``annex/<sha256>.md`` at base and added by the diff."""
+    prefix = f"targets/{target}/nodes/{node}/annex/"
+    paths = [p for p in base.files if p.startswith(prefix)]
+    paths += [c.path for c in diff.changes if c.path.startswith(prefix) and c.new_id]
+    out: set[str] = set()
+    for p in paths:
+        mt = ANNEX_FILE_RE.fullmatch(p[len(prefix):])
+        if mt is not None and mt.group("ext") == "md":
+            out.add(mt.group("sha"))
+    return out
+
+
 def run_steps_1_2(diff: Diff, base: Graph, submitter: str | None) -> Steps12:
     """Classify a pull request and judge steps 1 and 2 (D-4).
 
@@ -249,6 +263,9 @@ def run_steps_1_2(diff: Diff, base: Graph, submitter: str | None) -> Steps12:
             )
             if is_partial:
                 findings.extend(partial_label_findings(text, art.main))
+            if art.kind in (Kind.PARTIAL, Kind.REDUCTION):
+                findings.extend(annex_citation_findings(
+                    text, art.main, _annexes_on_node(diff, base, art.target, art.node)))
     step1 = StepResult.from_findings(1, c.step1)
     step2 = StepResult.from_findings(2, findings)
     return Steps12(c.artifacts, step1, step2)
