@@ -221,7 +221,7 @@ class LocalForge:
             why = check_graph_path(path)
             if why:
                 raise LemmataError("hostile-path", why, path=path)
-        base_tree = self.repo.get(parent).peel(pygit2.Commit).tree
+        base_tree = self.repo[parent].peel(pygit2.Commit).tree
         tree = _build_tree(self.repo, base_tree, files)
         return str(self.repo.create_commit(
             None, self._signature(*author), self._signature(*self.committer), message, tree,
