@@ -142,8 +142,17 @@ def _copy_tree(src: pygit2.Repository, dst: pygit2.Repository, tree_id: pygit2.O
         obj = src.odb.read(oid)
         dst.odb.write(obj[0], obj[1])
         if obj[0] == pygit2.enums.ObjectType.TREE:
-            for entry in src.get(oid):
+            for entry in src[oid].peel(pygit2.Tree):
                 stack.append(entry.id)
+
+
+def _holds_blob(repo: pygit2.Repository, tree: pygit2.Tree, path: str, data: bytes) -> bool:
+    """Whether ``tree`` holds exactly ``data`` as a file at ``path`` (not a folder, a
+    submodule or other bytes there)."""
+    if path not in tree:
+        return False
+    obj = repo.get(tree[path].id)
+    return isinstance(obj, pygit2.Blob) and obj.data == data
 
 
 def seed_forge(forge: Path, graph_dir: Path, *, subdir: str = "graph") -> tuple[str, int]:
@@ -187,11 +196,10 @@ def seed_forge(forge: Path, graph_dir: Path, *, subdir: str = "graph") -> tuple[
     repo.references.create(MAIN, parent[0])
     written = len(history)
     # files in the folder that are not committed yet (a developer's work tree)
-    head_tree = repo.get(parent[0]).peel(pygit2.Commit).tree
+    head_tree = repo[parent[0]].peel(pygit2.Commit).tree
     on_disk = {p.relative_to(graph_dir).as_posix(): p.read_bytes()
                for p in sorted(graph_dir.rglob("*")) if p.is_file() and not p.is_symlink()}
-    changed = {p: b for p, b in on_disk.items()
-               if p not in head_tree or repo.get(head_tree[p].id).data != b}
+    changed = {p: b for p, b in on_disk.items() if not _holds_blob(repo, head_tree, p, b)}
     if changed:
         sig = pygit2.Signature("Lemmata", "graph@lemmata.invalid", int(time.time()), 0)
         from network.api.forge import _build_tree
@@ -209,7 +217,7 @@ def publish_keys(forge: Any, keys: dict[str, tuple[str, Ed25519PrivateKey]],
     Returns the paths committed (empty when every key is already published).
     """
     repo: pygit2.Repository = forge.repo
-    tree = repo.get(forge.main_sha()).peel(pygit2.Commit).tree
+    tree = repo[forge.main_sha()].peel(pygit2.Commit).tree
     files: dict[str, bytes | None] = {}
     for kind, (key_id, key) in sorted(keys.items()):
         path = f"keys/{key_id}.json"
@@ -376,7 +384,7 @@ def run(data_root: Path, graph_dir: Path, *, host: str = "127.0.0.1", port: int 
     app = create_app(settings, graph_loader=provider, toolchain=toolchain_source,
                      forge=forge, keys=keys)
     commit_date = time.strftime("%Y-%m-%d", time.gmtime(
-        pygit2.Repository(str(data.forge)).get(forge.main_sha()).commit_time))
+        pygit2.Repository(str(data.forge))[forge.main_sha()].peel(pygit2.Commit).commit_time))
     published = publish_keys(forge, keys, commit_date)
     if published:
         say(f"      published {', '.join(published)}")
@@ -390,7 +398,8 @@ def run(data_root: Path, graph_dir: Path, *, host: str = "127.0.0.1", port: int 
     stop = stop or threading.Event()
     config = uvicorn.Config(app, host=host, port=port, log_level="warning", lifespan="on")
     server = uvicorn.Server(config)
-    server.install_signal_handlers = lambda: None  # type: ignore[method-assign]
+    # uvicorn (>= 0.29) takes SIGINT/SIGTERM only when served from the main thread; the
+    # service thread leaves them to on_signal below
     api_thread = threading.Thread(target=_service_main, args=(server,), name="service",
                                   daemon=True)
 

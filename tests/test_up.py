@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import shutil
 import socket
 import threading
 import urllib.request
@@ -56,6 +57,18 @@ def test_uncommitted_graph_files_get_one_more_commit(project: Path, tmp_path: Pa
     assert written == 3
     repo = pygit2.Repository(str(tmp_path / "forge.git"))
     assert "targets/demo/nodes/root/Proof.lean" in repo.get(sha).tree
+
+
+def test_a_committed_folder_now_a_file_is_replaced(project: Path, tmp_path: Path) -> None:
+    """A work-tree file where the history holds a folder is one more commit, not a crash."""
+    nodes = project / "graph" / "targets" / "demo" / "nodes"
+    shutil.rmtree(nodes / "variant-weak")
+    (nodes / "variant-weak").write_text("a file now\n")
+    sha, written = up.seed_forge(tmp_path / "forge.git", project / "graph")
+    assert written == 3
+    repo = pygit2.Repository(str(tmp_path / "forge.git"))
+    entry = repo[sha].peel(pygit2.Commit).tree["targets/demo/nodes/variant-weak"]
+    assert isinstance(entry, pygit2.Blob) and entry.data == b"a file now\n"
 
 
 def test_keys_are_created_once(tmp_path: Path) -> None:
