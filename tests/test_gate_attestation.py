@@ -23,9 +23,10 @@ KEYS = {"svc-1": signing.public_key_record(KEY, key_id="svc-1", kind="service",
 
 
 def precheck(**over: object) -> m.PrecheckAttestation:
-    body = dict(graph_id="g", target="t", node="root", artifact_kind="proof", artifacts=ARTS,
-                gate_spec_sha256=SPEC_SHA, toolchain=SPEC.lean_toolchain,
-                verdict="precheck-pass", steps=[], date="2026-02-01T10:00:00Z")
+    body: dict[str, object] = {
+        "graph_id": "g", "target": "t", "node": "root", "artifact_kind": "proof",
+        "artifacts": ARTS, "gate_spec_sha256": SPEC_SHA, "toolchain": SPEC.lean_toolchain,
+        "verdict": "precheck-pass", "steps": [], "date": "2026-02-01T10:00:00Z"}
     body.update(over)
     return m.PrecheckAttestation(**body)  # type: ignore[arg-type]
 
@@ -103,7 +104,7 @@ def test_a_failed_precheck_is_bounced() -> None:
 
 
 def test_verdicts() -> None:
-    ok = [StepResult.passed(i) for i in range(0, 9)]
+    ok = [StepResult.passed(i) for i in range(9)]
     assert A.verdict_of(ok, held=False) == ("pass", None)
     assert A.verdict_of(ok, held=True) == ("held", None)
     bad4 = ok[:4] + [StepResult.refused(4, [Diagnostic("x", "y")])]

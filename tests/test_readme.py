@@ -31,7 +31,7 @@ def test_every_command_is_in_the_readme(repo_root: Path) -> None:
 def test_exactly_two_setup_commands(repo_root: Path) -> None:
     readme = (repo_root / "README.md").read_text("utf-8")
     quick = readme.split("## Quick start", 1)[1].split("\n## ", 1)[0]
-    block = re.search(r"```sh\n(.*?)```", quick, re.S)
+    block = re.search(r"```sh\n(.*?)```", quick, re.DOTALL)
     assert block is not None
     lines = [ln.split("#")[0].strip() for ln in block.group(1).splitlines() if ln.strip()]
     assert lines == ["make run", "make test"]
