@@ -329,6 +329,16 @@ def scenarios() -> dict[str, Scenario]:
                                               native=["Lean.ofReduceBool"]),
                   "used_constants": _used(BASE_LEMMA_PROOF)},
                  review=Review("rita", signs_off=("native_decide",))),
+        # an alternate may carry the waiver as a proof does (D-4, D-25 v3.13)
+        Scenario("alternate-native-waived", {
+            f"{ND}/aux/attempts/20260301T000000Z-alice-alternate.lean": enc(
+                P_AUX.replace("simp", "native_decide")),
+            f"{ND}/aux/waivers/native_decide.yaml": enc(
+                "schema: waiver/v1\nkind: native_decide\njustification: a big computation\n"
+                "author: alice\ndate: '2026-03-01'\n")},
+                 {"check_statement": _theorem(axioms=["propext", "Lean.ofReduceBool"],
+                                              native=["Lean.ofReduceBool"])},
+                 review=Review("rita", signs_off=("native_decide",))),
         Scenario("undeclared", {mid_proof: enc(PROOF_MID.replace(
             "simpa using Demo.base_lemma n", "simpa using (Demo.base_lemma n).trans rfl"))},
                  {"used_constants": _used(BASE_LEMMA_PROOF, "Lemmata.demo.aux.Proof")}),

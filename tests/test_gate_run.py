@@ -163,6 +163,18 @@ def test_native_decide_with_waiver_and_sign_off_is_flagged(tmp_path: Path) -> No
     assert first_failing(out2) == (5, "native-code-used")
 
 
+
+def test_an_alternate_carries_its_waiver(tmp_path: Path) -> None:
+    """D-4: the waiver rides with an alternate as with a proof: one artifact, flagged."""
+    out, *_ = gate(tmp_path, "alternate-native-waived")
+    assert out.verdict == "pass", out.to_dict()
+    [att] = out.attestations
+    assert att.artifact_kind == "alternate" and att.waivers == ["native_decide"]
+    assert sorted(a.path.rsplit("/", 1)[-1] for a in att.artifacts) == [
+        "20260301T000000Z-alice-alternate.lean", "native_decide.yaml"]
+    out2, *_ = gate(tmp_path / "n", "alternate-native-waived", review=None)
+    assert first_failing(out2) == (5, "native-code-used")
+
 # --- step 0 -------------------------------------------------------------------------------
 
 

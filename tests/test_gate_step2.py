@@ -325,3 +325,29 @@ def test_a_reduction_citing_a_missing_annex_is_refused(repo):
               f"-- annex: {ANNEX_SHA}\ntheorem stmt_root : True := sorry\n", kind="reduction")
     r = judge(b, base)
     assert codes(r.step2) == ["annex-not-found"]
+
+
+WAIVER = {"schema": "waiver/v1", "kind": "native_decide", "justification": "a big computation",
+          "author": "alice", "date": "2026-01-05"}
+
+
+def test_a_waiver_rides_with_an_alternate(repo):
+    b, base = repo
+    alt = b.partial(T, "lemma", "20260105T000000Z", "alice",
+                    "theorem stmt_lemma : True := by native_decide\n", kind="alternate")
+    waiver = b.write_yaml(f"{ND}/lemma/waivers/native_decide.yaml", WAIVER)
+    r = judge(b, base)
+    assert r.step2.ok, codes(r.step2)
+    [art] = r.artifacts
+    assert art.kind is Kind.ALTERNATE and art.main == alt and art.paths == sorted([alt, waiver])
+
+
+def test_a_waiver_alone_or_beside_a_partial_is_refused(repo):
+    b, base = repo
+    b.write_yaml(f"{ND}/root/waivers/native_decide.yaml", WAIVER)
+    r = judge(b, base)
+    assert codes(r.step2) == ["path-not-permitted"]
+    b.partial(T, "root", "20260105T000000Z", "alice",
+              "-- approach: a\n-- licence: CC-BY-4.0\ntheorem stmt_root : True := sorry\n")
+    r = judge(b, base)
+    assert codes(r.step2) == ["path-not-permitted"]

@@ -257,11 +257,16 @@ def classify(diff: Diff, base: Graph) -> Classified:
     Returns:
         A :class:`Classified`; ``step1``/``step2`` are empty when every path is permitted.
 
+    A ``waivers/native_decide.yaml`` joins the proof or alternate it rides with on its
+    node (D-4, D-25 v3.13); alone, or beside any other artifact, it is
+    ``path-not-permitted``.
+
     Implements D-3 (paths), D-4 steps 1-2, D-25 v3.13 (byte-identical copies), ruling 6.
     """
     step1: list[Diagnostic] = []
     step2: list[Diagnostic] = []
     found: dict[tuple[str, str | None, Kind], Artifact] = {}
+    waivers: list[tuple[str, str, str]] = []
 
     def add(kind: Kind, target: str, node: str | None, path: str, main: bool) -> None:
         art = found.setdefault((target, node, kind), Artifact(kind, target, node))
@@ -301,8 +306,15 @@ def classify(diff: Diff, base: Graph) -> Classified:
         if node is None:
             _classify_new_node(ch, rest, tid, nid, add, step2)
             continue
-        _classify_node_path(diff, ch, rest, node, add, step2)
+        _classify_node_path(diff, ch, rest, node, add, step2, waivers)
 
+    for tid, nid, p in waivers:  # D-4: a waiver rides with the proof that needs it
+        host = found.get((tid, nid, Kind.PROOF)) or found.get((tid, nid, Kind.ALTERNATE))
+        if host is None:
+            step2.append(Diagnostic("path-not-permitted", "waivers/native_decide.yaml rides "
+                                    "with the proof or alternate that uses native_decide", p))
+        else:
+            host.paths.append(p)
     artifacts = sorted(found.values(), key=lambda a: (a.target, a.node or "", a.kind.value))
     for art in artifacts:
         art.paths.sort()
@@ -355,7 +367,7 @@ def _classify_new_node(ch: Change, rest: list[str], tid: str, nid: str, add: _Ad
 
 
 def _classify_node_path(diff: Diff, ch: Change, rest: list[str], node: Node, add: _Add,
-                        step2: list[Diagnostic]) -> None:
+                        step2: list[Diagnostic], waivers: list[tuple[str, str, str]]) -> None:
     p = ch.path
     tid, nid = node.ref.target, node.ref.node
     name = rest[0]
@@ -422,7 +434,7 @@ def _classify_node_path(diff: Diff, ch: Change, rest: list[str], node: Node, add
         add(Kind.ANNEX, tid, nid, p, rest[1].endswith(".md"))
         return
     if name == "waivers" and rest == ["waivers", "native_decide.yaml"]:
-        add(Kind.PROOF, tid, nid, p, False)  # rides with the proof that needs it (D-4)
+        waivers.append((tid, nid, p))  # joins the node's proof or alternate (D-4)
         return
     if len(rest) == 2 and name in _NODE_RECORD_KINDS and RECORD_FILE_RE.fullmatch(rest[1]):
         kind = _NODE_RECORD_KINDS[name]
