@@ -351,3 +351,57 @@ def test_a_waiver_alone_or_beside_a_partial_is_refused(repo):
               "-- approach: a\n-- licence: CC-BY-4.0\ntheorem stmt_root : True := sorry\n")
     r = judge(b, base)
     assert codes(r.step2) == ["path-not-permitted"]
+
+
+def _service_bundle(b: GraphBuilder, base: str, artifact_type: str) -> dict[str, str]:
+    """The graph files the service writes for a route carrying a witness for hole 1
+    (network/api/precheck.build_bundle, files ``{"h1.witness.lean": …}``)."""
+    from network.api.precheck import build_bundle
+
+    bundle = build_bundle(load_graph(b.root, commit=base), target=T, node="root",
+                          artifact_type=artifact_type,
+                          text="-- approach: a\n-- licence: CC-BY-4.0\n"
+                               "theorem stmt_root : True := sorry\n",
+                          files={"h1.witness.lean": "theorem w : True := trivial\n"},
+                          pseudonym="alice", now=1_790_000_000)
+    for path, text in bundle.files.items():
+        b.write(path, text)
+    return bundle.files
+
+
+def test_a_partials_carried_witness_has_the_services_name(repo):
+    b, base = repo
+    files = _service_bundle(b, base, "partial")
+    r = judge(b, base)
+    assert r.step2.ok, codes(r.step2)
+    [art] = r.artifacts
+    assert art.kind is Kind.PARTIAL and art.paths == sorted(files)
+
+
+def test_a_reductions_carried_witness_follows_the_record_layout(repo, monkeypatch):
+    """The service names a reduction's carried witness ``…-reduction.h<k>.witness.lean``,
+    the one name docs/record.md gives. The gate places what the record's layout
+    (``network.record.loader.ATTEMPT_RE``) places, so a merge never leaves main holding a
+    file the loader refuses: today the layout has only the partial form and step 2 refuses
+    the reduction's (fail closed); once the layout admits it, it rides with its reduction."""
+    import re
+
+    from network.gate import artifacts
+    from network.record import loader
+
+    b, base = repo
+    files = _service_bundle(b, base, "reduction")
+    witness = next(p for p in files if p.endswith(".witness.lean"))
+    assert witness.endswith("-reduction.h1.witness.lean")
+    r = judge(b, base)
+    if loader.ATTEMPT_RE.fullmatch(witness.rsplit("/", 1)[-1]) is None:
+        assert codes(r.step2) == ["path-not-permitted"]
+        assert r.step2.diagnostics[0].path == witness
+        widened = re.compile(loader.ATTEMPT_RE.pattern.replace(
+            r"partial\.h(?P<k>", r"(?:partial|reduction)\.h(?P<k>"))
+        monkeypatch.setattr(artifacts, "ATTEMPT_RE", widened)
+        r = judge(b, base)
+    assert r.step2.ok, codes(r.step2)
+    [art] = r.artifacts
+    assert art.kind is Kind.REDUCTION and art.paths == sorted(files)
+    assert art.main == next(p for p in files if p.endswith("-reduction.lean"))

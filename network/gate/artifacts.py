@@ -413,8 +413,8 @@ def _classify_node_path(diff: Diff, ch: Change, rest: list[str], node: Node, add
             step2.append(Diagnostic("path-not-permitted",
                                     "attempts/ holds <ts>-<pseudonym>-<kind> files", p))
             return
-        if m.group("k"):
-            add(Kind.PARTIAL, tid, nid, p, False)  # a witness the partial carries (v3.24)
+        if m.group("k"):  # a witness the route carries for hole k (D-29 v3.24)
+            add(_ATTEMPT_KINDS[m.group("kind").split(".")[0]], tid, nid, p, False)
             return
         kind = _ATTEMPT_KINDS[m.group("kind").split(".")[0]]
         if kind is Kind.ALTERNATE:

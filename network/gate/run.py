@@ -30,7 +30,7 @@ first failing step:
    reviewer's sign-off, flagged on the attestation (D-4 Detail).
 6. hazards over the statement, findings matched against META.yaml's
    ``acknowledged_hazards`` (see :func:`hazard_location_key` for the one location format).
-7. the non-vacuity witness (and every witness a partial carries, D-29 v3.24); a vacuity
+7. the non-vacuity witness (and every witness a route carries, D-29 v3.24); a vacuity
    certificate, which proves none exists, passes with ``witness-not-applicable``.
 8. declared dependencies: the nodes the kernel term uses against deps, lemmas and use
    lines (D-3 v3.25, D-4 v3.25).
@@ -102,8 +102,10 @@ define("offload-restates-ancestor", 4, 422,
        "depends on this one (D-12 v3.21).",
        "Do not reduce a node to one of its ancestors; that decomposition is circular.")
 define("carried-witness-unknown-hole", 7, 422,
-       "A carried witness names a hole number the partial does not have (D-29 v3.24).",
-       "Name the file …-partial.h<k>.witness.lean after the k-th hole of the partial.")
+       "A carried witness names a hole number the partial or reduction does not have "
+       "(D-29 v3.24).",
+       "Name the file after its route and the route's k-th hole: "
+       "…-partial.h<k>.witness.lean, …-reduction.h<k>.witness.lean.")
 define("undeclared-dependency", 8, 422,
        "The proof term uses a node it did not declare (deps, lemmas or use lines).",
        "Add an import line (a use, D-3 v3.25) for the merged proof you draw on.")
@@ -835,14 +837,16 @@ def _step7(ctx: _Ctx, run: _Run, tc: Toolchain, ws: Workspace, plan: WorkPlan,
     if not run.witness.ok:
         return _fail(7, run.witness.code or "witness-failed",
                      run.witness.detail or "the witness does not check", art.main)
-    if art.kind is Kind.PARTIAL and run.holes:
+    if art.kind in _ROUTES and run.holes:
         return _carried_witnesses(ctx, run, tc, plan, caps, spec)
     return StepResult.passed(7)
 
 
 def _carried_witnesses(ctx: _Ctx, run: _Run, tc: Toolchain, plan: WorkPlan, caps: m.Caps,
                        spec: m.GateSpec) -> StepResult:
-    """D-29 v3.24: each carried witness against the statement its hole node will have."""
+    """D-29 v3.24: each witness a partial or reduction carries
+    (``<route path without .lean>.h<k>.witness.lean``) against the statement its hole node
+    will have."""
     art = run.art
     assert art.node is not None
     prefix = art.main[: -len(".lean")] + ".h"
