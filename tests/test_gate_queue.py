@@ -103,3 +103,33 @@ def test_a_losing_racer_moves_to_its_alternate_path(forge: LocalForge) -> None:
     commit = forge.repo.get(pr.head_sha).peel(pygit2.Commit)
     path = f"{ND}/mid/attempts/20260921T141320Z-bob-alternate.lean"
     assert bytes(forge.repo.get(commit.tree[path].id).data) == other.encode()
+
+
+def test_the_queue_loads_main_once_per_commit_and_hands_it_to_the_gate(
+        forge: LocalForge, monkeypatch: pytest.MonkeyPatch) -> None:
+    """run_gate's base_graph: the queue passes the graph at main it already holds, so the
+    gate never reloads it (the racer's precheck included) and main is loaded once per
+    main commit judged; verdicts are those of the racer test above."""
+    from network.gate import queue as Q
+    from network.gate import run as R
+
+    loads: dict[str, list[str]] = {"queue": [], "gate": []}
+
+    def spy(where: str, real):  # a test double
+        def load(*args, **kw):
+            g = real(*args, **kw)
+            loads[where].append(g.commit)
+            return g
+        return load
+
+    monkeypatch.setattr(Q, "load_graph", spy("queue", Q.load_graph))
+    monkeypatch.setattr(R, "load_graph", spy("gate", R.load_graph))
+    first = submit(forge, {f"{ND}/mid/Proof.lean": PROOF_MID.encode()})
+    other = PROOF_MID.replace("simpa using", "exact (by simpa using") + ")\n"
+    submit(forge, {f"{ND}/mid/Proof.lean": other.encode()}, author="bob")
+    loads["gate"].clear()  # the two submissions' own prechecks
+    items = process_queue(forge, toolchain=RecordedToolchain, sandbox=Sandbox())
+    assert [(i.number, i.verdict) for i in items] == [(first, "pass")]
+    assert len(items[0].moved) == 1
+    assert loads["gate"] == []
+    assert len(loads["queue"]) == len(set(loads["queue"])) == 2  # before, after the merge

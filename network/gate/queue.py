@@ -6,7 +6,9 @@ each one:
 
 1. runs the authoritative gate (:func:`~network.gate.run.run_gate`) with ``base`` = main
    and ``head`` = the pull request's head, consuming the precheck attestation the pull
-   request carries (ruling 7: the row's field, else a fenced block in its body);
+   request carries (ruling 7: the row's field, else a fenced block in its body); the
+   graph at main is loaded once per main commit and passed as ``base_graph``
+   (:class:`MainGraph`);
 2. publishes the attestation on main whatever the verdict (ruling 8): this publishing
    commit runs no contributor code, it only writes the JSON the gate produced;
 3. on ``pass`` merges, then runs the post-merge job (:mod:`network.gate.postmerge`) and
@@ -44,7 +46,7 @@ from network.gate.run import (
     run_gate,
 )
 from network.gate.sandbox import SandboxRunner
-from network.record.loader import load_graph
+from network.record.loader import Graph, load_graph
 
 
 @dataclass
@@ -70,6 +72,27 @@ class QueueItem:
     postmerge: PostMerge | None = None
     moved: list[int] = field(default_factory=list)
     notes: list[str] = field(default_factory=list)
+
+
+class MainGraph:
+    """The graph at a forge's main, loaded once per main commit and handed to
+    :func:`~network.gate.run.run_gate` as ``base_graph``, so a queue judging many pull
+    requests does not reload a large graph for each one while main has not moved (the
+    gate reuses it only when its commit is the base's, so verdicts are unchanged)."""
+
+    def __init__(self, forge: LocalForge) -> None:
+        self.forge = forge
+        self.graph: Graph | None = None
+
+    def at(self, sha: str) -> Graph:
+        """The graph at main commit ``sha`` (40 hex), loaded unless already held.
+
+        Raises:
+            LemmataError: what :func:`~network.record.loader.load_graph` raises.
+        """
+        if self.graph is None or self.graph.commit != sha:
+            self.graph = load_graph(self.forge.path, commit=sha)
+        return self.graph
 
 
 def _precheck_of(pr: PullRequest) -> str | None:
@@ -100,16 +123,18 @@ def _added_proofs(forge: LocalForge, pr: PullRequest, main: str) -> dict[str, by
 
 
 def move_losing_racers(forge: LocalForge, merged: GateOutcome, *, toolchain: ToolchainSource,
-                       sandbox: SandboxRunner, skip: set[int]) -> list[int]:
+                       sandbox: SandboxRunner, skip: set[int],
+                       graphs: MainGraph | None = None) -> list[int]:
     """D-25 v3.21: close each open pull request that adds the Proof.lean of a node whose
     proof just merged, and open its text as an alternate from main. Returns the new pull
-    requests' numbers."""
+    requests' numbers. ``graphs`` holds the graph at main when the caller has it (the
+    queue's), else it is loaded here."""
     won = {f"targets/{r.artifact.target}/nodes/{r.artifact.node}/Proof.lean"
            for r in merged.runs if r.verdict == "pass" and r.artifact.kind.value == "proof"}
     if not won:
         return []
     main = forge.main_sha()
-    graph = load_graph(forge.path, commit=main)
+    graph = (graphs or MainGraph(forge)).at(main)
     opened: list[int] = []
     for pr in forge.list_open():
         if pr.number in skip:
@@ -132,7 +157,7 @@ def move_losing_racers(forge: LocalForge, merged: GateOutcome, *, toolchain: Too
         head = forge.commit_files(main, files, msg,
                                   author=(pr.author, f"{pr.author}@users.lemmata.invalid"))
         pre = run_gate(forge.path, main, head, toolchain=toolchain, sandbox=sandbox,
-                       mode="precheck", submitter=pr.author)
+                       mode="precheck", submitter=pr.author, base_graph=graph)
         raw = None
         atts = pre.precheck_attestations
         if pre.verdict == "pass" and len(atts) == 1:
@@ -183,6 +208,7 @@ def process_queue(
     """
     items: list[QueueItem] = []
     handled: set[int] = set()
+    graphs = MainGraph(forge)
     for pr in forge.list_open():
         if forge.get(pr.number).state != "open":
             continue
@@ -193,7 +219,7 @@ def process_queue(
                            sandbox=sandbox, precheck_raw=_precheck_of(pr),
                            submitter=pr.author, gate_key=gate_key, key_id=key_id,
                            runner=runner, review=reviews(pr) if reviews else None,
-                           work_dir=work_dir)
+                           work_dir=work_dir, base_graph=graphs.at(main))
         except LemmataError as exc:
             items.append(QueueItem(pr.number, "error", notes=[f"{exc.code}: {exc.detail}"]))
             continue
@@ -220,5 +246,5 @@ def process_queue(
             pull_request=f"local/{pr.number}", submitter=pr.author, toolchain=toolchain,
             sandbox=sandbox, gate_key=gate_key, key_id=key_id, work_dir=work_dir)
         item.moved = move_losing_racers(forge, out, toolchain=toolchain, sandbox=sandbox,
-                                        skip=set())
+                                        skip=set(), graphs=graphs)
     return items
