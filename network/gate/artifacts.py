@@ -13,6 +13,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, field
 from enum import StrEnum
+from typing import Protocol
 
 from network import ids
 from network.errors import define
@@ -308,13 +309,15 @@ def classify(diff: Diff, base: Graph) -> Classified:
             continue
         _classify_node_path(diff, ch, rest, node, add, step2, waivers)
 
-    for tid, nid, p in waivers:  # D-4: a waiver rides with the proof that needs it
-        host = found.get((tid, nid, Kind.PROOF)) or found.get((tid, nid, Kind.ALTERNATE))
+    for w_target, w_node, w_path in waivers:  # D-4: it rides with the proof that needs it
+        host = (found.get((w_target, w_node, Kind.PROOF))
+                or found.get((w_target, w_node, Kind.ALTERNATE)))
         if host is None:
             step2.append(Diagnostic("path-not-permitted", "waivers/native_decide.yaml rides "
-                                    "with the proof or alternate that uses native_decide", p))
+                                    "with the proof or alternate that uses native_decide",
+                                    w_path))
         else:
-            host.paths.append(p)
+            host.paths.append(w_path)
     artifacts = sorted(found.values(), key=lambda a: (a.target, a.node or "", a.kind.value))
     for art in artifacts:
         art.paths.sort()
@@ -324,10 +327,10 @@ def classify(diff: Diff, base: Graph) -> Classified:
     for art in artifacts:
         if art.node is not None and art.plan.builds:
             by_node.setdefault((art.target, art.node), []).append(art)
-    for (tid, nid), arts in by_node.items():
+    for (a_target, a_node), arts in by_node.items():
         if len(arts) > 1:
             kinds = ", ".join(a.kind.value for a in arts)
-            step2.append(Diagnostic("mixed-artifacts", f"{tid}/{nid} carries {kinds}"))
+            step2.append(Diagnostic("mixed-artifacts", f"{a_target}/{a_node} carries {kinds}"))
     return Classified(artifacts, step1, step2)
 
 
@@ -446,7 +449,7 @@ def _classify_node_path(diff: Diff, ch: Change, rest: list[str], node: Node, add
     step2.append(Diagnostic("path-not-permitted", "no artifact may add this file", p))
 
 
-class _Add:  # typing helper for the ``add`` callback
+class _Add(Protocol):  # typing helper for the ``add`` callback
     def __call__(self, kind: Kind, target: str, node: str | None, path: str,
                  main: bool) -> None: ...
 
