@@ -116,7 +116,8 @@ R = TypeVar("R", bound=BaseModel)
 NODE_LEAN_FILES = ("Statement", "Witness", "Context", "Proof", "Refutation", "Vacuity", "Relation")
 TS_RE = r"(?P<ts>\d{8}T\d{6}Z)-(?P<who>[A-Za-z0-9][A-Za-z0-9_.-]{0,38})"
 ATTEMPT_RE = re.compile(
-    TS_RE + r"-(?P<kind>postmortem\.yaml|partial\.lean|partial\.h(?P<k>[1-9][0-9]*)\.witness\.lean"
+    TS_RE + r"-(?P<kind>postmortem\.yaml|partial\.lean"
+    r"|(?:partial|reduction)\.h(?P<k>[1-9][0-9]*)\.witness\.lean"
     r"|reduction\.lean|alternate\.lean)"
 )
 RECORD_FILE_RE = re.compile(TS_RE + r"\.yaml")
@@ -794,7 +795,7 @@ def _load_annex(r: _Reader, node: Node, path: str, name: str) -> None:
     if mt.group(2) == "md":
         text = r.raw(path)
         if text is not None and sha256_hex(text) != mt.group(1):
-            r.problems.append(Problem("statement-hash-mismatch",
+            r.problems.append(Problem("annex-hash-mismatch",
                                       "annex bytes do not hash to their name", path))
         return
     rf = r.record(path, m.Annex)
