@@ -183,17 +183,17 @@ def build_attestation(
     return m.Attestation(
         graph_id=graph_id, target=target, node=node, statement_hash=statement_hash,
         artifact_kind=artifact_kind, artifacts=list(artifacts), submitter=submitter,
-        channel=channel,  # type: ignore[arg-type]
+        channel=channel,
         disclosure=disclosure or m.Disclosure(), toolchain=spec.lean_toolchain,
         toolchain_hash=toolchain_hash,
         mathlib_rev=spec.mathlib.rev if spec.mathlib else None,
         gate_spec_sha256=gate_spec_sha256, network_commit=spec.network_commit,
         base_commit=base_commit, head_commit=head_commit, graph_commit=graph_commit,
-        precheck=precheck, verdict=verdict,  # type: ignore[arg-type]
+        precheck=precheck, verdict=verdict,
         first_failing_step=first, steps=[s.to_record() for s in steps], step9=step9,
-        waivers=list(waivers),  # type: ignore[arg-type]
+        waivers=list(waivers),
         elaboration_state=elaboration_state, timestamp=head_date,
-        runner=runner,  # type: ignore[arg-type]
+        runner=runner,
     )
 
 

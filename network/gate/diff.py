@@ -80,7 +80,7 @@ def _subtree(repo: pygit2.Repository, commit: pygit2.Commit, subdir: str) -> pyg
     try:
         obj = repo.get(tree[subdir].id)
     except KeyError:
-        return repo.get(repo.TreeBuilder().write())  # an empty tree: everything is added
+        return repo[repo.TreeBuilder().write()].peel(pygit2.Tree)  # empty: everything is added
     if not isinstance(obj, pygit2.Tree):
         raise LemmataError("not-a-graph", f"{subdir!r} is not a folder")
     return obj

@@ -770,7 +770,7 @@ def postmerge_files(
     """
     from network.record.source import CommitSource
 
-    source: GraphSource = CommitSource(repo, merge_commit)  # type: ignore[assignment]
+    source: GraphSource = CommitSource(repo, merge_commit)
     graph = load_graph(source)
     date = commit_date(repo, merge_commit)
     seq = max((mr.record.seq for mr in graph.merges), default=0) + 1
