@@ -15,8 +15,6 @@ bearer token except the two by which an identity starts (:data:`UNAUTHENTICATED_
 from __future__ import annotations
 
 import contextlib
-import hashlib
-import json
 from collections.abc import AsyncIterator, Callable
 from typing import Annotated, Any
 
@@ -30,7 +28,7 @@ from starlette.exceptions import HTTPException as StarletteHTTPException
 from starlette.routing import Route
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
-from network.api import claims, db, identity, precheck, reads, tools
+from network.api import claims, db, frontier_cache, identity, precheck, reads, tools
 from network.api.graphs import GraphProvider
 from network.api.service import Caller, Clock, Service, Who, authenticate
 from network.api.settings import ServiceSettings
@@ -320,8 +318,14 @@ def _read(request: Request, svc: Service, body: Any) -> Response:
         snap = svc.graphs.snapshot().etag
     except LemmataError:
         snap = "none"
-    data = json.dumps(body, sort_keys=True, ensure_ascii=False).encode()
-    etag = f'"{snap}-{hashlib.sha256(data).hexdigest()[:16]}"'
+    data = frontier_cache.serialize(body)
+    return _cached_read(request, svc, data, frontier_cache.etag_of(snap, data), snap)
+
+
+def _cached_read(request: Request, svc: Service, data: bytes, etag: str,
+                 snap: str) -> Response:
+    """A read whose bytes and ETag are already made: ``304`` when ``If-None-Match``
+    names the ETag, else the bytes (the headers of :func:`_read`)."""
     headers = {"ETag": etag, "Cache-Control": f"public, max-age={svc.settings.read_max_age_s}",
                "X-Graph-Snapshot": snap}
     if request.headers.get("if-none-match") == etag:
@@ -365,7 +369,15 @@ def _install_routes(app: FastAPI, svc: Service) -> None:
         """The committed frontier with the live claim registry overlaid; query parameters
         filter entries by field (no ranking)."""
         filters = {k: v for k, v in request.query_params.items()}
-        return _read(request, svc, reads.frontier(svc, filters or None))
+        out = frontier_cache.render(svc, filters or None)  # reads.frontier, cached
+        return _cached_read(request, svc, out.body, out.etag, out.snapshot)
+
+    @app.get("/ledger.json", openapi_extra=none)
+    @marks(reads.ledger)
+    def ledger(request: Request, identity: Annotated[str | None, Query(max_length=200)] = None
+               ) -> Response:
+        """Ledger lines per identity (D-19), revoked ones shown revoked; `identity` narrows."""
+        return _read(request, svc, reads.ledger(svc, identity))
 
     @app.get("/hosted-checkers.json", openapi_extra=none)
     @marks(reads.hosted_checkers)

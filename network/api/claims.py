@@ -17,11 +17,12 @@ Each public operation here is the one function both an HTTP route and its MCP to
 
 from __future__ import annotations
 
+import functools
 import secrets
 from dataclasses import dataclass
 from typing import Any
 
-from sqlalchemy import and_, select, update
+from sqlalchemy import BigInteger, Select, and_, bindparam, case, func, select, update
 from sqlalchemy.exc import IntegrityError
 
 from network import ids
@@ -282,10 +283,16 @@ def live_for_node(svc: Service, target: str, node: str, *, session: Any = None) 
         return run(s)
 
 
-def registry(svc: Service) -> dict[tuple[str, str], list[dict[str, Any]]]:
+def registry(svc: Service, now: int | None = None) -> dict[tuple[str, str], list[dict[str, Any]]]:
     """Every live claim, public view (pseudonym and expiry only), keyed by (target, node):
-    what ``GET /frontier.json`` overlays on the committed product (ruling 13)."""
-    now = svc.now()
+    what ``GET /frontier.json`` overlays on the committed product (ruling 13).
+
+    Args:
+        now: the instant (whole epoch seconds) the registry is read at; default
+            ``svc.now()``. A claim is live at ``now`` iff unreleased and
+            ``expires_at > now`` (D-25's auto-release).
+    """
+    now = svc.now() if now is None else now
     out: dict[tuple[str, str], list[dict[str, Any]]] = {}
     with db.transaction(svc.sessions) as s:
         rows = s.execute(select(db.ClaimRow, db.IdentityRow.pseudonym)
@@ -309,3 +316,54 @@ def history_for_node(svc: Service, target: str, node: str) -> list[dict[str, Any
                          .order_by(db.ClaimRow.id)).all()
         return [{k: v for k, v in _public(r, p, now).items() if k != "claim_id"}
                 for r, p in rows]
+
+
+@dataclass(frozen=True)
+class RegistryVersion:
+    """A cheap name of the live registry at one instant: equal versions read at ``now``
+    and ``now'`` give equal :func:`registry` answers at both (what the frontier cache keys
+    on, network/api/frontier_cache.py).
+
+    Attributes:
+        rows, max_id, renewals, expiry_sum: count, largest id, summed renewals and summed
+            ``expires_at`` of the rows holding a live key (live, or expired and not yet
+            reaped). Every claim write changes one of them: a new claim raises ``max_id``
+            (ids only grow: rows are never deleted), a release or reap lowers ``rows``
+            (it clears ``live_key`` with ``released_at``), a renewal raises ``renewals``
+            and a submission's extension raises ``expiry_sum``.
+        next_expiry: the earliest ``expires_at`` after the instant read (epoch seconds),
+            or None: the registry stays the same until that moment passes, and the
+            version changes when it does.
+    """
+
+    rows: int
+    max_id: int
+    renewals: int
+    expiry_sum: int
+    next_expiry: int | None
+
+
+@functools.cache
+def _version_query() -> Select[int, int, int, int, Any]:
+    """The aggregate :func:`registry_version` runs, built once (``now`` bound per call)."""
+    c = db.ClaimRow
+    now = bindparam("now", type_=BigInteger)
+    return (select(func.count(c.id), func.max(c.id), func.sum(c.renewals),
+                   func.sum(c.expires_at),
+                   func.min(case((c.expires_at > now, c.expires_at), else_=None)))
+            .where(c.live_key.is_not(None)))
+
+
+def registry_version(svc: Service, now: int) -> RegistryVersion:
+    """The :class:`RegistryVersion` at ``now`` (whole epoch seconds): one aggregate query
+    over the rows holding a live key (the UNIQUE ``live_key`` index), never the history.
+
+    Claims written by any process sharing the database (another worker, ``lemmata mcp``)
+    are seen, since the database is asked every time.
+    """
+    # One read per request: no ORM session, and no SQLite write lock (db.READ_ONLY).
+    with svc.engine.connect().execution_options(**{db.READ_ONLY: True}) as conn:
+        found = conn.execute(_version_query(), {"now": now}).one()
+    rows, max_id, renewals, expiry_sum, nxt = found
+    return RegistryVersion(int(rows or 0), int(max_id or 0), int(renewals or 0),
+                           int(expiry_sum or 0), None if nxt is None else int(nxt))

@@ -237,6 +237,11 @@ class PullRequestRow(Base):
     closed_at: Mapped[int | None] = mapped_column(BigInteger, nullable=True)
 
 
+#: Execution option naming a connection that only reads: on SQLite its transaction is a
+#: plain (deferred) ``BEGIN``, so it neither waits for nor blocks writers.
+READ_ONLY = "lemmata_read_only"
+
+
 def make_engine(url: str, *, connect_args: dict[str, Any] | None = None) -> Engine:
     """An engine for ``url``, configured so concurrent writers never lose a write.
 
@@ -268,7 +273,10 @@ def make_engine(url: str, *, connect_args: dict[str, Any] | None = None) -> Engi
 
         @event.listens_for(engine, "begin")
         def _sqlite_begin(conn: Any) -> None:
-            conn.exec_driver_sql("BEGIN IMMEDIATE")
+            # A connection marked READ_ONLY (a per-request read such as the claim
+            # registry's version) takes a WAL snapshot instead of the write lock.
+            read_only = conn.get_execution_options().get(READ_ONLY, False)
+            conn.exec_driver_sql("BEGIN" if read_only else "BEGIN IMMEDIATE")
 
         return engine
     return create_engine(url, connect_args=args, pool_pre_ping=True)

@@ -15,6 +15,7 @@ from sqlalchemy import select
 
 from network import ids
 from network.api import claims, db
+from network.api.graphs import Snapshot
 from network.api.service import Service, iso
 from network.errors import LemmataError, catalog_json
 from network.record.loader import Graph, Node, Target
@@ -349,35 +350,69 @@ def _matches(entry: dict[str, Any], filters: dict[str, str]) -> bool:
     return True
 
 
+def frontier_product(svc: Service, snap: Snapshot | None = None) -> Any:
+    """The committed ``frontier.json`` of a snapshot, parsed once per snapshot and cached
+    (never re-parsed per request); a graph with no committed product gets what
+    ``network.record.products.frontier_json`` derives from the same snapshot. The answer
+    is shared: read it, never mutate it (:func:`frontier_overlay` copies what it changes).
+
+    Raises:
+        LemmataError: ``malformed-json``; ``product-missing``; ``graph-unavailable``.
+    """
+    snap = snap or svc.graphs.snapshot()
+    cached = svc.extra.get("frontier_product")
+    if cached is not None and cached[0] is snap.graph:
+        return cached[1]
+    product = _product(snap.graph, "frontier.json")
+    if product is None:
+        product = _derived_frontier(snap.graph)
+    svc.extra["frontier_product"] = (snap.graph, product)
+    return product
+
+
+def frontier_overlay(product: Any, live: dict[tuple[str, str], list[dict[str, Any]]],
+                     filters: dict[str, str] | None = None) -> dict[str, Any]:
+    """The frontier body without its ``live_claims_as_of``: ``product`` (left untouched)
+    with ``live`` (:func:`claims.registry`'s answer) overlaid on each entry and
+    ``filters`` applied (ruling 13, D-35). Pure: the same arguments give an equal body."""
+    entries = _entries(product)
+    overlaid: dict[int, dict[str, Any]] = {}
+    for entry in entries:
+        key = (str(entry.get("target")), str(entry.get("node", entry.get("id"))))
+        held = live.get(key, [])
+        overlaid[id(entry)] = {**entry, "live_claims": held,
+                               "claim_status": "claimed" if held else "unclaimed"}
+    body: dict[str, Any] = dict(product) if isinstance(product, dict) else {"nodes": product}
+    for list_key in ("nodes", "frontier", "entries", "ready"):
+        if isinstance(body.get(list_key), list):
+            items = [overlaid.get(id(e), e) for e in body[list_key]]
+            if filters:
+                items = [e for e in items if isinstance(e, dict) and _matches(e, filters)]
+            body[list_key] = items
+            break
+    return body
+
+
 def frontier(svc: Service, filters: dict[str, str] | None = None) -> dict[str, Any]:
     """``GET /frontier.json`` (list_frontier): the committed ``frontier.json`` with the
     live claim registry overlaid (ruling 13, D-35): each entry's ``claim_status`` becomes
     ``claimed`` or ``unclaimed`` and it gains ``live_claims`` (pseudonym and expiry only).
     A graph with no committed product is answered with what
-    ``network.record.products.frontier_json`` derives from the same snapshot. ``filters`` keeps the entries whose
-    top-level field equals the value (a list field: contains it); nothing is ranked.
+    ``network.record.products.frontier_json`` derives from the same snapshot. ``filters``
+    keeps the entries whose top-level field equals the value (a list field: contains it);
+    nothing is ranked. ``live_claims_as_of`` is the instant read (ISO 8601 UTC).
+
+    This is the reference the HTTP route's cache (network/api/frontier_cache.py) must
+    match byte for byte once serialized.
 
     Raises:
         LemmataError: ``product-missing`` when the graph has no committed frontier.json
-            and none can be derived; ``graph-unavailable``.
+            and none can be derived; ``malformed-json``; ``graph-unavailable``.
     """
-    graph = _graph(svc)
-    product = _product(graph, "frontier.json")
-    if product is None:
-        product = _derived_frontier(graph)
-    live = claims.registry(svc)
-    for entry in _entries(product):
-        key = (str(entry.get("target")), str(entry.get("node", entry.get("id"))))
-        entry["live_claims"] = live.get(key, [])
-        entry["claim_status"] = "claimed" if entry["live_claims"] else "unclaimed"
-    body: dict[str, Any] = dict(product) if isinstance(product, dict) else {"nodes": product}
-    if filters:
-        kept = [e for e in _entries(body) if _matches(e, filters)]
-        for list_key in ("nodes", "frontier", "entries", "ready"):
-            if isinstance(body.get(list_key), list):
-                body[list_key] = kept
-                break
-    body["live_claims_as_of"] = iso(svc.now())
+    product = frontier_product(svc)
+    now = svc.now()
+    body = frontier_overlay(product, claims.registry(svc, now), filters)
+    body["live_claims_as_of"] = iso(now)
     return body
 
 
@@ -390,6 +425,41 @@ def _derived_frontier(graph: Graph) -> Any:
     if build is None:
         raise LemmataError("product-missing", "the graph has no frontier.json")
     return build(graph)
+
+
+def ledger(svc: Service, identity: str | None = None) -> dict[str, Any]:
+    """``GET /ledger.json`` (get_ledger): the ledger lines of every identity, or of one
+    (D-19), as ``network.record.derive.ledger_views`` reads them from the snapshot. A
+    revoked line is kept and shown revoked, naming its revocation (D-18, D-19).
+
+    Args:
+        identity: a pseudonym, compared without regard to case (D-19 v3.28); None
+            answers every identity.
+
+    Returns:
+        ``{graph_commit, identity, identities: {pseudonym: [{path, merge_seq, k, line,
+        target, node, artifact, revoked, revoked_by, corrections}]}}``, lines in
+        (merge_seq, k) order. With ``identity``, ``identities`` holds that one key (as
+        asked), with an empty list when the identity has no line.
+
+    Raises:
+        LemmataError: ``pseudonym-invalid`` for a string no pseudonym can be (path
+            separators, look-alike letters, control characters); ``graph-unavailable``.
+    """
+    from network.api.identity import PSEUDONYM_RE
+    from network.record.derive import ledger_views
+
+    if identity is not None and not PSEUDONYM_RE.fullmatch(identity):
+        raise LemmataError("pseudonym-invalid", f"{identity!r} is not a pseudonym")
+    graph = _graph(svc)
+    views = ledger_views(graph)
+    if identity is not None:
+        wanted = identity.casefold()
+        lines = [line for who, rows in views.items() if who.casefold() == wanted
+                 for line in rows]
+        lines.sort(key=lambda x: (x["merge_seq"], x["k"], x["path"]))
+        views = {identity: lines}
+    return {"graph_commit": graph.commit, "identity": identity, "identities": views}
 
 
 def hosted_checkers(svc: Service) -> dict[str, Any]:

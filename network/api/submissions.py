@@ -515,8 +515,11 @@ def _guidance(row: db.SubmissionRow, position: int | None) -> str:
                 f"get_submission(submission_id={row.id!r}) every minute or so until state "
                 "is merged or closed. Withdraw with withdraw_submission if you must.")
     if row.state == "merged":
-        return ("Merged: the node's status and your ledger line are in the record (get_node, "
-                "list_frontier). Release your claim if you still hold it.")
+        who = row.pseudonym or "<pseudonym>"
+        return ("Merged: the node's status is in the record (get_node, list_frontier) and "
+                f"your ledger line in get_ledger(identity={who!r}) (GET "
+                f"/ledger.json?identity={who}) once the post-merge job has written it. "
+                "Release your claim if you still hold it.")
     return ("Closed unmerged. Read the attestation's first failing step (list_error_codes "
             "explains its code), fix it, precheck again and resubmit; a closed pull request "
             "blocks nothing. If `moved_to` is set, your text was moved there as an alternate.")

@@ -115,6 +115,13 @@ TOOLS: tuple[Op, ...] = (
        (Param("filters", "filters", dict[str, str] | None, False),),
        "The frontier with live claims overlaid. `filters` keeps entries whose field equals "
        "the value; nothing is ranked: choosing is yours (D-25). Then get_node and claim_node."),
+    Op("get_ledger", "GET", "/ledger.json", reads.ledger, "none", False,
+       (Param("identity", "identity", str | None, False),),
+       "The credit ledger (D-19): each identity's lines (proof, attempts, statement, review, "
+       "...) with target, node, artifact and merge order; a revoked line stays, marked "
+       "revoked with the revocation's path. Pass `identity` (your pseudonym) for yours "
+       "alone: an identity with no line gets an empty list. Credit is what merged: after "
+       "get_submission says merged, your line is here."),
     Op("get_hosted_checkers", "GET", "/hosted-checkers.json", reads.hosted_checkers, "none",
        False, (),
        "Which targets the hosted fast checker can serve, and whether its environment matches "

@@ -1,0 +1,135 @@
+"""The rendered ``GET /frontier.json``, cached so the common request does no JSON work.
+
+The body :func:`network.api.reads.frontier` answers depends on three things only: the
+graph snapshot (its committed product), the live claim registry at the instant read
+(ruling 13, D-35), and the instant itself through ``live_claims_as_of``. So the route
+keeps, per ``(snapshot ETag, registry version, filters)``, the body serialized once with
+``live_claims_as_of`` left as a slot, and per second the finished bytes and their ETag.
+
+* The registry version (:func:`network.api.claims.registry_version`) is one aggregate
+  query per request. It changes on every claim, release, renewal and reap by any process
+  sharing the database, and it names the earliest live expiry after now: when that moment
+  passes the version changes, so an expired claim leaves the overlay at once (D-25).
+* ``If-None-Match`` is answered ``304`` from the cached ETag with nothing rendered.
+* The bytes are exactly ``json.dumps(reads.frontier(svc, filters), sort_keys=True,
+  ensure_ascii=False).encode()`` for the same instant, and the ETag is the one every read
+  answers (``"<snapshot>-<sha256(body)[:16]>"``, network/api/app.py); the tests compare
+  both paths across a claim, a release and an expiry.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import secrets
+import threading
+from collections import OrderedDict
+from dataclasses import dataclass, field
+from typing import Any
+
+from network.api import claims, reads
+from network.api.service import Service, iso
+
+#: Cached bodies kept per service (distinct snapshot, registry version, filters).
+MAX_ENTRIES = 256
+
+
+@dataclass(frozen=True)
+class Rendered:
+    """One answer: the body's bytes, its ETag and the snapshot ETag it was read from."""
+
+    body: bytes
+    etag: str
+    snapshot: str
+
+
+@dataclass
+class _Template:
+    """A serialized body with ``live_claims_as_of`` cut out: ``head + iso + tail``;
+    ``last`` is the most recent second's :class:`Rendered`."""
+
+    head: bytes
+    tail: bytes
+    snapshot: str
+    last: tuple[int, Rendered] | None = None
+
+    def at(self, now: int) -> Rendered:
+        last = self.last
+        if last is not None and last[0] == now:
+            return last[1]
+        body = self.head + (iso(now) or "").encode() + self.tail
+        out = Rendered(body, etag_of(self.snapshot, body), self.snapshot)
+        self.last = (now, out)
+        return out
+
+
+@dataclass
+class FrontierCache:
+    """The templates of one service, least recently used evicted past
+    :data:`MAX_ENTRIES`."""
+
+    templates: OrderedDict[tuple[Any, ...], _Template] = field(default_factory=OrderedDict)
+    lock: threading.Lock = field(default_factory=threading.Lock)
+
+
+def etag_of(snapshot: str, body: bytes) -> str:
+    """The ETag every read answers: ``"<snapshot>-<first 16 hex of sha256(body)>"``."""
+    return f'"{snapshot}-{hashlib.sha256(body).hexdigest()[:16]}"'
+
+
+def serialize(body: Any) -> bytes:
+    """A read's body as served: sorted keys, UTF-8, no ASCII escaping."""
+    return json.dumps(body, sort_keys=True, ensure_ascii=False).encode()
+
+
+def _cache(svc: Service) -> FrontierCache:
+    cache = svc.extra.get("frontier_cache")
+    if not isinstance(cache, FrontierCache):
+        cache = svc.extra.setdefault("frontier_cache", FrontierCache())
+    assert isinstance(cache, FrontierCache)
+    return cache
+
+
+def _template(svc: Service, product: Any, snapshot: str, now: int,
+              filters: dict[str, str] | None) -> _Template:
+    body = reads.frontier_overlay(product, claims.registry(svc, now), filters)
+    slot = "lemmata-as-of-" + secrets.token_hex(16)
+    body["live_claims_as_of"] = slot
+    data = serialize(body)
+    head, sep, tail = data.partition(slot.encode())
+    assert sep and slot.encode() not in tail  # a random slot cannot occur in the data
+    return _Template(head, tail, snapshot)
+
+
+def render(svc: Service, filters: dict[str, str] | None = None) -> Rendered:
+    """``GET /frontier.json``'s bytes and ETag now: :func:`reads.frontier` serialized,
+    from the cache when the snapshot, the registry version and the filters were seen.
+
+    Returns:
+        :class:`Rendered` (UTF-8 JSON bytes, quoted ETag, snapshot ETag).
+
+    Raises:
+        LemmataError: as :func:`reads.frontier` (``graph-unavailable``,
+            ``product-missing``, ``malformed-json``).
+    """
+    snap = svc.graphs.snapshot()
+    now = svc.now()
+    version = claims.registry_version(svc, now)
+    key = (snap.etag, version, tuple(sorted((filters or {}).items())))
+    cache = _cache(svc)
+    with cache.lock:
+        template = cache.templates.get(key)
+        if template is not None:
+            cache.templates.move_to_end(key)
+    if template is None:
+        # The version was read before the registry, so a claim landing in between can only
+        # make this body newer than its key: never older (a request that read the old
+        # version started before the claim committed).
+        template = _template(svc, reads.frontier_product(svc, snap), snap.etag, now, filters)
+        with cache.lock:
+            for old in [k for k in cache.templates if k[0] != snap.etag]:
+                del cache.templates[old]  # another snapshot's bodies are never asked again
+            cache.templates[key] = template
+            while len(cache.templates) > MAX_ENTRIES:
+                cache.templates.popitem(last=False)
+    return template.at(now)
