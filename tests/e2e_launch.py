@@ -18,7 +18,6 @@ bytes as the stand-in looks them up (a conflicting answer is an error).
 from __future__ import annotations
 
 import argparse
-import json
 import sys
 from pathlib import Path
 from typing import Any
@@ -27,27 +26,7 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 sys.path.insert(0, str(ROOT / "tests"))
 
-
-def merge_recordings(store: dict[str, dict[str, Any]], out: Path) -> int:
-    """Merge recorded calls into ``out/<key>.json`` (a key already recorded keeps its
-    calls; a conflicting answer raises SystemExit). Returns the files written."""
-    out.mkdir(parents=True, exist_ok=True)
-    written = 0
-    for key, rec in sorted(store.items()):
-        path = out / f"{key}.json"
-        if path.exists():
-            have = json.loads(path.read_text("utf-8"))
-            for call in rec["calls"]:
-                same = [c for c in have["calls"]
-                        if c["method"] == call["method"] and c["args"] == call["args"]]
-                if same and same[0]["result"] != call["result"]:
-                    raise SystemExit(f"conflicting answer for {call['method']} in {key}")
-                if not same:
-                    have["calls"].append(call)
-            rec = have
-        path.write_text(json.dumps(rec, indent=2, ensure_ascii=False, sort_keys=True) + "\n")
-        written += 1
-    return written
+from gate_scenarios import merge_recordings
 
 
 def main(argv: list[str] | None = None) -> int:

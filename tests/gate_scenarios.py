@@ -504,3 +504,25 @@ def record_all(work: Path) -> dict[str, dict[str, Any]]:
             postmerge_files(b.root, head, out.attestations, pull_request="local/1",
                             submitter=sc.submitter, toolchain=tc_for, sandbox=Sandbox())
     return store
+
+
+def merge_recordings(store: dict[str, dict[str, Any]], out: Path) -> int:
+    """Merge recorded calls into ``out/<key>.json`` (a key already recorded keeps its
+    calls; a conflicting answer raises SystemExit). Returns the files written."""
+    out.mkdir(parents=True, exist_ok=True)
+    written = 0
+    for key, rec in sorted(store.items()):
+        path = out / f"{key}.json"
+        if path.exists():
+            have = json.loads(path.read_text("utf-8"))
+            for call in rec["calls"]:
+                same = [c for c in have["calls"]
+                        if c["method"] == call["method"] and c["args"] == call["args"]]
+                if same and same[0]["result"] != call["result"]:
+                    raise SystemExit(f"conflicting answer for {call['method']} in {key}")
+                if not same:
+                    have["calls"].append(call)
+            rec = have
+        path.write_text(json.dumps(rec, indent=2, ensure_ascii=False, sort_keys=True) + "\n")
+        written += 1
+    return written
