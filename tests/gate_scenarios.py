@@ -467,11 +467,11 @@ def precheck_raw(repo: Path, base: str, head: str, **over: Any) -> str | None:
             for c in diff.changes if c.path in art.paths and c.new_id is not None]
     t = g.targets[art.target]
     from network.gate.run import commit_date
-    body: dict[str, Any] = dict(
-        graph_id=g.policy.graph_id, target=art.target, node=art.node or "root",
-        artifact_kind=art.kind.value, artifacts=arts, gate_spec_sha256=t.gate_spec_sha256,
-        toolchain=t.gate_spec.lean_toolchain, verdict="precheck-pass", steps=[],
-        date=commit_date(repo, head))
+    body: dict[str, Any] = {
+        "graph_id": g.policy.graph_id, "target": art.target, "node": art.node or "root",
+        "artifact_kind": art.kind.value, "artifacts": arts,
+        "gate_spec_sha256": t.gate_spec_sha256, "toolchain": t.gate_spec.lean_toolchain,
+        "verdict": "precheck-pass", "steps": [], "date": commit_date(repo, head)}
     body.update(over)
     att = m.PrecheckAttestation(**body)
     got = A.precheck_from_body(A.precheck_block(att))
