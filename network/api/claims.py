@@ -108,6 +108,16 @@ def _check_claimable(svc: Service, target: str, node: str) -> None:
                            f"{target}/{node}: {entry.meaning if entry else code}")
 
 
+def reap_expired(session: Any, key: str, now: int) -> None:
+    """Release, as expired at its own expiry time, the live claim on ``key``
+    (``<target>/<node>``) whose expiry (epoch seconds) is at or before ``now``, so its
+    live-key slot is free for a new holder (D-25: claims auto-release on expiry)."""
+    session.execute(update(db.ClaimRow)
+                    .where(db.ClaimRow.live_key == key, db.ClaimRow.expires_at <= now)
+                    .values(live_key=None, released_at=db.ClaimRow.expires_at,
+                            release_reason="expired"))
+
+
 def _is_live(row: db.ClaimRow, now: int) -> bool:
     return row.released_at is None and row.expires_at > now
 
@@ -157,10 +167,7 @@ def claim_node(svc: Service, caller: Caller, *, target: str, node: str,
     public_id = "claim-" + secrets.token_hex(10)
     try:
         with db.transaction(svc.sessions) as s:
-            s.execute(update(db.ClaimRow)
-                      .where(db.ClaimRow.live_key == key, db.ClaimRow.expires_at <= now)
-                      .values(live_key=None, released_at=db.ClaimRow.expires_at,
-                              release_reason="expired"))
+            reap_expired(s, key, now)
             row = db.ClaimRow(public_id=public_id, target=target, node=node,
                               identity_id=who.id, ttl_s=ttl, created_at=now,
                               expires_at=now + ttl, renewals=0, live_key=key)

@@ -360,10 +360,7 @@ def _claim_for(svc: Service, who: Who, target: str, node: str) -> dict[str, Any]
     now = svc.now()
     try:
         with db.transaction(svc.sessions) as s:
-            s.execute(update(db.ClaimRow)
-                      .where(db.ClaimRow.live_key == key, db.ClaimRow.expires_at <= now)
-                      .values(live_key=None, released_at=db.ClaimRow.expires_at,
-                              release_reason="expired"))
+            claims.reap_expired(s, key, now)
             live = s.execute(select(db.ClaimRow).where(db.ClaimRow.live_key == key)
                              ).scalar_one_or_none()
             if live is not None:
