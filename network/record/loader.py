@@ -365,15 +365,21 @@ class _Reader:
         self.problems: list[Problem] = []
         self.prefetch: _Prefetch | None = None
 
-    def raw(self, path: str) -> bytes | None:
+    def _readable(self, path: str) -> bool:
+        """Whether ``path`` is listed and within the size limit; records the problem if not."""
         size = self.files.get(path)
         if size is None:
             self.problems.append(Problem("missing-file", "required file is absent", path))
-            return None
+            return False
         if size > self.max_bytes:
             self.problems.append(
                 Problem("file-too-large", f"{size} bytes; the limit is {self.max_bytes}", path)
             )
+            return False
+        return True
+
+    def raw(self, path: str) -> bytes | None:
+        if not self._readable(path):
             return None
         return self.source.read(path)
 
@@ -390,14 +396,7 @@ class _Reader:
     def read(self, path: str, parse: bool) -> _Read | None:
         """One file read (and parsed, with ``parse``) as :func:`_read_file` reads it, taken
         from the prefetching worker when it read it; None after a size problem."""
-        size = self.files.get(path)
-        if size is None:
-            self.problems.append(Problem("missing-file", "required file is absent", path))
-            return None
-        if size > self.max_bytes:
-            self.problems.append(
-                Problem("file-too-large", f"{size} bytes; the limit is {self.max_bytes}", path)
-            )
+        if not self._readable(path):
             return None
         done = self.prefetch.take(path) if self.prefetch is not None else None
         if done is not None and (not parse or done[2] is not None or done[3] is not None):
