@@ -157,3 +157,18 @@ def signing_key(tmp_path: Path) -> Any:
 
     key = generate_private_key(tmp_path / "gate.pem")
     return key, public_key_record(key, "gate-test", "gate", "2026-01-01")
+
+
+@pytest.fixture()
+def one_route_graph(tmp_path: Path) -> Any:
+    """A small valid graph under ``tmp_path / "g"``: target ``demo``, its root, a merged
+    partial cutting one hole ``root--h1``."""
+    from tests.graphs import GraphBuilder
+
+    g = GraphBuilder(tmp_path / "g").base()
+    g.target("demo")
+    g.node("demo", "root")
+    part = g.partial("demo", "root", "20260102T000000Z", "alice")
+    g.hole("demo", "root", 1, part)
+    g.merge([part], date="2026-01-02")
+    return g

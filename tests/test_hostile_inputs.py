@@ -27,15 +27,9 @@ def codes(problems: list[Problem]) -> set[tuple[str, str | None]]:
 
 
 @pytest.fixture()
-def b(tmp_path: Path) -> GraphBuilder:
-    """A small valid graph: one target, its root, a partial with one hole, merged."""
-    g = GraphBuilder(tmp_path / "g").base()
-    g.target(T)
-    g.node(T, "root")
-    part = g.partial(T, "root", "20260102T000000Z", "alice")
-    g.hole(T, "root", 1, part)
-    g.merge([part], date="2026-01-02")
-    return g
+def b(one_route_graph: GraphBuilder) -> GraphBuilder:
+    """The shared small valid graph (tests/conftest.py ``one_route_graph``)."""
+    return one_route_graph
 
 
 def test_the_fixture_is_valid(b: GraphBuilder) -> None:

@@ -27,14 +27,9 @@ def triples(problems: list[Problem]) -> set[tuple[str, str | None, str | None]]:
 
 
 @pytest.fixture()
-def b(tmp_path: Path) -> GraphBuilder:
-    g = GraphBuilder(tmp_path / "g").base()
-    g.target(T)
-    g.node(T, "root")
-    part = g.partial(T, "root", "20260102T000000Z", "alice")
-    g.hole(T, "root", 1, part)
-    g.merge([part], date="2026-01-02")
-    return g
+def b(one_route_graph: GraphBuilder) -> GraphBuilder:
+    """The shared small valid graph (tests/conftest.py ``one_route_graph``)."""
+    return one_route_graph
 
 
 def edit_yaml(b: GraphBuilder, path: str, **changes: Any) -> None:
