@@ -137,6 +137,16 @@ def schemas_cmd(check_: bool, write_: bool, force: bool, root: Path | None) -> i
     return EXIT_OK
 
 
+def _state_options(fn: Callable[..., Any]) -> Callable[..., Any]:
+    """The options ``serve`` and ``mcp`` share: --data, --database-url, --graph."""
+    fn = click.option("--graph", type=click.Path(path_type=Path), default=None,
+                      help="The graph repository to serve (default ./graph).")(fn)
+    fn = click.option("--database-url", default=None,
+                      help="SQLAlchemy URL (default: SQLite in the data folder).")(fn)
+    return click.option("--data", "data_dir", type=click.Path(path_type=Path), default=None,
+                        help="Folder of the operational state (default ./lemmata-data).")(fn)
+
+
 def _service_settings(**given: Any) -> ServiceSettings:
     """ServiceSettings from the environment, overridden by the flags actually given."""
     from network.api.settings import ServiceSettings
@@ -148,12 +158,7 @@ def _service_settings(**given: Any) -> ServiceSettings:
 @main.command()
 @click.option("--host", default=None, help="Address to bind (default 127.0.0.1).")
 @click.option("--port", type=int, default=None, help="TCP port (default 8000).")
-@click.option("--data", "data_dir", type=click.Path(path_type=Path), default=None,
-              help="Folder of the operational state (default ./lemmata-data).")
-@click.option("--database-url", default=None,
-              help="SQLAlchemy URL (default: SQLite in the data folder).")
-@click.option("--graph", type=click.Path(path_type=Path), default=None,
-              help="The graph repository to serve (default ./graph).")
+@_state_options
 @click.option("--forge", type=click.Choice(["local", "github"]), default=None,
               help="Where pull requests open: the data folder's LocalForge (default) or "
               "GitHub (token from $LEMMATA_GITHUB_TOKEN).")
@@ -223,12 +228,7 @@ def _github_forge(settings: ServiceSettings) -> Any:
 
 
 @main.command("mcp")
-@click.option("--data", "data_dir", type=click.Path(path_type=Path), default=None,
-              help="Folder of the operational state (default ./lemmata-data).")
-@click.option("--database-url", default=None,
-              help="SQLAlchemy URL (default: SQLite in the data folder).")
-@click.option("--graph", type=click.Path(path_type=Path), default=None,
-              help="The graph repository to serve (default ./graph).")
+@_state_options
 @guarded
 def mcp_cmd(data_dir: Path | None, database_url: str | None, graph: Path | None) -> int:
     """Serve the MCP adapter over stdio (D-28); write tools use $LEMMATA_TOKEN when a call
