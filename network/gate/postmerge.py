@@ -72,7 +72,7 @@ from network.gate.toolchain import Hole, TermRef, Toolchain
 from network.gate.workspace import Source, Workspace, node_source
 from network.record import derive, products
 from network.record import models as m
-from network.record.loader import ATTEMPT_RE, Graph, load_graph, sha256_hex
+from network.record.loader import ATTEMPT_RE, Graph, load_graph, parse_document, sha256_hex
 from network.record.source import Source as GraphSource
 
 _ROUTE_KINDS = {"partial", "reduction"}
@@ -411,7 +411,8 @@ def write_holes(graph: Graph, att: m.Attestation, *, tc: Toolchain, sandbox: San
                 gloss.model_dump(by_alias=True, exclude_none=True, exclude_defaults=False))
         out.holes.append(hid)
     if lemmas != list(pnode.meta.lemmas):
-        raw = yaml.safe_load(graph.source.read(f"targets/{target}/nodes/{parent}/META.yaml"))
+        meta_path = f"targets/{target}/nodes/{parent}/META.yaml"
+        raw = parse_document(meta_path, graph.source.read(meta_path))
         raw["lemmas"] = lemmas
         out.files[f"targets/{target}/nodes/{parent}/META.yaml"] = _dump_yaml(raw)
         new_meta = pnode.meta.model_copy(update={"lemmas": lemmas})

@@ -26,6 +26,7 @@ import yaml
 
 from network.errors import LemmataError, Problem, define
 from network.record import models as m
+from network.record.loader import parse_record
 from network.record.source import CommitSource, Source, WorktreeSource, check_graph_path
 
 if TYPE_CHECKING:
@@ -130,11 +131,8 @@ class GraphView:
         data = self.read(path)
         if data is None:
             return None
-        try:
-            obj = json.loads(data) if path.endswith(".json") else yaml.safe_load(data)
-            return model.model_validate(obj)
-        except (ValueError, yaml.YAMLError):
-            return None
+        rec, _ = parse_record(path, data, model)
+        return rec
 
     def target_ids(self) -> list[str]:
         """Ids of the targets that have a target.yaml."""

@@ -418,34 +418,89 @@ class _Reader:
         if done is None:
             return None
         sha, _, bad_utf8, parsed = done
-        if bad_utf8 is not None:
-            self.problems.append(Problem("not-utf8", f"byte {bad_utf8[0]}: {bad_utf8[1]}", path))
-            return None
-        assert parsed is not None
-        if parsed[0] != "ok":
-            self.problems.append(Problem(parsed[0], parsed[1], path))
-            return None
-        obj = parsed[1]
-        if not isinstance(obj, dict):
-            self.problems.append(Problem("invalid-record", "the top level is not a mapping", path))
-            return None
-        declared = obj.get("schema")
-        if declared != model.SCHEMA_KIND:  # type: ignore[attr-defined]
-            known = isinstance(declared, str) and declared in m.KIND_BY_SCHEMA
-            code = "invalid-record" if known else "unknown-schema"
-            self.problems.append(
-                Problem(code, f"schema is {declared!r}; this place holds "
-                        f"{model.SCHEMA_KIND}", path, "schema")  # type: ignore[attr-defined]
-            )
-            return None
-        try:
-            rec = model.model_validate(obj)
-        except ValidationError as exc:
-            for err in exc.errors():
-                loc = ".".join(str(p) for p in err["loc"])
-                self.problems.append(Problem("invalid-record", err["msg"], path, loc or None))
-            return None
-        return RecordFile(path, rec, sha)
+        rec = _record_of(path, bad_utf8, parsed, model, self.problems)
+        return None if rec is None else RecordFile(path, rec, sha)
+
+
+def _record_of(path: str, bad_utf8: tuple[int, str] | None, parsed: tuple[str, Any] | None,
+               model: type[R], problems: list[Problem]) -> R | None:
+    """The record a read file holds, or None after appending every problem found: not
+    UTF-8, a syntax error, a top level that is not a mapping, another or an unknown
+    ``schema``, or fields that do not validate against ``model``."""
+    if bad_utf8 is not None:
+        problems.append(Problem("not-utf8", f"byte {bad_utf8[0]}: {bad_utf8[1]}", path))
+        return None
+    assert parsed is not None
+    if parsed[0] != "ok":
+        problems.append(Problem(parsed[0], parsed[1], path))
+        return None
+    obj = parsed[1]
+    if not isinstance(obj, dict):
+        problems.append(Problem("invalid-record", "the top level is not a mapping", path))
+        return None
+    declared = obj.get("schema")
+    if declared != model.SCHEMA_KIND:  # type: ignore[attr-defined]
+        known = isinstance(declared, str) and declared in m.KIND_BY_SCHEMA
+        code = "invalid-record" if known else "unknown-schema"
+        problems.append(
+            Problem(code, f"schema is {declared!r}; this place holds "
+                    f"{model.SCHEMA_KIND}", path, "schema")  # type: ignore[attr-defined]
+        )
+        return None
+    try:
+        return model.model_validate(obj)
+    except ValidationError as exc:
+        for err in exc.errors():
+            loc = ".".join(str(p) for p in err["loc"])
+            problems.append(Problem("invalid-record", err["msg"], path, loc or None))
+        return None
+
+
+def parse_record(path: str, data: bytes, model: type[R]) -> tuple[R | None, list[Problem]]:
+    """Parse one record file's exact bytes as the loader does: JSON for ``*.json``, YAML
+    otherwise, checked against ``model`` (its ``schema`` field must be the model's kind).
+
+    This is how code outside the loader (the gate's step 2, the post-merge job, the
+    service, the importers) reads a graph file it holds as bytes: one reader (DESIGN.md).
+
+    Args:
+        path: the file's graph path (its suffix picks the parser; it names problems).
+        data: the file's bytes.
+        model: the record model the file's place holds (e.g. ``models.Postmortem``).
+
+    Returns:
+        ``(record, [])``, or ``(None, problems)`` with every problem found, each a
+        :class:`~network.errors.Problem` with a catalog code (``not-utf8``,
+        ``malformed-json``, ``malformed-yaml``, ``invalid-record``, ``unknown-schema``).
+    """
+    problems: list[Problem] = []
+    try:
+        text = data.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        _record_of(path, (exc.start, exc.reason), None, model, problems)
+        return None, problems
+    return _record_of(path, None, _parse_text(path, text), model, problems), problems
+
+
+def parse_document(path: str, data: bytes) -> dict[str, Any]:
+    """Parse one graph file's exact bytes into its raw mapping, as the loader does (JSON
+    for ``*.json``, YAML otherwise), for code that rewrites a record field by field (the
+    post-merge job's META ``lemmas``) and must keep every other field as written.
+
+    Raises:
+        LemmataError: ``not-utf8``, ``malformed-json``, ``malformed-yaml``, or
+            ``invalid-record`` when the top level is not a mapping.
+    """
+    try:
+        text = data.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        raise LemmataError("not-utf8", f"byte {exc.start}: {exc.reason}", path=path) from exc
+    code, obj = _parse_text(path, text)
+    if code != "ok":
+        raise LemmataError(code, str(obj), path=path)
+    if not isinstance(obj, dict):
+        raise LemmataError("invalid-record", "the top level is not a mapping", path=path)
+    return obj
 
 
 def open_source(graph: str | Path, commit: str | None = None) -> Source:
