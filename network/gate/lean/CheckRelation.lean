@@ -31,7 +31,13 @@ Mode "join" (the post-merge job's closure of a root through a proved variant):
 
 Report (both): {"checker": "CheckRelation", "version": 1, "expected_type": str,
   "actual_type": str | null, "detail": str,
-  "theorems": [{"name", "found", "type_equal", "mismatched_constants", "axioms", "native"}]}
+  "theorems": [{"name", "found", "type_equal", "mismatched_constants", "axioms",
+                "axiom_info"}]}
+
+Checked against leanprover/lean4: src/Lean/AddDecl.lean (addDecl : Declaration → CoreM Unit, synchronous
+when Elab.async is false), src/Lean/Declaration.lean (Declaration.thmDecl, TheoremVal
+{name, levelParams, type, value, all}), src/Lean/Util/InstantiateLevelParams.lean
+(ConstantInfo.instantiateTypeLevelParams), src/Lean/Log.lean (MonadLog.hasErrors).
 -/
 namespace LemmataGate.Relation
 open Lean Meta LemmataGate
@@ -63,10 +69,11 @@ def expected (env : Environment) (kind : String) (l : ConstantInfo) (r : Option 
     pure (arrow l.type (notOf r.type), lps ++ r.levelParams.filter (!lps.contains ·))
   | k, _ => throw (IO.userError s!"unknown relation kind {k}, or no right side for it")
 
-def row (n : Name) (found typeEqual : Bool) (bad axioms : Array Name) : Json :=
+def row (env : Environment) (n : Name) (found typeEqual : Bool) (bad axioms : Array Name) :
+    Json :=
   Json.mkObj [("name", nameJson n), ("found", Json.bool found),
     ("type_equal", Json.bool typeEqual), ("mismatched_constants", namesJson bad),
-    ("axioms", namesJson axioms), ("native", namesJson (axioms.filter isNativeAxiom))]
+    ("axioms", namesJson axioms), ("axiom_info", axiomRows env axioms)]
 
 def runCheck (req : Json) : IO Json := do
   let kind ← IO.ofExcept ((← field req "kind").getStr?)
@@ -97,11 +104,11 @@ def runCheck (req : Json) : IO Json := do
     let bad := mismatches stmtEnv solEnv graphPrefix exp.getUsedConstants #[thm]
     return report "CheckRelation" [("expected_type", Json.str expPP),
       ("actual_type", Json.str (← ppIn solEnv c.type)), ("detail", Json.str ""),
-      ("theorems", Json.arr #[row thm true eq bad (← axiomsOf solEnv thm)])]
+      ("theorems", Json.arr #[row solEnv thm true eq bad (axiomsOf solEnv thm)])]
   | _ =>
     return report "CheckRelation" [("expected_type", Json.str expPP),
       ("actual_type", Json.null), ("detail", Json.str s!"no theorem {thm} in {solMod}"),
-      ("theorems", Json.arr #[row thm false false #[] #[]])]
+      ("theorems", Json.arr #[row solEnv thm false false #[] #[]])]
 
 def joinName : Name := `LemmataGate.RelationJoin.join
 
@@ -128,17 +135,18 @@ def runJoin (req : Json) : IO Json := do
   let decl := Declaration.thmDecl
     { name := joinName, levelParams := [], type := exp, value, all := [joinName] }
   -- the kernel decides: addDecl typechecks `value : exp` in the proofs' environment
-  let (accepted, axioms, err) ← runMeta solEnv do
+  let (accepted, joinEnv, err) ← runMeta solEnv do
     try
       addDecl decl  -- synchronous: Elab.async is false in runMeta's empty options
       if ← MonadLog.hasErrors then
-        return (false, #[], "the kernel logged an error while adding the join")
-      return (true, ← collectAxioms joinName, "")
+        return (false, solEnv, "the kernel logged an error while adding the join")
+      return (true, ← getEnv, "")
     catch e =>
-      return (false, #[], toString (← e.toMessageData.toString))
+      return (false, solEnv, toString (← e.toMessageData.toString))
+  let axioms := if accepted then axiomsOf joinEnv joinName else #[]
   return report "CheckRelation" [("expected_type", Json.str expPP),
     ("actual_type", Json.null), ("detail", Json.str err),
-    ("theorems", Json.arr #[row joinName true accepted bad axioms])]
+    ("theorems", Json.arr #[row joinEnv joinName true accepted bad axioms])]
 
 end LemmataGate.Relation
 

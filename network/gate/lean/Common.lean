@@ -12,6 +12,30 @@ Rules every checker follows (LEAN_NOTES "Lean API"):
 * prints exactly one JSON object on stdout: {"checker", "version": 1, ...} or, on any
   failure, {"checker", "version": 1, "error": "<message>"};
 * receives names as arrays of components, so no name parsing happens here.
+
+API read against leanprover/lean4's own sources (the index holds several versions of each;
+only names present in the v4.2x-v4.3x ones are used):
+* src/Lean/Environment.lean: `importModules imports opts (trustLevel) (plugins) (leakEnv)
+  (loadExts) (level := .private)`, `Import.module`, `Environment.find?`,
+  `getModuleIdxFor?`, `allImportedModuleNames` (= header.moduleNames; `ModuleIdx` indexes
+  an Array through its GetElem? instance);
+* src/Lean/Util/Path.lean: `initSearchPath`, `findSysroot` (LEAN_PATH from `lake env`);
+* src/Lean/CoreM.lean: `Core.Context` {fileName, fileMap, maxHeartbeats}, `Core.State`
+  {env}, `CoreM.toIO`; `Elab.async` defaults to false with empty options;
+* src/Lean/Meta/Basic.lean: `MetaM.run'`, `forallTelescope`, `withLocalDecl`,
+  `withLetDecl`, `mkLambdaFVars`, `mkForallFVars`, `isDefEq`, `isProp`, `getLevel`;
+* src/Lean/Util/FoldConsts.lean: `Expr.getUsedConstants`;
+* src/Lean/Util/CollectAxioms.lean: deliberately not used (newer versions answer imported
+  constants from `exportedAxiomsExt`, data a build writes); `axiomsOf` walks terms itself;
+* src/Lean/Meta/Sorry.lean: `isLabeledSorry?` → `SorryLabelView.module? : Option (Name ×
+  Position × Lsp.Range)`;
+* src/Init/Prelude.lean: `letFun` (deprecated 2026-07, so named by a plain `letFun
+  literal, never resolved; `have` is now a non-dependent `letE`);
+* src/Lean/Data/Json/Basic.lean, Parser.lean, Printer.lean: `Json.getArr?`, `getStr?`,
+  `getNat?`, `getObjVal?`, `Json.mkObj`, `Json.parse`, `Json.compress`;
+* src/Lean/Declaration.lean: `ConstantInfo` and its `*Val` fields as used in `sameConst`.
+Keyword check: no binder is a keyword (`matches`, `at`, `from`, `fun`, `have`, `show`,
+`by`, `do`, `then`, `else`, `open`, `in`, …).
 -/
 import Lean
 
@@ -64,10 +88,6 @@ def runMeta (env : Environment) (x : MetaM α) : IO α := do
 
 def ppIn (env : Environment) (e : Expr) : IO String :=
   runMeta env do return toString (← ppExpr e)
-
-/-- The axioms a constant depends on, transitively (Lean.collectAxioms). -/
-def axiomsOf (env : Environment) (n : Name) : IO (Array Name) :=
-  runMeta env (collectAxioms n)
 
 /-- The module that defines `n` in `env`, if imported. -/
 def moduleOf (env : Environment) (n : Name) : Option Name := do
@@ -169,10 +189,62 @@ def mismatches (source target : Environment) (graphPrefix : Name) (roots : Array
     | none, _ => pure ()
   return bad.qsort Name.lt
 
-/-- The axioms that trust the compiler: the pre-4.29 three, or any `_native` component. -/
-def isNativeAxiom (n : Name) : Bool :=
-  n == ``Lean.ofReduceBool || n == ``Lean.ofReduceNat || n == `Lean.trustCompiler ||
-  n.components.any fun c => (c.toString.splitOn "_native").length > 1
+/-- The axioms a constant's kernel term reaches, transitively: every axiom in the closure
+of `termDeps` (types and values, theorem proofs included), sorted. Computed here from the
+imported terms, never read from an environment extension (since v4.2x `collectAxioms`
+answers imported constants from `exportedAxiomsExt`, data the build wrote into the
+olean). Which of them trust the compiler is the Python side's call. -/
+def axiomsOf (env : Environment) (n : Name) : Array Name :=
+  let names := closure env termDeps (fun _ => true) #[n]
+  let axs := names.toList.filter fun m =>
+    match env.find? m with
+    | some (.axiomInfo _) => true
+    | _ => false
+  axs.toArray.qsort Name.lt
+
+partial def levelKey : Level → String
+  | .zero => "0"
+  | .succ l => "(s " ++ levelKey l ++ ")"
+  | .max a b => "(max " ++ levelKey a ++ " " ++ levelKey b ++ ")"
+  | .imax a b => "(imax " ++ levelKey a ++ " " ++ levelKey b ++ ")"
+  | .param n => n.toString
+  | .mvar _ => "?"
+
+/-- A structural text of a closed term: de Bruijn indices, no binder names, no binder
+infos, no metadata. Two terms have the same key exactly when they are equal up to those.
+The Python side hashes it (SHA-256) and compares it with network/gate/axioms/<pin>.json. -/
+partial def exprKey : Expr → String
+  | .bvar i => "#" ++ toString i
+  | .fvar _ => "?f"
+  | .mvar _ => "?m"
+  | .sort l => "(S " ++ levelKey l ++ ")"
+  | .const n ls => "(C " ++ n.toString ++ " [" ++ " ".intercalate (ls.map levelKey) ++ "])"
+  | .app f a => "(A " ++ exprKey f ++ " " ++ exprKey a ++ ")"
+  | .lam _ t b _ => "(L " ++ exprKey t ++ " " ++ exprKey b ++ ")"
+  | .forallE _ t b _ => "(P " ++ exprKey t ++ " " ++ exprKey b ++ ")"
+  | .letE _ t v b _ => "(E " ++ exprKey t ++ " " ++ exprKey v ++ " " ++ exprKey b ++ ")"
+  | .lit (.natVal k) => "(N " ++ toString k ++ ")"
+  | .lit (.strVal s) => "(T " ++ s.quote ++ ")"
+  | .mdata _ e => exprKey e
+  | .proj s i e => "(J " ++ s.toString ++ " " ++ toString i ++ " " ++ exprKey e ++ ")"
+
+/-- A constant's identity key: its universe parameters, `|`, its type's `exprKey`. -/
+def constKey (ci : ConstantInfo) : String :=
+  ",".intercalate (ci.levelParams.map (·.toString)) ++ "|" ++ exprKey ci.type
+
+/-- What the gate needs to know an axiom by (step 5, D-4 v3.27): its name, the module that
+declares it (null when the current file does) and its identity key. -/
+def axiomRow (env : Environment) (n : Name) : Json :=
+  let mod := match moduleOf env n with
+    | some m => nameJson m
+    | none => Json.null
+  let key := match env.find? n with
+    | some ci => Json.str (constKey ci)
+    | none => Json.null
+  Json.mkObj [("name", nameJson n), ("module", mod), ("type_key", key)]
+
+def axiomRows (env : Environment) (axs : Array Name) : Json :=
+  Json.arr (axs.map (axiomRow env))
 
 /-- `P₁ ∧ … ∧ Pₘ`, right-nested as `∧` parses; `True` when empty. -/
 def mkAndList : List Expr → Expr
@@ -284,7 +356,7 @@ partial def visitHoles (acc : IO.Ref (Array HoleData)) (e : Expr) (hname : Optio
   | .app .. =>
     if e.isAppOf ``sorryAx then
       recordHole acc e hname
-    else if e.isAppOfArity ``letFun 4 then
+    else if e.isAppOfArity `letFun 4 then
       let args := e.getAppArgs
       let n := match args[3]! with
         | .lam n .. => some n

@@ -10,6 +10,9 @@ Each side is a declaration's type, or the k-th hole's statement (closed over its
 The right side's constants must be identical in the left side's environment (else
 "comparable": false); then `isDefEq` at default transparency decides: the same term after
 renaming bound variables, unfolding definitions and computing, with no theorem used.
+
+Checked against leanprover/lean4: src/Lean/Meta/ExprDefEq.lean (isDefEq), src/Lean/Data/Json/Basic.lean
+(getNat?), Common.lean's list for the rest.
 -/
 open Lean Meta LemmataGate in
 def sideTerm (env : Environment) (side : Json) : IO Expr := do

@@ -9,6 +9,9 @@ Report:  {"checker": "ExtractHoles", "version": 1, "found": bool, "holes": [
 Every `sorry` in the declaration's proof term is a hole; its expected type may mention the
 locals of enclosing binders, so it is printed inside a MetaM telescope, and the hole's
 statement is the goal closed over every local in scope (D-29 v3.22).
+
+Checked against leanprover/lean4: src/Lean/Meta/Sorry.lean (isLabeledSorry?), src/Lean/LocalContext.lean
+(getFVars), src/Lean/Meta/Basic.lean (withLocalDecl, withLetDecl, mkForallFVars).
 -/
 open Lean LemmataGate in
 def runExtractHoles (req : Json) : IO Json := do

@@ -17,6 +17,10 @@ admission), walked inside a telescope so subterms print with their binder names:
                      exempt: proofs never occur in a statement's body);
 * off-by-one-ranges: ranges with an open end (Finset.range, Ico, Ioc, Ioo, List.range).
 A finding's location is "<decl>: <subterm>", what META.yaml's acknowledged_hazards name.
+
+Checked against leanprover/lean4: src/Lean/DeclarationRange.lean (findDeclarationRanges?, DeclarationRanges.range.pos),
+src/Lean/Expr.lean (isAppOfArity, getAppFn, consumeMData, rawNatLit?, containsFVar),
+src/Lean/Meta/Basic.lean (forallTelescope, withLocalDecl, withLetDecl).
 -/
 namespace LemmataGate.Hazards
 open Lean Meta LemmataGate
@@ -58,7 +62,7 @@ def emit (c : Ctx) (checker : String) (sub prop : Expr) (msg : String) : MetaM U
   let loc := s!"{c.decl}: {s}"
   c.acc.modify (·.push (Json.mkObj [
     ("checker", Json.str checker), ("decl", nameJson c.decl),
-    ("location", Json.str (if loc.length > 200 then (loc.take 199) ++ "…" else loc)),
+    ("location", Json.str loc),  -- cut to 200 characters by the Python side
     ("subterm", Json.str s), ("proposition", Json.str p), ("message", Json.str msg),
     ("line", toJson c.line)]))
 
@@ -134,13 +138,14 @@ def runHazards (req : Json) : IO Json := do
   let acc ← IO.mkRef #[]
   let mut missing := #[]
   for d in decls do
-    let some ci := env.find? d
-      | do missing := missing.push d; continue
-    runMeta env do
-      let line := (← findDeclarationRanges? d).map (·.range.pos.line)
-      let c : Ctx := { decl := d, checkers, acc, line }
-      visit c ci.type ci.type
-      unusedBinders c ci.type
+    match env.find? d with
+    | none => missing := missing.push d
+    | some ci =>
+      runMeta env do
+        let line := (← findDeclarationRanges? d).map (·.range.pos.line)
+        let c : Ctx := { decl := d, checkers, acc, line }
+        visit c ci.type ci.type
+        unusedBinders c ci.type
   return report "Hazards" [("missing", namesJson missing), ("findings", Json.arr (← acc.get))]
 
 def main (args : List String) : IO UInt32 :=

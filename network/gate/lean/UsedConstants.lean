@@ -10,6 +10,9 @@ value, a theorem's proof included), restricted to constants defined in graph mod
 whose module name starts with `prefix`). Constants of non-graph modules (Lean, Mathlib)
 cannot reach graph modules, so the walk does not expand them. The declarations themselves
 are not reported.
+
+Checked against leanprover/lean4: src/Lean/Util/FoldConsts.lean (getUsedConstants), src/Lean/Environment.lean
+(getModuleIdxFor?, allImportedModuleNames), src/Lean/Data/Name.lean (isPrefixOf, lt).
 -/
 open Lean LemmataGate in
 def runUsedConstants (req : Json) : IO Json := do

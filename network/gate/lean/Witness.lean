@@ -5,7 +5,7 @@ Request: {"statement_module": [..], "decl": [..], "witness_module": [..],
           "witness_decl": [..], "keep": null | ["hn", ..]}
 Report:  {"checker": "Witness", "version": 1, "found": bool, "type_matches": bool,
           "expected_type": str, "witness_type": str|null, "mismatched_constants": [..],
-          "axioms": [..]}
+          "axioms": [..], "axiom_info": [{"name", "module", "type_key"}, ..]}
 
 The expected witness type is built from the statement's type, never from its text: for
 `∀ (x₁ : A₁) … (h₁ : P₁) …, C`, it is `∃ x₁ … xₙ, P₁ ∧ … ∧ Pₘ` over the data binders in
@@ -15,6 +15,10 @@ named (D-29 v3.22: the rest are discharged by the merged assembly). The witness
 declaration's type must be definitionally equal to it in the witness's environment, after
 every constant the expected type uses is checked identical there; the witness proof's
 axioms are reported for the allowlist.
+
+Checked against leanprover/lean4: src/Lean/Meta/Basic.lean (forallTelescope, isDefEq, mkLambdaFVars),
+src/Lean/Meta/InferType.lean (inferType, getLevel, isProp), src/Lean/Environment.lean;
+the binder once named `matches` (a term keyword: `e matches p`) is `typeOk`.
 -/
 namespace LemmataGate.Witness
 open Lean Meta LemmataGate
@@ -46,12 +50,15 @@ def runWitness (req : Json) : IO Json := do
   let some w := witEnv.find? witDecl
     | return report "Witness" [("found", Json.bool false), ("type_matches", Json.bool false),
         ("expected_type", Json.str expectedPP), ("witness_type", Json.null),
-        ("mismatched_constants", Json.arr #[]), ("axioms", Json.arr #[])]
+        ("mismatched_constants", Json.arr #[]), ("axioms", Json.arr #[]),
+        ("axiom_info", Json.arr #[])]
   let bad := mismatches stmtEnv witEnv graphPrefix expected.getUsedConstants
-  let matches ← if bad.isEmpty then runMeta witEnv (isDefEq expected w.type) else pure false
-  return report "Witness" [("found", Json.bool true), ("type_matches", Json.bool matches),
+  let typeOk ← if bad.isEmpty then runMeta witEnv (isDefEq expected w.type) else pure false
+  let axs := axiomsOf witEnv witDecl
+  return report "Witness" [("found", Json.bool true), ("type_matches", Json.bool typeOk),
     ("expected_type", Json.str expectedPP), ("witness_type", Json.str (← ppIn witEnv w.type)),
-    ("mismatched_constants", namesJson bad), ("axioms", namesJson (← axiomsOf witEnv witDecl))]
+    ("mismatched_constants", namesJson bad), ("axioms", namesJson axs),
+    ("axiom_info", axiomRows witEnv axs)]
 
 def main (args : List String) : IO UInt32 :=
   LemmataGate.mainWith "Witness" runWitness args
