@@ -22,6 +22,7 @@ from __future__ import annotations
 
 import base64
 import binascii
+import hashlib
 import json
 import os
 import stat
@@ -404,3 +405,100 @@ def verify_ssh(
         raise LemmataError("bad-signature",
                            f"sshsig by {principal} does not verify: "
                            f"{(done.err or done.out).strip()[:300]}")
+
+
+# --- sshsig, read in Python (ed25519) ------------------------------------------------------
+
+_SSHSIG_MAGIC = b"SSHSIG"
+
+
+def _ssh_strings(data: bytes, count: int) -> list[bytes]:
+    """Read ``count`` SSH wire-format strings (uint32 length, bytes) from ``data``.
+
+    Raises:
+        ValueError: the data ends early or has bytes left over.
+    """
+    out: list[bytes] = []
+    at = 0
+    for _ in range(count):
+        if at + 4 > len(data):
+            raise ValueError("truncated")
+        n = int.from_bytes(data[at:at + 4], "big")
+        at += 4
+        if at + n > len(data):
+            raise ValueError("truncated")
+        out.append(data[at:at + n])
+        at += n
+    if at != len(data):
+        raise ValueError("trailing bytes")
+    return out
+
+
+def _ssh_string(value: bytes) -> bytes:
+    return len(value).to_bytes(4, "big") + value
+
+
+def sshsig_public_key(signature: Signature) -> str:
+    """The public key an sshsig envelope was made with, as ``<type> <base64 blob>`` (the
+    first two fields of an ``identities/`` ``ssh_signers`` line).
+
+    Raises:
+        LemmataError: ``bad-signature`` when the value is not an sshsig blob.
+    """
+    try:
+        blob = base64.b64decode(signature.value, validate=True)
+        if blob[:6] != _SSHSIG_MAGIC or int.from_bytes(blob[6:10], "big") != 1:
+            raise ValueError("not an SSHSIG v1 blob")
+        pub, _ns, _res, _alg, _sig = _ssh_strings(blob[10:], 5)
+        key_type = _ssh_strings(pub[: 4 + int.from_bytes(pub[:4], "big")], 1)[0]
+    except (binascii.Error, ValueError) as exc:
+        raise LemmataError("bad-signature", f"cannot read the sshsig: {exc}") from exc
+    return f"{key_type.decode('ascii', 'replace')} {base64.b64encode(pub).decode('ascii')}"
+
+
+def verify_sshsig(
+    body: BaseModel | Mapping[str, Any],
+    signature: Signature,
+    allowed_keys: list[str],
+    *,
+    timeout_s: float = 30.0,
+) -> None:
+    """Verify a contributor's sshsig over a record's canonical JSON, reading the blob in
+    Python (PROTOCOL.sshsig: ``SSHSIG``, version 1, public key, namespace, reserved, hash
+    algorithm, signature) for ``ssh-ed25519`` keys; other key types go to
+    :func:`verify_ssh` (``ssh-keygen -Y verify``). Deterministic and without a subprocess
+    for ed25519, so :mod:`network.record.derive` can call it.
+
+    Raises:
+        LemmataError: ``unknown-key`` when the key that made the signature is not among
+            ``allowed_keys`` (or none is listed); ``bad-signature`` when the blob is not an
+            sshsig of namespace :data:`SSH_NAMESPACE` or does not verify.
+    """
+    if signature.kind != "ssh":
+        raise LemmataError("bad-signature", f"a {signature.kind} signature is not an sshsig")
+    made_with = sshsig_public_key(signature)
+    allowed = {" ".join(k.split()[:2]) for k in allowed_keys if len(k.split()) >= 2}
+    if made_with not in allowed:
+        raise LemmataError("unknown-key", f"{signature.signer}'s identity does not list the "
+                           "SSH key that made this signature")
+    if not made_with.startswith("ssh-ed25519 "):
+        verify_ssh(body, signature, [made_with], timeout_s=timeout_s)
+        return
+    try:
+        blob = base64.b64decode(signature.value, validate=True)
+        pub, namespace, reserved, hash_alg, sig = _ssh_strings(blob[10:], 5)
+        _type, raw_pub = _ssh_strings(pub, 2)
+        sig_type, raw_sig = _ssh_strings(sig, 2)
+        if sig_type != b"ssh-ed25519" or namespace != SSH_NAMESPACE.encode():
+            raise ValueError(f"namespace {namespace!r}, signature type {sig_type!r}")
+        digest = {b"sha512": hashlib.sha512, b"sha256": hashlib.sha256}.get(hash_alg)
+        if digest is None:
+            raise ValueError(f"hash algorithm {hash_alg!r}")
+        signed = (_SSHSIG_MAGIC + _ssh_string(namespace) + _ssh_string(reserved)
+                  + _ssh_string(hash_alg) + _ssh_string(digest(canonical_json(body)).digest()))
+        Ed25519PublicKey.from_public_bytes(raw_pub).verify(raw_sig, signed)
+    except (binascii.Error, ValueError) as exc:
+        raise LemmataError("bad-signature", f"cannot read the sshsig: {exc}") from exc
+    except InvalidSignature as exc:
+        raise LemmataError("bad-signature",
+                           f"sshsig by {signature.signer} does not verify over the record") from exc

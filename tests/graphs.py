@@ -28,12 +28,26 @@ from pathlib import Path
 from typing import Any
 
 import yaml
+from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
+
+from network.record import models as m
 
 FIXED_NAME = "Lemmata Test"
 FIXED_EMAIL = "test@lemmata.invalid"
 FIXED_TIME = 1_790_000_000  # seconds since the epoch, used for every test commit
 ZERO40 = "0" * 40
 DEFAULT_TOOLCHAIN = "leanprover/lean4:v4.22.0"
+BUILDER_GATE_KEY = Ed25519PrivateKey.from_private_bytes(bytes(range(32)))
+"""The builder's fixed gate key: it signs every attestation :meth:`GraphBuilder.attest`
+writes, published as ``keys/builder-gate.json`` (ruling 14: only a gate-signed attestation
+is a verdict)."""
+BUILDER_GATE_KEY_ID = "builder-gate"
+BUILDER_APPROVAL_KEY = Ed25519PrivateKey.from_private_bytes(bytes(range(1, 33)))
+"""The builder's fixed approval key: it signs role records (steward, dormancy, dispute,
+shelving, withdrawal, literature) for their actor, as the site does (D-32 v3.33),
+published as ``keys/builder-approval.json``."""
+BUILDER_APPROVAL_KEY_ID = "builder-approval"
+KEYS_VALID_FROM = "2000-01-01"
 
 
 def sha256_hex(data: bytes) -> str:
@@ -89,12 +103,52 @@ class GraphBuilder:
         """Delete one file."""
         (self.root / path).unlink()
 
+    # --- keys and signatures (ruling 9, ruling 14) -----------------------------------
+
+    def publish_keys(self) -> None:
+        """``keys/builder-gate.json`` and ``keys/builder-approval.json`` (once)."""
+        from network.signing import public_key_record
+
+        for key, key_id, kind in ((BUILDER_GATE_KEY, BUILDER_GATE_KEY_ID, "gate"),
+                                  (BUILDER_APPROVAL_KEY, BUILDER_APPROVAL_KEY_ID, "approval")):
+            path = f"keys/{key_id}.json"
+            if not (self.root / path).exists():
+                rec = public_key_record(key, key_id, kind, KEYS_VALID_FROM)
+                self.write_json(path, rec.model_dump(mode="json", by_alias=True,
+                                                     exclude_none=True))
+
+    def signed(self, model: type[m.Record], rec: dict[str, Any], signer: str, *,
+               kind: str = "approval") -> dict[str, Any]:
+        """``rec`` with a ``signature`` over its model's canonical JSON: the approval key
+        for ``signer`` (a role act through the site), or with ``kind="gate"`` the gate key."""
+        from network.signing import sign
+
+        self.publish_keys()
+        key, key_id = ((BUILDER_GATE_KEY, BUILDER_GATE_KEY_ID) if kind == "gate"
+                       else (BUILDER_APPROVAL_KEY, BUILDER_APPROVAL_KEY_ID))
+        body = {k: v for k, v in rec.items() if k != "signature"}
+        sig = sign(model.model_validate(body), key, kind, key_id, signer)
+        return {**body, "signature": sig.model_dump()}
+
+    def approval(self, rec: dict[str, Any], model: type[m.Words], signer: str) -> dict[str, Any]:
+        """One approval envelope of a words version (``rec`` as written, without
+        approvals): the approval key's signature for ``signer`` (ruling 11, D-32 v3.33)."""
+        from network.record.trust import approval_body
+        from network.signing import sign
+
+        self.publish_keys()
+        body = approval_body(model.model_validate({**rec, "approvals": []}))
+        return sign(body, BUILDER_APPROVAL_KEY, "approval", BUILDER_APPROVAL_KEY_ID,
+                    signer).model_dump()
+
     # --- graph root -----------------------------------------------------------------
 
     def base(self, **policy: Any) -> GraphBuilder:
-        """policy.json (``policy/v1``, overrides as keywords) and an empty curators.json."""
+        """policy.json (``policy/v1``, overrides as keywords), curators.json naming
+        ``curator`` for every target, and the builder's keys under keys/."""
         self.policy(**policy)
         self.curators([{"pseudonym": "curator", "targets": ["*"]}])
+        self.publish_keys()
         return self
 
     def policy(self, **overrides: Any) -> str:
@@ -138,22 +192,31 @@ class GraphBuilder:
             self.steward(tid, steward)
         return f"targets/{tid}/target.yaml"
 
-    def steward(self, tid: str, pseudonym: str, since: str = "2026-01-01") -> str:
-        """``targets/<tid>/stewards/<pseudonym>.yaml`` (``steward/v3``)."""
-        return self.write_yaml(f"targets/{tid}/stewards/{pseudonym}.yaml", {
+    def steward(self, tid: str, pseudonym: str, since: str = "2026-01-01", *,
+                signed: bool = True) -> str:
+        """``targets/<tid>/stewards/<pseudonym>.yaml`` (``steward/v3``), signed for the
+        steward by the approval key unless ``signed=False``."""
+        rec: dict[str, Any] = {
             "schema": "steward/v3", "pseudonym": pseudonym, "target": tid,
             "real_name": f"Real {pseudonym}", "since": since,
             "commitment": "Answer questions within a week.",
-        })
+        }
+        if signed:
+            rec = self.signed(m.Steward, rec, pseudonym)
+        return self.write_yaml(f"targets/{tid}/stewards/{pseudonym}.yaml", rec)
 
     def target_status(self, tid: str, declaration: str, date: str, n: int = 1,
-                      curator: str = "curator") -> str:
-        """``targets/<tid>/status/<date>-<n>.yaml``: active | dormant | known-result (D-33)."""
+                      curator: str = "curator", *, signed: bool = True) -> str:
+        """``targets/<tid>/status/<date>-<n>.yaml``: active | dormant | known-result (D-33),
+        signed for the curator unless ``signed=False``."""
         day = date[:10]
-        return self.write_yaml(f"targets/{tid}/status/{day}-{n}.yaml", {
+        rec: dict[str, Any] = {
             "schema": "target-status/v1", "declaration": declaration, "curator": curator,
             "date": date, "reasoning": f"declared {declaration}",
-        })
+        }
+        if signed:
+            rec = self.signed(m.TargetStatusRecord, rec, curator)
+        return self.write_yaml(f"targets/{tid}/status/{day}-{n}.yaml", rec)
 
     def approach(self, tid: str, ts: str, who: str, title: str, state: str = "proposed",
                  nodes: list[str] | None = None) -> str:
@@ -271,9 +334,11 @@ class GraphBuilder:
 
     def gloss(self, tid: str, nid: str, ts: str, who: str, *, describes: str | None = None,
               label: str | None = None, text: str = "What the statement says.",
-              supersedes: str | None = None, kind: str = "gloss") -> str:
+              supersedes: str | None = None, kind: str = "gloss",
+              approved_by: list[str] | None = None) -> str:
         """``gloss/<ts>-<who>.yaml`` (or ``explainer/``) describing a file (default the
-        node's Statement.lean), optionally with a label (D-25 v3.44)."""
+        node's Statement.lean), optionally with a label (D-25 v3.44) and approvals signed
+        by the approval key for each of ``approved_by`` (ruling 11)."""
         path = describes or f"{self.node_dir(tid, nid)}/Statement.lean"
         rec: dict[str, Any] = {
             "schema": f"{kind}/v1", "describes": path, "describes_sha256": self.sha(path),
@@ -284,34 +349,47 @@ class GraphBuilder:
             rec["supersedes"] = supersedes
         if label is not None and kind == "gloss":
             rec["label"] = label
+        if approved_by:
+            model = m.Gloss if kind == "gloss" else m.Explainer
+            rec["approvals"] = [self.approval(rec, model, who) for who in approved_by]
         return self._node_record(tid, nid, kind, ts, who, rec)
 
     def literature(self, tid: str, nid: str, ts: str, who: str, status: str, *,
                    confirms: str | None = None, disputes: str | None = None,
-                   supersedes: str | None = None, summary: str = "A literature note.") -> str:
-        """``literature/<ts>-<who>.yaml`` (D-25 v3.35/v3.45)."""
+                   supersedes: str | None = None, summary: str = "A literature note.",
+                   signed: bool = True) -> str:
+        """``literature/<ts>-<who>.yaml`` (D-25 v3.35/v3.45), signed for ``who`` unless
+        ``signed=False`` (only a steward's or curator's signature makes it a reading)."""
         rec: dict[str, Any] = {"schema": "literature/v1", "status": status, "summary": summary,
                                "by": who, "date": _ts_date(ts)}
         for k, v in (("confirms", confirms), ("disputes", disputes), ("supersedes", supersedes)):
             if v:
                 rec[k] = v
+        if signed:
+            rec = self.signed(m.Literature, rec, who)
         return self._node_record(tid, nid, "literature", ts, who, rec)
 
     def shelving(self, tid: str, nid: str, ts: str, who: str, *, subject: str | None = None,
-                 lifts: str | None = None, cause: str = "not worth pursuing now") -> str:
+                 lifts: str | None = None, cause: str = "not worth pursuing now",
+                 signed: bool = True) -> str:
         """``shelving/<ts>-<who>.yaml`` (D-14 v3.47); ``subject`` defaults to the node id;
-        ``lifts`` names an earlier shelving path to lift."""
+        ``lifts`` names an earlier shelving path to lift; signed unless ``signed=False``."""
         rec: dict[str, Any] = {"schema": "shelving/v1", "subject": subject or nid,
                                "cause": cause, "by": who, "date": _ts_date(ts)}
         if lifts:
             rec["lifts"] = lifts
+        if signed:
+            rec = self.signed(m.Shelving, rec, who)
         return self._node_record(tid, nid, "shelving", ts, who, rec)
 
     def withdrawal(self, tid: str, nid: str | None, ts: str, who: str, withdraws: str,
-                   reason: str = "withdrawn") -> str:
-        """A ``withdrawal/v1`` under the node (or the target when ``nid`` is None)."""
-        rec = {"schema": "withdrawal/v1", "withdraws": withdraws, "by": who, "reason": reason,
-               "date": _ts_date(ts)}
+                   reason: str = "withdrawn", signed: bool = True) -> str:
+        """A ``withdrawal/v1`` under the node (or the target when ``nid`` is None), signed
+        for ``who`` unless ``signed=False``."""
+        rec: dict[str, Any] = {"schema": "withdrawal/v1", "withdraws": withdraws, "by": who,
+                               "reason": reason, "date": _ts_date(ts)}
+        if signed:
+            rec = self.signed(m.Withdrawal, rec, who)
         if nid is None:
             return self.write_yaml(f"targets/{tid}/withdrawals/{ts}-{who}.yaml", rec)
         return self._node_record(tid, nid, "withdrawals", ts, who, rec)
@@ -324,11 +402,14 @@ class GraphBuilder:
             "date": _ts_date(ts)})
 
     def dispute(self, tid: str, nid: str, ts: str, who: str, defect: str,
-                reason: str = "defect confirmed") -> str:
-        """``disputes/<ts>-<who>.yaml``: a curator accepts a defect claim (D-18 v3.28)."""
-        return self._node_record(tid, nid, "disputes", ts, who, {
-            "schema": "dispute/v1", "defect": defect, "curator": who, "date": _ts_date(ts),
-            "reason": reason})
+                reason: str = "defect confirmed", signed: bool = True) -> str:
+        """``disputes/<ts>-<who>.yaml``: a curator accepts a defect claim (D-18 v3.28),
+        signed for ``who`` unless ``signed=False``."""
+        rec: dict[str, Any] = {"schema": "dispute/v1", "defect": defect, "curator": who,
+                               "date": _ts_date(ts), "reason": reason}
+        if signed:
+            rec = self.signed(m.Dispute, rec, who)
+        return self._node_record(tid, nid, "disputes", ts, who, rec)
 
     def proposed_for(self, tid: str, nid: str, ts: str, who: str, for_node: str) -> str:
         """``proposed-for/<ts>-<who>.yaml`` (D-14 v3.26)."""
@@ -355,8 +436,9 @@ class GraphBuilder:
     def attest(self, paths: list[str], *, verdict: str = "pass", date: str = "2026-01-01",
                target: str | None = None, node: str | None = None,
                artifact_kind: str = "proof", name: str | None = None,
-               graph_commit: str = ZERO40) -> str:
-        """``attestations/<name>.json`` covering each path with its current SHA-256.
+               graph_commit: str = ZERO40, signed: bool = True) -> str:
+        """``attestations/<name>.json`` covering each path with its current SHA-256,
+        signed by the builder's gate key unless ``signed=False`` (ruling 14).
 
         ``target``/``node`` default to those of the first path under ``targets/``.
         """
@@ -373,6 +455,8 @@ class GraphBuilder:
             "base_commit": ZERO40, "head_commit": ZERO40, "graph_commit": graph_commit,
             "verdict": verdict, "steps": [], "timestamp": date,
         }
+        if signed:
+            rec = self.signed(m.Attestation, rec, "gate", kind="gate")
         return self.write_json(f"attestations/{name}.json", rec)
 
     def merge_record(self, artifacts: list[str], date: str, *, seq: int | None = None,

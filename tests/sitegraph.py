@@ -36,11 +36,8 @@ def build_rich_graph(root: Path, *, commit: bool = True) -> tuple[GraphBuilder, 
     b.merge([proof], date="2026-01-04", node="root--h1")
     b.gloss(T, "root--h1", "20260104T010000Z", "carol", label="Even numbers have P",
             text="$$\\forall n,\\ 2 \\mid n \\to P(n)$$ The even half.")
-    expl = b.gloss(T, "root--h1", "20260105T000000Z", "carol", describes=proof,
-                   text="It halves n and uses the base case.", kind="explainer")
-    data = b.read(expl).decode()
-    b.write(expl, data.replace("approvals: []\n", "") + (
-        "approvals:\n- kind: approval\n  key_id: approval-1\n  signer: steve\n  value: c2ln\n"))
+    b.gloss(T, "root--h1", "20260105T000000Z", "carol", describes=proof,
+            text="It halves n and uses the base case.", kind="explainer", approved_by=["steve"])
     b.postmortem(T, "root--h2", "20260106T000000Z", "dave", route_class="induction")
     b.postmortem(T, "root--h2", "20260107T000000Z", "erin", route_class="case-split",
                  failure_class="missing-library")

@@ -367,6 +367,10 @@ def test_resolved_digestion(b: GraphBuilder) -> None:
     rec = yaml.safe_load(b.read(path))
     rec["approvals"] = [{"kind": "ssh", "key_id": "k", "signer": "steve", "value": "c2ln"}]
     b.write_yaml(path, rec)
+    assert d.target_status(load(b), T).digestion == "undigested"  # a forged approval
+    b.remove(path)
+    b.gloss(T, "root", "20260105T000000Z", "steve", describes=proof, kind="explainer",
+            approved_by=["steve"])
     assert d.target_status(load(b), T).digestion == "explained"
 
 

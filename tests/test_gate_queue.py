@@ -8,7 +8,6 @@ from pathlib import Path
 
 import pygit2
 import pytest
-from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
 from sqlalchemy.orm import sessionmaker
 
 from network.api.db import Base, make_engine
@@ -20,12 +19,13 @@ from network.gate.sandbox import Sandbox
 from network.record import derive
 from network.record import models as m
 from network.record.loader import load_graph
+from tests.graphs import BUILDER_GATE_KEY, BUILDER_GATE_KEY_ID
 
 sys.path.insert(0, str(Path(__file__).parent))
 from gate_scenarios import ND, PROOF_MID, T, base_repo
 from standin import RecordedToolchain
 
-KEY = Ed25519PrivateKey.generate()
+KEY = BUILDER_GATE_KEY  # published under keys/ by GraphBuilder.base() (ruling 14)
 WHEN = 1_790_000_000
 
 
@@ -57,7 +57,7 @@ def read(forge: LocalForge, path: str) -> bytes:
 def test_pr_gate_publish_merge_postmerge(forge: LocalForge) -> None:
     n = submit(forge, {f"{ND}/mid/Proof.lean": PROOF_MID.encode()})
     [item] = process_queue(forge, toolchain=RecordedToolchain, sandbox=Sandbox(),
-                           gate_key=KEY, key_id="gate-1")
+                           gate_key=KEY, key_id=BUILDER_GATE_KEY_ID)
     assert item.verdict == "pass" and item.published and item.merge_sha, item.notes
     assert forge.get(n).state == "merged"
     g = load_graph(forge.path, commit=forge.main_sha())

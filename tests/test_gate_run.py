@@ -28,7 +28,9 @@ sys.path.insert(0, str(Path(__file__).parent))
 from gate_scenarios import ND, T, precheck_raw, record_all, scenarios
 from standin import FIXTURES, RecordedToolchain
 
-KEY = Ed25519PrivateKey.generate()
+from tests.graphs import BUILDER_GATE_KEY, BUILDER_GATE_KEY_ID
+
+KEY = BUILDER_GATE_KEY  # published under keys/ by GraphBuilder.base() (ruling 14)
 
 
 def gate(tmp_path: Path, name: str, *, toolchain: Any = RecordedToolchain, raw: Any = "auto",
@@ -239,7 +241,7 @@ def test_attestations_are_reproducible_once_masked(tmp_path: Path) -> None:
     b, base, head = sc.build(tmp_path / "r")
     raw = precheck_raw(b.root, base, head)
     one = run_gate(b.root, base, head, toolchain=RecordedToolchain, sandbox=Sandbox(),
-                   precheck_raw=raw, submitter="alice", gate_key=KEY, key_id="gate-1",
+                   precheck_raw=raw, submitter="alice", gate_key=KEY, key_id=BUILDER_GATE_KEY_ID,
                    runner="local")
     two = run_gate(b.root, base, head, toolchain=RecordedToolchain, sandbox=Sandbox(),
                    precheck_raw=raw, submitter="alice", gate_key=Ed25519PrivateKey.generate(),
@@ -248,7 +250,7 @@ def test_attestations_are_reproducible_once_masked(tmp_path: Path) -> None:
     assert a.signature != c.signature and a.runner != c.runner
     assert A.masked(a) == A.masked(c)
     assert A.attestation_id(a) == A.attestation_id(c)
-    keys = {"gate-1": signing.public_key_record(KEY, "gate-1", "gate", "2026-01-01")}
+    keys = {BUILDER_GATE_KEY_ID: signing.public_key_record(KEY, BUILDER_GATE_KEY_ID, "gate", "2026-01-01")}
     assert a.signature is not None
     signing.verify(a, a.signature, keys, a.timestamp)
     # the timestamp is the head commit's committer date (ruling 2), never the clock
@@ -275,7 +277,7 @@ def merged(tmp_path: Path, name: str, **kw: Any) -> tuple[Any, Path, str]:
     repo.references["refs/heads/main"].set_target(pygit2.Oid(hex=head))
     kw.setdefault("toolchain", RecordedToolchain)
     pm = postmerge_files(root, head, out.attestations, pull_request="local/9",
-                         submitter="alice", sandbox=Sandbox(), gate_key=KEY, key_id="gate-1",
+                         submitter="alice", sandbox=Sandbox(), gate_key=KEY, key_id=BUILDER_GATE_KEY_ID,
                          **kw)
     return pm, root, head
 
@@ -342,7 +344,7 @@ def test_merge_record_ledger_and_signatures(tmp_path: Path) -> None:
     rec = m.MergeRecord.model_validate_json(pm.files["log/merges/000005.json"])
     assert rec.seq == 5 and rec.merge_commit == head and rec.date == "2026-09-21T14:13:20Z"
     assert rec.pull_request == "local/9" and f"{ND}/mid/Proof.lean" in rec.artifacts
-    keys = {"gate-1": signing.public_key_record(KEY, "gate-1", "gate", "2026-01-01")}
+    keys = {BUILDER_GATE_KEY_ID: signing.public_key_record(KEY, BUILDER_GATE_KEY_ID, "gate", "2026-01-01")}
     assert rec.signature is not None
     signing.verify(rec, rec.signature, keys, rec.date)
     line = m.LedgerLine.model_validate_json(pm.files["ledger/000005-1.json"])
@@ -447,7 +449,7 @@ def test_a_proved_variant_closes_the_vouched_root(tmp_path: Path, name: str, lin
     assert (rec.link, rec.verdict, rec.route) == (link, verdict, None)
     assert [(i.node, i.proof) for i in rec.inputs] == [(variant, f"{ND}/{variant}/Proof.lean")]
     assert rec.signature is not None and rec.merge_seq == 7
-    keys = {"gate-1": signing.public_key_record(KEY, "gate-1", "gate", "2026-01-01")}
+    keys = {BUILDER_GATE_KEY_ID: signing.public_key_record(KEY, BUILDER_GATE_KEY_ID, "gate", "2026-01-01")}
     signing.verify(rec, rec.signature, keys, "2026-09-21T14:13:20Z")
     g = apply(root, pm.files)
     assert derive.node_status(g, T, "root") == verdict

@@ -11,7 +11,14 @@ Conventions:
 * A node is addressed by ``(target, node)`` ids.
 * "now" is the date of the newest ``log/merges`` record (ruling 2); dates are published as
   ISO-8601 UTC strings (``2026-11-29T00:00:00Z``), never as ages.
-* A file is *merged* when a ``pass`` attestation names its path with its SHA-256.
+* A file is *merged* when a ``pass`` attestation names its path with its SHA-256, and an
+  attestation is a verdict only when a gate key of ``keys/`` valid on its timestamp signs
+  it (ruling 14).
+* A role record (a steward record, a curator's dormancy or dispute record, a shelving, a
+  withdrawal resting on its author's role, a steward's or curator's literature reading, an
+  approval) counts only when its signature verifies for a holder of that role on the
+  record's date (:mod:`network.record.trust`); one that does not is listed by
+  :func:`unverified` and changes no status.
 * A withdrawn record (D-18 v3.27) reads as absent everywhere.
 * The record's order is: targets and nodes by id, attempts by (timestamp, path), records by
   (date, path). Nothing is ranked.
@@ -33,7 +40,8 @@ from typing import Any
 from network import ids
 from network.errors import define
 from network.record import models as m
-from network.record.loader import Attempt, Graph, Node, Target
+from network.record import trust
+from network.record.loader import Attempt, Graph, Node, RecordFile, Target
 
 # --- catalog codes: why a claim is refused (claimable(), D-25, D-33, D-6 v3.17) ---------
 define("claim-node-closed", None, 409, "The node is already proved, refuted or defective.",
@@ -198,8 +206,12 @@ class _Index:
         self.merged: set[tuple[str, str]] = set()
         self.att_date: dict[str, str] = {}
         self.atts_by_node: dict[tuple[str, str], list[m.Attestation]] = {}
+        self.unverified: set[str] = set()
         for att in g.attestations:
             a = att.record
+            if not trust.gate_signed(a, g.keys):
+                self.unverified.add(att.path)
+                continue
             if a.verdict != "pass":
                 continue
             self.atts_by_node.setdefault((a.target, a.node), []).append(a)
@@ -219,6 +231,11 @@ class _Index:
             for p in rec.artifacts:
                 self.merge_seq_of.setdefault(p, rec.seq)
         self._curators: dict[str, set[str]] = {}
+        self._verified: dict[tuple[str, bool, bool], bool] = {}
+        self.withdrawn: set[str] = set()
+        self.steward_records: dict[str, list[RecordFile[m.Steward]]] = {
+            tid: [rf for rf in t.stewards if self._steward_verified(tid, rf)]
+            for tid, t in g.targets.items()}
         self.withdrawn = self._withdrawn()
         self.t: dict[str, _TargetIndex] = {tid: self._target_index(t)
                                            for tid, t in g.targets.items()}
@@ -239,7 +256,7 @@ class _Index:
 
     # -- basic facts ------------------------------------------------------------------
 
-    def _may_withdraw_words(self, w: m.Withdrawal, tid: str) -> bool:
+    def _may_withdraw_words(self, path: str, w: m.Withdrawal, tid: str) -> bool:
         """D-3 v3.30: a gloss or explainer version may also be withdrawn by its author or a
         steward of its target (status records and defect claims stay curators' alone,
         D-18 v3.27). Steward records are read as filed, so this cannot loop."""
@@ -252,8 +269,9 @@ class _Index:
             return False
         chain = node.glosses if parts[4] == "gloss" else node.explainers
         author = next((rf.record.author for rf in chain if rf.path == w.withdraws), None)
-        stewards = {rf.record.pseudonym for rf in t.stewards}
-        return w.by == author or w.by in stewards
+        if w.by == author:
+            return True  # the author's own act; step 2 bound ``by`` to the submitter
+        return self.role_signed(path, w, w.by, w.date, tid, stewards=True, curators=False)
 
     def _withdrawn(self) -> set[str]:
         records: list[tuple[str, m.Withdrawal, str]] = []
@@ -264,7 +282,9 @@ class _Index:
                 for rf in n.withdrawals:
                     records.append((rf.path, rf.record, tid))
         valid = [(p, w) for p, w, tid in records
-                 if w.by in self.curators_of(tid) or self._may_withdraw_words(w, tid)]
+                 if self.role_signed(p, w, w.by, w.date, tid, stewards=False)
+                 or self._may_withdraw_words(p, w, tid)]
+        self.unverified.update(p for p, _w, _t in records if (p, _w) not in valid)
         withdrawn: set[str] = set()
         for _ in range(len(valid) + 1):
             nxt = {w.withdraws for p, w in valid if p not in withdrawn}
@@ -288,9 +308,73 @@ class _Index:
             d = self._dirs[n.ref] = str(n.ref.dir)
         return d
 
+    # -- trust (ruling 14) -------------------------------------------------------------
+
+    def _steward_verified(self, tid: str, rf: RecordFile[m.Steward]) -> bool:
+        """A steward record counts when the steward it names, or a curator of the target
+        (D-32: a curator adding them directly), signed it on its ``since`` date."""
+        rec = rf.record
+        cur = self.curators_of(tid)
+        ok = self._signature_ok(rec, rec.signature, actors=frozenset({rec.pseudonym, *cur}),
+                                holds=lambda who, _d: who == rec.pseudonym or who in cur,
+                                at_date=rec.since)
+        self._verified[(rf.path, True, True)] = ok
+        if not ok:
+            self.unverified.add(rf.path)
+        return ok
+
+    def _signature_ok(self, body: Any, sig: m.Signature | None, *, actors: frozenset[str],
+                      holds: trust.RoleCheck, at_date: str) -> bool:
+        from network.errors import LemmataError
+
+        try:
+            trust.check_role_signature(body, sig, actors=actors, holds=holds,
+                                       at_date=at_date, keys=self.g.keys,
+                                       identities=self.g.identities)
+        except LemmataError:
+            return False
+        return True
+
+    def holds_role(self, tid: str, who: str, date: str, *, stewards: bool = True,
+                   curators: bool = True) -> bool:
+        """Whether ``who`` curates ``tid`` (curators.json) or, with ``stewards``, stands as
+        its steward by a verified, standing steward record dated no later than ``date``
+        (while withdrawals are being read, steward records are read as filed)."""
+        if curators and who in self.curators_of(tid):
+            return True
+        return stewards and any(
+            rf.record.pseudonym == who and trust.held_since(rf.record.since, date)
+            and rf.path not in self.withdrawn for rf in self.steward_records.get(tid, []))
+
+    def role_signed(self, path: str, rec: Any, actor: str, date: str, tid: str, *,
+                    stewards: bool = True, curators: bool = True) -> bool:
+        """Whether the role record at ``path`` is signed by its ``actor`` while the actor
+        held the role on ``date`` (memoised; a failure is listed as unverified)."""
+        key = (path, stewards, curators)
+        ok = self._verified.get(key)
+        if ok is None:
+            ok = self._signature_ok(
+                rec, rec.signature, actors=frozenset({actor}),
+                holds=lambda who, d: self.holds_role(tid, who, d, stewards=stewards,
+                                                     curators=curators),
+                at_date=date)
+            self._verified[key] = ok
+        return ok
+
+    def approved(self, tid: str, rec: m.Words) -> list[m.Signature]:
+        """The approvals of a words version that verify: each signed over
+        :func:`network.record.trust.approval_body` by a steward of the target or a curator
+        on the version's date."""
+        if not rec.approvals:
+            return []
+        body = trust.approval_body(rec)
+        return [sig for sig in rec.approvals if self._signature_ok(
+            body, sig, actors=frozenset({sig.signer}),
+            holds=lambda who, d: self.holds_role(tid, who, d), at_date=rec.date)]
+
     def stewards_of(self, tid: str) -> list[str]:
-        t = self.g.targets[tid]
-        return [rf.record.pseudonym for rf in t.stewards if rf.path not in self.withdrawn]
+        return [rf.record.pseudonym for rf in self.steward_records.get(tid, [])
+                if rf.path not in self.withdrawn]
 
     def roles_of(self, tid: str) -> set[str]:
         return self.curators_of(tid) | set(self.stewards_of(tid))
@@ -337,7 +421,10 @@ class _Index:
                 if att.kind in ROUTE_KINDS:
                     ti.route_owner[att.path] = nid
             for rf in n.shelvings:
-                if rf.path in self.withdrawn or rf.record.by not in self.roles_of(t.id):
+                if rf.path in self.withdrawn or not self.role_signed(
+                        rf.path, rf.record, rf.record.by, rf.record.date, t.id):
+                    if rf.path not in self.withdrawn:
+                        self.unverified.add(rf.path)
                     continue
                 ti.shelvings_by_subject.setdefault(rf.record.subject, []).append(
                     (norm_date(rf.record.date), rf.path, rf.record))
@@ -602,7 +689,9 @@ class _Index:
         cur = self.curators_of(tid)
         for rf in self.node(tid, nid).disputes:
             if (self.present(rf.path) and self.present(rf.record.defect)
-                    and rf.record.curator in cur):
+                    and rf.record.curator in cur
+                    and self.role_signed(rf.path, rf.record, rf.record.curator,
+                                         rf.record.date, tid, stewards=False)):
                 return True
         return False
 
@@ -670,6 +759,41 @@ def withdrawn(graph: Graph) -> frozenset[str]:
     gloss or explainer version also its author's or a steward's (D-3 v3.30); a withdrawn
     withdrawal stops withdrawing. These read as absent in every derivation."""
     return frozenset(_ix(graph).withdrawn)
+
+
+def unverified(graph: Graph) -> frozenset[str]:
+    """Paths of the records that claim a role or a verdict and do not verify (ruling 14):
+    attestations no gate key of ``keys/`` signs on their timestamp; steward records not
+    signed by the steward they name or a curator; dormancy, dispute and shelving records,
+    role-resting withdrawals, and steward's or curator's literature readings not signed by
+    their actor while holding the role; words versions carrying an approval that does not
+    verify. None of them changes a status; the products and the site may show the flag."""
+    ix = _ix(graph)
+    out = set(ix.unverified)
+    for tid, t in graph.targets.items():
+        cur = ix.curators_of(tid)
+        for st in t.status_records:
+            if not ix.role_signed(st.path, st.record, st.record.curator, st.record.date, tid,
+                                  stewards=False) or st.record.curator not in cur:
+                out.add(st.path)
+        roles = ix.roles_of(tid)
+        for n in t.nodes.values():
+            for dp in n.disputes:
+                if not ix.role_signed(dp.path, dp.record, dp.record.curator, dp.record.date,
+                                      tid, stewards=False) or dp.record.curator not in cur:
+                    out.add(dp.path)
+            for sh in n.shelvings:
+                if not ix.role_signed(sh.path, sh.record, sh.record.by, sh.record.date, tid):
+                    out.add(sh.path)
+            for lit in n.literature:
+                if lit.record.by in roles and not ix.role_signed(
+                        lit.path, lit.record, lit.record.by, lit.record.date, tid):
+                    out.add(lit.path)
+            words: list[RecordFile[Any]] = [*n.glosses, *n.explainers]
+            for w in words:
+                if len(ix.approved(tid, w.record)) != len(w.record.approvals):
+                    out.add(w.path)
+    return frozenset(out)
 
 
 def node_status(graph: Graph, target: str, node: str) -> str:
@@ -799,7 +923,9 @@ def _target_status_uncached(ix: _Index, tid: str) -> TargetStatus:
             return TargetStatus("resolved", _digestion(ix, tid, root), st)
     cur = ix.curators_of(tid)
     recs = sorted(((norm_date(rf.record.date), rf.path, rf.record) for rf in t.status_records
-                   if ix.present(rf.path) and rf.record.curator in cur),
+                   if ix.present(rf.path) and rf.record.curator in cur
+                   and ix.role_signed(rf.path, rf.record, rf.record.curator, rf.record.date,
+                                      tid, stewards=False)),
                   key=lambda x: (x[0], x[1]))
     if not recs:
         return TargetStatus("listed")
@@ -850,8 +976,8 @@ def _digestion(ix: _Index, tid: str, root: str) -> str:
             if ix.proved_by_closure(tid, nid):
                 continue  # the join earns nothing and needs no explainer of its own
             return "undigested"
-        ok = any(rf.record.describes == proof.path and rf.record.approvals
-                 and ix.present(rf.path) for rf in n.explainers)
+        ok = any(rf.record.describes == proof.path and ix.present(rf.path)
+                 and ix.approved(tid, rf.record) for rf in n.explainers)
         if not ok:
             return "undigested"
     return "explained"
@@ -1100,11 +1226,13 @@ def literature_status(graph: Graph, target: str, node: str) -> dict[str, Any] | 
                    if ix.present(rf.path)), key=lambda x: (x[0], x[1]))
     if not recs:
         return None
-    signed = [x for x in recs if x[2].by in roles]
+    signed = [x for x in recs if x[2].by in roles
+              and ix.role_signed(x[1], x[2], x[2].by, x[2].date, target)]
+    signed_paths = {x[1] for x in signed}
     covered = {p for _, _, r in signed for p in (r.confirms, r.disputes) if p}
     superseded = {r.supersedes for _, _, r in signed if r.supersedes}
     by_path = {p: r for _, p, r in recs}
-    proposals = [x for x in recs if x[2].by not in roles and x[1] not in covered]
+    proposals = [x for x in recs if x[1] not in signed_paths and x[1] not in covered]
     awaiting = None
     if proposals:
         _, p, r = proposals[-1]
@@ -2003,7 +2131,7 @@ def record_events(graph: Graph) -> list[dict[str, Any]]:
                 day = norm_date(w.record.date)[:10]
                 add(day, "words", tid, {"path": w.path, "identity": w.record.author,
                                         "node": nid})
-                for sig in w.record.approvals:
+                for sig in ix.approved(tid, w.record):
                     add(day, "signatures", tid, {"path": w.path, "identity": sig.signer,
                                                  "node": nid})
     out: list[dict[str, Any]] = [{"day": day, "kind": kind, "phrase": EVENT_KINDS.get(kind, kind), "target": tid,
@@ -2026,7 +2154,7 @@ def words_chains(graph: Graph, target: str, node: str, kind: str) -> list[dict[s
         ``[{describes, current, history}]`` in record order (date, path) of the chains'
         first versions; ``current`` and each of ``history`` (oldest first, current last)
         are ``{path, author, date, label, sections: [{steps, text, drafted_with}],
-        approvals: [signer], supersedes}``.
+        approvals: [signer] (verified approvals only, ruling 14), supersedes}``.
 
     Raises:
         LemmataError: ``unknown-node``. ValueError: an unknown ``kind``.
@@ -2046,7 +2174,8 @@ def words_chains(graph: Graph, target: str, node: str, kind: str) -> list[dict[s
                 "label": getattr(rec, "label", None),
                 "sections": [{"steps": list(s.steps), "text": s.text,
                               "drafted_with": list(s.drafted_with)} for s in rec.sections],
-                "approvals": [a.signer for a in rec.approvals], "supersedes": rec.supersedes}
+                "approvals": [a.signer for a in ix.approved(target, rec)],
+                "supersedes": rec.supersedes}
         at = member.get(rec.supersedes) if rec.supersedes else None
         if at is None:
             at = len(chains)

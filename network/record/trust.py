@@ -1,0 +1,156 @@
+"""Which records verify: role acts signed by a holder of the role, verdicts signed by the gate.
+
+Foundation ruling 14: a record's actors are its submitter, a role act is signed by a key
+bound to that role, and derive counts a role record or a verdict only when its signature
+verifies. Ruling 9 gives the one envelope (``{kind, key_id, signer, value}``) and where the
+bindings live: ``keys/`` (the network's Ed25519 keys, with validity dates), ``identities/``
+(a pseudonym's allowed SSH signers, from ``since``), ``curators.json`` and
+``targets/<id>/stewards/``. The gate's step 2 (:mod:`network.gate.actors`) and
+:mod:`network.record.derive` both judge through the functions here, so a record the gate
+admits is one derive counts.
+
+A role act's signature is one of:
+
+- ``ssh``: made by the signer's own SSH key, one of ``identities/<signer>.yaml``
+  ``ssh_signers`` (namespace ``lemmata``, over the record's canonical JSON);
+- ``approval``: made by the network's approval key for a signed-in role holder named in
+  ``signer`` (D-32 v3.33: the site signs steward records, approvals, shelvings).
+
+``gate`` and ``service`` keys are no role's key. The signer must be the record's actor
+and hold the role on the record's own date (ruling 2). Approvals of a gloss or explainer
+(``approvals``) sign the version without its ``approvals`` list
+(:func:`approval_body`), so several can sign one version.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+from pydantic import BaseModel
+
+from network import signing
+from network.errors import LemmataError, define
+from network.record import models as m
+
+define("role-act-unsigned", 2, 403,
+       "A role act carries no signature: steward, dormancy and dispute records, shelvings, "
+       "a steward's or curator's literature reading, a withdrawal that rests on its "
+       "author's role, and a gloss or explainer approval are signed by the role's holder "
+       "(ruling 14).",
+       "Sign the record with the SSH key your identities/<pseudonym>.yaml lists "
+       "(`signature: {kind: ssh, ...}` over its canonical JSON, namespace lemmata), or "
+       "file it through the site, which signs it with the network's approval key.")
+define("role-signature-invalid", 2, 403,
+       "A role act's signature does not verify over the record's canonical JSON.",
+       "Re-sign the record exactly as committed (its canonical JSON without `signature`; "
+       "an approval signs the version without its `approvals`).")
+define("role-key-unbound", 2, 403,
+       "A role act is signed by a key not bound to that role on the record's date: a "
+       "gate or service key, a key keys/ does not hold or that was not valid then, an SSH "
+       "key the signer's identity does not list, or a signer who is not the record's "
+       "actor or did not hold the role then.",
+       "Sign as the record's actor, with your own listed SSH key or through the site's "
+       "approval key, while you hold the role (curators.json, targets/<id>/stewards/).")
+
+ROLE_SIGNATURE_KINDS = frozenset({"ssh", "approval"})
+"""Envelope kinds a role's holder signs with (ruling 9)."""
+
+RoleCheck = Callable[[str, str], bool]
+"""``holds(pseudonym, date)``: whether that pseudonym holds the role on that date."""
+
+
+def approval_body(words: m.Words) -> dict[str, Any]:
+    """What an approval of a gloss or explainer version signs: the version's canonical
+    body without its ``approvals`` list (ruling 11)."""
+    body = signing.record_body(words)
+    body.pop("approvals", None)
+    return body
+
+
+def check_role_signature(
+    body: BaseModel | dict[str, Any],
+    signature: m.Signature | None,
+    *,
+    actors: frozenset[str],
+    holds: RoleCheck,
+    at_date: str,
+    keys: dict[str, m.PublicKey],
+    identities: dict[str, m.Identity],
+) -> None:
+    """Judge one role act's signature (ruling 14).
+
+    Args:
+        body: the signed record (a model, so defaults the file omits are signed too) or
+            the body an approval signs (:func:`approval_body`).
+        signature: the envelope, or None.
+        actors: who may sign it: the record's actor (and, for a steward record, the
+            target's curators beside the steward it names).
+        holds: ``holds(signer, at_date)`` says whether the signer holds the role.
+        at_date: the record's own date (``YYYY-MM-DD`` or a UTC timestamp).
+        keys: the graph's ``keys/`` by key id.
+        identities: the graph's ``identities/`` by pseudonym.
+
+    Raises:
+        LemmataError: ``role-act-unsigned`` (no signature); ``role-key-unbound`` (a kind
+            or key no role holds, a key not valid on ``at_date``, a signer who is not an
+            actor or does not hold the role then, an SSH key the signer's identity does
+            not list or lists only from a later date); ``role-signature-invalid`` (the
+            signature does not verify over ``body``).
+    """
+    if signature is None:
+        raise LemmataError("role-act-unsigned", "the record carries no signature")
+    if signature.kind not in ROLE_SIGNATURE_KINDS:
+        raise LemmataError("role-key-unbound", f"a {signature.kind} key is no role's key")
+    if signature.signer not in actors:
+        raise LemmataError("role-key-unbound", f"signed by {signature.signer!r}, but the "
+                           f"record's actor is {' or '.join(sorted(actors))}")
+    if not holds(signature.signer, at_date):
+        raise LemmataError("role-key-unbound", f"{signature.signer} did not hold the role "
+                           f"on {at_date}")
+    try:
+        if signature.kind == "approval":
+            key = keys.get(signature.key_id)
+            if key is None or key.kind != "approval":
+                raise LemmataError("unknown-key", f"no approval key {signature.key_id!r} "
+                                   "under keys/")
+            signing.verify(body, signature, keys, at_date)
+            return
+        ident = identities.get(signature.signer)
+        if ident is None or not ident.ssh_signers:
+            raise LemmataError("unknown-key", f"identities/{signature.signer}.yaml lists no "
+                               "SSH signer")
+        if _later(ident.since, at_date):
+            raise LemmataError("key-expired", f"{signature.signer}'s SSH signers are bound "
+                               f"from {ident.since}, the record is dated {at_date}")
+        signing.verify_sshsig(body, signature, list(ident.ssh_signers))
+    except LemmataError as exc:
+        code = "role-signature-invalid" if exc.code == "bad-signature" else "role-key-unbound"
+        raise LemmataError(code, exc.detail) from exc
+
+
+def gate_signed(att: m.Attestation, keys: dict[str, m.PublicKey]) -> bool:
+    """Whether an attestation carries a gate signature that verifies with a gate key of
+    ``keys/`` valid on its timestamp (D-5, ruling 14): only then is it a verdict."""
+    sig = att.signature
+    if sig is None or sig.kind != "gate":
+        return False
+    try:
+        signing.verify(att, sig, keys, att.timestamp)
+    except LemmataError:
+        return False
+    return True
+
+
+def _day(date: str) -> str:
+    return date if len(date) > 10 else f"{date}T00:00:00Z"
+
+
+def _later(a: str, b: str) -> bool:
+    """Whether date ``a`` falls after date ``b`` (a bare date reads as its first second)."""
+    return _day(a) > _day(b)
+
+
+def held_since(since: str, at_date: str) -> bool:
+    """Whether a role held from ``since`` is held on ``at_date`` (ISO dates)."""
+    return not _later(since, at_date)
