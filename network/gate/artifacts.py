@@ -17,8 +17,10 @@ from typing import Protocol
 
 from network import ids
 from network.errors import define
+from network.gate import lean_lex
 from network.gate.diff import Change, Diff
 from network.gate.result import Diagnostic
+from network.record import layout
 from network.record.loader import ATTEMPT_RE, RECORD_FILE_RE, Graph, Node, sha256_hex
 
 # --- catalog ---------------------------------------------------------------------------
@@ -237,6 +239,7 @@ class Classified:
     artifacts: list[Artifact]
     step1: list[Diagnostic]
     step2: list[Diagnostic]
+    oversized: set[str] = field(default_factory=set)
 
 
 def _merged_hashes(node: Node) -> set[str]:
@@ -258,14 +261,25 @@ def classify(diff: Diff, base: Graph) -> Classified:
     Returns:
         A :class:`Classified`; ``step1``/``step2`` are empty when every path is permitted.
 
+    Every path must match a template of the one path table
+    (:data:`network.record.layout.PATH_TABLE`, docs/record.md) that a pull request may
+    write, else ``path-not-permitted`` (``gate-only-path`` for the gate's and the
+    products' rows); every added or changed file must be within its row's size limit
+    under the policy's ``max_file_bytes`` (``file-too-large``; such a path is in
+    ``oversized`` and its bytes are not read again). Tree entries the diff refused
+    (:attr:`~network.gate.diff.Diff.entry_findings`: links, submodules, hostile names)
+    come first among the step-2 findings.
+
     A ``waivers/native_decide.yaml`` joins the proof or alternate it rides with on its
     node (D-4, D-25 v3.13); alone, or beside any other artifact, it is
     ``path-not-permitted``.
 
-    Implements D-3 (paths), D-4 steps 1-2, D-25 v3.13 (byte-identical copies), ruling 6.
+    Implements D-3 (paths), D-4 steps 1-2, D-25 v3.13 (byte-identical copies), ruling 6,
+    issue 9.
     """
     step1: list[Diagnostic] = []
-    step2: list[Diagnostic] = []
+    step2: list[Diagnostic] = list(diff.entry_findings)
+    oversized: set[str] = set()
     found: dict[tuple[str, str | None, Kind], Artifact] = {}
     waivers: list[tuple[str, str, str]] = []
 
@@ -286,6 +300,20 @@ def classify(diff: Diff, base: Graph) -> Classified:
         if p.startswith(_GATE_ONLY_TOP) or _PRODUCTS.fullmatch(p):
             step2.append(Diagnostic("gate-only-path", "only the gate writes here", p))
             continue
+        row = layout.match(p)
+        if row is None:
+            step2.append(Diagnostic("path-not-permitted", "no path of docs/record.md's "
+                                    "table admits this name", p))
+            continue
+        if row[0].writer in ("gate", "product"):
+            step2.append(Diagnostic("gate-only-path", "only the gate writes here", p))
+            continue
+        if ch.status != "deleted":
+            size, limit = diff.new_size(ch), row[0].max_bytes(base.policy.max_file_bytes)
+            if size > limit:
+                step2.append(Diagnostic("file-too-large",
+                                        f"{size} bytes; the limit for this file is {limit}", p))
+                oversized.add(p)
         parts = p.split("/")
         if parts[0] != "targets" or len(parts) < 3:
             step2.append(Diagnostic("path-not-permitted", "outside targets/", p))
@@ -331,7 +359,7 @@ def classify(diff: Diff, base: Graph) -> Classified:
         if len(arts) > 1:
             kinds = ", ".join(a.kind.value for a in arts)
             step2.append(Diagnostic("mixed-artifacts", f"{a_target}/{a_node} carries {kinds}"))
-    return Classified(artifacts, step1, step2)
+    return Classified(artifacts, step1, step2, oversized)
 
 
 def _classify_target_path(ch: Change, parts: list[str], tid: str, add: _Add,
@@ -456,63 +484,157 @@ class _Add(Protocol):  # typing helper for the ``add`` callback
 
 # --- Lean text rules that need no elaboration (D-3 v3.25, v3.28; D-12 v3.44) ---------
 
-_COMMENT_BLOCK = re.compile(r"/-(?!-).*?-/", re.DOTALL)
-_DOC_COMMENT = re.compile(r"/--.*?-/", re.DOTALL)
 _ALLOWED_STATEMENT_COMMANDS = re.compile(
     r"(import|open|namespace|end|section|noncomputable\s+section|variable|universe|"
     r"theorem|lemma|def|abbrev|structure|inductive|class|instance|noncomputable\s+def|"
     r"@\[[^\]]*\]\s*(theorem|lemma|def|abbrev))\b"
 )
-_FORBIDDEN = re.compile(r"\b(set_option\s+debug\.skipKernelTC|prelude)\b")
+#: options whose ``set_option`` weakens checking (LEAN_NOTES "Pitfalls the gate must close")
+FORBIDDEN_OPTIONS = frozenset({"debug.skipKernelTC"})
+#: command keywords a statement may not hold anywhere, even after another command on the
+#: same line (D-3 v3.28: Lean needs no newline between commands)
+_STATEMENT_DENIED_WORDS = frozenset({
+    "set_option", "run_cmd", "run_elab", "run_meta", "elab", "elab_rules", "macro",
+    "macro_rules", "syntax", "initialize", "builtin_initialize", "declare_syntax_cat",
+    "attribute", "notation", "infix", "infixl", "infixr", "prefix", "postfix",
+})
+
+
+def _lex_findings(lexed: lean_lex.Lexed, path: str) -> list[Diagnostic]:
+    return [Diagnostic("lean-lex-ambiguous", why, path, line)
+            for line, why in lexed.ambiguities]
 
 
 def strip_comments(text: str) -> str:
-    """Lean text with block comments, doc comments and line comments blanked to spaces.
+    """Lean text with block comments, doc comments and line comments blanked to spaces,
+    as Lean's tokenizer reads them (:mod:`network.gate.lean_lex`): a ``-/`` inside a
+    string or a nested comment ends nothing early. Line structure is kept so line numbers
+    still match."""
+    return lean_lex.lex(text).blanked()
 
-    Line structure is kept so line numbers still match.
-    """
-    def blank(m: re.Match[str]) -> str:
-        return re.sub(r"[^\n]", " ", m.group(0))
 
-    text = _DOC_COMMENT.sub(blank, text)
-    text = _COMMENT_BLOCK.sub(blank, text)
-    return re.sub(r"--[^\n]*", blank, text)
+def _dotted_name(code: list[lean_lex.Token], i: int) -> tuple[str, int]:
+    """The identifier starting at ``code[i]``: glued name parts and dots (no space
+    between, as Lean's ``identFn`` reads them), with «» quoting removed; and the index
+    after it."""
+    parts: list[str] = []
+    j = i
+    while j < len(code):
+        tok = code[j]
+        glued = j == i or code[j - 1].start + len(code[j - 1].text) == tok.start
+        if not glued:
+            break
+        if tok.kind == "name" or (tok.kind == "keyword" and parts and parts[-1] == "."):
+            parts.append(_unquote(tok.text))
+        elif tok.text == "." and parts and parts[-1] != ".":
+            parts.append(".")
+        else:
+            break
+        j += 1
+    if parts and parts[-1] == ".":
+        parts.pop()
+        j -= 1
+    return "".join(parts), j
+
+
+def _glued_to_dot(code: list[lean_lex.Token], i: int) -> bool:
+    """Whether ``code[i]`` is a part of a dotted name (a glued ``.`` before or after)."""
+    tok = code[i]
+    before = i > 0 and code[i - 1].text == "." and (
+        code[i - 1].start + 1 == tok.start)
+    after = i + 1 < len(code) and code[i + 1].text == "." and (
+        tok.start + len(tok.text) == code[i + 1].start)
+    return before or after
 
 
 def statement_command_findings(text: str, path: str) -> list[Diagnostic]:
     """D-3 v3.28: a proposed Statement/Context holds only imports, open/namespace/end lines,
-    doc comments and declarations. Commands are the lines starting in column 0 after comments
-    are removed; anything not on the allowlist is refused (fail closed).
+    doc comments and declarations.
+
+    Commands are read from the token stream of :mod:`network.gate.lean_lex`: each code
+    token that starts a line begins a command, and the allowlist is held against that line
+    with comments blanked (fail closed: anything not on it is refused). A hash command
+    (``#eval``) or a command keyword of :data:`_STATEMENT_DENIED_WORDS` anywhere else in
+    the code, after another command on the same line, is refused too. Text the lexer
+    cannot place is ``lean-lex-ambiguous``.
     """
-    out: list[Diagnostic] = []
-    for i, line in enumerate(strip_comments(text).splitlines(), start=1):
-        if not line.strip() or line[:1].isspace():
+    lexed = lean_lex.lex(text)
+    out = _lex_findings(lexed, path)
+    lines = lexed.blanked().splitlines()
+    code = lexed.code_tokens()
+    flagged: set[int] = set()
+    for i, tok in enumerate(code):
+        at_col0 = tok.start == 0 or text[tok.start - 1] == "\n"
+        if at_col0 and tok.kind not in ("string", "char"):
+            line = lines[tok.line - 1]
+            if not _ALLOWED_STATEMENT_COMMANDS.match(line) and tok.line not in flagged:
+                flagged.add(tok.line)
+                out.append(Diagnostic("statement-command-refused", line.strip()[:80], path,
+                                      tok.line))
             continue
-        if not _ALLOWED_STATEMENT_COMMANDS.match(line):
-            out.append(Diagnostic("statement-command-refused", line.strip()[:80], path, i))
-    return out
+        hash_command = (tok.text == "#" and i + 1 < len(code) and code[i + 1].kind == "name"
+                        and code[i + 1].start == tok.start + 1)
+        denied = (tok.kind in ("name", "keyword") and tok.text in _STATEMENT_DENIED_WORDS
+                  and not _glued_to_dot(code, i))
+        if (hash_command or denied) and tok.line not in flagged:
+            flagged.add(tok.line)
+            out.append(Diagnostic("statement-command-refused",
+                                  lines[tok.line - 1].strip()[:80], path, tok.line))
+    return sorted(out, key=lambda d: (d.line or 0, d.code))
 
 
 def forbidden_option_findings(text: str, path: str) -> list[Diagnostic]:
-    """Options and headers that weaken checking: ``set_option debug.skipKernelTC``, ``prelude``
-    (LEAN_NOTES "Pitfalls the gate must close")."""
-    return [
-        Diagnostic("forbidden-option", m.group(0), path, text.count("\n", 0, m.start()) + 1)
-        for m in _FORBIDDEN.finditer(strip_comments(text))
-    ]
+    """Options and headers that weaken checking: ``set_option`` of an option in
+    :data:`FORBIDDEN_OPTIONS` (comments between ``set_option`` and the name, as Lean
+    allows, and «»-quoted name parts are seen through), and ``prelude`` as code (LEAN_NOTES
+    "Pitfalls the gate must close"); plus ``lean-lex-ambiguous`` for text the lexer cannot
+    place. ``«set_option»`` is a name, and a word in a string or comment is not code.
+    """
+    lexed = lean_lex.lex(text)
+    out = _lex_findings(lexed, path)
+    code = lexed.code_tokens()
+    for i, tok in enumerate(code):
+        if tok.kind == "keyword" and tok.text == "set_option" and not _glued_to_dot(code, i):
+            name, _ = _dotted_name(code, i + 1)
+            if name in FORBIDDEN_OPTIONS:
+                out.append(Diagnostic("forbidden-option", f"set_option {name}", path,
+                                      tok.line))
+        elif tok.kind == "name" and tok.text == "prelude" and not _glued_to_dot(code, i):
+            out.append(Diagnostic("forbidden-option", "prelude", path, tok.line))
+    return out
 
 
 def import_lines(text: str) -> list[str]:
-    """The modules a Lean file imports, in order (its header: ``import`` lines at the top)."""
+    """The modules a Lean file imports, in order (its header: the ``import`` commands at
+    the top, read from the token stream so a comment or string cannot fake or hide one).
+    Names are returned as written («» quoting kept)."""
+    code = lean_lex.lex(text).code_tokens()
     mods: list[str] = []
-    for line in strip_comments(text).splitlines():
-        s = line.strip()
-        if not s:
-            continue
-        if not s.startswith("import "):
-            break
-        mods.extend(s.split()[1:])
+    i = 0
+    while i < len(code) and code[i].kind == "keyword" and code[i].text == "import":
+        i += 1
+        while i < len(code) and code[i].kind == "name":
+            j = i
+            while j < len(code) and (j == i or code[j - 1].start + len(code[j - 1].text)
+                                     == code[j].start) and (
+                    code[j].kind == "name" or code[j].text == "."):
+                j += 1
+            mods.append(text[code[i].start:code[j - 1].start + len(code[j - 1].text)])
+            i = j
     return mods
+
+
+def line_comments(text: str) -> dict[int, str]:
+    """1-based line → text of each ``--`` line comment that is the first thing on its line
+    (read from the token stream: a ``--`` inside a string or a block comment is none)."""
+    out: dict[int, str] = {}
+    for tok in lean_lex.lex(text).tokens:
+        if tok.kind != "comment" or not tok.text.startswith("--"):
+            continue
+        line_start = text.rfind("\n", 0, tok.start) + 1
+        if not text[line_start:tok.start].strip():
+            out[tok.line] = tok.text
+    return out
 
 
 def use_findings(statement: str, artifact: str, base: Graph, target: str, path: str
@@ -543,8 +665,8 @@ def _unquote(module: str) -> str:
     return module.replace("«", "").replace("»", "")
 
 
-_APPROACH = re.compile(r"^\s*--\s*approach:\s*\S", re.MULTILINE)
-_LICENCE = re.compile(r"^\s*--\s*licence:\s*\S", re.MULTILINE)
+_APPROACH = re.compile(r"--\s*approach:\s*\S")
+_LICENCE = re.compile(r"--\s*licence:\s*\S")
 
 
 def partial_label_findings(text: str, path: str, hole_lines: list[int] | None = None
@@ -553,6 +675,9 @@ def partial_label_findings(text: str, path: str, hole_lines: list[int] | None = 
     and ``-- label:`` (≤ 60 characters) and ``-- claim: $…$`` in the comment block directly
     above each hole's ``have``.
 
+    The lines are real line comments, each first on its line (:func:`line_comments`): the
+    same words inside a string or a block comment count for nothing.
+
     Args:
         text: the partial's Lean text.
         path: its graph path, for diagnostics.
@@ -560,19 +685,19 @@ def partial_label_findings(text: str, path: str, hole_lines: list[int] | None = 
             hole extraction (step 4). None checks only approach and licence (step 2).
     """
     missing: list[Diagnostic] = []
-    lines = text.splitlines()
-    first_hole = min(hole_lines) if hole_lines else len(lines) + 1
-    before = "\n".join(lines[: first_hole - 1])
-    if not _APPROACH.search(before):
+    comments = line_comments(text)
+    n_lines = len(text.splitlines())
+    first_hole = min(hole_lines) if hole_lines else n_lines + 1
+    if not any(_APPROACH.match(c) for ln, c in comments.items() if ln < first_hole):
         missing.append(Diagnostic("partial-unlabelled", "missing `-- approach:` before the "
                                   "first hole", path))
-    if not _LICENCE.search(text):
+    if not any(_LICENCE.match(c) for c in comments.values()):
         missing.append(Diagnostic("partial-unlabelled", "missing `-- licence:`", path))
     for hl in hole_lines or []:
         block: list[str] = []
-        i = hl - 2
-        while i >= 0 and lines[i].strip().startswith("--"):
-            block.append(lines[i].strip())
+        i = hl - 1
+        while i >= 1 and i in comments:
+            block.append(comments[i].strip())
             i -= 1
         label = [b for b in block if re.match(r"--\s*label:\s*\S", b)]
         claim = [b for b in block if re.match(r"--\s*claim:\s*\$.+\$\s*$", b)]
@@ -588,15 +713,20 @@ def partial_label_findings(text: str, path: str, hole_lines: list[int] | None = 
     return missing
 
 
-_ANNEX_CITATION = re.compile(r"^[ \t]*--[ \t]*annex:[ \t]*(\S*)", re.MULTILINE)
+_ANNEX_CITATION = re.compile(r"--[ \t]*annex:[ \t]*(\S*)")
 
 
 def annex_citations(text: str) -> list[tuple[str, int]]:
     """The annexes a route's Lean text cites, D-31 v3.12: each ``-- annex: <sha256>``
-    comment line, as (the named value lower-cased, its 1-based line). A route citing one
-    is a skeleton: its holes are written with origin ``skeleton-hole``."""
-    return [(mt.group(1).lower(), text.count("\n", 0, mt.start()) + 1)
-            for mt in _ANNEX_CITATION.finditer(text)]
+    line comment first on its line (:func:`line_comments`), as (the named value
+    lower-cased, its 1-based line). A route citing one is a skeleton: its holes are
+    written with origin ``skeleton-hole``."""
+    out: list[tuple[str, int]] = []
+    for line, comment in sorted(line_comments(text).items()):
+        mt = _ANNEX_CITATION.match(comment)
+        if mt is not None:
+            out.append((mt.group(1).lower(), line))
+    return out
 
 
 def annex_citation_findings(text: str, path: str, present: set[str]) -> list[Diagnostic]:

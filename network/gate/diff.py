@@ -1,17 +1,62 @@
 """The files a pull request changes: a pygit2 tree diff between base and head (D-4 step 2).
 
 Renames are not detected: a rename is a deletion plus an addition, and both are judged.
+
+Before the diff is read, every tree entry the pull request adds or changes is screened
+(:func:`screen_tree`): each must be a folder or a regular file blob (mode 100644 or
+100755) under a plain portable name. Symbolic links, submodules (gitlinks), other modes,
+names with an empty, ``.`` or ``..`` component, a slash, a backslash, a control or format
+character, a non-NFC spelling or any character outside ``[A-Za-z0-9_.@-]`` (Unicode
+look-alikes among them) and trees that cannot be parsed become findings in
+:attr:`Diff.entry_findings`, each with its own catalog code, and their paths leave
+:attr:`Diff.changes`, so nothing downstream reads them. The gate refuses them at step 2
+with a published attestation (issue 9), never with an exception.
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+import unicodedata
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Literal
 
 import pygit2
 
-from network.errors import LemmataError
+from network.errors import LemmataError, define
+from network.gate.result import Diagnostic
+from network.record.source import check_graph_path
+
+define("submodule-in-submission", 2, 422,
+       "The pull request adds a submodule (a gitlink tree entry, mode 160000).",
+       "Replace it with the files themselves; the record holds regular files only.")
+define("tree-entry-not-a-file", 2, 422,
+       "A tree entry of the pull request is neither a folder nor a regular file blob "
+       "(mode 100644 or 100755).",
+       "Commit the file as an ordinary file (git add of a plain file).")
+define("tree-unreadable", 2, 422,
+       "A tree object of the pull request cannot be parsed (e.g. an entry with an empty "
+       "name), so its files cannot be judged.",
+       "Rebuild the commit with ordinary git; nothing in it can be merged as it is.")
+define("path-dot-segment", 2, 422,
+       "A path of the pull request has an empty, `.` or `..` component.",
+       "Use a plain relative path inside the graph.")
+define("path-control-character", 2, 422,
+       "A path of the pull request holds a control or format character (a newline, a "
+       "bidirectional override, a zero-width character).",
+       "Rename the file with plain characters.")
+define("path-backslash", 2, 422, "A path of the pull request holds a backslash.",
+       "Use forward slashes between folders and none inside a name.")
+define("path-not-portable", 2, 422,
+       "A path component is not a plain portable name: a Unicode look-alike, a non-NFC "
+       "spelling, bytes that are not UTF-8, a slash inside one tree entry name, a space or "
+       "another character outside [A-Za-z0-9_.@-].",
+       "Name files and folders as graph/AGENTS.md lists them, in ASCII.")
+
+#: the file modes a pull request may add: a regular file, executable or not
+BLOB_MODES = frozenset({0o100644, 0o100755})
+_TREE_MODE = 0o040000
+_LINK_MODE = 0o120000
+_GITLINK_MODE = 0o160000
 
 ChangeStatus = Literal["added", "modified", "deleted"]
 
@@ -48,13 +93,22 @@ class Diff:
     head: str
     changes: list[Change]
     subdir: str = ""
+    entry_findings: list[Diagnostic] = field(default_factory=list)
+
+    def new_size(self, change: Change) -> int:
+        """The size in bytes of the file at head (0 when deleted), read from the object
+        header without loading the bytes."""
+        if change.new_id is None:
+            return 0
+        return int(self.repo.odb.read_header(change.new_id)[1])
 
     def new_bytes(self, change: Change) -> bytes:
         """The file's bytes at head. Raises LemmataError ``missing-file`` when deleted."""
         if change.new_id is None:
             raise LemmataError("missing-file", "deleted at head", path=change.path)
         blob = self.repo.get(change.new_id)
-        assert isinstance(blob, pygit2.Blob)
+        if not isinstance(blob, pygit2.Blob):
+            raise LemmataError("tree-entry-not-a-file", "not a file blob", path=change.path)
         return bytes(blob.data)
 
     def old_bytes(self, change: Change) -> bytes:
@@ -62,7 +116,8 @@ class Diff:
         if change.old_id is None:
             raise LemmataError("missing-file", "absent at base", path=change.path)
         blob = self.repo.get(change.old_id)
-        assert isinstance(blob, pygit2.Blob)
+        if not isinstance(blob, pygit2.Blob):
+            raise LemmataError("tree-entry-not-a-file", "not a file blob", path=change.path)
         return bytes(blob.data)
 
 
@@ -71,6 +126,108 @@ def _commit(repo: pygit2.Repository, rev: str) -> pygit2.Commit:
         return repo.revparse_single(rev).peel(pygit2.Commit)
     except (KeyError, ValueError, pygit2.GitError) as exc:
         raise LemmataError("git-error", f"cannot resolve {rev!r}: {exc}") from exc
+
+
+def shown_path(raw: bytes) -> str:
+    """A tree path as findings print it: UTF-8 where it decodes, every control, format or
+    undecodable character escaped (``a\\nb``, ``bad\\xff``), so an attestation never
+    carries the raw bytes."""
+    text = raw.decode("utf-8", "backslashreplace")
+    return "".join(ch if ch.isprintable() and unicodedata.category(ch) != "Cf"
+                   else ch.encode("unicode_escape").decode("ascii") for ch in text)
+
+
+def name_finding(raw: bytes, path: str) -> Diagnostic | None:
+    """Why one tree entry name is refused, as a step-2 finding on ``path``; None when it
+    is a plain portable name.
+
+    Codes: ``path-dot-segment``, ``path-control-character``, ``path-backslash``,
+    ``path-not-portable``.
+    """
+    if raw in (b"", b".", b".."):
+        return Diagnostic("path-dot-segment", f"the name {raw.decode()!r}", path)
+    try:
+        name = raw.decode("utf-8")
+    except UnicodeDecodeError:
+        return Diagnostic("path-not-portable", "the name is not UTF-8", path)
+    if any(ord(ch) < 0x20 or ord(ch) == 0x7F or unicodedata.category(ch) in ("Cc", "Cf")
+           for ch in name):
+        return Diagnostic("path-control-character", "a control or format character", path)
+    if "\\" in name:
+        return Diagnostic("path-backslash", "a backslash in a name", path)
+    if "/" in name:
+        return Diagnostic("path-not-portable", "a slash inside one tree entry name", path)
+    if unicodedata.normalize("NFC", name) != name:
+        return Diagnostic("path-not-portable", "a name not in Unicode NFC", path)
+    if check_graph_path(name) is not None or (name.startswith(".") and name not in (
+            ".github", ".gitignore", ".gitattributes")):
+        return Diagnostic("path-not-portable", "a character outside [A-Za-z0-9_.@-] "
+                          "(a Unicode look-alike, a space, a leading dot)", path)
+    return None
+
+
+def _tree(repo: pygit2.Repository, oid: pygit2.Oid) -> pygit2.Tree | None:
+    """The tree object ``oid``, or None when it is missing or cannot be parsed."""
+    try:
+        obj = repo.get(oid)
+    except (pygit2.GitError, ValueError):
+        return None
+    return obj if isinstance(obj, pygit2.Tree) else None
+
+
+def screen_tree(repo: pygit2.Repository, base: pygit2.Tree | None, head: pygit2.Tree,
+                prefix: bytes = b"") -> tuple[list[Diagnostic], set[str]]:
+    """Every tree entry ``head`` adds or changes against ``base`` that a graph may not hold.
+
+    Args:
+        repo: the repository holding both trees.
+        base: the tree at the pull request's base (None: everything is new).
+        head: the tree at its head.
+        prefix: the folder both trees are at, as raw bytes ending in ``/`` (or empty).
+
+    Returns:
+        (findings, refused paths as the diff spells them). A refused folder refuses
+        everything under it.
+
+    Codes: ``symlink-in-submission``, ``submodule-in-submission``,
+    ``tree-entry-not-a-file``, ``tree-unreadable`` and those of :func:`name_finding`.
+    """
+    findings: list[Diagnostic] = []
+    refused: set[str] = set()
+    before = {e.raw_name: (e.filemode, e.id) for e in base} if base is not None else {}
+    for entry in head:
+        raw = entry.raw_name or b""
+        mode = int(entry.filemode)
+        if before.get(raw) == (entry.filemode, entry.id):
+            continue
+        full = prefix + raw
+        shown = shown_path(full)
+
+        def refuse(code: str, message: str) -> None:
+            findings.append(Diagnostic(code, message, shown))  # noqa: B023 - used at once
+            refused.add(full.decode("utf-8", "surrogateescape"))  # noqa: B023
+
+        bad = name_finding(raw, shown)
+        if bad is not None:
+            findings.append(bad)
+            refused.add(full.decode("utf-8", "surrogateescape"))
+        elif mode == _TREE_MODE:
+            sub = _tree(repo, entry.id)
+            if sub is None:
+                refuse("tree-unreadable", "a folder whose tree object cannot be read")
+                continue
+            old = before.get(raw)
+            base_sub = _tree(repo, old[1]) if old is not None and old[0] == _TREE_MODE else None
+            more, gone = screen_tree(repo, base_sub, sub, full + b"/")
+            findings.extend(more)
+            refused |= gone
+        elif mode == _LINK_MODE:
+            refuse("symlink-in-submission", "a symbolic link")
+        elif mode == _GITLINK_MODE:
+            refuse("submodule-in-submission", "a submodule (gitlink)")
+        elif mode not in BLOB_MODES:
+            refuse("tree-entry-not-a-file", f"tree entry mode {mode:o}")
+    return findings, refused
 
 
 def _subtree(repo: pygit2.Repository, commit: pygit2.Commit, subdir: str) -> pygit2.Tree:
@@ -86,6 +243,10 @@ def _subtree(repo: pygit2.Repository, commit: pygit2.Commit, subdir: str) -> pyg
     return obj
 
 
+def _under(path: str, refused: set[str]) -> bool:
+    return path in refused or any(path.startswith(r + "/") for r in refused)
+
+
 def diff_commits(repo_path: str | Path, base: str, head: str, subdir: str = "") -> Diff:
     """Every path that differs between ``base`` and ``head`` (in ``subdir`` when given).
 
@@ -97,7 +258,8 @@ def diff_commits(repo_path: str | Path, base: str, head: str, subdir: str = "") 
 
     Returns:
         A :class:`Diff` whose ``changes`` are sorted by path; ``base``/``head`` are the
-        resolved 40-hex commit ids.
+        resolved 40-hex commit ids; tree entries :func:`screen_tree` refuses are in
+        ``entry_findings`` and not in ``changes``.
 
     Raises:
         LemmataError: ``git-error``; ``not-a-graph``.
@@ -107,9 +269,20 @@ def diff_commits(repo_path: str | Path, base: str, head: str, subdir: str = "") 
     except pygit2.GitError as exc:
         raise LemmataError("git-error", f"{repo_path}: {exc}") from exc
     b, h = _commit(repo, base), _commit(repo, head)
-    tb, th = _subtree(repo, b, subdir), _subtree(repo, h, subdir)
+    tb = _subtree(repo, b, subdir)
+    try:
+        th = _subtree(repo, h, subdir)
+    except pygit2.GitError as exc:
+        return Diff(repo, str(b.id), str(h.id), [], subdir,
+                    [Diagnostic("tree-unreadable", f"the head tree cannot be read: {exc}")])
+    findings, refused = screen_tree(repo, tb, th)
     changes: list[Change] = []
-    for patch_delta in tb.diff_to_tree(th).deltas:
+    try:
+        deltas = list(tb.diff_to_tree(th).deltas)
+    except pygit2.GitError as exc:
+        findings.append(Diagnostic("tree-unreadable", f"the trees cannot be compared: {exc}"))
+        deltas = []
+    for patch_delta in deltas:
         old, new = patch_delta.old_file, patch_delta.new_file
         zero = "0" * 40
         old_id = None if str(old.id) == zero else str(old.id)
@@ -118,6 +291,8 @@ def diff_commits(repo_path: str | Path, base: str, head: str, subdir: str = "") 
             "added" if old_id is None else "deleted" if new_id is None else "modified"
         )
         path = new.path if new_id is not None else old.path
+        if new_id is not None and _under(path, refused):
+            continue
         changes.append(Change(path, status, int(new.mode), old_id, new_id))
     changes.sort(key=lambda c: c.path)
-    return Diff(repo, str(b.id), str(h.id), changes, subdir)
+    return Diff(repo, str(b.id), str(h.id), changes, subdir, findings)

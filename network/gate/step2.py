@@ -233,7 +233,8 @@ def run_steps_1_2(diff: Diff, base: Graph, submitter: str | None) -> Steps12:
     findings = list(c.step2)
     for art in c.artifacts:
         roles = roles_of(base, art.target, submitter)
-        if art.kind in (Kind.VARIANT, Kind.SPECULATIVE):
+        big = c.oversized.intersection(art.paths)  # refused already; their bytes stay unread
+        if art.kind in (Kind.VARIANT, Kind.SPECULATIVE) and not big:
             _check_proposal(diff, base, art, findings)
         if art.kind is Kind.ANNEX:
             findings.extend(annex_findings(diff, base, art))
@@ -242,6 +243,8 @@ def run_steps_1_2(diff: Diff, base: Graph, submitter: str | None) -> Steps12:
                                        f"{art.kind.value} needs {sorted(art.plan.roles)}",
                                        art.main))
         for path in art.paths:
+            if path in big:
+                continue
             if path.endswith(".lean"):
                 text = _decode(diff, path, findings)
                 if text is not None:
@@ -250,7 +253,7 @@ def run_steps_1_2(diff: Diff, base: Graph, submitter: str | None) -> Steps12:
                 if art.kind is Kind.ANNEX or path.endswith("native_decide.yaml"):
                     continue
                 _check_record(diff, art, path, findings)
-        if art.kind in _LEAN_ARTIFACTS and art.node is not None:
+        if art.kind in _LEAN_ARTIFACTS and art.node is not None and art.main not in big:
             node = base.targets[art.target].nodes[art.node]
             statement = base.text(node.files["Statement"].path)
             text = _decode(diff, art.main, findings)

@@ -1,0 +1,227 @@
+"""Lean 4 source as a token stream, for the gate's static scan (D-4 step 2, issue 9).
+
+The scan that looks for options weakening checking, a proposed statement's commands and a
+file's imports must see Lean's own boundaries between code, comments and literals: a
+regular expression is fooled by a comment inside a comment, a ``-/`` inside a string or
+a ``"`` inside a char literal. :func:`lex` reads the text with Pygments' Lean 4 lexer
+(``pygments.lexers.Lean4Lexer``, alias ``lean4``), corrected where it differs from Lean's
+tokenizer (``Lean/Parser/Basic.lean``, ``finishCommentBlock``, ``charLitFnAux``,
+``rawStrLitFnAux``) in ways an attacker could use:
+
+- a doc comment ``/-- … -/`` nests like any block comment (Lean's ``commentBody`` is
+  ``finishCommentBlock 1``; Pygments ends it at the first ``-/``);
+- a char literal ``'c'``, ``'\\n'``, ``'\\x41'``, ``'\\u03bb'`` is one token (Pygments
+  reads ``'"'`` as the start of a string);
+- a raw string ``r"…"``, ``r#"…"#`` is one token (Pygments ends it at the first ``"``);
+- a ``«…»``-quoted name part is one name token (Pygments lexes what is inside as code,
+  so ``«x"»`` would open a string);
+- any escape in a string is one token (Pygments reports ``\\t`` as an error token).
+
+Whatever is still unclear fails closed (:attr:`Lexed.ambiguities`, catalog code
+``lean-lex-ambiguous``): an error token, a comment or literal not closed at the end of
+the file, a comment region whose nesting Lean would close elsewhere, or an interpolated
+string ``s!"…{…}…"`` (its holes hold terms, which may hold strings). The bans found this
+way are defence in depth; the verdict still rests on the kernel (D-4 v3.27).
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+from functools import lru_cache
+from typing import ClassVar, Literal
+
+from pygments.lexers import Lean4Lexer
+from pygments.token import Comment, Error, Keyword, Name, String, Whitespace, _TokenType
+
+from network.errors import define
+
+define("lean-lex-ambiguous", 2, 422,
+       "A Lean file holds text the gate's lexer cannot place with certainty (an unclosed "
+       "comment or literal, an interpolated string with a hole, an unknown character "
+       "sequence), so the static scan refuses it rather than pass what it cannot read.",
+       "Close every comment and literal; write the string without `{…}` interpolation.")
+
+TokenKind = Literal["comment", "doc", "string", "char", "name", "keyword", "space", "other"]
+
+#: Lean identifier characters (``isLetterLike``/``isSubScriptAlnum`` approximated by
+#: Python's Unicode word characters) and the suffix characters ``'``, ``!`` and ``?``.
+_IDENT_CHAR = re.compile(r"[\w'!?]")
+_NOT_AFTER_IDENT = r"(?<![\w'!?])"
+_CHAR_LIT = _NOT_AFTER_IDENT + r"'(?!')(?:\\(?:x[0-9a-fA-F]{2}|u[0-9a-fA-F]{4}|[^\n])|[^\\'\n])'"
+_RAW_STR = _NOT_AFTER_IDENT + r'r(#*)"(?s:.*?)"\1'
+_GUILLEMET = r"«[^»]*»"
+
+
+def _tokens_table() -> dict[str, list[object]]:
+    """Lean4Lexer's rule table with the corrections listed in the module docstring."""
+    table: dict[str, list[object]] = {k: list(v) for k, v in Lean4Lexer.tokens.items()}
+    extra: list[object] = [
+        (_RAW_STR, String.Raw),
+        (_CHAR_LIT, String.Char),
+        (_GUILLEMET, Name.Quoted),
+    ]
+    expr = table["expression"]
+    at = next(i for i, rule in enumerate(expr)
+              if isinstance(rule, tuple) and rule[1] is Name.Builtin.Pseudo)
+    table["expression"] = expr[:at] + extra + expr[at:]
+    table["docstring"] = [
+        (r"[^/-]+", String.Doc),
+        (r"/-", String.Doc, "#push"),
+        (r"-/", String.Doc, "#pop"),
+        (r"[/-]", String.Doc),
+    ]
+    table["string"] = [
+        (r'[^\\"]+', String.Double),
+        (r"\\(?s:.)", String.Escape),
+        ('"', String.Double, "#pop"),
+    ]
+    return table
+
+
+class _LeanLexer(Lean4Lexer):  # type: ignore[misc]
+    """Pygments' Lean 4 lexer with the corrections of :func:`_tokens_table`."""
+
+    name = "Lean4 (gate)"
+    aliases: ClassVar[list[str]] = []
+    tokens = _tokens_table()
+
+
+@lru_cache(maxsize=1)
+def _lexer() -> _LeanLexer:
+    return _LeanLexer(stripnl=False, ensurenl=False)
+
+
+@dataclass(frozen=True)
+class Token:
+    """One lexeme: its kind, exact text, 0-based character offset and 1-based line."""
+
+    kind: TokenKind
+    text: str
+    start: int
+    line: int
+
+    @property
+    def code(self) -> bool:
+        """True for what Lean parses as code: not a comment, a doc comment or space."""
+        return self.kind not in ("comment", "doc", "space")
+
+
+@dataclass
+class Lexed:
+    """A Lean text as tokens.
+
+    Attributes:
+        text: the source.
+        tokens: every lexeme in order; their texts concatenate to ``text``.
+        ambiguities: (1-based line, why) for each place the lexer cannot vouch for.
+    """
+
+    text: str
+    tokens: list[Token]
+    ambiguities: list[tuple[int, str]] = field(default_factory=list)
+
+    def code_tokens(self) -> list[Token]:
+        """The tokens Lean parses (comments, doc comments and whitespace left out)."""
+        return [t for t in self.tokens if t.code]
+
+    def blanked(self) -> str:
+        """The text with comments and doc comments replaced by spaces, newlines kept."""
+        return "".join(re.sub(r"[^\n]", " ", t.text) if t.kind in ("comment", "doc")
+                       else t.text for t in self.tokens)
+
+
+def _kind(tt: _TokenType) -> TokenKind:
+    if tt in String.Doc:
+        return "doc"
+    if tt in Comment:
+        return "comment"
+    if tt in String.Char:
+        return "char"
+    if tt in String:
+        return "string"
+    if tt in Whitespace:
+        return "space"
+    if tt in Keyword:
+        return "keyword"
+    if tt in Name and tt is not Name.Builtin.Pseudo:
+        return "name"
+    return "other"
+
+
+def _comment_closes(region: str) -> bool:
+    """Whether ``region`` is a run of block comments that Lean's ``finishCommentBlock``
+    closes exactly at its end (``/-`` opens a level, ``-/`` closes one)."""
+    depth, i, n = 0, 0, len(region)
+    while i < n:
+        two = region[i:i + 2]
+        if depth == 0:
+            if two != "/-":
+                return False
+            depth, i = 1, i + 2
+        elif two == "-/":
+            depth, i = depth - 1, i + 2
+        elif two == "/-":
+            depth, i = depth + 1, i + 2
+        else:
+            i += 1
+    return depth == 0
+
+
+_STRING_RUN = re.compile(r'(?:"(?:[^"\\]|\\(?s:.))*")+')
+
+
+def lex(text: str) -> Lexed:
+    """Tokens of a Lean 4 source, with every place the lexer cannot vouch for.
+
+    Args:
+        text: the file's text (decoded UTF-8).
+
+    Returns:
+        A :class:`Lexed`; it never raises for odd input: what it cannot read is listed in
+        ``ambiguities`` and the gate refuses it as ``lean-lex-ambiguous``.
+
+    Implements the static scan of D-4 step 2 (LEAN_NOTES "Pitfalls the gate must close").
+    """
+    tokens: list[Token] = []
+    ambiguities: list[tuple[int, str]] = []
+    line = 1
+    for start, tt, value in _lexer().get_tokens_unprocessed(text):
+        if tt in Error:
+            ambiguities.append((line, f"unreadable text {value[:20]!r}"))
+        tokens.append(Token(_kind(tt), value, start, line))
+        line += value.count("\n")
+    _check_regions(text, tokens, ambiguities)
+    return Lexed(text, tokens, ambiguities)
+
+
+def _check_regions(text: str, tokens: list[Token], ambiguities: list[tuple[int, str]]) -> None:
+    """Hold every comment and string region to Lean's own rules (fail closed)."""
+    i = 0
+    while i < len(tokens):
+        tok = tokens[i]
+        if tok.kind not in ("comment", "doc", "string"):
+            i += 1
+            continue
+        j = i
+        while (not tok.text.startswith("--") and j + 1 < len(tokens)
+               and tokens[j + 1].kind == tok.kind and not tokens[j + 1].text.startswith("--")):
+            j += 1
+        region = text[tok.start:tokens[j].start + len(tokens[j].text)]
+        if tok.kind == "comment" and region.startswith("--"):
+            pass  # a line comment: `--` to the end of the line, as Lean reads it
+        elif tok.kind in ("comment", "doc"):
+            if not _comment_closes(region):
+                why = "a block comment Lean would close elsewhere or not at all"
+                ambiguities.append((tok.line, why))
+        elif not region.startswith(("r", "'")) and not _STRING_RUN.fullmatch(region):
+            ambiguities.append((tok.line, "a string literal that does not close"))
+        elif i > 0 and tokens[i - 1].kind == "name" and tokens[i - 1].text.endswith("!") \
+                and "{" in region:
+            ambiguities.append((tok.line, "an interpolated string with a hole"))
+        i = j + 1
+
+
+def is_ident_char(ch: str) -> bool:
+    """Whether ``ch`` may continue a Lean identifier (see ``_IDENT_CHAR``)."""
+    return bool(_IDENT_CHAR.fullmatch(ch))
