@@ -1195,8 +1195,11 @@ def run_gate(
     Implements D-4 steps 0-9, D-5, D-34, rulings 2, 5, 6, 7.
     """
     r = pygit2.Repository(str(repo))
-    base_sha = str(r.revparse_single(base).peel(pygit2.Commit).id)
-    head_sha = str(r.revparse_single(head).peel(pygit2.Commit).id)
+    try:
+        base_sha = str(r.revparse_single(base).peel(pygit2.Commit).id)
+        head_sha = str(r.revparse_single(head).peel(pygit2.Commit).id)
+    except (KeyError, ValueError, pygit2.GitError) as exc:
+        raise LemmataError("git-error", f"cannot resolve {base!r}..{head!r}: {exc}") from exc
     mb = r.merge_base(pygit2.Oid(hex=base_sha), pygit2.Oid(hex=head_sha))
     from_sha = str(mb) if mb is not None else base_sha
     diff = diff_commits(repo, from_sha, head_sha)
