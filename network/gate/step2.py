@@ -18,6 +18,7 @@ from dataclasses import dataclass
 import yaml
 from pydantic import ValidationError
 
+from network.gate.actors import actor_findings
 from network.gate.artifacts import (
     ANNEX_FILE_RE,
     Artifact,
@@ -269,6 +270,7 @@ def run_steps_1_2(diff: Diff, base: Graph, submitter: str | None) -> Steps12:
             if art.kind in (Kind.PARTIAL, Kind.REDUCTION):
                 findings.extend(annex_citation_findings(
                     text, art.main, _annexes_on_node(diff, base, art.target, art.node)))
+    findings.extend(actor_findings(diff, base, c.artifacts, submitter, c.oversized))
     step1 = StepResult.from_findings(1, c.step1)
     step2 = StepResult.from_findings(2, findings)
     return Steps12(c.artifacts, step1, step2)

@@ -761,6 +761,31 @@ def withdrawn(graph: Graph) -> frozenset[str]:
     return frozenset(_ix(graph).withdrawn)
 
 
+def holds_role(graph: Graph, target: str, who: str, date: str, *, stewards: bool = True,
+               curators: bool = True) -> bool:
+    """Whether ``who`` holds a role on ``target`` on ``date`` (ruling 14): a curator of it
+    (curators.json), or with ``stewards`` its steward by a standing steward record that
+    verifies (:mod:`network.record.trust`) and dates from no later than ``date``.
+
+    Raises:
+        KeyError: no such target.
+    """
+    graph.targets[target]  # a KeyError for an unknown target
+    return _ix(graph).holds_role(target, who, date, stewards=stewards, curators=curators)
+
+
+def curators_of(graph: Graph, target: str) -> frozenset[str]:
+    """The pseudonyms curators.json names for ``target`` (or ``*``)."""
+    return frozenset(_ix(graph).curators_of(target))
+
+
+def stewards_of(graph: Graph, target: str) -> list[str]:
+    """The target's stewards: standing steward records that verify (ruling 14), in record
+    order. Raises: KeyError for an unknown target."""
+    graph.targets[target]  # a KeyError for an unknown target
+    return _ix(graph).stewards_of(target)
+
+
 def unverified(graph: Graph) -> frozenset[str]:
     """Paths of the records that claim a role or a verdict and do not verify (ruling 14):
     attestations no gate key of ``keys/`` signs on their timestamp; steward records not

@@ -1,0 +1,226 @@
+"""Step 2's actor rules: a record's actors are its submitter, and role acts are signed
+(Foundation ruling 14; ruling 9; D-4 step 2; issue 9).
+
+Two checks over every file a pull request adds, called once from
+:func:`network.gate.step2.run_steps_1_2`:
+
+1. **Records are bound to their submitter.** Every field that names an actor (``by``,
+   ``author``, ``contributor``, ``curator``; see :data:`ACTOR_FIELDS`) and the pseudonym
+   in a file name (``<ts>-<pseudonym>.yaml``, ``attempts/<ts>-<pseudonym>-<kind>``) must
+   equal the submitter's ledger identity exactly, the pseudonym ``run_gate(submitter=...)``
+   receives. A pull request whose submitter is unknown (None) may name no actor at all:
+   it fails closed. Code ``actor-not-submitter``.
+2. **Role acts are signed** by a key bound to that role on the record's date, judged by
+   :func:`network.record.trust.check_role_signature` against the base graph's ``keys/``,
+   ``identities/``, curators.json and verified steward records: steward records (signed
+   by the steward they name or a curator), dormancy and dispute records (a curator),
+   shelvings (a steward or curator), a withdrawal unless it withdraws the submitter's own
+   gloss or explainer version (a curator, or a steward for words), a literature record
+   filed by a steward or curator or one that confirms or disputes (a steward or curator),
+   and every approval a gloss or explainer carries (a steward or curator). Codes
+   ``role-act-unsigned``, ``role-signature-invalid``, ``role-key-unbound``.
+
+Derive counts these records under the same rules (:mod:`network.record.derive`), so what
+step 2 admits is what derive believes.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Collection, Iterable
+
+from network.errors import LemmataError, define
+from network.gate.artifacts import Artifact, Kind
+from network.gate.diff import Diff
+from network.gate.result import Diagnostic
+from network.record import derive, trust
+from network.record import models as m
+from network.record.loader import ATTEMPT_RE, RECORD_FILE_RE, Graph, parse_record
+
+define("actor-not-submitter", 2, 403,
+       "A field that names an actor (by, author, contributor, curator) or the pseudonym in "
+       "a file name is not the submitter's ledger identity, or the submitter is unknown "
+       "(ruling 14).",
+       "Name yourself: every actor field and the file name's pseudonym must be the "
+       "pseudonym the pull request is credited to (your bound GitHub login or allowed SSH "
+       "signer, or the service's token identity).")
+
+ACTOR_FIELDS: dict[type[m.Record], tuple[str, ...]] = {
+    m.Postmortem: ("contributor",),
+    m.Annex: ("author",),
+    m.Literature: ("by",),
+    m.Gloss: ("author",),
+    m.Explainer: ("author",),
+    m.Withdrawal: ("by",),
+    m.ProposedFor: ("by",),
+    m.Shelving: ("by",),
+    m.Waiver: ("author",),
+    m.Defect: ("by",),
+    m.Dispute: ("curator",),
+    m.RevisionRequest: ("by",),
+    m.Approach: ("author",),
+    m.TargetStatusRecord: ("curator",),
+    m.Meta: ("author",),
+    m.Steward: (),
+    m.PrecheckRecord: (),
+}
+"""Each submittable record model's fields that name who acted. A steward record's
+``pseudonym`` names the steward it admits, not the filer; its signature binds it instead."""
+
+_KIND_MODELS: dict[Kind, type[m.Record]] = {
+    Kind.POSTMORTEM: m.Postmortem,
+    Kind.GLOSS: m.Gloss,
+    Kind.EXPLAINER: m.Explainer,
+    Kind.LITERATURE: m.Literature,
+    Kind.SHELVING: m.Shelving,
+    Kind.WITHDRAWAL: m.Withdrawal,
+    Kind.PROPOSED_FOR: m.ProposedFor,
+    Kind.DEFECT: m.Defect,
+    Kind.DISPUTE: m.Dispute,
+    Kind.REVISION_REQUEST: m.RevisionRequest,
+    Kind.APPROACH: m.Approach,
+    Kind.STEWARD: m.Steward,
+    Kind.DORMANCY: m.TargetStatusRecord,
+    Kind.PRECHECK_RECORD: m.PrecheckRecord,
+}
+
+
+def model_of(art: Artifact, path: str) -> type[m.Record] | None:
+    """The record model the file at ``path`` of ``art`` holds, or None for a Lean file, an
+    annex's Markdown or anything step 2 places elsewhere."""
+    name = path.rsplit("/", 1)[-1]
+    if name == "META.yaml":
+        return m.Meta
+    if path.endswith("waivers/native_decide.yaml"):
+        return m.Waiver
+    if art.kind is Kind.ANNEX:
+        return m.Annex if name.endswith(".yaml") else None
+    if not name.endswith((".yaml", ".json")):
+        return None
+    return _KIND_MODELS.get(art.kind)
+
+
+def name_pseudonym(path: str) -> str | None:
+    """The pseudonym a file's name carries (``<ts>-<pseudonym>.yaml`` or an attempt's
+    ``<ts>-<pseudonym>-<kind>``), or None when its name carries none."""
+    name = path.rsplit("/", 1)[-1]
+    mt = ATTEMPT_RE.fullmatch(name) or RECORD_FILE_RE.fullmatch(name)
+    return mt.group("who") if mt is not None else None
+
+
+def actor_findings(diff: Diff, base: Graph, artifacts: Iterable[Artifact],
+                   submitter: str | None, skip: Collection[str] = ()) -> list[Diagnostic]:
+    """Every actor and role-signature finding over the files ``artifacts`` add.
+
+    Args:
+        diff: the pull request's changes.
+        base: the graph at ``diff.base`` (keys, identities, curators, stewards).
+        artifacts: the artifacts :func:`network.gate.artifacts.classify` placed.
+        submitter: the ledger identity the pull request is credited to, or None.
+        skip: paths step 2 refused already without reading them (oversized files).
+
+    Returns:
+        Diagnostics with codes ``actor-not-submitter``, ``role-act-unsigned``,
+        ``role-signature-invalid`` and ``role-key-unbound``; a file that does not parse
+        yields none here (step 2's record check reports it).
+    """
+    findings: list[Diagnostic] = []
+    added = {c.path: c for c in diff.changes if c.status == "added" and c.new_id}
+    for art in artifacts:
+        for path in art.paths:
+            if path in skip or path not in added:
+                continue
+            who = name_pseudonym(path)
+            if who is not None:
+                findings.extend(_bound("file name", who, submitter, path))
+            model = model_of(art, path)
+            if model is None:
+                continue
+            rec, problems = parse_record(path, diff.new_bytes(added[path]), model)
+            if rec is None or problems:
+                continue
+            for fld in ACTOR_FIELDS.get(model, ()):
+                value = getattr(rec, fld, None)
+                if value is not None:
+                    findings.extend(_bound(fld, value, submitter, path))
+            findings.extend(_role_findings(base, art, path, rec, submitter))
+    return findings
+
+
+def _bound(field: str, value: str, submitter: str | None, path: str) -> list[Diagnostic]:
+    if submitter is None:
+        return [Diagnostic("actor-not-submitter", f"{field} names {value!r}, and the pull "
+                           "request's submitter is unknown", path)]
+    if value != submitter:
+        return [Diagnostic("actor-not-submitter", f"{field} names {value!r}, but the "
+                           f"submitter is {submitter!r}", path)]
+    return []
+
+
+def _role_findings(base: Graph, art: Artifact, path: str, rec: m.Record,
+                   submitter: str | None) -> list[Diagnostic]:
+    tid = art.target
+    if tid not in base.targets:
+        return []
+    cur = derive.curators_of(base, tid)
+
+    def holds(stewards: bool, curators: bool) -> trust.RoleCheck:
+        return lambda who, date: derive.holds_role(base, tid, who, date, stewards=stewards,
+                                                   curators=curators)
+
+    def judge(body: m.Record | dict[str, object], sig: m.Signature | None,
+              actors: frozenset[str], check: trust.RoleCheck, date: str,
+              what: str) -> list[Diagnostic]:
+        try:
+            trust.check_role_signature(body, sig, actors=actors, holds=check, at_date=date,
+                                       keys=base.keys, identities=base.identities)
+        except LemmataError as exc:
+            return [Diagnostic(exc.code, f"{what}: {exc.detail}", path)]
+        return []
+
+    if isinstance(rec, m.Steward):
+        return judge(rec, rec.signature, frozenset({rec.pseudonym, *cur}),
+                     lambda who, _d: who == rec.pseudonym or who in cur, rec.since,
+                     "a steward record is signed by the steward it names or a curator")
+    if isinstance(rec, (m.TargetStatusRecord, m.Dispute)):
+        return judge(rec, rec.signature, frozenset({rec.curator}), holds(False, True),
+                     rec.date, f"a {rec.SCHEMA_KIND.split('/')[0]} record is a curator's act")
+    if isinstance(rec, m.Shelving):
+        return judge(rec, rec.signature, frozenset({rec.by}), holds(True, True), rec.date,
+                     "a shelving is a steward's or curator's act")
+    if isinstance(rec, m.Withdrawal):
+        words = _words_author(base, rec.withdraws)
+        if words is not None and words == rec.by:
+            return []  # the author withdrawing their own version (D-3 v3.30)
+        return judge(rec, rec.signature, frozenset({rec.by}),
+                     holds(words is not None, True), rec.date,
+                     "withdrawing another's record rests on the curator's (or, for words, "
+                     "the steward's) role")
+    if isinstance(rec, m.Literature):
+        role_holder = submitter is not None and derive.holds_role(base, tid, submitter,
+                                                                  rec.date)
+        if not (role_holder or rec.confirms or rec.disputes):
+            return []
+        return judge(rec, rec.signature, frozenset({rec.by}), holds(True, True), rec.date,
+                     "a steward's or curator's literature reading is signed")
+    if isinstance(rec, m.Words):
+        out: list[Diagnostic] = []
+        body = trust.approval_body(rec)
+        for sig in rec.approvals:
+            out.extend(judge(body, sig, frozenset({sig.signer}), holds(True, True),
+                             rec.date, "an approval is a steward's or curator's signature"))
+        return out
+    return []
+
+
+def _words_author(base: Graph, withdraws: str) -> str | None:
+    """The author of the gloss or explainer version at ``withdraws`` on the base graph,
+    or None when that path is no such version."""
+    parts = withdraws.split("/")
+    if len(parts) != 6 or parts[0] != "targets" or parts[4] not in ("gloss", "explainer"):
+        return None
+    t = base.targets.get(parts[1])
+    node = t.nodes.get(parts[3]) if t is not None else None
+    if node is None:
+        return None
+    chain = node.glosses if parts[4] == "gloss" else node.explainers
+    return next((rf.record.author for rf in chain if rf.path == withdraws), None)
