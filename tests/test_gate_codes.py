@@ -180,12 +180,16 @@ def test_code_recordings_are_current(tmp_path: Path) -> None:
 # --- step 2: the pull request's paths and records -------------------------------------
 
 
-def test_two_artifacts_on_one_node_are_mixed_artifacts(tmp_path: Path) -> None:
-    out = pull_request(tmp_path, {
-        f"{MID}/Proof.lean": PROOF_MID,
-        f"{MID}/attempts/20260301T000000Z-alice-partial.lean":
-            "-- approach: x\n-- licence: CC-BY-4.0\ntheorem Demo.mid (n : Nat) : "
-            "n + 0 + 0 = n := rfl\n"})
+@pytest.mark.parametrize("second", [
+    (f"{MID}/attempts/20260301T000000Z-alice-partial.lean",
+     "-- approach: x\n-- licence: CC-BY-4.0\ntheorem Demo.mid (n : Nat) : n + 0 + 0 = n := rfl\n"),
+    # proving and refuting one node in one pull request
+    (f"{MID}/Refutation.lean",
+     "theorem Demo.mid.refutation : ¬ ∀ n : Nat, n + 0 + 0 = n := by\n  intro h\n  sorry\n"),
+])
+def test_two_artifacts_on_one_node_are_mixed_artifacts(tmp_path: Path,
+                                                       second: tuple[str, str]) -> None:
+    out = pull_request(tmp_path, {f"{MID}/Proof.lean": PROOF_MID, second[0]: second[1]})
     assert_refused(out, "mixed-artifacts")
 
 
@@ -209,12 +213,15 @@ def test_a_proof_that_main_merged_meanwhile_is_proof_already_merged(tmp_path: Pa
     assert_refused(out, "proof-already-merged")
 
 
-@pytest.mark.parametrize("path", [
-    f"{ND}/p/attempts/20260101T000000Z-carol-partial.lean",  # a merged route
-    f"{ND}/root--h1/Witness.lean",                           # a hole's witness
+@pytest.mark.parametrize(("path", "data"), [
+    (f"{ND}/p/attempts/20260101T000000Z-carol-partial.lean", None),  # a merged route, deleted
+    (f"{ND}/p/attempts/20260101T000000Z-carol-partial.lean",         # ... or rewritten
+     "-- approach: mine now\n-- licence: CC-BY-4.0\ntheorem Demo.p : 1 + 1 = 2 := rfl\n"),
+    (f"{ND}/root--h1/Witness.lean", None),                           # a hole's witness
 ])
-def test_deleting_a_file_of_the_record_is_record_deleted(tmp_path: Path, path: str) -> None:
-    out = pull_request(tmp_path, {path: None})
+def test_deleting_or_rewriting_a_file_of_the_record_is_record_deleted(
+        tmp_path: Path, path: str, data: str | None) -> None:
+    out = pull_request(tmp_path, {path: data})
     assert_refused(out, "record-deleted")
 
 
