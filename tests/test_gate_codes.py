@@ -17,6 +17,7 @@ import ast
 import json
 import re
 import sys
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
@@ -29,7 +30,7 @@ from network.gate.run import GateOutcome, run_gate
 from network.gate.sandbox import Sandbox
 
 sys.path.insert(0, str(Path(__file__).parent))
-from gate_code_scenarios import code_scenarios, record_codes
+from gate_code_scenarios import S_SUB, W_SUB, code_scenarios, proposal_files, record_codes
 from gate_scenarios import ND, PROOF_MID, T, base_repo, precheck_raw
 from standin import FIXTURES, RecordedToolchain
 
@@ -159,6 +160,21 @@ def test_an_unacknowledged_hazard_on_the_same_bytes_is_refused(tmp_path: Path) -
     stmt = f"{ND}/sub/Statement.lean"
     assert found.files[stmt] == ack.files[stmt]
     b, base, head = found.build(tmp_path / "f")
+    assert_refused(gate(b.root, base, head), "hazard-found")
+
+
+@pytest.mark.parametrize("ack", [
+    {"checker": "nat-subtraction", "location": "Demo.sub: n - 2"},   # another subterm
+    {"checker": "division-by-zero", "location": "Demo.sub: n - 1"},  # another checker
+    {"checker": "nat-subtraction", "location": "Demo.other: n - 1"},  # another declaration
+])
+def test_an_acknowledgment_of_something_else_does_not_cover_a_hazard(
+        tmp_path: Path, ack: dict[str, str]) -> None:
+    """An acknowledgment covers the one finding it names exactly (checker and location):
+    one written for a neighbouring finding leaves this one refused."""
+    sc = replace(code_scenarios()["code-hazard-acknowledged"], files=proposal_files(
+        "sub", "Demo.sub", S_SUB, W_SUB, [{**ack, "justification": "meant"}]))
+    b, base, head = sc.build(tmp_path / "a")
     assert_refused(gate(b.root, base, head), "hazard-found")
 
 
