@@ -419,6 +419,88 @@ def gate_run(graph: Path, base: str, head: str, precheck: Path | None, submitter
     return outcome.exit_code
 
 
+@gate_group.command("export")
+@click.option("--graph", "graph", required=True, type=click.Path(path_type=Path),
+              help="The graph repository (the pull request's checkout).")
+@click.option("--base", required=True, help="The main commit the pull request is against.")
+@click.option("--head", required=True, help="The pull request's head commit.")
+@click.option("--pull-request", "pull_request", required=True, type=int,
+              help="The pull request's number (recorded as a claim only).")
+@click.option("--out", "out_dir", required=True, type=click.Path(path_type=Path),
+              help="The export folder (the artifact to upload).")
+@guarded
+def gate_export(graph: Path, base: str, head: str, pull_request: int, out_dir: Path) -> int:
+    """Build the pull request's Lean in the sandbox and export the compiled files: data
+    for the trusted job, never a verdict (ruling 14). Exit 0 once the export is written."""
+    from network.gate.github_export import export_build
+    from network.gate.sandbox import Sandbox
+    from network.gate.toolchain import detect_toolchain
+
+    rep = export_build(graph, base, head, toolchain=detect_toolchain, sandbox=Sandbox(),
+                       out=out_dir, pull_request=pull_request)
+    click.echo(json.dumps({"out": str(rep.out), "modules": sorted(rep.modules),
+                           "builds": rep.builds}, indent=2))
+    return EXIT_OK
+
+
+@gate_group.command("trusted")
+@click.option("--event", "event_path", required=True, type=click.Path(path_type=Path),
+              help="The workflow_run event JSON ($GITHUB_EVENT_PATH).")
+@click.option("--artifact", "artifact", required=True, type=click.Path(path_type=Path),
+              help="The downloaded export of the unprivileged gate job.")
+@click.option("--graph", "graph", type=click.Path(path_type=Path), default=Path("."),
+              show_default=True, help="The checkout of main (never the pull request).")
+@click.option("--base", default="HEAD", show_default=True,
+              help="The main commit to judge against.")
+@click.option("--key-env", default="LEMMATA_GATE_KEY", show_default=True,
+              help="The environment variable holding the gate key's PEM.")
+@click.option("--key-id", default="gate", show_default=True,
+              help="The key's id under keys/ at main.")
+@click.option("--token-env", default="GITHUB_TOKEN", show_default=True,
+              help="The environment variable holding the token that publishes and merges.")
+@click.option("--api-url", default="https://api.github.com", show_default=True,
+              help="The GitHub REST API base.")
+@click.option("--fetch/--no-fetch", default=True, show_default=True,
+              help="Fetch refs/pull/<n>/head from origin (as data) before judging.")
+@click.option("--dry-run", is_flag=True, help="Decide and print; publish and merge nothing.")
+@guarded
+def gate_trusted(event_path: Path, artifact: Path, graph: Path, base: str, key_env: str,
+                 key_id: str, token_env: str, api_url: str, fetch: bool,
+                 dry_run: bool) -> int:
+    """The trusted workflow_run job: take the pull request and head from the EVENT, check
+    the ARTIFACT against them, judge with the gate's own checks (no contributor code
+    runs), sign, publish, and merge only on its own signed pass (ruling 14). Exit 0
+    merged, 1 refused or failed, 2 held, 3 a bug."""
+    import os
+
+    from network.api.github_forge import GitHubForge, parse_repo
+    from network.gate import github_trusted as T
+    from network.gate.sandbox import Sandbox
+    from network.gate.toolchain import detect_toolchain
+    from network.signing import private_key_from_env
+
+    try:
+        data = json.loads(event_path.read_text(encoding="utf-8"))
+    except (OSError, ValueError) as exc:
+        raise LemmataError("trusted-event-malformed", f"{event_path}: {exc}") from None
+    ev = T.parse_event(data if isinstance(data, dict) else {})
+    key = private_key_from_env(key_env)
+    owner, name = parse_repo(ev.repository)
+    forge = GitHubForge(owner, name, os.environ.get(token_env, ""), api_url=api_url)
+    try:
+        pr = T.resolve_pull_request(ev, forge)
+        if fetch:
+            T.fetch_head(graph, pr.number, ev.head_sha)
+        decision = T.decide(graph, ev, pr, artifact, toolchain=detect_toolchain,
+                            sandbox=Sandbox(), gate_key=key, key_id=key_id, base=base)
+        merged = None if dry_run else T.publish_and_merge(decision, forge)
+    finally:
+        forge.close_connections()
+    click.echo(json.dumps({**decision.to_dict(), "merged": merged, "dry_run": dry_run},
+                          indent=2, ensure_ascii=False))
+    return decision.exit_code
+
+
 @gate_group.command("reproduce")
 @click.option("--graph", "graph", required=True, type=click.Path(path_type=Path),
               help="The graph repository holding the attestation's commits.")

