@@ -372,6 +372,8 @@ EXCLUDED: dict[str, str] = {
 
 #: test modules whose literals do not count: they test the catalog's mechanics
 _CATALOG_TESTS = {"test_error_catalog.py", "test_graph_products.py"}
+#: this file's own meta-tests name codes to test the machinery: they feed nothing
+_META_TESTS = {"test_every_gate_code_has_a_test_feeding_it", "test_the_meta_test_sees_what_it_claims"}
 _ASSERTING_CALL = re.compile(r"assert|refus|expect|raises", re.IGNORECASE)
 
 
@@ -402,7 +404,7 @@ def asserted_codes(tests_dir: Path = ROOT / "tests") -> dict[str, set[str]]:
     """code-like literal → the test modules that assert it.
 
     A literal counts when it stands in a test module (``tests/test_*.py``, the catalog's
-    own tests aside) inside an ``assert`` statement (unless it is only looked up in the
+    own tests and this file's meta-tests aside) inside an ``assert`` statement (unless it is only looked up in the
     catalog there), a ``pytest.mark.parametrize`` decorator, or the arguments of a call
     whose name says it asserts (``assert_…``, ``…refus…``, ``expect…``, ``raises``). A
     table the test loops over, or a code merely mentioned, does not count.
@@ -413,7 +415,9 @@ def asserted_codes(tests_dir: Path = ROOT / "tests") -> dict[str, set[str]]:
             continue
         tree = ast.parse(path.read_text("utf-8"))
         lits: set[str] = set()
-        for node in ast.walk(tree):
+        for node in (n for top in tree.body if not (
+                isinstance(top, ast.FunctionDef) and top.name in _META_TESTS)
+                for n in ast.walk(top)):
             if isinstance(node, ast.Assert) or isinstance(node, ast.Call) and (
                     _call_name(node) == "parametrize" or _ASSERTING_CALL.search(_call_name(node))):
                 lits |= _str_constants(node) - _in_catalog_lookup(node)
@@ -467,13 +471,18 @@ def gate_codes(root: Path = ROOT) -> dict[str, str]:
     return out
 
 
+def untested(codes: dict[str, str], asserted: dict[str, set[str]]) -> list[str]:
+    """The gate codes no test asserts and EXCLUDED does not excuse, sorted."""
+    return sorted(c for c in codes if c not in asserted and c not in EXCLUDED)
+
+
 def test_every_gate_code_has_a_test_feeding_it() -> None:
     """A gate code without a test asserting it fails here: write the test that feeds it its
     bad input (this file shows how), or, only where no input can produce it, add it to
     EXCLUDED with the reason."""
     codes = gate_codes()
     asserted = asserted_codes()
-    missing = sorted(c for c in codes if c not in asserted and c not in EXCLUDED)
+    missing = untested(codes, asserted)
     assert not missing, {c: codes[c] for c in missing}
     stale = sorted(c for c in EXCLUDED if c not in codes or c in asserted)
     assert not stale, f"EXCLUDED lists codes that are tested or no gate code: {stale}"
@@ -491,3 +500,25 @@ def test_the_meta_test_sees_what_it_claims() -> None:
     assert _in_catalog_lookup(ast.parse(tree)) == {"zz-code"}
     assert "subprocess-timeout" not in _emitted_literals(
         "if exc.code != 'subprocess-timeout':\n    raise LemmataError('sandbox-unavailable', '')\n")
+
+
+def test_a_new_gate_code_without_a_test_is_caught(tmp_path: Path) -> None:
+    """A module under network/gate defining a code, and one naming a record-level code it
+    emits, are both counted; the code stays untested until a test asserts it."""
+    gate_dir = tmp_path / "network" / "gate"
+    gate_dir.mkdir(parents=True)
+    (gate_dir / "newstep.py").write_text(
+        "from network.errors import define\n"
+        "define('brand-new-refusal', 2, 422, 'Meaning.', 'Action.')\n"
+        "def check(p):\n    return Diagnostic('not-utf8', 'x', p)\n", "utf-8")
+    codes = gate_codes(tmp_path)
+    assert codes["brand-new-refusal"] == "defined in network/gate/newstep.py"
+    tests_dir = tmp_path / "tests"
+    tests_dir.mkdir()
+    (tests_dir / "test_new.py").write_text(
+        "def test_it():\n    for code in ('brand-new-refusal',):\n"
+        "        assert code in CATALOG\n", "utf-8")
+    assert "brand-new-refusal" in untested(codes, asserted_codes(tests_dir))
+    (tests_dir / "test_new.py").write_text(
+        "def test_it():\n    assert run().code == 'brand-new-refusal'\n", "utf-8")
+    assert "brand-new-refusal" not in untested(codes, asserted_codes(tests_dir))
