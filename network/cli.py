@@ -501,6 +501,26 @@ def gate_trusted(event_path: Path, artifact: Path, graph: Path, base: str, key_e
     return decision.exit_code
 
 
+@gate_group.command("keygen")
+@click.option("--out", "out", required=True, type=click.Path(path_type=Path),
+              help="Where to write the new private key (PEM, mode 0600; must not exist).")
+@click.option("--key-id", default="gate", show_default=True, help="The key's id under keys/.")
+@click.option("--valid-from", required=True, help="ISO date from which the key signs.")
+@guarded
+def gate_keygen(out: Path, key_id: str, valid_from: str) -> int:
+    """Make a gate key for GitHub's protected environment: write the private PEM to OUT
+    and print the ``keys/<key-id>.json`` record to commit on main (ruling 9, docs/github.md)."""
+    from network.signing import generate_private_key, public_key_record
+
+    if out.exists():
+        raise LemmataError("bad-private-key", f"{out} exists; refusing to overwrite a key")
+    key = generate_private_key(out)
+    rec = public_key_record(key, key_id, "gate", valid_from)
+    click.echo(json.dumps(rec.model_dump(mode="json", by_alias=True, exclude_none=True),
+                          indent=2, sort_keys=True))
+    return EXIT_OK
+
+
 @gate_group.command("reproduce")
 @click.option("--graph", "graph", required=True, type=click.Path(path_type=Path),
               help="The graph repository holding the attestation's commits.")

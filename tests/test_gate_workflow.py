@@ -7,6 +7,7 @@ v3.27, rulings 8, 9 and 14)."""
 
 from __future__ import annotations
 
+import base64
 import hashlib
 import json
 import os
@@ -584,3 +585,55 @@ def test_zizmor_finds_nothing_in_both_workflow_folders() -> None:
                            str(WF), str(CI)], capture_output=True, text=True, check=False,
                           cwd=REPO_ROOT)
     assert done.returncode == 0, done.stdout + done.stderr
+
+
+def test_cli_trusted_without_lean_publishes_a_fail_and_merges_nothing(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """`lemmata gate keygen` then `lemmata gate trusted` end to end on this machine: no
+    toolchain here, so the signed attestation is a step-1 fail; it is published and the
+    status is failure, and no merge request is ever sent (exit 1)."""
+    from click.testing import CliRunner
+
+    from network.cli import main
+
+    pem = tmp_path / "gate.pem"
+    res = CliRunner().invoke(main, ["gate", "keygen", "--out", str(pem), "--key-id",
+                                    "gate-test", "--valid-from", "2026-01-01"])
+    assert res.exit_code == 0, res.output
+    pub = m.PublicKey.model_validate_json(res.output)
+    root, base, head = _pr_repo(tmp_path, pub, _proof_files())
+    art = tmp_path / "artifact"
+    export_build(root, base, head, toolchain=_toolchain(), sandbox=Sandbox(), out=art,
+                 pull_request=7)
+    event = tmp_path / "event.json"
+    event.write_text(json.dumps(_event(head)))
+    body = f"```precheck-attestation\n{precheck_raw(root, base, head)}\n```\n"
+    monkeypatch.setenv("LEMMATA_GATE_KEY", pem.read_text())
+    monkeypatch.setenv("GITHUB_TOKEN", "t0ken")
+    monkeypatch.setenv("PATH", "/usr/bin:/bin")  # HOME is the test's: no elan, no lean
+    main_sha = "d" * 40
+    with respx.mock(assert_all_called=False) as api:
+        api.get(f"{API}/git/commits/{main_sha}").mock(
+            httpx.Response(200, json={"tree": {"sha": "e" * 40}}))
+        _author_route(api)
+        api.get(f"{API}/pulls/7").mock(httpx.Response(200, json=_pr(7, head, body=body)))
+        api.get(f"{API}/git/ref/heads/main").mock(
+            httpx.Response(200, json={"object": {"sha": main_sha}}))
+        blobs = api.post(f"{API}/git/blobs").mock(httpx.Response(201, json={"sha": "1" * 40}))
+        api.post(f"{API}/git/trees").mock(httpx.Response(201, json={"sha": "2" * 40}))
+        api.post(f"{API}/git/commits").mock(httpx.Response(201, json={"sha": "3" * 40}))
+        api.patch(f"{API}/git/refs/heads/main").mock(httpx.Response(200, json={}))
+        status = api.post(f"{API}/statuses/{head}").mock(httpx.Response(201, json={}))
+        merge = api.put(f"{API}/pulls/7/merge").mock(httpx.Response(200, json={}))
+        res = CliRunner().invoke(main, [
+            "gate", "trusted", "--event", str(event), "--artifact", str(art), "--graph",
+            str(root), "--base", base, "--key-id", "gate-test", "--no-fetch"])
+    assert res.exit_code == 1, res.output
+    out = json.loads(res.output)
+    assert out["verdict"] == "fail" and out["merge"] is False and out["merged"] is None
+    assert "toolchain-missing" in [f["code"] for f in out["findings"]]
+    assert blobs.called and status.called and not merge.called
+    published = m.Attestation.model_validate_json(
+        base64.b64decode(json.loads(blobs.calls[0].request.content)["content"]))
+    assert published.verdict == "fail" and published.signature is not None
+    signing.verify(published, published.signature, {pub.key_id: pub}, published.timestamp)
