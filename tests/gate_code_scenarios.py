@@ -76,6 +76,20 @@ P_ROUTE_TEXT = ("-- approach: times one\n-- licence: CC-BY-4.0\n"
                 "  -- label: times one\n  -- claim: $m \\cdot 1 = m$\n"
                 "  have h : ∀ m : Nat, m * 1 = m := sorry\n"
                 "  exact h 2\n")
+#: the goal again, disguised: `n = n + 0 + 0` computes to mid's `n + 0 + 0 = n`'s sides
+DISGUISED_GOAL_TEXT = ("-- approach: turn it around\n-- licence: CC-BY-4.0\n"
+                       "theorem Demo.mid (n : Nat) : n + 0 + 0 = n := by\n"
+                       "  -- label: the goal reversed\n  -- claim: $n = n + 0 + 0$\n"
+                       "  have h : n = n + 0 + 0 := sorry\n"
+                       "  exact h.symm\n")
+#: a "partial" whose gap sits in a helper declaration: Demo.mid's own term has no sorry
+HIDDEN_HOLE_TEXT = ("-- approach: hide the gap in a helper\n-- licence: CC-BY-4.0\n"
+                    "theorem Demo.mid_helper (n : Nat) : n + 0 + 0 = n := sorry\n\n"
+                    "theorem Demo.mid (n : Nat) : n + 0 + 0 = n := Demo.mid_helper n\n")
+#: a proof of root--h1 drawing on q, whose deps name root: a cycle one step removed
+H1_FROM_Q = ("import Lemmata.demo.q.Proof\n\n"
+             "theorem Demo.main.h1 : True := by\n"
+             "  have hq := Demo.q\n  trivial\n")
 #: the proof of mid under another name: Demo.mid is not declared
 MISNAMED_MID = "theorem Demo.mid' (n : Nat) : n + 0 + 0 = n := rfl\n"
 #: root's proof without omega, so its axioms are known: none
@@ -172,6 +186,13 @@ def _merged_root_proof(b: GraphBuilder) -> None:
     b.merge([f"{ND}/root/Proof.lean"], date="2026-02-01", artifact_kind="proof")
 
 
+def _q_resting_on_root(b: GraphBuilder) -> None:
+    b.node(T, "q", statement="theorem Demo.q : True := by\n  sorry\n",
+           witness="theorem Demo.q.witness : True := trivial\n", declaration="Demo.q",
+           deps=["root"], proof="theorem Demo.q : True := trivial\n")
+    b.merge([f"{ND}/q/Proof.lean"], date="2026-02-01", artifact_kind="proof")
+
+
 def _blocked_hazard_hole(b: GraphBuilder) -> None:
     b.hole(T, "root", 3, ROOT_PARTIAL, statement=S_H3, declaration="Demo.main.h3")
 
@@ -212,6 +233,28 @@ def code_scenarios() -> dict[str, CodeScenario]:
                 "column": _col(RESTATES_GOAL_TEXT, 6)}]),
             "defeq": lambda a: _ok(comparable=True, defeq=a["right"] == [
                 STMT_MID, "Demo.mid", None])}, code="offload-restates-goal", step=4),
+        CodeScenario("code-offload-restates-goal-disguised", {
+            MID_PARTIAL: enc(DISGUISED_GOAL_TEXT)}, {
+            "build": BUILT, "replay": REPLAYED,
+            "check_statement": _compare("Demo.mid", ["sorryAx"]),
+            "extract_holes": _ok(holes=[{
+                "index": 1, "name": "h", "goal": "n = n + 0 + 0",
+                "binders": [{"name": "n", "type": "Nat", "binder_info": "default"}],
+                "statement": "∀ (n : Nat), n = n + 0 + 0", "line": 6,
+                "column": _col(DISGUISED_GOAL_TEXT, 6)}]),
+            "defeq": lambda a: _ok(comparable=True, defeq=a["right"] == [
+                STMT_MID, "Demo.mid", None])}, code="offload-restates-goal", step=4),
+        CodeScenario("code-partial-hole-in-a-helper", {MID_PARTIAL: enc(HIDDEN_HOLE_TEXT)}, {
+            "build": BUILT, "replay": REPLAYED,
+            "check_statement": _compare("Demo.mid", ["sorryAx"]),
+            "extract_holes": _ok(holes=[])}, code="partial-without-holes", step=4),
+        CodeScenario("code-circular-use-indirect", {
+            f"{ND}/root--h1/Proof.lean": enc(H1_FROM_Q)}, {
+            "build": BUILT, "replay": REPLAYED,
+            "check_statement": _compare("Demo.main.h1", []), "hazards": NO_FINDINGS,
+            "check_witness": _witness("True"),
+            "used_constants": _ok(constants=["Demo.q"], modules=["Lemmata.demo.q.Proof"])},
+            prepare=_q_resting_on_root, code="circular-use", step=8),
         CodeScenario("code-carried-witness-unknown-hole", {
             P_ROUTE: enc(P_ROUTE_TEXT),
             P_ROUTE[: -len(".lean")] + ".h2.witness.lean": enc(
