@@ -462,11 +462,14 @@ def gate_export(graph: Path, base: str, head: str, pull_request: int, out_dir: P
               help="The GitHub REST API base.")
 @click.option("--fetch/--no-fetch", default=True, show_default=True,
               help="Fetch refs/pull/<n>/head from origin (as data) before judging.")
+@click.option("--service-login", "service_logins", multiple=True,
+              help="The service's GitHub login: its pull requests credit the commit author "
+              "(repeatable; others are credited through identities/).")
 @click.option("--dry-run", is_flag=True, help="Decide and print; publish and merge nothing.")
 @guarded
 def gate_trusted(event_path: Path, artifact: Path, graph: Path, base: str, key_env: str,
                  key_id: str, token_env: str, api_url: str, fetch: bool,
-                 dry_run: bool) -> int:
+                 service_logins: tuple[str, ...], dry_run: bool) -> int:
     """The trusted workflow_run job: take the pull request and head from the EVENT, check
     the ARTIFACT against them, judge with the gate's own checks (no contributor code
     runs), sign, publish, and merge only on its own signed pass (ruling 14). Exit 0
@@ -492,7 +495,8 @@ def gate_trusted(event_path: Path, artifact: Path, graph: Path, base: str, key_e
         if fetch:
             T.fetch_head(graph, pr.number, ev.head_sha)
         decision = T.decide(graph, ev, pr, artifact, toolchain=detect_toolchain,
-                            sandbox=Sandbox(), gate_key=key, key_id=key_id, base=base)
+                            sandbox=Sandbox(), gate_key=key, key_id=key_id, base=base,
+                            service_logins=service_logins)
         merged = None if dry_run else T.publish_and_merge(decision, forge)
     finally:
         forge.close_connections()

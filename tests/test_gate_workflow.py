@@ -637,3 +637,24 @@ def test_cli_trusted_without_lean_publishes_a_fail_and_merges_nothing(
         base64.b64decode(json.loads(blobs.calls[0].request.content)["content"]))
     assert published.verdict == "fail" and published.signature is not None
     signing.verify(published, published.signature, {pub.key_id: pub}, published.timestamp)
+
+
+def test_the_submitter_is_the_github_login_bound_in_identities_not_the_commit_author(
+        graph_builder: Any) -> None:
+    """A hand-opened pull request whose commits claim `alice` credits nobody unless the
+    login that opened it is alice's (identities/ at main); only the service's own pull
+    requests credit their commit author, which the service wrote as the pseudonym."""
+    b = graph_builder
+    b.write_yaml("identities/alice.yaml", {"schema": "identity/v1", "pseudonym": "alice",
+                                           "github": "Alice-GH", "since": "2026-01-01"})
+    git_commit(b.root, "identities")
+    g = load_graph(b.root, commit="HEAD")
+
+    class PR:
+        def __init__(self, login: str, author: str) -> None:
+            self.login, self.author = login, author
+
+    assert T.submitter_for(PR("alice-gh", "mallory"), g) == "alice"
+    assert T.submitter_for(PR("mallory", "alice"), g) is None
+    assert T.submitter_for(PR("lemmata-bot", "alice"), g, ["lemmata-bot"]) == "alice"
+    assert T.submitter_for(PR("", "alice"), g, [""]) is None

@@ -103,11 +103,14 @@ class GitHubPullRequest(PullRequest):
             fork was deleted); only a branch in the graph repository itself is deleted on
             close or merge, or amended.
         base_ref: the branch it would merge into, e.g. ``main``.
+        login: the GitHub login that opened it (authenticated by GitHub, unlike the
+            commit author; the trusted gate job maps it through identities/).
     """
 
     head_ref: str = ""
     head_repo: str = ""
     base_ref: str = ""
+    login: str = ""
 
     @property
     def branch(self) -> str:
@@ -366,6 +369,7 @@ class GitHubForge:
                 head_ref=str(head.get("ref") or ""),
                 head_repo=str((head.get("repo") or {}).get("full_name") or ""),
                 base_ref=str(base.get("ref") or ""),
+                login=str(login),
             )
         except (KeyError, TypeError, ValueError, AttributeError) as exc:
             raise LemmataError("forge-request-failed",

@@ -561,6 +561,23 @@ class TrustedDecision:
                 "attestations": [A.attestation_id(a) for a in self.attestations]}
 
 
+def submitter_for(pr: Any, graph: Graph, service_logins: Sequence[str] = ()) -> str | None:
+    """The pseudonym credited for a pull request on GitHub (ruling 9, ruling 14).
+
+    The commit author is whatever the contributor typed, so it is believed only when the
+    pull request was opened by the service itself (one of ``service_logins``), which
+    authors its commits as the submitter's pseudonym (D-35). Otherwise the pseudonym is
+    the one ``identities/`` at main binds to the GitHub login that opened it, or None when
+    no single pseudonym is bound (records then fail closed on their actor, ruling 14).
+    """
+    login = str(getattr(pr, "login", "") or "")
+    if login and login in {s for s in service_logins if s}:
+        return str(pr.author) or None
+    bound = [p for p, ident in graph.identities.items()
+             if ident.github is not None and login and ident.github.lower() == login.lower()]
+    return bound[0] if len(bound) == 1 else None
+
+
 def published_gate_key(graph: Graph, key: Ed25519PrivateKey, key_id: str) -> m.PublicKey:
     """The graph's ``keys/<key_id>.json`` record, which must be a gate key whose public
     half is ``key``'s.
@@ -614,7 +631,8 @@ def signed_verdict_passes(atts: Sequence[m.Attestation], *, head_sha: str, base_
 def decide(graph: Path, ev: WorkflowRunEvent, pr: Any, export_dir: Path, *,
            toolchain: Callable[[m.GateSpec], Toolchain], sandbox: SandboxRunner,
            gate_key: Ed25519PrivateKey, key_id: str = "gate", base: str = "HEAD",
-           review: Any = None, work_dir: Path | None = None) -> TrustedDecision:
+           review: Any = None, work_dir: Path | None = None,
+           service_logins: Sequence[str] = ()) -> TrustedDecision:
     """Judge the event's pull request in the trusted checkout ``graph`` (see the module
     docstring, steps 2-4). The head commit must already be in ``graph`` (fetched as
     data, :func:`fetch_head`).
@@ -630,6 +648,8 @@ def decide(graph: Path, ev: WorkflowRunEvent, pr: Any, export_dir: Path, *,
         base: main's commit to judge against (the checkout's HEAD).
         review: an approving review for step 9, if any.
         work_dir: where workspaces go (temporary when None).
+        service_logins: the service's GitHub logins, whose pull requests credit the
+            commit author (:func:`submitter_for`).
 
     Returns:
         the :class:`TrustedDecision`; ``merge`` rests only on attestations this call
@@ -664,7 +684,8 @@ def decide(graph: Path, ev: WorkflowRunEvent, pr: Any, export_dir: Path, *,
         return ExportedBuild(toolchain(spec), export, hashes)
 
     outcome = run_gate(graph, base_sha, head, toolchain=tc_for, sandbox=sandbox,
-                       precheck_raw=pr.precheck_attestation, submitter=pr.author,
+                       precheck_raw=pr.precheck_attestation,
+                       submitter=submitter_for(pr, base_graph, service_logins),
                        gate_key=gate_key, key_id=key_id, runner="hosted", review=review,
                        work_dir=work_dir, base_graph=base_graph)
     atts = tuple(outcome.attestations)
