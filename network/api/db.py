@@ -205,6 +205,17 @@ class SubmissionRow(Base):
     )
 
 
+class FileNameRow(Base):
+    """A record file name the service chose for a pull request it is about to open
+    (``network.api.names``): the primary key makes two writers in the same second choose
+    different names, whatever process they run in. Rows older than the opening lease are
+    purged; a name can only collide with one chosen in the same second."""
+
+    __tablename__ = "file_names"
+    path: Mapped[str] = mapped_column(String(512), primary_key=True)
+    created_at: Mapped[int] = mapped_column(BigInteger, nullable=False, index=True)
+
+
 class WebSessionRow(Base):
     """A web session after GitHub sign-in: an HttpOnly cookie, eight hours long, always
     the same identity as the login's bearer token (D-35 v3.33). Stored hashed."""

@@ -39,7 +39,8 @@ from sqlalchemy import select
 from sqlalchemy.orm import Session
 
 from network import ids
-from network.api import db
+from network.api import db, openings
+from network.api.names import record_path
 from network.api.service import Caller, Service, Who, iso, write_identity
 from network.errors import LemmataError, define_once
 from network.gate.artifacts import Kind, strip_comments
@@ -234,6 +235,10 @@ class MemoryDiff(Diff):
 
     data: dict[str, bytes | None] = field(default_factory=dict)
 
+    def new_size(self, change: Change) -> int:
+        """The change's new size in bytes (0 when deleted)."""
+        return len(self.data.get(change.path) or b"")
+
     def new_bytes(self, change: Change) -> bytes:
         """The change's new bytes. Raises LemmataError ``missing-file`` when deleted."""
         data = self.data.get(change.path)
@@ -341,6 +346,8 @@ def sync_open_rows(svc: Service, target: str, node: str) -> list[db.SubmissionRo
         rows = list(s.execute(select(db.SubmissionRow).where(
             db.SubmissionRow.target == target, db.SubmissionRow.node == node,
             db.SubmissionRow.state.in_(("open", "opening")))).scalars())
+    ended = openings.reconcile(svc, rows)  # a crashed write's row never jams (issue 16)
+    rows = [r for r in rows if r.id not in ended]
     forge = svc.forge
     gone: dict[str, str] = {}
     if forge is not None and hasattr(forge, "get"):
@@ -422,6 +429,7 @@ def open_record_pr(svc: Service, who: Who, *, key: IndexKey, files: dict[str, by
             normalized_sha256=key.normalized_sha256, identity_id=who.id,
             pseudonym=who.pseudonym, opened_by_service=1, state="opening",
             opened_at=svc.now()))
+    body = f"{body}\n{openings.mark(sid)}\n"  # how a crashed write is reconciled
     try:
         if precheck_attestation:
             body = f"{body}\n\n```precheck-attestation\n{precheck_attestation}\n```\n"
@@ -501,9 +509,8 @@ def submit_postmortem(svc: Service, caller: Caller, *, target: str, node: str,
     who = write_identity(svc, caller)
     graph = graph_of(svc)
     node_of(graph, target, node)
-    ts = file_timestamp(svc)
     d = f"targets/{target}/nodes/{node}"
-    path = f"{d}/attempts/{ts}-{who.pseudonym}-postmortem.yaml"
+    path = record_path(svc, f"{d}/attempts", who.pseudonym, "-postmortem.yaml")
     rec = parse_yaml_mapping(yaml_text, path)
     given_node = rec.get("node")
     if given_node is not None and str(given_node) not in (f"{target}/{node}", node):
@@ -605,8 +612,7 @@ def submit_approach_record(svc: Service, caller: Caller, *, target: str,
     who = write_identity(svc, caller)
     graph = graph_of(svc)
     t = target_of(graph, target)
-    ts = file_timestamp(svc)
-    path = f"targets/{target}/approaches/{ts}-{who.pseudonym}.yaml"
+    path = record_path(svc, f"targets/{target}/approaches", who.pseudonym, ".yaml")
     rec = dict(record)
     if rec.get("target") not in (None, target):
         raise LemmataError("record-identity-mismatch", f"target is {rec.get('target')!r}",
@@ -812,8 +818,7 @@ def file_defect_claim(svc: Service, caller: Caller, *, target: str, node: str,
     who = write_identity(svc, caller)
     graph = graph_of(svc)
     n = node_of(graph, target, node)
-    ts = file_timestamp(svc)
-    path = f"targets/{target}/nodes/{node}/defects/{ts}-{who.pseudonym}.yaml"
+    path = record_path(svc, f"targets/{target}/nodes/{node}/defects", who.pseudonym, ".yaml")
     if defect_class in RETIRED_DEFECT_CLASSES:
         raise LemmataError("defect-class-retired", f"{defect_class} was retired in v3.43",
                            path=path, field="class")
@@ -862,8 +867,8 @@ def file_revision_request(svc: Service, caller: Caller, *, target: str, node: st
     who = write_identity(svc, caller)
     graph = graph_of(svc)
     node_of(graph, target, node)
-    ts = file_timestamp(svc)
-    path = f"targets/{target}/nodes/{node}/revision-requests/{ts}-{who.pseudonym}.yaml"
+    path = record_path(svc, f"targets/{target}/nodes/{node}/revision-requests",
+                       who.pseudonym, ".yaml")
     rec: dict[str, Any] = {"node": node, "operation": operation, "evidence": evidence,
                            "by": who.pseudonym, "date": iso(svc.now())}
     if proposed_statement_sha256:

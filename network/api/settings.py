@@ -78,6 +78,18 @@ class ServiceSettings(BaseSettings):
     rate_writes_per_address: int = Field(600, ge=1)
     """Writes, authenticated or not, one client address may make per window."""
 
+    opening_lease_s: int = Field(600, ge=1)
+    """Seconds a record write may stay ``opening`` (its pull request asked of the forge
+    but not yet recorded) before the next write that meets it reconciles it against the
+    forge: a pull request carrying its mark is recorded, else the reservation expires and
+    blocks nothing (issue 16: a crashed write never jams its record). Keep it above the
+    forge's longest call (``github_timeout_s`` and its retries)."""
+
+    rate_auth_failures_per_address: int = Field(60, ge=1)
+    """Failed authentications (a missing, unknown, retired or lapsed token) one client
+    address may make per window; past it, that address's token routes answer
+    ``rate-limited`` before any token is looked at (issue 16: limits before auth)."""
+
     rate_token_issues_per_address: int = Field(20, ge=1)
     """Token issuances and recoveries one client address may ask for per window."""
 

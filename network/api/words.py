@@ -25,10 +25,10 @@ from typing import Any
 from sqlalchemy import select
 
 from network.api import db
+from network.api.names import record_path
 from network.api.records import (
     IndexKey,
     dump_yaml,
-    file_timestamp,
     gate_findings,
     graph_of,
     node_of,
@@ -41,6 +41,7 @@ from network.api.records import (
     target_of,
     validate_record,
 )
+from network.api.role_acts import sign_role_act
 from network.api.service import Caller, Service, iso, write_identity
 from network.errors import LemmataError, define_once
 from network.gate.artifacts import Kind
@@ -206,9 +207,9 @@ def submit_gloss(svc: Service, caller: Caller, *, subject: str, text: str | None
         raise LemmataError("invalid-record", "only a gloss of a statement carries a label "
                            "(v3.44)", path=subject, field="label")
     row = _find_amended(svc, who.id, amends, target, node) if amends else None
-    ts = file_timestamp(svc)
     path = (_amended_path(svc, row) if row is not None
-            else f"targets/{target}/nodes/{node}/{kind}/{ts}-{who.pseudonym}.yaml")
+            else record_path(svc, f"targets/{target}/nodes/{node}/{kind}", who.pseudonym,
+                             ".yaml"))
     if supersedes is not None:
         chains = derive.words_chains(graph, target, node, kind)
         heads = {c["current"]["path"] for c in chains if c["describes"] == subject}
@@ -341,10 +342,12 @@ def withdraw_gloss(svc: Service, caller: Caller, *, record: str, reason: str) ->
         raise LemmataError("role-not-permitted", "a version is withdrawn by its author, a "
                            "steward of the target or a curator (D-3 v3.30)", path=record)
     target_of(graph, target)
-    ts = file_timestamp(svc)
-    path = f"targets/{target}/nodes/{node}/withdrawals/{ts}-{who.pseudonym}.yaml"
+    path = record_path(svc, f"targets/{target}/nodes/{node}/withdrawals", who.pseudonym,
+                       ".yaml")
     rec = validate_record(m.Withdrawal, {"withdraws": record, "by": who.pseudonym,
                                          "reason": reason, "date": iso(svc.now())}, path)
+    if author != who.pseudonym:  # rests on the steward's or curator's role (ruling 14)
+        rec = sign_role_act(svc, m.Withdrawal, rec, who)
     files = {path: dump_yaml(rec)}
     refuse_findings(gate_findings(graph, files, who.pseudonym, Kind.WITHDRAWAL))
     key = IndexKey(target, node, Kind.WITHDRAWAL.value, None,

@@ -114,7 +114,10 @@ _YamlLoader: Any = RecordYamlLoader
 R = TypeVar("R", bound=BaseModel)
 
 NODE_LEAN_FILES = ("Statement", "Witness", "Context", "Proof", "Refutation", "Vacuity", "Relation")
-TS_RE = r"(?P<ts>\d{8}T\d{6}Z)-(?P<who>[A-Za-z0-9][A-Za-z0-9_.-]{0,38})"
+#: ``<ts>-<who>``, or ``<ts>.<tag>-<who>`` when the service broke a same-second tie with an
+#: 8-hex tag (network/api/names.py); the tag sits where no pseudonym can reach.
+TS_RE = (r"(?P<ts>\d{8}T\d{6}Z)(?:\.(?P<tag>[0-9a-f]{8}))?"
+         r"-(?P<who>[A-Za-z0-9][A-Za-z0-9_.-]{0,38})")
 ATTEMPT_RE = re.compile(
     TS_RE + r"-(?P<kind>postmortem\.yaml|partial\.lean"
     r"|(?:partial|reduction)\.h(?P<k>[1-9][0-9]*)\.witness\.lean"
