@@ -77,7 +77,8 @@ def test_each_step_refuses_its_fixture(tmp_path: Path, name: str, step: int, cod
     if name in ("statement-edit", "merged-proof-modified"):  # no artifact could be placed
         assert att.artifact_kind == "unplaced" and [s.step for s in att.steps] == [2]
     else:
-        assert [s.step for s in att.steps] == list(range(step + 1))
+        # step 2 runs first (issue 9), then 0 and 1, then the build's steps
+        assert [s.step for s in att.steps] == [2, 0, 1, *range(3, step + 1)]
 
 
 @pytest.mark.parametrize("name", ["proof-ok", "partial-ok", "skeleton-ok", "close-p",
@@ -90,7 +91,7 @@ def test_clean_submissions_pass(tmp_path: Path, name: str) -> None:
     if name == "postmortem":  # record-only: step 2 alone, no Lean, no precheck (ruling 6)
         assert [s.step for s in att.steps] == [2] and att.precheck is None
     else:
-        assert [s.step for s in att.steps] == list(range(10))
+        assert [s.step for s in att.steps] == [2, 0, 1, *range(3, 10)]  # step 2 first
         assert att.step9 is not None and att.step9.basis == "intermediate"
         assert att.precheck is not None and att.precheck.signature_kind == "none"
 
@@ -184,7 +185,7 @@ def test_no_precheck_is_bounced_before_any_build(tmp_path: Path) -> None:
     out, *_ = gate(tmp_path, "proof-ok", raw=None)
     assert (out.verdict, out.exit_code) == ("bounced", 1)
     assert first_failing(out) == (0, "precheck-missing")
-    assert [s.step for s in out.attestations[0].steps] == [0]
+    assert [s.step for s in out.attestations[0].steps] == [2, 0]  # step 2 first (issue 9)
 
 
 def test_a_stale_precheck_is_bounced(tmp_path: Path) -> None:
@@ -226,7 +227,7 @@ def test_the_precheck_run_emits_the_attestation_the_gate_consumes(tmp_path: Path
                    mode="precheck", submitter="alice")
     assert pre.verdict == "pass" and not pre.attestations
     patt = pre.precheck_attestations[0]
-    assert patt.verdict == "precheck-pass" and [s.step for s in patt.steps] == list(range(1, 9))
+    assert patt.verdict == "precheck-pass" and [s.step for s in patt.steps] == [2, 1, *range(3, 9)]
     raw = A.precheck_from_body(A.precheck_block(patt))
     out = run_gate(b.root, base, head, toolchain=RecordedToolchain, sandbox=Sandbox(),
                    precheck_raw=raw, submitter="alice")

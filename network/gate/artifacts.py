@@ -572,8 +572,9 @@ def statement_command_findings(text: str, path: str) -> list[Diagnostic]:
                 out.append(Diagnostic("statement-command-refused", line.strip()[:80], path,
                                       tok.line))
             continue
-        hash_command = (tok.text == "#" and i + 1 < len(code) and code[i + 1].kind == "name"
-                        and code[i + 1].start == tok.start + 1)
+        hash_command = (tok.kind == "keyword" and tok.text.startswith("#")) or (
+            tok.text == "#" and i + 1 < len(code) and code[i + 1].kind == "name"
+            and code[i + 1].start == tok.start + 1)
         denied = (tok.kind in ("name", "keyword") and tok.text in _STATEMENT_DENIED_WORDS
                   and not _glued_to_dot(code, i))
         if (hash_command or denied) and tok.line not in flagged:

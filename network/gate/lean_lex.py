@@ -26,11 +26,13 @@ way are defence in depth; the verdict still rests on the kernel (D-4 v3.27).
 
 from __future__ import annotations
 
+import itertools
 import re
 from dataclasses import dataclass, field
 from functools import lru_cache
 from typing import ClassVar, Literal
 
+from pygments.lexer import words
 from pygments.lexers import Lean4Lexer
 from pygments.token import Comment, Error, Keyword, Name, String, Whitespace, _TokenType
 
@@ -53,6 +55,16 @@ _RAW_STR = _NOT_AFTER_IDENT + r'r(#*)"(?s:.*?)"\1'
 _GUILLEMET = r"«[^»]*»"
 
 
+def _ident_bounded(rule: object) -> object:
+    """A keyword rule whose words match only as whole Lean identifiers: Pygments bounds
+    them with ``\\b``, which also ends a word before ``'``, ``!`` or ``?`` (so it reads the
+    identifier ``prefix'`` as the keyword ``prefix``)."""
+    if isinstance(rule, tuple) and isinstance(rule[0], words):
+        return (words(rule[0].words, prefix=_NOT_AFTER_IDENT, suffix=r"(?![\w'!?])"),
+                *rule[1:])
+    return rule
+
+
 def _tokens_table() -> dict[str, list[object]]:
     """Lean4Lexer's rule table with the corrections listed in the module docstring."""
     table: dict[str, list[object]] = {k: list(v) for k, v in Lean4Lexer.tokens.items()}
@@ -61,6 +73,8 @@ def _tokens_table() -> dict[str, list[object]]:
         (_CHAR_LIT, String.Char),
         (_GUILLEMET, Name.Quoted),
     ]
+    for state in ("root", "expression"):  # `\\b` ends a keyword inside `prefix'`, `end?`
+        table[state] = [_ident_bounded(rule) for rule in table[state]]
     expr = table["expression"]
     at = next(i for i, rule in enumerate(expr)
               if isinstance(rule, tuple) and rule[1] is Name.Builtin.Pseudo)
@@ -171,6 +185,7 @@ def _comment_closes(region: str) -> bool:
 _STRING_RUN = re.compile(r'(?:"(?:[^"\\]|\\(?s:.))*")+')
 
 
+@lru_cache(maxsize=16)
 def lex(text: str) -> Lexed:
     """Tokens of a Lean 4 source, with every place the lexer cannot vouch for.
 
@@ -178,8 +193,10 @@ def lex(text: str) -> Lexed:
         text: the file's text (decoded UTF-8).
 
     Returns:
-        A :class:`Lexed`; it never raises for odd input: what it cannot read is listed in
-        ``ambiguities`` and the gate refuses it as ``lean-lex-ambiguous``.
+        A :class:`Lexed` (cached for the last few texts: step 2 reads one file with
+        several rules; treat it as read-only); it never raises for odd input: what it
+        cannot read is listed in ``ambiguities`` and the gate refuses it as
+        ``lean-lex-ambiguous``.
 
     Implements the static scan of D-4 step 2 (LEAN_NOTES "Pitfalls the gate must close").
     """
@@ -192,6 +209,10 @@ def lex(text: str) -> Lexed:
         tokens.append(Token(_kind(tt), value, start, line))
         line += value.count("\n")
     _check_regions(text, tokens, ambiguities)
+    for a, b in itertools.pairwise(tokens):  # `r"…` / `r#"…` the raw rule left
+        if a.kind == "name" and a.text == "r" and b.start == a.start + 1 \
+                and b.text[:1] in ('"', "#"):
+            ambiguities.append((a.line, "a raw string literal that does not close"))
     return Lexed(text, tokens, ambiguities)
 
 

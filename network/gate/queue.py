@@ -24,6 +24,7 @@ each one:
 
 from __future__ import annotations
 
+import logging
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -48,6 +49,8 @@ from network.gate.run import (
 from network.gate.sandbox import SandboxRunner
 from network.record.loader import Graph, load_graph
 
+_log = logging.getLogger(__name__)
+
 
 @dataclass
 class QueueItem:
@@ -55,13 +58,16 @@ class QueueItem:
 
     Attributes:
         number: the pull request.
-        verdict: the gate's verdict, or ``error`` when the gate could not run.
+        verdict: the gate's verdict, or ``error`` when judging raised (the pull request is
+            then refused: closed).
         outcome: the gate's outcome (None on error).
         published: main's commit holding the attestation(s), None when already there.
         merge_sha: main after the merge, when merged.
         postmerge: what the post-merge job wrote, when merged.
         moved: pull requests opened for losing racers' alternates.
-        notes: anything else worth saying (merge conflicts, skipped steps).
+        notes: anything else worth saying (merge conflicts, skipped steps, errors).
+        code: the catalog code of the error that refused it or stopped its handling
+            (``gate-internal-error`` for an exception that is not a LemmataError).
     """
 
     number: int
@@ -72,6 +78,7 @@ class QueueItem:
     postmerge: PostMerge | None = None
     moved: list[int] = field(default_factory=list)
     notes: list[str] = field(default_factory=list)
+    code: str | None = None
 
 
 class MainGraph:
@@ -201,8 +208,13 @@ def process_queue(
         One :class:`QueueItem` per pull request handled, in order.
 
     Raises:
-        Nothing for a pull request's own failure: a gate error is recorded as the item's
-        ``error`` verdict and the pull request stays open.
+        LemmataError: what loading main's own graph raises (then nothing can be judged).
+        Nothing for a pull request's own content: any exception while judging one pull
+        request (a LemmataError or any other) is that pull request's refusal: it is
+        closed, logged with its code (``gate-internal-error`` for anything but a
+        LemmataError) and recorded as the item's ``error`` verdict with ``code``; an
+        exception after the verdict (publishing, merging, the post-merge job) is logged
+        with its code in the item's notes. The runner goes on with the next one (issue 9).
 
     Implements D-4, D-5, D-25 v3.21, rulings 7 and 8.
     """
@@ -214,37 +226,83 @@ def process_queue(
             continue
         handled.add(pr.number)
         main = forge.main_sha()
+        base_graph = graphs.at(main)  # main's own graph: if it cannot load, nothing can run
         try:
             out = run_gate(forge.path, main, pr.head_sha, toolchain=toolchain,
                            sandbox=sandbox, precheck_raw=_precheck_of(pr),
                            submitter=pr.author, gate_key=gate_key, key_id=key_id,
                            runner=runner, review=reviews(pr) if reviews else None,
-                           work_dir=work_dir, base_graph=graphs.at(main))
-        except LemmataError as exc:
-            items.append(QueueItem(pr.number, "error", notes=[f"{exc.code}: {exc.detail}"]))
+                           work_dir=work_dir, base_graph=base_graph)
+        except Exception as exc:  # noqa: BLE001 - one pull request never stops the queue
+            items.append(_refuse_on_error(forge, pr, exc))
             continue
         item = QueueItem(pr.number, out.verdict, out)
         items.append(item)
-        files = _unpublished(forge, attestation_files(out))
-        if files:
-            item.published = forge.commit_to_main(
-                files, f"gate: {out.verdict} for #{pr.number} (attestations, ruling 8)")
-        if out.verdict in ("fail", "bounced"):
-            forge.close(pr.number)
-            continue
-        if out.verdict != "pass":
-            continue  # held: waits open for a review (ruling 5)
         try:
-            merged = forge.merge(pr.number)
-        except LemmataError as exc:
-            item.notes.append(f"not merged: {exc.code}: {exc.detail}")
-            continue
-        assert merged.merge_sha is not None
-        item.merge_sha = merged.merge_sha
-        item.postmerge = run_postmerge(
-            forge, forge.path, merged.merge_sha, out.attestations,
-            pull_request=f"local/{pr.number}", submitter=pr.author, toolchain=toolchain,
-            sandbox=sandbox, gate_key=gate_key, key_id=key_id, work_dir=work_dir)
-        item.moved = move_losing_racers(forge, out, toolchain=toolchain, sandbox=sandbox,
-                                        skip=set(), graphs=graphs)
+            _publish_and_merge(forge, pr, out, item, toolchain=toolchain, sandbox=sandbox,
+                               gate_key=gate_key, key_id=key_id, work_dir=work_dir,
+                               graphs=graphs)
+        except Exception as exc:  # noqa: BLE001 - logged with its code; the queue goes on
+            code, detail = _code_of(exc)
+            _log.error("merge queue: #%d after the gate's %s: %s: %s", pr.number,
+                       out.verdict, code, detail)
+            item.code = item.code or code
+            item.notes.append(f"{code}: {detail}")
+            if item.merge_sha is None and forge.get(pr.number).state == "open":
+                _close_quietly(forge, pr.number)
     return items
+
+
+def _code_of(exc: BaseException) -> tuple[str, str]:
+    """(catalog code, detail) of an exception: a LemmataError's own, else
+    ``gate-internal-error`` with the exception's type and text."""
+    if isinstance(exc, LemmataError):
+        return exc.code, exc.detail
+    return "gate-internal-error", f"{type(exc).__name__}: {exc}"[:500]
+
+
+def _close_quietly(forge: LocalForge, number: int) -> None:
+    try:
+        forge.close(number)
+    except Exception as exc:  # noqa: BLE001 - closing is best effort; logged
+        code, detail = _code_of(exc)
+        _log.error("merge queue: #%d could not be closed: %s: %s", number, code, detail)
+
+
+def _refuse_on_error(forge: LocalForge, pr: PullRequest, exc: BaseException) -> QueueItem:
+    """A pull request whose judging raised: refused (closed, like a ``fail``), logged with
+    its code (issue 9: the queue survives anything a pull request contains)."""
+    code, detail = _code_of(exc)
+    _log.error("merge queue: #%d refused: %s: %s", pr.number, code, detail)
+    _close_quietly(forge, pr.number)
+    return QueueItem(pr.number, "error", code=code, notes=[f"{code}: {detail}"])
+
+
+def _publish_and_merge(forge: LocalForge, pr: PullRequest, out: GateOutcome, item: QueueItem,
+                       *, toolchain: ToolchainSource, sandbox: SandboxRunner,
+                       gate_key: Ed25519PrivateKey | None, key_id: str,
+                       work_dir: Path | None, graphs: MainGraph) -> None:
+    """Steps 2-4 of :func:`process_queue` for one judged pull request (publish the
+    attestations, close, or merge and run the post-merge job and move losing racers)."""
+    files = _unpublished(forge, attestation_files(out))
+    if files:
+        item.published = forge.commit_to_main(
+            files, f"gate: {out.verdict} for #{pr.number} (attestations, ruling 8)")
+    if out.verdict in ("fail", "bounced"):
+        forge.close(pr.number)
+        return
+    if out.verdict != "pass":
+        return  # held: waits open for a review (ruling 5)
+    try:
+        merged = forge.merge(pr.number)
+    except LemmataError as exc:
+        item.notes.append(f"not merged: {exc.code}: {exc.detail}")
+        return
+    assert merged.merge_sha is not None
+    item.merge_sha = merged.merge_sha
+    item.postmerge = run_postmerge(
+        forge, forge.path, merged.merge_sha, out.attestations,
+        pull_request=f"local/{pr.number}", submitter=pr.author, toolchain=toolchain,
+        sandbox=sandbox, gate_key=gate_key, key_id=key_id, work_dir=work_dir)
+    item.moved = move_losing_racers(forge, out, toolchain=toolchain, sandbox=sandbox,
+                                    skip=set(), graphs=graphs)

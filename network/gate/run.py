@@ -6,7 +6,10 @@ invocations run the same code from the same pins (D-4 "Three invocations, one co
 
 Per artifact (D-2: a pull request may span nodes; the gate applies per node) it runs the
 row of :data:`~network.gate.artifacts.STEP_PLAN` for the artifact's kind and stops at the
-first failing step:
+first failing step, with one exception (issue 9): step 2 needs no toolchain and runs
+first, so its findings are reported whether or not Lean is installed; when it refuses,
+steps 0 and 1 still run and are listed after it (``[2, 0, 1]``), so that one round names
+everything to fix, and the verdict is step 2's ``fail`` (see ``_static_steps``):
 
 0. precheck attestation (authoritative runs of building kinds only; ruling 7): bounced
    before any build when missing, stale, unsigned where required or for other bytes.
@@ -62,11 +65,13 @@ from network import ids, signing
 from network.errors import LemmataError, define
 from network.gate import attestation as A
 from network.gate.artifacts import Artifact, Kind, import_lines, partial_label_findings
+from network.gate.axioms import identity_problems, is_native_axiom
 from network.gate.diff import Diff, diff_commits
 from network.gate.result import Diagnostic, StepResult
 from network.gate.sandbox import SandboxRunner
 from network.gate.step2 import run_steps_1_2
 from network.gate.toolchain import (
+    BuildResult,
     CompareResult,
     Hole,
     HolesResult,
@@ -75,7 +80,13 @@ from network.gate.toolchain import (
     Toolchain,
     WitnessResult,
 )
-from network.gate.workspace import Source, Workspace, node_source, write_workspace
+from network.gate.workspace import (
+    Source,
+    Workspace,
+    node_source,
+    place_carried,
+    write_workspace,
+)
 from network.record import derive
 from network.record import models as m
 from network.record.loader import Graph, load_graph, sha256_hex
@@ -371,6 +382,9 @@ class WorkPlan:
         relation_module: a variant's Relation.lean module, when it carries one.
         relation: what that Relation.lean must state: (kind, left, right) of
             :func:`relation_terms` (D-30).
+        contributed: the modules whose bytes come from the pull request (the solution, or
+            a proposal's Statement, Witness and Relation): built only in scratch, their
+            oleans carried into the check workspace (issue 10, D-4 v3.27).
     """
 
     sources: list[Source]
@@ -385,6 +399,7 @@ class WorkPlan:
     solution_decl: str = ""
     relation_module: str | None = None
     relation: tuple[RelationKind, TermRef, TermRef] | None = None
+    contributed: list[str] = field(default_factory=list)
 
     def __post_init__(self) -> None:
         if not self.solution_decl:
@@ -394,6 +409,16 @@ class WorkPlan:
     def modules(self) -> list[str]:
         """Every module to build, in source order."""
         return [s.module for s in self.sources]
+
+    @property
+    def base_sources(self) -> list[Source]:
+        """The sources built from base bytes: what the check workspace holds."""
+        return [s for s in self.sources if s.module not in set(self.contributed)]
+
+    @property
+    def contributed_sources(self) -> list[Source]:
+        """The pull request's own sources (withheld from the check workspace)."""
+        return [s for s in self.sources if s.module in set(self.contributed)]
 
 
 def _proof_import_closure(base: Graph, target: str, text: str, plan: WorkPlan,
@@ -476,6 +501,9 @@ def plan_workspace(base: Graph, head_bytes: Mapping[str, bytes], art: Artifact) 
                                        head_bytes[f"{node_dir}/Relation.lean"]))
         plan = WorkPlan(sources, stmt.module, None, meta.declaration, wit,
                         relation_module=rel_module, relation=rel_terms)
+        plan.contributed = [src.module for src in sources
+                            if src.module not in {d.module for d in defs}
+                            and (not rel_terms or src.module != rel_terms[2].module)]
         plan.node_of_module[_unquote(stmt.module)] = nid
         return plan
     stmt_bytes = base.source.read(node.files["Statement"].path)
@@ -485,7 +513,8 @@ def plan_workspace(base: Graph, head_bytes: Mapping[str, bytes], art: Artifact) 
     if art.kind is Kind.WITNESS:
         w = node_source(tid, nid, "Witness", head_bytes[art.main])
         sources.append(w)
-        plan = WorkPlan(sources, stmt.module, None, node.meta.declaration, w.module)
+        plan = WorkPlan(sources, stmt.module, None, node.meta.declaration, w.module,
+                        contributed=[w.module])
         plan.node_of_module[_unquote(stmt.module)] = nid
         return plan
     if "Witness" in node.files:
@@ -498,7 +527,8 @@ def plan_workspace(base: Graph, head_bytes: Mapping[str, bytes], art: Artifact) 
     decl = node.meta.declaration
     sol_decl = (refutation_decl(decl) if art.kind is Kind.COUNTEREXAMPLE else
                 vacuity_decl(decl) if art.kind is Kind.VACUITY else decl)
-    plan = WorkPlan(sources, stmt.module, sol.module, decl, wit_module, solution_decl=sol_decl)
+    plan = WorkPlan(sources, stmt.module, sol.module, decl, wit_module, solution_decl=sol_decl,
+                    contributed=[sol.module])
     plan.node_of_module[_unquote(stmt.module)] = nid
     plan.node_of_module[_unquote(sol.module)] = nid
     plan.use_nodes = _proof_import_closure(base, tid, sol_bytes.decode("utf-8", "replace"),
@@ -526,16 +556,58 @@ def add_route_statements(base: Graph, tid: str, nid: str, plan: WorkPlan) -> Non
 
 def write_plan(work_dir: Path, name: str, spec: m.GateSpec, plan_sources: Sequence[Source],
                toolchain: Toolchain) -> Workspace:
-    """Write a workspace of ``plan_sources`` under ``work_dir/name`` with the toolchain's
-    prebuilt pins (when it has any); raises what :func:`write_workspace` raises."""
+    """Write a check workspace of ``plan_sources`` under ``work_dir/name`` with the
+    toolchain's prebuilt pins (when it has any); raises what :func:`write_workspace` raises.
+
+    For sources that are all merged base bytes (the post-merge job): the gate builds it
+    itself and checks in it; nothing of a pull request's own is in it."""
     return _write(work_dir, name, spec, plan_sources, toolchain)
 
 
 def _write(work_dir: Path, name: str, spec: m.GateSpec, sources: Sequence[Source],
-           toolchain: Toolchain) -> Workspace:
+           toolchain: Toolchain, *, role: Literal["scratch", "check"] = "check",
+           withheld: Sequence[Source] = ()) -> Workspace:
     pins_root = getattr(toolchain, "pins_root", None)
     return write_workspace(work_dir / name, spec, sources,
-                           pins_root=pins_root if isinstance(pins_root, Path) else None)
+                           pins_root=pins_root if isinstance(pins_root, Path) else None,
+                           role=role, withheld=withheld)
+
+
+def build_two_domains(tc: Toolchain, sandbox: SandboxRunner, work_dir: Path, name: str,
+                      spec: m.GateSpec, sources: Sequence[Source], contributed: Sequence[str],
+                      caps: m.Caps) -> tuple[BuildResult, StepResult | None, Workspace | None]:
+    """Build the pull request's sources in a throwaway scratch workspace, then a fresh check
+    workspace from base bytes only, with the contributed modules' oleans carried over
+    hash-checked (issue 10; D-4 step 3, v3.27).
+
+    Returns:
+        (the scratch build, the failure of the check workspace's set-up as a step-4
+        result or None, the check workspace or None). A failed scratch build returns
+        (build, None, None): step 3's to report.
+
+    Raises:
+        LemmataError: what :func:`write_workspace` raises (``toolchain-mismatch``,
+            ``hostile-path``).
+    """
+    held = set(contributed)
+    scratch = _write(work_dir, f"{name}-scratch", spec, sources, tc, role="scratch")
+    built = tc.build(scratch, [s.module for s in sources], sandbox, caps,
+                     export=[s.module for s in sources if s.module in held])
+    if not built.ok:
+        return built, None, None
+    base = [s for s in sources if s.module not in held]
+    check = _write(work_dir, f"{name}-check", spec, base, tc,
+                   withheld=[s for s in sources if s.module in held])
+    trusted = tc.build(check, [s.module for s in base], sandbox, caps)
+    if not trusted.ok:
+        return built, _fail(4, trusted.code or "lean-build-failed",
+                            "the gate's own build of the base files failed: "
+                            + (trusted.log or "")[-400:]), None
+    try:
+        check = place_carried(check, built.artifacts)
+    except LemmataError as exc:
+        return built, _fail(4, exc.code, exc.detail), None
+    return built, None, check
 
 
 # --- hole statements (shared with the post-merge job) -------------------------------
@@ -577,10 +649,12 @@ class _Run:
     waivers: list[str] = field(default_factory=list)
     holes: tuple[Hole, ...] = ()
     compare: CompareResult | None = None
+    compare_decl: str = ""  # the declaration whose row of `compare` steps 4-5 read
     witness: WitnessResult | None = None
     build_errors: tuple[str, ...] = ()
     consumed: m.PrecheckConsumed | None = None
     toolchain_hash: str | None = None
+    toolchain: Toolchain | None = None
     orphan: bool = False
 
     def add(self, res: StepResult) -> bool:
@@ -676,7 +750,7 @@ def _step4(ctx: _Ctx, run: _Run, tc: Toolchain, ws: Workspace, plan: WorkPlan,
         cmp = tc.check_relation(ws, kind, left, right, plan.relation_module,
                                 relation_decl(plan.decl), list(tc.spec.axioms), ctx.sandbox,
                                 caps)
-        run.compare = cmp
+        run.compare, run.compare_decl = cmp, relation_decl(plan.decl)
         return _compare_step4(cmp, relation_decl(plan.decl), rel_path)
     if solution is None:
         return StepResult.passed(4)
@@ -688,7 +762,7 @@ def _step4(ctx: _Ctx, run: _Run, tc: Toolchain, ws: Workspace, plan: WorkPlan,
     else:
         cmp = tc.check_statement(ws, plan.statement_module, solution, [plan.decl],
                                  list(tc.spec.axioms), ctx.sandbox, caps)
-    run.compare = cmp
+    run.compare, run.compare_decl = cmp, plan.solution_decl
     refused = _compare_step4(cmp, plan.solution_decl, art.main)
     if not refused.ok or art.kind not in _ROUTES:
         return refused
@@ -764,17 +838,28 @@ def _offload_findings(ctx: _Ctx, tc: Toolchain, ws: Workspace, plan: WorkPlan,
 
 
 def _step5(ctx: _Ctx, run: _Run, spec: m.GateSpec, meta: m.Meta) -> StepResult:
+    """Step 5 (D-4, v3.27; issue 10): the axioms of the declaration under check, read from
+    its own result row (never another row of the report). ``sorryAx`` only where a route
+    has holes; compiler-trusting axioms only under a signed waiver; every other axiom must
+    be allowed by the gate-spec and, being allowed by name, be the pinned one: declared in
+    the pinned module with the pinned type (:func:`network.gate.axioms.identity_problems`,
+    ``axiom-identity-mismatch``). A missing row refuses (fail closed)."""
     art = run.art
     allowed = set(spec.axioms)
     if run.compare is not None:
-        row = next((t for t in run.compare.theorems), None)
-        axioms = list(row.axioms) if row else []
-        native = set(row.native) if row else set()
-        sorry = bool(row and row.sorry) or "sorryAx" in axioms
+        row = next((t for t in run.compare.theorems if t.name == run.compare_decl), None)
+        if row is None:
+            return _fail(5, "checker-failed",
+                         "the checker's report has no row for "
+                         f"{run.compare_decl or 'the declaration under check'}", art.main)
+        axioms = list(row.axioms)
+        identities = row.axiom_identities
+        native = set(row.native) | {a for a in axioms if is_native_axiom(a)}
+        sorry = row.sorry or "sorryAx" in axioms
     elif run.witness is not None:
         axioms = list(run.witness.axioms)
-        native = {a for a in axioms if a in ("Lean.ofReduceBool", "Lean.ofReduceNat",
-                                             "Lean.trustCompiler") or "_native" in a}
+        identities = run.witness.axiom_identities
+        native = {a for a in axioms if is_native_axiom(a)}
         sorry = "sorryAx" in axioms
     else:
         return StepResult.passed(5)
@@ -797,6 +882,8 @@ def _step5(ctx: _Ctx, run: _Run, spec: m.GateSpec, meta: m.Meta) -> StepResult:
     extra = [a for a in axioms if a not in allowed and a != "sorryAx" and a not in native]
     if extra:
         findings.append(Diagnostic("axiom-not-permitted", ", ".join(sorted(extra)), art.main))
+    for problem in identity_problems(axioms, identities, sorted(allowed), spec.lean_toolchain):
+        findings.append(Diagnostic("axiom-identity-mismatch", problem, art.main))
     return StepResult.from_findings(5, findings)
 
 
@@ -875,10 +962,15 @@ def _carried_witnesses(ctx: _Ctx, run: _Run, tc: Toolchain, plan: WorkPlan, caps
                        ctx.diff.new_bytes(next(c for c in ctx.diff.changes if c.path == path)))
         sources += [s_src, w_src]
         checks.append((k, s_src.module, w_src.module))
-    ws2 = _write(ctx.work_dir, f"{_slug(art)}-carried", spec, sources, tc)
-    built = tc.build(ws2, [s.module for s in ws2.sources], ctx.sandbox, caps)
+    built, setup, ws2 = build_two_domains(tc, ctx.sandbox, ctx.work_dir,
+                                          f"{_slug(art)}-carried", spec, sources,
+                                          [w for _k, _s, w in checks], caps)
     if not built.ok:
         return _fail(7, built.code or "lean-build-failed", built.log[-500:], art.main)
+    if ws2 is None:
+        assert setup is not None
+        return StepResult.refused(7, [Diagnostic(d.code, d.message, art.main)
+                                      for d in setup.diagnostics])
     findings: list[Diagnostic] = []
     for k, smod, wmod in checks:
         decl = hole_decl(plan.decl, k)
@@ -994,6 +1086,31 @@ def _meta_for(ctx: _Ctx, art: Artifact) -> m.Meta | None:
         return None
 
 
+def _static_steps(ctx: _Ctx, run: _Run, spec: m.GateSpec, spec_sha: str,
+                  step1_diff: list[Diagnostic], step2_findings: list[Diagnostic]) -> bool:
+    """Steps 2, 0 and 1 of a building artifact, in that order (issue 9); True when all
+    three passed and the build may start (``run.toolchain`` is then set).
+
+    Step 2 needs no toolchain and runs first, so its findings are reported whether or not
+    Lean is installed. When it passes, step 0 (authoritative runs) may bounce the artifact
+    before any toolchain is looked for (ruling 7). When it fails, the artifact is refused
+    whatever follows, and steps 0 and 1 still run so that one round shows everything to
+    fix (STYLE.md rule 4): a missing precheck and ``toolchain-missing`` are listed beside
+    the step-2 findings. The steps list is in the order run, ``[2, 0, 1]`` (``[2, 1]`` in
+    precheck mode), and the verdict is read from the first failing entry: ``fail`` for a
+    step-2 refusal, ``bounced`` for step 0 after a passing step 2, never a pass without
+    a toolchain (its step 1 refuses).
+    """
+    res2 = run.add(StepResult.from_findings(2, step2_findings))
+    if ctx.mode == "authoritative":
+        res0, run.consumed = _step0(ctx, run.art, spec, spec_sha)
+        if not run.add(res0) and res2:
+            return False
+    run.toolchain = _resolve_toolchain(ctx.toolchain, spec)
+    res1, run.toolchain_hash = _step1(run.toolchain, spec, step1_diff)
+    return run.add(res1) and res2 and all(st.ok for st in run.steps)
+
+
 def _judge(ctx: _Ctx, art: Artifact, step1_diff: list[Diagnostic],
            step2_findings: list[Diagnostic]) -> _Run:
     run = _Run(art)
@@ -1008,17 +1125,10 @@ def _judge(ctx: _Ctx, art: Artifact, step1_diff: list[Diagnostic],
     if not builds:  # record-only kinds: schema, signature and role checks (ruling 6)
         run.add(StepResult.from_findings(2, step1_diff + step2_findings))
         return run
-    if ctx.mode == "authoritative":
-        res0, consumed = _step0(ctx, art, spec, spec_sha)
-        run.consumed = consumed
-        if not run.add(res0):
-            return run
-    tc = _resolve_toolchain(ctx.toolchain, spec)
-    res1, run.toolchain_hash = _step1(tc, spec, step1_diff)
-    if not run.add(res1):
+    if not _static_steps(ctx, run, spec, spec_sha, step1_diff, step2_findings):
         return run
-    if not run.add(StepResult.from_findings(2, step2_findings)):
-        return run
+    tc = run.toolchain
+    assert tc is not None
     meta = _meta_for(ctx, art)
     if meta is None or art.node is None:
         run.add(_fail(3, "missing-file", "the node's META.yaml cannot be read", art.main))
@@ -1028,17 +1138,23 @@ def _judge(ctx: _Ctx, art: Artifact, step1_diff: list[Diagnostic],
         head_bytes = {c.path: ctx.diff.new_bytes(c) for c in ctx.diff.changes
                       if c.path in art.paths and c.new_id is not None}
         plan = plan_workspace(ctx.base, head_bytes, art)
-        ws = _write(ctx.work_dir, _slug(art), spec, plan.sources, tc)
+        built, setup, check = build_two_domains(tc, ctx.sandbox, ctx.work_dir, _slug(art),
+                                                spec, plan.sources, plan.contributed, caps)
     except LemmataError as exc:
         step = 1 if exc.code == "toolchain-mismatch" else 3
         run.add(_fail(step, exc.code, exc.detail, exc.path))
         return run
-    built = tc.build(ws, plan.modules, ctx.sandbox, caps)
     run.build_errors = tuple(msg.data for msg in built.messages if msg.severity == "error")
     if not run.add(StepResult.passed(3) if built.ok else
                    _fail(3, built.code or "lean-build-failed",
                          (built.log or "build failed")[-500:], art.main)):
         return run
+    if check is None:  # the check workspace could not be set up: no check runs
+        assert setup is not None
+        run.add(StepResult.refused(4, [Diagnostic(d.code, d.message, art.main)
+                                       for d in setup.diagnostics]))
+        return run
+    ws = check
     if not run.add(_step4(ctx, run, tc, ws, plan, caps, meta)):
         return run
     if plan.solution_module is None and plan.witness_module is not None:

@@ -1,0 +1,171 @@
+"""The gate's Lean lexer (network/gate/lean_lex.py) and the static scans built on it:
+forbidden tokens hidden or faked through comments, strings, char literals, raw strings and
+«» names; what Pygments alone would mis-read; fail-closed ambiguity (issue 9, D-4 step 2,
+D-3 v3.28)."""
+
+from __future__ import annotations
+
+import pytest
+from pygments.lexers import Lean4Lexer
+
+from network.errors import CATALOG
+from network.gate import lean_lex
+from network.gate.artifacts import (
+    annex_citations,
+    forbidden_option_findings,
+    import_lines,
+    partial_label_findings,
+    statement_command_findings,
+    strip_comments,
+)
+
+SKIP = "debug.skipKernelTC"
+
+
+def codes(text: str) -> list[str]:
+    return [d.code for d in forbidden_option_findings(text, "P.lean")]
+
+
+def test_the_lexer_is_pygments_lean4() -> None:
+    assert issubclass(lean_lex._LeanLexer, Lean4Lexer)
+    assert "lean-lex-ambiguous" in CATALOG
+
+
+def test_tokens_concatenate_to_the_text() -> None:
+    text = ('/-- doc /- nested -/ -/\ntheorem «a b».c : True := by\n  -- line\n'
+            '  have := "s\\"t"; have := \'"\'; exact r#"x"y"#\n')
+    lexed = lean_lex.lex(text)
+    assert "".join(t.text for t in lexed.tokens) == text
+    assert lexed.ambiguities == []
+
+
+@pytest.mark.parametrize("text", [
+    f"set_option {SKIP} true\ntheorem t : True := trivial\n",
+    f"set_option /- a comment between -/ {SKIP} true\n",
+    f"set_option\n  {SKIP} true in\ntheorem t : True := trivial\n",
+    "set_option debug.«skipKernelTC» true\n",
+    "set_option «debug».skipKernelTC true\n",
+    f"/- a /- nested -/ still a comment -/ set_option {SKIP} true\n",
+    # Pygments alone ends a doc comment at the first -/ (Lean nests it): no hiding there
+    f"/-- doc /- inner -/ -/ set_option {SKIP} true\n",
+    # a char literal holding a quote: Pygments alone opens a string there
+    f"def c := '\"'\nset_option {SKIP} true\n-- \"\n",
+    # a raw string with a quote inside: Pygments alone ends it at the first quote
+    f'def s := r#"a"b"#\nset_option {SKIP} true\n-- "\n',
+    # a «»-quoted name holding a quote: Pygments alone opens a string inside it
+    f'def «x"» := 1\nset_option {SKIP} true\n-- "\n',
+    # a doc comment hiding a quote after its nested comment
+    f'/-- /- -/ " -/ set_option {SKIP} true --"\n',
+    "prelude\nimport Lean\n",
+])
+def test_a_hidden_forbidden_option_is_found(text: str) -> None:
+    assert codes(text) == ["forbidden-option"], text
+
+
+@pytest.mark.parametrize("text", [
+    f"-- set_option {SKIP} true\ntheorem t : True := trivial\n",
+    f"/- set_option {SKIP} true -/\ntheorem t : True := trivial\n",
+    f"/- outer /- inner -/ set_option {SKIP} true -/\ntheorem t : True := trivial\n",
+    f'def s := "set_option {SKIP} true"\n',
+    f'def s := "escaped \\" set_option {SKIP} true"\n',
+    f'def s := r#"set_option {SKIP} " true"#\n',
+    'def s := "prelude"\n',
+    "theorem t : True := trivial -- prelude\n",
+    "def Foo.prelude := 1\n",
+    f"«set_option» {SKIP} true\n",  # a name, not the command (and Lean refuses it)
+    "set_option maxHeartbeats 400000 in\ntheorem t : True := trivial\n",
+    "theorem t : 'a' = 'a' := rfl\n",
+])
+def test_a_faked_forbidden_option_is_not_a_finding(text: str) -> None:
+    assert codes(text) == [], text
+
+
+@pytest.mark.parametrize(("text", "why"), [
+    ("theorem t : True := trivial\n/- never closed\n", "comment"),
+    ('def s := "never closed\n', "string"),
+    ('def s := s!"{"}"}"\n', "interpolated"),
+    ('def s := r#"never closed"\n', "string"),
+])
+def test_what_the_lexer_cannot_place_fails_closed(text: str, why: str) -> None:
+    found = forbidden_option_findings(text, "P.lean")
+    assert [d.code for d in found] == ["lean-lex-ambiguous"]
+    assert why in found[0].message
+    assert [d.code for d in statement_command_findings(text, "S.lean")][:1] == [
+        "lean-lex-ambiguous"]
+
+
+def test_strip_comments_keeps_lines_and_strings() -> None:
+    text = 'a /- gone1\ngone2 -/ b "-- kept" -- gone3\nd\n'
+    out = strip_comments(text)
+    assert out.count("\n") == text.count("\n")
+    assert '"-- kept"' in out and "gone" not in out
+
+
+def test_import_lines_read_the_header() -> None:
+    text = ("/- header -/ import Mathlib.Data.Nat\nimport Lemmata.demo.«lemma».Proof -- use\n"
+            "import A B\n-- import Fake\ndef s := \"import Nope\"\nimport Late\n")
+    assert import_lines(text) == ["Mathlib.Data.Nat", "Lemmata.demo.«lemma».Proof", "A", "B"]
+    assert import_lines("/-\nimport Hidden\n-/\ntheorem t : True := trivial\n") == []
+
+
+def test_annex_citations_are_real_line_comments() -> None:
+    sha = "a" * 64
+    text = (f"-- annex: {sha}\n/-\n-- annex: {'b' * 64}\n-/\n"
+            f'def s := "\n-- annex: {"c" * 64}\n"\n  -- annex: {"D" * 64}\n')
+    assert annex_citations(text) == [(sha, 1), ("d" * 64, 8)]
+
+
+def test_partial_labels_inside_a_block_comment_do_not_count() -> None:
+    text = ("/-\n-- approach: split\n-- licence: CC-BY-4.0\n-/\n"
+            "theorem t : True := sorry\n")
+    assert [d.message for d in partial_label_findings(text, "p.lean")] == [
+        "missing `-- approach:` before the first hole", "missing `-- licence:`"]
+
+
+# --- D-3 v3.28: what a statement may hold ---------------------------------------------
+
+
+def test_statement_commands_are_allowlisted() -> None:
+    ok = "import Mathlib\nopen Nat\n/-- doc -/\ntheorem t (n : ℕ) : n = n := sorry\n"
+    assert statement_command_findings(ok, "S.lean") == []
+    bad = ok + "#eval IO.println \"hi\"\nrun_cmd pure ()\n"
+    assert [d.line for d in statement_command_findings(bad, "S.lean")] == [5, 6]
+
+
+@pytest.mark.parametrize("text", [
+    "theorem t : True := sorry #eval IO.println \"x\"\n",
+    "open Nat in #print axioms Nat.add\n",
+    "theorem t : True := sorry\n  initialize pure ()\n",
+    "def x := 1 attribute [simp] x\n",
+    "/- c -/ run_cmd pure ()\n",
+    f"set_option {SKIP} true in\ntheorem t : True := sorry\n",
+    "macro \"x\" : term => `(1)\n",
+])
+def test_a_command_after_another_on_its_line_is_refused(text: str) -> None:
+    assert "statement-command-refused" in {
+        d.code for d in statement_command_findings(text, "S.lean")}, text
+
+
+@pytest.mark.parametrize("text", [
+    ("import Mathlib\n\nopen scoped BigOperators\n\nnamespace Foo\n\n/-- The statement. -/\n"
+     "theorem bar (n : ℕ) (h : 0 < n) :\n    n ≠ 0 := by\n  sorry\n\nend Foo\n"),
+    "noncomputable section\n@[simp] theorem t : True := sorry\nend\n",
+    'theorem t : "#eval" = "#eval" := sorry\n',
+    "/-- doc with #eval and run_cmd inside -/\ntheorem t : True := sorry\n",
+    "theorem t (prefix' : List Nat) : prefix'.length = prefix'.length := sorry\n",
+    "theorem t : #[1, 2].size = 2 := sorry\n",
+])
+def test_ordinary_statements_pass(text: str) -> None:
+    assert statement_command_findings(text, "S.lean") == [], text
+
+
+def test_the_graphs_statements_meet_v3_28() -> None:
+    from pathlib import Path
+
+    root = Path(__file__).resolve().parents[1] / "graph"
+    statements = sorted(root.glob("targets/*/nodes/*/Statement.lean"))
+    assert statements
+    for path in statements:
+        text = path.read_text("utf-8")
+        assert statement_command_findings(text, str(path)) == [], path
+        assert forbidden_option_findings(text, str(path)) == [], path
