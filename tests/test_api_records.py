@@ -68,6 +68,9 @@ def _build(root: Path) -> GraphBuilder:
     b.gloss("demo", "proved", "20260103T000000Z", "carol", text="$$\\top$$ It is true.")
     b.target("lonely", steward=None)
     b.node("lonely", "root")
+    # the steward's pseudonym is reserved to the GitHub login this record binds (issue 16)
+    b.write_yaml("identities/steve.yaml", {"schema": "identity/v1", "pseudonym": "steve",
+                                           "github": "steve", "since": "2026-01-01"})
     write_products(load_graph(root), root)
     git_commit(root, "graph")
     return b

@@ -163,8 +163,9 @@ def _bearer_caller(request: Request) -> Caller:
         LemmataError: ``token-missing``; ``token-invalid``; ``token-expired``.
     """
     token = _bearer(request)
-    who: Who = authenticate(request.app.state.svc, token)
-    return Caller(token=token, address=_address(request), who=who)
+    caller = Caller(token=token, address=_address(request))
+    who: Who = authenticate(request.app.state.svc, token, caller.address_hash)
+    return Caller(token=token, address=caller.address, who=who)
 
 
 Anon = Annotated[Caller, Depends(_caller)]

@@ -63,7 +63,8 @@ def _who(svc: Service, caller: Caller) -> Who | None:
     rate_hit(svc, f"address:{caller.address_hash}:writes", svc.settings.rate_writes_per_address)
     if caller.who is None and not caller.token:
         return None
-    who = caller.who if caller.who is not None else authenticate(svc, caller.token)
+    who = caller.who if caller.who is not None else authenticate(svc, caller.token,
+                                                                 caller.address_hash)
     rate_hit(svc, f"identity:{who.id}:writes", svc.settings.rate_writes_per_identity)
     return who
 
@@ -189,7 +190,8 @@ def get_check(svc: Service, caller: Caller, *, check_id: str) -> dict[str, Any]:
         LemmataError: ``token-missing``/``token-invalid``/``token-expired``;
             ``check-not-found``; ``check-not-yours``.
     """
-    who = caller.who if caller.who is not None else authenticate(svc, caller.token)
+    who = caller.who if caller.who is not None else authenticate(svc, caller.token,
+                                                                 caller.address_hash)
     with db.transaction(svc.sessions) as s:
         row = s.get(db.CheckLogRow, check_id)
         if row is None:

@@ -254,7 +254,7 @@ def my_claims(svc: Service, caller: Caller) -> dict[str, Any]:
     Raises:
         LemmataError: ``token-missing``; ``token-invalid``; ``token-expired``.
     """
-    who = authenticate(svc, caller.token)
+    who = authenticate(svc, caller.token, caller.address_hash)
     now = svc.now()
     with db.transaction(svc.sessions) as s:
         rows = s.execute(select(db.ClaimRow).where(

@@ -5,6 +5,9 @@ Each public function here is the one function both an HTTP route and its MCP too
 
 * A pseudonym matches ``[A-Za-z0-9][A-Za-z0-9_.-]{0,38}`` (ASCII only, so Unicode
   look-alikes are refused), is unique without regard to case, and may not be reserved.
+  A pseudonym the graph names as a curator, steward or identity is held only by the
+  GitHub login its ``identities/`` record binds, and a new pseudonym may not look like a
+  reserved, role-holding or existing one (TR39 skeletons; network/api/pseudonyms.py).
 * The proof is a GitHub login (through an injected verifier) or a passing, unspent
   precheck of a tutorial node (D-27).
 * A token lapses only after ``token_lapse_days`` without use; with every token comes a
@@ -21,7 +24,7 @@ import httpx
 from sqlalchemy import select, update
 from sqlalchemy.exc import IntegrityError
 
-from network.api import db
+from network.api import db, pseudonyms
 from network.api.service import (
     Caller,
     Service,
@@ -157,7 +160,8 @@ def issue_token(svc: Service, caller: Caller, *, pseudonym: str, dco: str,
 
     Raises:
         LemmataError: ``rate-limited``; ``dco-not-accepted``; ``pseudonym-invalid``;
-            ``pseudonym-reserved``; ``pseudonym-taken``; ``github-login-bound``;
+            ``pseudonym-reserved`` (also a role pseudonym the proof is not bound to);
+            ``pseudonym-confusable``; ``pseudonym-taken``; ``github-login-bound``;
             ``proof-invalid``; ``proof-unavailable``.
     """
     rate_hit(svc, f"address:{caller.address_hash}:tokens", svc.settings.rate_token_issues_per_address)
@@ -182,7 +186,24 @@ def issue_token(svc: Service, caller: Caller, *, pseudonym: str, dco: str,
     raise LemmataError("proof-invalid", "proof.kind must be 'github' or 'precheck'")
 
 
+def _check_name(svc: Service, pseudonym: str, login: str | None) -> None:
+    """The role and look-alike refusals (network/api/pseudonyms.py), read before the
+    write transaction opens: a role pseudonym needs the GitHub login bound to it, and a
+    new pseudonym may not look like another.
+
+    Raises:
+        LemmataError: ``pseudonym-reserved``; ``pseudonym-confusable``.
+    """
+    pseudonyms.check_role_binding(svc, pseudonym, login)
+    with svc.sessions() as s:
+        exists = s.execute(select(db.IdentityRow.id).where(
+            db.IdentityRow.pseudonym_key == pseudonym.casefold())).first() is not None
+    if not exists:
+        pseudonyms.check_look_alikes(svc, pseudonym, reserved_pseudonyms(svc))
+
+
 def _issue_github(svc: Service, pseudonym: str, login: str, now: int) -> dict[str, Any]:
+    _check_name(svc, pseudonym, login)
     try:
         with db.transaction(svc.sessions) as s:
             ident = s.execute(select(db.IdentityRow).where(
@@ -211,6 +232,7 @@ def _issue_github(svc: Service, pseudonym: str, login: str, now: int) -> dict[st
 
 
 def _issue_precheck(svc: Service, pseudonym: str, job_id: str, now: int) -> dict[str, Any]:
+    _check_name(svc, pseudonym, None)
     try:
         with db.transaction(svc.sessions) as s:
             job = s.get(db.PrecheckJobRow, job_id)

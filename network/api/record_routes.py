@@ -140,8 +140,10 @@ def _optional_caller(request: Request) -> Caller:
     """The caller of a route anonymous callers may use: a presented token is checked
     (a wrong one is refused) before the body is read; none means anonymous."""
     token = _bearer(request)
-    who: Who | None = authenticate(request.app.state.svc, token) if token else None
-    return Caller(token=token, address=_address(request), who=who)
+    caller = Caller(token=token, address=_address(request))
+    who: Who | None = authenticate(request.app.state.svc, token, caller.address_hash) \
+        if token else None
+    return Caller(token=token, address=caller.address, who=who)
 
 
 MaybeBearer = Annotated[Caller, Depends(_optional_caller)]

@@ -235,11 +235,7 @@ def rate_hit(svc: Service, key: str, limit: int) -> None:
     else:  # pragma: no cover - five lost races in a row
         count = limit + 1
     if count > limit:
-        retry = start + window - now
-        exc = LemmataError("rate-limited", f"limit {limit} per {window} s reached for "
-                           f"{key.split(':')[0]}; retry after {retry} s")
-        exc.retry_after = retry  # type: ignore[attr-defined]
-        raise exc
+        raise _refuse_rate(svc, key, limit)
 
 
 # --- tokens ----------------------------------------------------------------------------
@@ -252,16 +248,63 @@ def lapse_days(svc: Service) -> int:
     return policy.token_lapse_days if policy is not None else svc.settings.token_lapse_days
 
 
-def authenticate(svc: Service, token: str | None) -> Who:
+def rate_count(svc: Service, key: str) -> int:
+    """How many requests bucket ``key`` has counted in the current window (no count is
+    added)."""
+    window = svc.settings.rate_window_s
+    now = svc.now()
+    with svc.sessions() as s:
+        count = s.execute(select(db.RateBucketRow.count).where(
+            db.RateBucketRow.key == key,
+            db.RateBucketRow.window_start == now - now % window)).scalar_one_or_none()
+    return int(count or 0)
+
+
+def _refuse_rate(svc: Service, key: str, limit: int) -> LemmataError:
+    window = svc.settings.rate_window_s
+    now = svc.now()
+    retry = now - now % window + window - now
+    exc = LemmataError("rate-limited", f"limit {limit} per {window} s reached for "
+                       f"{key.split(':')[0]}; retry after {retry} s")
+    exc.retry_after = retry  # type: ignore[attr-defined]
+    return exc
+
+
+#: The codes that count as a failed authentication against the address (issue 16).
+AUTH_FAILURES = frozenset({"token-missing", "token-invalid", "token-expired"})
+
+
+def authenticate(svc: Service, token: str | None, address_hash: str | None = None) -> Who:
     """The identity behind a bearer token, marking the token used now (D-19 v3.29).
+
+    With ``address_hash`` (the transports pass it), limits come before the token is
+    looked at: an address whose failed authentications in this window reached
+    ``settings.rate_auth_failures_per_address`` is refused ``rate-limited`` without its
+    token being tried, and each failure is counted (issue 16: a bad-token flood meets
+    429, not an endless stream of 401s).
 
     Runs in its own short transaction, so callers never hold a database lock while
     another one is taken (SQLite serialises writers).
 
     Raises:
-        LemmataError: ``token-missing``, ``token-invalid`` (unknown or retired),
-            ``token-expired`` (unused for longer than the lapse).
+        LemmataError: ``rate-limited``; ``token-missing``, ``token-invalid`` (unknown or
+            retired), ``token-expired`` (unused for longer than the lapse).
     """
+    if address_hash is None:
+        return _authenticate(svc, token)
+    key = f"address:{address_hash}:auth-failures"
+    limit = svc.settings.rate_auth_failures_per_address
+    if rate_count(svc, key) >= limit:
+        raise _refuse_rate(svc, key, limit)
+    try:
+        return _authenticate(svc, token)
+    except LemmataError as exc:
+        if exc.code in AUTH_FAILURES:
+            rate_hit(svc, key, limit)
+        raise
+
+
+def _authenticate(svc: Service, token: str | None) -> Who:
     if not token or not token.strip():
         raise LemmataError("token-missing", "no bearer token was presented")
     lapse_s = lapse_days(svc) * 86400
@@ -287,17 +330,23 @@ def authenticate(svc: Service, token: str | None) -> Who:
 def write_identity(svc: Service, caller: Caller, *, check_dco: bool = True) -> Who:
     """The guard of every token-authenticated write (D-19, D-23, D-35).
 
-    Order: the caller's address is counted, then the token is checked, then the
-    identity is counted, then (unless ``check_dco`` is False) the identity's accepted
-    DCO version must be the current one. Each step commits on its own.
+    Order: the caller's address is counted, then the token is checked (after the
+    address's failed authentications), then the identity is counted, then an identity
+    whose pseudonym the graph names as a role holder must be the GitHub login bound to
+    it (issue 16: a squatter never acts), then (unless ``check_dco`` is False) the
+    identity's accepted DCO version must be the current one. Each step commits on its own.
 
     Raises:
         LemmataError: ``rate-limited``; ``token-missing``/``token-invalid``/
-            ``token-expired``; ``dco-not-accepted``.
+            ``token-expired``; ``pseudonym-reserved``; ``dco-not-accepted``.
     """
     rate_hit(svc, f"address:{caller.address_hash}:writes", svc.settings.rate_writes_per_address)
-    who = caller.who if caller.who is not None else authenticate(svc, caller.token)
+    who = caller.who if caller.who is not None else authenticate(svc, caller.token,
+                                                                 caller.address_hash)
     rate_hit(svc, f"identity:{who.id}:writes", svc.settings.rate_writes_per_identity)
+    from network.api.pseudonyms import check_role_binding  # imports this module
+
+    check_role_binding(svc, who.pseudonym, who.github_login)  # a squatter never acts
     if check_dco and who.dco_version != svc.settings.dco_version:
         raise LemmataError("dco-not-accepted", f"{who.pseudonym} accepted DCO "
                            f"{who.dco_version or 'none'}; the current version is "

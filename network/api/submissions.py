@@ -591,7 +591,8 @@ def my_submissions(svc: Service, caller: Caller) -> dict[str, Any]:
     Raises:
         LemmataError: ``token-missing``; ``token-invalid``; ``token-expired``.
     """
-    who = caller.who if caller.who is not None else authenticate(svc, caller.token)
+    who = caller.who if caller.who is not None else authenticate(svc, caller.token,
+                                                                 caller.address_hash)
     positions = _positions(sync_index(svc))
     mine = (db.SubmissionRow.identity_id == who.id) | (
         (db.SubmissionRow.opened_by_service == 0)
