@@ -17,7 +17,12 @@ from fastapi.testclient import TestClient
 from network.api.app import create_app
 from network.api.settings import ServiceSettings
 from network.errors import LemmataError
-from tests.graphs import GraphBuilder, git_commit
+from tests.graphs import (
+    BUILDER_APPROVAL_KEY,
+    BUILDER_APPROVAL_KEY_ID,
+    GraphBuilder,
+    git_commit,
+)
 
 START = 1_790_000_000.0  # 2026-09-21T14:13:20Z, the tests' "now"
 
@@ -103,7 +108,8 @@ def make_api(tmp_path: Path, *, settings: dict[str, Any] | None = None,
     clock = FakeClock()
     st = ServiceSettings(data_dir=tmp_path / "data", graph=tmp_path / "graph", **(settings or {}))
     app = create_app(st, github_verifier=github_verifier, clock=clock,
-                     engine_connect_args=engine_connect_args)
+                     engine_connect_args=engine_connect_args,
+                     keys={"approval": (BUILDER_APPROVAL_KEY_ID, BUILDER_APPROVAL_KEY)})
     with TestClient(app) as client:
         yield Api(client, app, clock, b)
 

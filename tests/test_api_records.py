@@ -35,7 +35,12 @@ from network.gate.step2 import run_steps_1_2
 from network.record.loader import load_graph
 from network.record.products import write_products
 from tests.api_support import Api, FakeClock, auth, github_verifier, make_api
-from tests.graphs import GraphBuilder, git_commit
+from tests.graphs import (
+    BUILDER_APPROVAL_KEY,
+    BUILDER_APPROVAL_KEY_ID,
+    GraphBuilder,
+    git_commit,
+)
 
 MATHLIB = "a" * 40
 TS = "20260921T141320Z"  # tests.api_support.START as a file-name timestamp
@@ -123,7 +128,8 @@ def _env(tmp_path: Path, settings: dict[str, Any] | None = None) -> Iterator[Env
     clock = FakeClock()
     st = ServiceSettings(data_dir=tmp_path / "data", graph=forge_path, **(settings or {}))
     app = create_app(st, graph_loader=GraphProvider(load_main, version),
-                     github_verifier=github_verifier, clock=clock)
+                     github_verifier=github_verifier, clock=clock,
+                     keys={"approval": (BUILDER_APPROVAL_KEY_ID, BUILDER_APPROVAL_KEY)})
     with TestClient(app) as client:
         svc = app.state.svc
         forge = LocalForge(forge_path, svc.sessions, clock=clock)
