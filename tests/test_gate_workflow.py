@@ -18,6 +18,7 @@ from pathlib import Path
 from typing import Any, ClassVar
 
 import httpx
+import pygit2
 import pytest
 import respx
 import yaml
@@ -147,6 +148,9 @@ def _pr(number: int, head: str, *, head_repo: str = "lemmata/graph", state: str 
             "base": {"sha": SHA_BASE, "ref": "main"}}
 
 
+EXPORT_BUILDS: list[tuple[list[str], list[str], list[str]]] = []
+
+
 class FakePR:
     def __init__(self, number: int, head: str, body: str | None) -> None:
         self.number, self.head_sha, self.author = number, head, "alice"
@@ -162,6 +166,8 @@ def _judge(tmp_path: Path, root: Path, base: str, head: str, key: Any, *,
         shutil.rmtree(art)
     export_build(root, base, export_head or head, toolchain=_toolchain(), sandbox=Sandbox(),
                  out=art, pull_request=export_pr if export_pr is not None else pr_number)
+    EXPORT_BUILDS[:] = BuildingToolchain.builds
+    BuildingToolchain.builds.clear()
     ev = T.parse_event(_event(head, number=pr_number))
     pr = FakePR(pr_number, head, precheck_raw(root, base, head))
     return T.decide(root, ev, pr, art, toolchain=toolchain or _toolchain(),
@@ -180,8 +186,8 @@ def test_trusted_job_merges_only_its_own_signed_pass_and_never_builds_the_proof(
     signing.verify(att, att.signature, {pub.key_id: pub}, att.timestamp)
     # the export (unprivileged) built the proof; the trusted run's real toolchain built
     # only the check workspace's base modules, with the proof's source not in it
-    export_run, *trusted = BuildingToolchain.builds
-    assert MID_PROOF_MODULE in export_run[0] and export_run[1] == [MID_PROOF_MODULE]
+    assert [exp for _, exp, _ in EXPORT_BUILDS if exp] == [[MID_PROOF_MODULE]]
+    trusted = BuildingToolchain.builds
     assert trusted and all(MID_PROOF_MODULE not in mods and not exp
                            for mods, exp, _ in trusted)
     assert not any(p.endswith("mid/Proof.lean") for _, _, files in trusted for p in files)
@@ -198,7 +204,7 @@ def test_trusted_job_refuses_a_pull_request_that_edits_dot_github(
     assert d.verdict == "refused" and not d.merge and d.exit_code == 1
     assert [f.code for f in d.findings] == ["workflow-path-refused"]
     assert d.findings[0].path == ".github/workflows/gate.yml" and not d.attestations
-    assert len(BuildingToolchain.builds) == 1  # the export's; the trusted job built nothing
+    assert not BuildingToolchain.builds  # the trusted job built nothing
 
 
 def test_trusted_job_refuses_a_gate_only_path(tmp_path: Path,
@@ -280,7 +286,9 @@ def test_a_forged_base_module_in_the_artifact_is_never_installed(
     def tc(spec: m.GateSpec) -> Any:
         inner = _toolchain()(spec)
         wrapped = T.ExportedBuild(inner, export,
-                                  T.base_module_hashes(load_graph(root, commit=base)))
+                                  T.base_module_hashes(load_graph(root, commit=base)),
+                                  T.pull_request_hashes(pygit2.Repository(str(root)), base,
+                                                        head))
         seen.append(wrapped)
         return wrapped
 
@@ -658,3 +666,40 @@ def test_the_submitter_is_the_github_login_bound_in_identities_not_the_commit_au
     assert T.submitter_for(PR("mallory", "alice"), g) is None
     assert T.submitter_for(PR("lemmata-bot", "alice"), g, ["lemmata-bot"]) == "alice"
     assert T.submitter_for(PR("", "alice"), g, [""]) is None
+
+
+def test_the_trusted_check_build_refuses_any_module_holding_pull_request_bytes(
+        tmp_path: Path) -> None:
+    """Asked (by a gate bug, or a future call site) to build the proof in the check
+    workspace, the trusted toolchain refuses instead of elaborating it; base bytes and a
+    copy of a base file under its own module build."""
+    from network.gate.workspace import Source
+
+    spec = m.GateSpec(lean_toolchain="leanprover/lean4:v4.22.0")
+    proof = b"theorem x : True := trivial\n"
+    stmt = b"theorem x : True := sorry\n"
+    srcs = (Source("Lemmata.demo.mid.Statement", Path("Lemmata/demo/mid/Statement.lean"), stmt),
+            Source("Lemmata.demo.mid.Proof", Path("Lemmata/demo/mid/Proof.lean"), proof))
+    ws = Workspace(tmp_path, spec, srcs)
+    inner_calls: list[Any] = []
+
+    class Inner:
+        def build(self, *a: Any, **k: Any) -> Any:
+            inner_calls.append(a[1])
+            from network.gate.toolchain import BuildResult
+            return BuildResult(True, None, tuple(a[1]))
+
+    pr = {hashlib.sha256(proof).hexdigest(), hashlib.sha256(stmt).hexdigest()}
+    tb = T.ExportedBuild(Inner(), T.Export(7, "a" * 40),  # type: ignore[arg-type]
+                         {"Lemmata.demo.mid.Statement": hashlib.sha256(stmt).hexdigest()}, pr)
+    res = tb.build(ws, ["Lemmata.demo.mid.Statement", "Lemmata.demo.mid.Proof"], Sandbox(),
+                   spec.caps)
+    assert not res.ok and res.code == "trusted-build-refused" and inner_calls == []
+    assert tb.build(ws, ["Lemmata.demo.mid.Statement"], Sandbox(), spec.caps).ok
+    assert inner_calls == [("Lemmata.demo.mid.Statement",)]
+    # the scratch build (export=...) runs nothing and wants the artifact's files
+    res = tb.build(ws, ["Lemmata.demo.mid.Proof"], Sandbox(), spec.caps,
+                   export=["Lemmata.demo.mid.Proof"])
+    assert not res.ok and res.code == "lean-build-failed" and len(inner_calls) == 1
+    with pytest.raises(AttributeError):
+        tb.some_future_build_method  # noqa: B018 - unknown methods are never passed on

@@ -40,6 +40,7 @@ import os
 import re
 import stat
 from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Set as AbstractSet
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -100,8 +101,9 @@ define("trusted-key-unpublished", None, 503,
        "The operator publishes the key's public half under keys/ or fixes the "
        "LEMMATA_GATE_KEY secret and --key-id.")
 define("trusted-build-refused", 3, 422,
-       "The trusted job was asked to build a module whose bytes are not the graph's at "
-       "base; it elaborates no contributor code, so the build is refused.",
+       "The trusted job was asked to build a module holding bytes of a file the pull "
+       "request adds or changes; it elaborates no contributor code, so the build is "
+       "refused.",
        "Nothing to do: this is the gate refusing to run the pull request's code.")
 define("trusted-verdict-unsigned", None, 500,
        "An attestation of the trusted run does not carry a gate signature that verifies "
@@ -392,7 +394,8 @@ class ExportedBuild:
     files are carried. Here the scratch build runs nothing: the contributed modules'
     files come from the artifact, each only if it was built from exactly the bytes the
     workspace holds. A build without ``export`` (the check workspace's) is passed to the
-    real toolchain only when every module in it is byte-identical to the graph at base
+    real toolchain only when no module in it holds bytes of a file the pull request adds
+    or changes, unless they are that very module's bytes at base
     (``trusted-build-refused`` otherwise). Steps 4-8 are the real toolchain's
     (:data:`DELEGATED`).
 
@@ -401,12 +404,15 @@ class ExportedBuild:
         export: the checked artifact.
         base_hashes: module → SHA-256 at base
             (:func:`~network.gate.github_export.base_module_hashes`).
+        pr_hashes: SHA-256 of every file's bytes the pull request adds or changes.
     """
 
-    def __init__(self, inner: Toolchain, export: Export, base_hashes: Mapping[str, str]) -> None:
+    def __init__(self, inner: Toolchain, export: Export, base_hashes: Mapping[str, str],
+                 pr_hashes: AbstractSet[str]) -> None:
         self.inner = inner
         self.export = export
         self.base_hashes = dict(base_hashes)
+        self.pr_hashes = frozenset(pr_hashes)
         self.carried: list[str] = []
         self.built: list[tuple[str, ...]] = []
 
@@ -457,11 +463,12 @@ class ExportedBuild:
                                log=f"nothing built here: {len(carried)} module(s) from the "
                                "gate workflow's artifact", artifacts=tuple(carried))
         foreign = [mod for mod in mods
-                   if self.base_hashes.get(mod) != workspace.source(mod).sha256]
+                   if (sha := workspace.source(mod).sha256) in self.pr_hashes
+                   and self.base_hashes.get(mod) != sha]
         if foreign:
             return BuildResult(False, "trusted-build-refused", mods,
-                               log="the trusted job builds base bytes only; asked to build "
-                               + ", ".join(foreign))
+                               log="the trusted job builds none of the pull request's bytes; "
+                               "asked to build " + ", ".join(foreign))
         self.built.append(mods)
         return self.inner.build(workspace, mods, sandbox, caps)
 
@@ -498,6 +505,23 @@ def refused_paths(repo: pygit2.Repository | str | Path, base: str, head: str,
     d = diff_commits(r.path, frm, str(h.id))
     out += [x for x in classify(d, base_graph).step2 if x.code == "gate-only-path"]
     return sorted(set(out), key=lambda x: (x.path or "", x.code))
+
+
+def pull_request_hashes(repo: pygit2.Repository, base: str, head: str) -> set[str]:
+    """SHA-256 (hex) of the bytes of every blob ``merge-base(base, head)..head`` adds or
+    changes, anywhere in the tree."""
+    b = repo.revparse_single(base).peel(pygit2.Commit)
+    h = repo.revparse_single(head).peel(pygit2.Commit)
+    mb = repo.merge_base(b.id, h.id)
+    frm = repo[mb].peel(pygit2.Tree) if mb is not None else b.peel(pygit2.Tree)
+    out: set[str] = set()
+    for delta in frm.diff_to_tree(h.peel(pygit2.Tree)).deltas:
+        new = delta.new_file
+        if delta.status_char() in ("A", "M", "T", "R", "C"):
+            blob = repo.get(new.id)
+            if isinstance(blob, pygit2.Blob):
+                out.add(hashlib.sha256(blob.data).hexdigest())
+    return out
 
 
 def fetch_head(graph: Path, pull_request: int, head_sha: str, *, remote: str = "origin",
@@ -679,9 +703,10 @@ def decide(graph: Path, ev: WorkflowRunEvent, pr: Any, export_dir: Path, *,
         return TrustedDecision(pr.number, head, "refused", False,
                                findings=(Diagnostic(exc.code, exc.detail),))
     hashes = base_module_hashes(base_graph)
+    pr_hashes = pull_request_hashes(r, base_sha, head)
 
     def tc_for(spec: m.GateSpec) -> Toolchain:
-        return ExportedBuild(toolchain(spec), export, hashes)
+        return ExportedBuild(toolchain(spec), export, hashes, pr_hashes)
 
     outcome = run_gate(graph, base_sha, head, toolchain=tc_for, sandbox=sandbox,
                        precheck_raw=pr.precheck_attestation,
