@@ -51,7 +51,10 @@ S_ROOT = ("/-- The calibration root: a known result. -/\n"
 S_ADD_ZERO = "theorem Calib.add_zero (n : Nat) : n + 0 = n := by\n  sorry\n"
 S_ZERO_ADD = "theorem Calib.zero_add (n : Nat) : 0 + n = n := by\n  sorry\n"
 P_ADD_ZERO = "theorem Calib.add_zero (n : Nat) : n + 0 = n := by\n  rfl\n"
-W_TRUE = "theorem {decl}.witness : True := trivial\n"
+#: witnesses of the statements' own hypotheses-existentials (Witness.lean's convention):
+#: Calib.main has data binders m n, the others n; none has a hypothesis
+W_MN = "theorem {decl}.witness : ∃ m n : Nat, True := ⟨0, 0, trivial⟩\n"
+W_N = "theorem {decl}.witness : ∃ n : Nat, True := ⟨0, trivial⟩\n"
 POSTMORTEM_YAML = ("route: rewrite with Nat.add_comm, then rfl\n"
                    "route_class: direct-estimate\n"
                    "outcome: exhausted\n"
@@ -73,12 +76,12 @@ def build_project(root: Path) -> Path:
     git_commit(root, "a commit outside graph/")
     b.target(T, cls="calibration", calibration=True, steward=None,
              title="Calibration: addition with zero")
-    b.node(T, "root", statement=S_ROOT, witness=W_TRUE.format(decl="Calib.main"),
+    b.node(T, "root", statement=S_ROOT, witness=W_MN.format(decl="Calib.main"),
            declaration="Calib.main", deps=[PROVE, POSTMORTEM_NODE])
-    b.node(T, PROVE, statement=S_ADD_ZERO, witness=W_TRUE.format(decl="Calib.add_zero"),
+    b.node(T, PROVE, statement=S_ADD_ZERO, witness=W_N.format(decl="Calib.add_zero"),
            declaration="Calib.add_zero")
     b.node(T, POSTMORTEM_NODE, statement=S_ZERO_ADD,
-           witness=W_TRUE.format(decl="Calib.zero_add"), declaration="Calib.zero_add")
+           witness=W_N.format(decl="Calib.zero_add"), declaration="Calib.zero_add")
     git_commit(root, "the calibration target")
     return root / "graph"
 

@@ -5,7 +5,15 @@ top of it, and declares what a Lean toolchain answers for its files (``answers``
 recorded stand-in (tests/standin.py) replays those answers keyed by the exact bytes of each
 workspace; make_recordings.py writes them by running the real gate code with a
 :class:`RecordingToolchain`, so the recordings always match the calls the gate makes.
-Nothing here parses Lean: every answer is declared by hand next to the text it answers for.
+Nothing here parses Lean: every answer is declared by hand next to the text it answers for,
+and each must be what the pinned Lean would answer for those bytes (issue 10): a proof
+with ``sorry`` lists ``sorryAx``, only true theorems build, a witness's expected type is the
+existential of its own statement's hypotheses (:data:`WITNESS_TYPES`), an axiom carries
+its declaring module and identity hash (:data:`AXIOM_KEYS`). Stories that need a false
+statement state one (``base_repo(false_root=True)``, the ``extra`` nodes). No test here
+can check that against Lean; ``tests/test_recordings_audit.py`` (``pytest -m lean``) does,
+wherever Lean is installed, and ``tests/test_recordings_honest.py`` holds the known-false
+claims out without it.
 """
 
 from __future__ import annotations
@@ -23,13 +31,14 @@ sys.path.insert(0, str(Path(__file__).parent))
 from standin import RecordedToolchain, inputs_key
 
 from network.gate import attestation as A
+from network.gate.axioms import pinned_table, type_sha256
 from network.gate.diff import diff_commits
 from network.gate.run import Review
 from network.gate.step2 import run_steps_1_2
 from network.gate.workspace import Workspace
 from network.record import models as m
 from network.record.loader import load_graph, sha256_hex
-from tests.graphs import GraphBuilder, git_commit
+from tests.graphs import DEFAULT_TOOLCHAIN, GraphBuilder, git_commit
 
 T = "demo"
 ND = f"targets/{T}/nodes"
@@ -44,6 +53,8 @@ P_BASE = ("import Lemmata.demo.aux.Proof\n\n"
           "theorem Demo.base_lemma (n : Nat) : n + 0 = n := by\n  simpa using Demo.aux n\n")
 S_MID = "theorem Demo.mid (n : Nat) : n + 0 + 0 = n := by\n  sorry\n"
 W_TRUE = "theorem {decl}.witness : True := trivial\n"
+#: the witness of a statement with one data binder `n : Nat` and no hypothesis
+W_DATA = "theorem {decl}.witness : ∃ n : Nat, True := ⟨0, trivial⟩\n"
 S_P = "theorem Demo.p : 1 + 1 = 2 := by\n  sorry\n"
 ROOT_PARTIAL = f"{ND}/root/attempts/20260101T000000Z-bob-partial.lean"
 P_PARTIAL_TEXT = ("-- approach: compute\n-- licence: CC-BY-4.0\n"
@@ -60,17 +71,35 @@ S_COUNTER = "theorem Demo.counter : ∃ n : Nat, 2 < n ∧ n = 0 := by\n  sorry\
 R_COUNTER = ("theorem Demo.counter.relation : (∃ n : Nat, 2 < n ∧ n = 0) → "
              "¬ ∀ (n : Nat) (h : 2 < n), n ≠ 0 :=\n"
              "  fun ⟨n, h, e⟩ hf => hf n h e\n")
+#: ``false_root``: a false root, so a refutation and a refuting variant can be true
+S_ROOT_FALSE = ("/-- The demo root, false on purpose. -/\n"
+                "theorem Demo.main (n : Nat) (h : 2 < n) : n = 0 := by\n  sorry\n")
+S_COUNTER_TRUE = "theorem Demo.counter : ∃ n : Nat, 2 < n ∧ n ≠ 0 := by\n  sorry\n"
+R_COUNTER_TRUE = ("theorem Demo.counter.relation : (∃ n : Nat, 2 < n ∧ n ≠ 0) → "
+                  "¬ ∀ (n : Nat) (h : 2 < n), n = 0 :=\n"
+                  "  fun ⟨n, h, e⟩ hf => e (hf n h)\n")
+S_OTHER = "theorem Demo.other : ∃ n : Nat, 3 < n ∧ n ≠ 0 := by\n  sorry\n"
+R_OTHER = ("theorem Demo.other.relation : (∃ n : Nat, 3 < n ∧ n ≠ 0) → "
+           "¬ ∀ (n : Nat) (h : 2 < n), n = 0 :=\n"
+           "  fun ⟨n, h, e⟩ hf => e (hf n (by omega))\n")
+#: ``extra``: a false node (for a counterexample) and a vacuous one (for vacuity)
+S_BAD = "theorem Demo.bad (n : Nat) : n + 1 = n := by\n  sorry\n"
+S_EMPTY = "theorem Demo.empty (n : Nat) (h : n < 0) : n = 7 := by\n  sorry\n"
 
 
 def base_repo(root: Path, *, precheck: dict[str, Any] | None = None,
               fidelity: dict[str, Any] | None = None,
-              variants: bool = False, annex: bool = False) -> tuple[GraphBuilder, str]:
+              variants: bool = False, annex: bool = False, false_root: bool = False,
+              extra: bool = False) -> tuple[GraphBuilder, str]:
     """The base graph, committed: root (open, with a merged partial whose holes are
     root--h1 (witnessed) and root--h2 (blocked)), aux and base-lemma (proved; base-lemma's
     proof uses aux's), mid (open, deps base-lemma), p (open, one merged route whose hole
     p--h1 is open). With ``variants``: strong (a resolves variant of root) and counter (a
     refutes variant), both open with merged Relation.lean (D-30). With ``annex``: mid
-    holds the annex :data:`MID_ANNEX` (D-31)."""
+    holds the annex :data:`MID_ANNEX` (D-31). With ``false_root`` the root states the
+    false :data:`S_ROOT_FALSE` and both variants are true refutes variants (counter and
+    other). With ``extra``: bad (false, :data:`S_BAD`) and empty (vacuous,
+    :data:`S_EMPTY`, no witness can exist), both open."""
     b = GraphBuilder(root)
     b.base()
     b.target(T, fidelity=fidelity)
@@ -78,13 +107,18 @@ def base_repo(root: Path, *, precheck: dict[str, Any] | None = None,
         spec = json.loads(b.read(f"targets/{T}/gate-spec.json"))
         spec["precheck"] = precheck
         b.write_json(f"targets/{T}/gate-spec.json", spec)
-    b.node(T, "root", statement=S_ROOT, witness=W_ROOT, declaration="Demo.main")
-    b.node(T, "aux", statement=S_AUX, witness=W_TRUE.format(decl="Demo.aux"),
+    b.node(T, "root", statement=S_ROOT_FALSE if false_root else S_ROOT, witness=W_ROOT,
+           declaration="Demo.main")
+    b.node(T, "aux", statement=S_AUX, witness=W_DATA.format(decl="Demo.aux"),
            declaration="Demo.aux", proof=P_AUX)
-    b.node(T, "base-lemma", statement=S_BASE, witness=W_TRUE.format(decl="Demo.base_lemma"),
+    b.node(T, "base-lemma", statement=S_BASE, witness=W_DATA.format(decl="Demo.base_lemma"),
            declaration="Demo.base_lemma", proof=P_BASE)
-    b.node(T, "mid", statement=S_MID, witness=W_TRUE.format(decl="Demo.mid"),
+    b.node(T, "mid", statement=S_MID, witness=W_DATA.format(decl="Demo.mid"),
            declaration="Demo.mid", deps=["base-lemma"])
+    if extra:
+        b.node(T, "bad", statement=S_BAD, witness=W_DATA.format(decl="Demo.bad"),
+               declaration="Demo.bad")
+        b.node(T, "empty", statement=S_EMPTY, witness=False, declaration="Demo.empty")
     b.node(T, "p", statement=S_P, witness=W_TRUE.format(decl="Demo.p"), declaration="Demo.p")
     b.partial(T, "root", "20260101T000000Z", "bob",
               "-- approach: split\n-- licence: CC-BY-4.0\ntheorem Demo.main : True := sorry\n")
@@ -103,10 +137,13 @@ def base_repo(root: Path, *, precheck: dict[str, Any] | None = None,
     if annex:
         b.annex(T, "mid", MID_ANNEX.decode())
     if variants:
-        for nid, decl, stmt, rel, label in (
-                ("strong", "Demo.strong", S_STRONG, R_STRONG, "resolves"),
-                ("counter", "Demo.counter", S_COUNTER, R_COUNTER, "refutes")):
-            b.node(T, nid, statement=stmt, witness=W_TRUE.format(decl=decl), declaration=decl,
+        pairs = ((("other", "Demo.other", S_OTHER, R_OTHER, "refutes", W_TRUE),
+                  ("counter", "Demo.counter", S_COUNTER_TRUE, R_COUNTER_TRUE, "refutes",
+                   W_TRUE)) if false_root else
+                 (("strong", "Demo.strong", S_STRONG, R_STRONG, "resolves", W_DATA),
+                  ("counter", "Demo.counter", S_COUNTER, R_COUNTER, "refutes", W_TRUE)))
+        for nid, decl, stmt, rel, label, wit in pairs:
+            b.node(T, nid, statement=stmt, witness=wit.format(decl=decl), declaration=decl,
                    origin="variant", variant={"of": "root", "relation": label}, relation=rel)
             b.merge([f"{ND}/{nid}/META.yaml", f"{ND}/{nid}/Statement.lean",
                      f"{ND}/{nid}/Witness.lean", f"{ND}/{nid}/Relation.lean"],
@@ -118,9 +155,59 @@ def base_repo(root: Path, *, precheck: dict[str, Any] | None = None,
 
 Answer = dict[str, Any] | Callable[[dict[str, Any]], dict[str, Any]]
 
+#: axiom → (declaring module, identity key as Common.lean's ``constKey`` prints it). The
+#: allowed three are network/gate/axioms' pinned values; the rest are read off their
+#: declarations (lean4 src/Init/Prelude.lean, src/Init/Core.lean; the fixtures' own files).
+AXIOM_KEYS: dict[str, tuple[str | None, str]] = {
+    **{name: (e.module, e.type_key)
+       for name, e in (pinned_table(DEFAULT_TOOLCHAIN) or {}).items()},
+    "sorryAx": ("Init.Prelude",
+                "u|(P (S u) (P (A (A (C optParam [(s 0)]) (C Bool [])) (C Bool.false [])) #1))"),
+    "Lean.ofReduceBool": ("Init.Core",
+                          ("|(P (C Bool []) (P (C Bool []) (P (A (A (A (C Eq [(s 0)]) (C Bool [])) "
+                           "(A (C Lean.reduceBool []) #1)) #0) (A (A (A (C Eq [(s 0)]) (C Bool [])) "
+                           "#2) #1))))")),
+    "Demo.cheat": ("Lemmata.demo.mid.Proof", "|(C False [])"),
+}
+
+
+def identities(axioms: list[str]) -> list[dict[str, Any]]:
+    """The ``axiom_identities`` rows a real checker reports for ``axioms``."""
+    return [{"name": a, "module": AXIOM_KEYS[a][0],
+             "type_sha256": type_sha256(AXIOM_KEYS[a][1])} for a in sorted(axioms)]
+
+
+#: the witness type Witness.lean's ``hypothesesExists`` builds for each statement, as
+#: Lean prints it: ∃ over the data binders of the conjunction of the hypotheses.
+WITNESS_TYPES: dict[str, str] = {
+    "Demo.main": "∃ n, 2 < n", "Demo.weak": "∃ n, 3 < n",
+    **{d: "∃ n, True" for d in ("Demo.aux", "Demo.base_lemma", "Demo.mid", "Demo.strong",
+                                "Demo.bad", "Demo.mid.h1", "Calib.add_zero",
+                                "Calib.zero_add")},
+    **{d: "True" for d in ("Demo.p", "Demo.main.h1", "Demo.p.h1", "Demo.counter",
+                           "Demo.neg", "Demo.other")},
+    "Calib.main": "∃ m n, True", "Tutorial.double_lt": "∃ m n, m < n",
+}
+
+#: a clean proof's axioms per declaration (what its fixture proof uses: simp and omega
+#: close goals through propext; rfl, decide and anonymous constructors use none)
+PROOF_AXIOMS: dict[str, list[str]] = {
+    "Demo.mid": ["propext"], "Demo.main": ["propext"], "Demo.aux": ["propext"],
+    "Demo.strong": ["propext"], "Demo.p.h1": [], "Demo.main.h2": [], "Demo.counter": [],
+    "Tutorial.double_lt": ["propext"], "Calib.add_zero": [],
+    # relations, refutations, vacuity certificates
+    "Demo.weak.relation": ["propext"], "Demo.neg.relation": [],
+    "Demo.strong.relation": ["propext"], "Demo.counter.relation": [],
+    "Demo.other.relation": ["propext"],
+    "Demo.mid.refutation": ["propext"], "Demo.bad.refutation": [],
+    "Demo.empty.vacuity": [], "Demo.main.refutation": [],
+}
+
 
 def default_answer(method: str, args: dict[str, Any]) -> dict[str, Any]:
-    """What a clean toolchain answers: everything checks, nothing is used or found."""
+    """What a clean toolchain answers: everything checks, nothing is used or found; a
+    declaration's axioms and witness type come from :data:`PROOF_AXIOMS` and
+    :data:`WITNESS_TYPES` (a KeyError means: declare it)."""
     if method == "describe":
         return {"ok": True, "code": None, "lean_version": "4.22.0"}
     if method == "build":
@@ -129,11 +216,13 @@ def default_answer(method: str, args: dict[str, Any]) -> dict[str, Any]:
         return {"ok": True, "code": None, "fresh": True}
     if method == "check_statement":
         return {"ok": True, "code": None, "theorems": [
-            {"name": t, "found": True, "type_equal": True, "axioms": ["propext"]}
+            {"name": t, "found": True, "type_equal": True, "axioms": PROOF_AXIOMS[t],
+             "axiom_identities": identities(PROOF_AXIOMS[t])}
             for t in args["theorems"]]}
     if method == "check_witness":
-        return {"ok": True, "code": None, "expected_type": "∃ _, True",
-                "witness_type": "∃ _, True", "axioms": []}
+        ty = WITNESS_TYPES[args["decl"]]
+        return {"ok": True, "code": None, "expected_type": ty, "witness_type": ty,
+                "axioms": [], "axiom_identities": []}
     if method == "used_constants":
         return {"ok": True, "code": None, "constants": [], "modules": []}
     if method == "hazards":
@@ -143,9 +232,15 @@ def default_answer(method: str, args: dict[str, Any]) -> dict[str, Any]:
     if method == "defeq":
         return {"ok": True, "code": None, "defeq": False, "comparable": True}
     if method in ("check_relation", "join_relation"):
-        name = args.get("theorem", "LemmataGate.RelationJoin.join")
+        if method == "check_relation":
+            name, axioms = args["theorem"], PROOF_AXIOMS[args["theorem"]]
+        else:  # the join `relation premise`: both proofs' axioms
+            name = "LemmataGate.RelationJoin.join"
+            axioms = sorted(set(PROOF_AXIOMS[args["premise"][1]])
+                            | set(PROOF_AXIOMS[args["relation"][1]]))
         return {"ok": True, "code": None, "theorems": [
-            {"name": name, "found": True, "type_equal": True, "axioms": ["propext"]}]}
+            {"name": name, "found": True, "type_equal": True, "axioms": axioms,
+             "axiom_identities": identities(axioms)}]}
     raise KeyError(method)
 
 
@@ -194,6 +289,7 @@ def _theorem(**over: Any) -> Callable[[dict[str, Any]], dict[str, Any]]:
         row = {"name": args["theorems"][0], "found": True, "type_equal": True,
                "axioms": ["propext"]}
         row.update(over)
+        row["axiom_identities"] = identities(row["axioms"])
         bad = [a for a in row["axioms"] if a not in AXIOMS]
         row.setdefault("disallowed_axioms", bad)
         code = ("sorry-used" if row.get("sorry") else "native-code-used" if row.get("native")
@@ -264,14 +360,21 @@ def _mid_holes(text: str, shift: int) -> dict[str, Answer]:
 
 def _mismatch(args: dict[str, Any]) -> dict[str, Any]:
     """A relation whose declaration states something else (statement-mismatch)."""
+    axioms = PROOF_AXIOMS[args["theorem"]]
     return {"ok": False, "code": "statement-mismatch",
             "detail": "the declaration states something other than the expected type",
             "theorems": [{"name": args["theorem"], "found": True, "type_equal": False,
-                          "axioms": ["propext"]}]}
+                          "axioms": axioms, "axiom_identities": identities(axioms)}]}
 
 
-def variant_files(nid: str, decl: str, stmt: str, relation: str, label: str
-                  ) -> dict[str, bytes | None]:
+#: a partial proof's check: its `sorry`s show as sorryAx (step 5 allows them on a route
+#: with holes); simp, as in the mid partials, adds propext
+_PARTIAL = _theorem(axioms=["sorryAx"], sorry=True)
+_PARTIAL_SIMP = _theorem(axioms=["propext", "sorryAx"], sorry=True)
+
+
+def variant_files(nid: str, decl: str, stmt: str, relation: str, label: str,
+                  witness: str = W_TRUE) -> dict[str, bytes | None]:
     """A variant proposal (D-30): META.yaml, Statement.lean, Witness.lean, Relation.lean."""
     d = f"{ND}/{nid}"
     meta = {"schema": "meta/v1", "id": nid, "target": T, "declaration": decl,
@@ -280,24 +383,31 @@ def variant_files(nid: str, decl: str, stmt: str, relation: str, label: str
     import yaml
     return {f"{d}/META.yaml": yaml.safe_dump(meta, sort_keys=False).encode(),
             f"{d}/Statement.lean": stmt.encode(),
-            f"{d}/Witness.lean": W_TRUE.format(decl=decl).encode(),
+            f"{d}/Witness.lean": witness.format(decl=decl).encode(),
             f"{d}/Relation.lean": relation.encode()}
 
 
-REFUTATION_MID = ("theorem Demo.mid.refutation : ¬ ∀ n : Nat, n + 0 + 0 = n := by\n"
-                  "  sorry -- the stand-in answers for these bytes, Lean never sees them\n")
+REFUTATION_BAD = ("theorem Demo.bad.refutation : ¬ ∀ n : Nat, n + 1 = n :=\n"
+                  "  fun f => absurd (f 0) (by decide)\n")
 RESTATES_MID = ("theorem Demo.mid.refutation : ∀ n : Nat, n + 0 + 0 = n := by\n"
                 "  intro n; simp\n")
-VACUITY_MID = "theorem Demo.mid.vacuity : ¬ ∃ n : Nat, True := by\n  sorry\n"
-REFUTATION_ROOT = ("theorem Demo.main.refutation : ¬ ∀ (n : Nat) (h : 2 < n), n ≠ 0 := by\n"
-                   "  sorry\n")
+VACUITY_EMPTY = ("theorem Demo.empty.vacuity : ¬ ∃ n : Nat, n < 0 :=\n"
+                 "  fun ⟨n, h⟩ => Nat.not_lt_zero n h\n")
+REFUTATION_ROOT = ("theorem Demo.main.refutation : ¬ ∀ (n : Nat) (h : 2 < n), n = 0 :=\n"
+                   "  fun f => absurd (f 3 (by decide)) (by decide)\n")
+#: a side fact by native_decide (it needs a closed goal), then the usual proof
+NATIVE_STEP = "have _h : 1 + 1 = 2 := by native_decide\n  "
 S_WEAK = "theorem Demo.weak (n : Nat) (h : 3 < n) : n ≠ 0 := by\n  sorry\n"
 R_WEAK_GOOD = ("theorem Demo.weak.relation : (∀ (n : Nat) (h : 3 < n), n ≠ 0) → "
                "∀ (n : Nat) (h : 2 < n), n ≠ 0 :=\n  fun _ n _ => by omega\n")
 R_WEAK_BAD = ("theorem Demo.weak.relation : (∀ (n : Nat) (h : 2 < n), n ≠ 0) → "
               "∀ (n : Nat) (h : 3 < n), n ≠ 0 :=\n  fun f n h => f n (by omega)\n")
 S_NEG = "theorem Demo.neg : ∃ n : Nat, 2 < n ∧ n = 0 := by\n  sorry\n"
+W_WEAK = "theorem {decl}.witness : ∃ n : Nat, 3 < n := ⟨4, by decide⟩\n"
 VOUCHED_VARIANTS = {"fidelity": {"grade": "screened-and-signed"}, "variants": True}
+P_NATIVE_MID = PROOF_MID.replace("simpa using Demo.base_lemma n",
+                                 NATIVE_STEP + "simpa using Demo.base_lemma n")
+_NATIVE = _theorem(axioms=["Lean.ofReduceBool", "propext"], native=["Lean.ofReduceBool"])
 
 
 def scenarios() -> dict[str, Scenario]:
@@ -316,28 +426,22 @@ def scenarios() -> dict[str, Scenario]:
                  {"check_statement": _theorem(axioms=["sorryAx"], sorry=True)}),
         Scenario("extra-axiom", {mid_proof: enc("axiom Demo.cheat : False\n\n" + PROOF_MID)},
                  {"check_statement": _theorem(axioms=["propext", "Demo.cheat"])}),
-        Scenario("native", {mid_proof: enc(PROOF_MID.replace("simpa using Demo.base_lemma n",
-                                                             "native_decide"))},
-                 {"check_statement": _theorem(axioms=["propext", "Lean.ofReduceBool"],
-                                              native=["Lean.ofReduceBool"])}),
+        Scenario("native", {mid_proof: enc(P_NATIVE_MID)}, {"check_statement": _NATIVE}),
         Scenario("native-waived", {
-            mid_proof: enc(PROOF_MID.replace("simpa using Demo.base_lemma n", "native_decide")),
+            mid_proof: enc(P_NATIVE_MID),
             f"{ND}/mid/waivers/native_decide.yaml": enc(
                 "schema: waiver/v1\nkind: native_decide\njustification: a big computation\n"
                 "author: alice\ndate: '2026-03-01'\n")},
-                 {"check_statement": _theorem(axioms=["propext", "Lean.ofReduceBool"],
-                                              native=["Lean.ofReduceBool"]),
-                  "used_constants": _used(BASE_LEMMA_PROOF)},
+                 {"check_statement": _NATIVE, "used_constants": _used(BASE_LEMMA_PROOF)},
                  review=Review("rita", signs_off=("native_decide",))),
         # an alternate may carry the waiver as a proof does (D-4, D-25 v3.13)
         Scenario("alternate-native-waived", {
             f"{ND}/aux/attempts/20260301T000000Z-alice-alternate.lean": enc(
-                P_AUX.replace("simp", "native_decide")),
+                P_AUX.replace("simp", NATIVE_STEP.replace("1 + 1 = 2", "0 + 0 = 0") + "simp")),
             f"{ND}/aux/waivers/native_decide.yaml": enc(
                 "schema: waiver/v1\nkind: native_decide\njustification: a big computation\n"
                 "author: alice\ndate: '2026-03-01'\n")},
-                 {"check_statement": _theorem(axioms=["propext", "Lean.ofReduceBool"],
-                                              native=["Lean.ofReduceBool"])},
+                 {"check_statement": _NATIVE},
                  review=Review("rita", signs_off=("native_decide",))),
         Scenario("undeclared", {mid_proof: enc(PROOF_MID.replace(
             "simpa using Demo.base_lemma n", "simpa using (Demo.base_lemma n).trans rfl"))},
@@ -350,7 +454,8 @@ def scenarios() -> dict[str, Scenario]:
         Scenario("missing-witness", {f"{ND}/root--h2/Proof.lean": enc(
             "theorem Demo.main.h2 : 2 < 3 := by\n  decide\n")}),
         Scenario("restates-ancestor", {H1_PARTIAL: enc(H1_PARTIAL_TEXT)},
-                 {"extract_holes": _holes({"index": 1, "name": "back", "goal": "∀ n, 2 < n → n ≠ 0",
+                 {"check_statement": _PARTIAL,
+                  "extract_holes": _holes({"index": 1, "name": "back", "goal": "∀ n, 2 < n → n ≠ 0",
                                            "statement": "∀ n : Nat, 2 < n → n ≠ 0",
                                            "line": 6, "column": _col(H1_PARTIAL_TEXT, 6)}),
                   "defeq": _defeq_true_for("Demo.main")}),
@@ -358,7 +463,8 @@ def scenarios() -> dict[str, Scenario]:
             MID_PARTIAL: enc(MID_PARTIAL_TEXT),
             f"{ND}/mid/attempts/20260301T000000Z-alice-partial.h1.witness.lean": enc(
                 "theorem Demo.mid.h1.witness : ∃ n : Nat, True := ⟨0, trivial⟩\n")},
-                 {"extract_holes": _holes(
+                 {"check_statement": _PARTIAL_SIMP,
+                  "extract_holes": _holes(
                      {"index": 1, "name": "h₁", "goal": "n + 0 = n",
                       "binders": [{"name": "n", "type": "Nat"}],
                       "statement": "∀ (n : Nat), n + 0 = n", "line": 7,
@@ -371,12 +477,14 @@ def scenarios() -> dict[str, Scenario]:
                                       "defeq": a["left"][2] == 2 and a["right"][1] == "Demo.aux"}}),
         # skeletons citing an annex (D-31 v3.12)
         Scenario("skeleton-ok", {MID_PARTIAL: enc(MID_SKELETON_TEXT)},
-                 _mid_holes(MID_SKELETON_TEXT, 1), base={"annex": True}),
+                 {**_mid_holes(MID_SKELETON_TEXT, 1), "check_statement": _PARTIAL_SIMP},
+                 base={"annex": True}),
         Scenario("skeleton-annex-missing", {MID_PARTIAL: enc(MID_SKELETON_TEXT)},
-                 _mid_holes(MID_SKELETON_TEXT, 1)),
+                 {**_mid_holes(MID_SKELETON_TEXT, 1), "check_statement": _PARTIAL_SIMP}),
         Scenario("unlabelled-partial", {MID_PARTIAL: enc(MID_PARTIAL_TEXT.replace(
             "  -- label: zero plus\n", ""))},
-                 {"extract_holes": _holes(
+                 {"check_statement": _PARTIAL_SIMP,
+                  "extract_holes": _holes(
                      {"index": 1, "name": "h₁", "goal": "n + 0 = n", "statement": "n + 0 = n",
                       "line": 7, "column": _col(MID_PARTIAL_TEXT, 7)},
                      {"index": 2, "name": "h₂", "goal": "0 + m = m", "statement": "0 + m = m",
@@ -387,16 +495,19 @@ def scenarios() -> dict[str, Scenario]:
                                            "statement": "1 + 1 = 2", "line": 6,
                                            "column": _col(P_PARTIAL_TEXT, 6)})}),
         # counterexamples and vacuity certificates (D-12 #2, #3)
-        Scenario("counterexample-ok", {f"{ND}/mid/Refutation.lean": enc(REFUTATION_MID)}),
+        Scenario("counterexample-ok", {f"{ND}/bad/Refutation.lean": enc(REFUTATION_BAD)},
+                 base={"extra": True}),
         Scenario("counterexample-restates", {f"{ND}/mid/Refutation.lean": enc(RESTATES_MID)},
                  {"check_relation": _mismatch}),
-        Scenario("vacuity-ok", {f"{ND}/mid/Vacuity.lean": enc(VACUITY_MID)}),
-        Scenario("root-counterexample", {f"{ND}/root/Refutation.lean": enc(REFUTATION_ROOT)}),
+        Scenario("vacuity-ok", {f"{ND}/empty/Vacuity.lean": enc(VACUITY_EMPTY)},
+                 base={"extra": True}),
+        Scenario("root-counterexample", {f"{ND}/root/Refutation.lean": enc(REFUTATION_ROOT)},
+                 base={"false_root": True}),
         # variants with Relation.lean (D-30)
         Scenario("variant-resolves", variant_files("weak", "Demo.weak", S_WEAK, R_WEAK_GOOD,
-                                                   "resolves")),
+                                                   "resolves", W_WEAK)),
         Scenario("variant-resolves-bad", variant_files("weak", "Demo.weak", S_WEAK,
-                                                       R_WEAK_BAD, "resolves"),
+                                                       R_WEAK_BAD, "resolves", W_WEAK),
                  {"check_relation": _mismatch}),
         Scenario("variant-refutes", variant_files("neg", "Demo.neg", S_NEG, R_COUNTER.replace(
             "Demo.counter", "Demo.neg"), "refutes")),
@@ -404,10 +515,11 @@ def scenarios() -> dict[str, Scenario]:
         Scenario("close-root-resolves", {f"{ND}/strong/Proof.lean": enc(
             "theorem Demo.strong (n : Nat) : n ≠ 0 ∨ n = 0 := by\n  omega\n")},
                  base=dict(VOUCHED_VARIANTS)),
-        # declared answers only: the demo root is true, so no real proof of counter exists
+        # the root states a false thing here, so counter (∃ n > 2, n ≠ 0) refutes it truly
         Scenario("close-root-refutes", {f"{ND}/counter/Proof.lean": enc(
-            "theorem Demo.counter : ∃ n : Nat, 2 < n ∧ n = 0 := by\n  decide\n")},
-                 base=dict(VOUCHED_VARIANTS)),
+            "theorem Demo.counter : ∃ n : Nat, 2 < n ∧ n ≠ 0 :=\n"
+            "  ⟨3, by decide, by decide⟩\n")},
+                 base={**VOUCHED_VARIANTS, "false_root": True}),
         Scenario("postmortem", {f"{ND}/mid/attempts/20260301T000000Z-alice-postmortem.yaml": enc(
             "schema: d13/v1\nnode: demo/mid\ncontributor: alice\nroute: induction on n\n"
             "route_class: induction\noutcome: exhausted\nterminal_goal_state: '⊢ n = n'\n"
@@ -478,9 +590,12 @@ def precheck_raw(repo: Path, base: str, head: str, **over: Any) -> str | None:
     return got
 
 
-def record_all(work: Path) -> dict[str, dict[str, Any]]:
+def record_all(work: Path, recorder: type[RecordingToolchain] | None = None
+               ) -> dict[str, dict[str, Any]]:
     """Run every scenario through the gate (authoritative and precheck) and the post-merge
-    job with a :class:`RecordingToolchain`; returns key → recording."""
+    job with a :class:`RecordingToolchain` (or ``recorder``, a subclass that also inspects
+    each call, as tests/test_recordings_honest.py does); returns key → recording."""
+    make = recorder or RecordingToolchain
     from network.gate.postmerge import postmerge_files
     from network.gate.run import run_gate
     from network.gate.sandbox import Sandbox
@@ -490,7 +605,7 @@ def record_all(work: Path) -> dict[str, dict[str, Any]]:
         b, base, head = sc.build(work / name)
 
         def tc_for(spec: m.GateSpec, sc: Scenario = sc) -> RecordingToolchain:
-            return RecordingToolchain(spec, sc, store)
+            return make(spec, sc, store)
 
         raw = precheck_raw(b.root, base, head)
         out = run_gate(b.root, base, head, toolchain=tc_for, sandbox=Sandbox(),

@@ -26,6 +26,7 @@ from typing import Any
 
 from network.gate.sandbox import SandboxRunner
 from network.gate.toolchain import (
+    AxiomIdentity,
     BuildResult,
     CompareResult,
     DefEqResult,
@@ -121,7 +122,8 @@ class RecordedToolchain:
         rows = _tuple(r.get("theorems"), lambda t: TheoremComparison(
             t["name"], t["found"], t["type_equal"], tuple(t.get("mismatched_constants", [])),
             tuple(t.get("axioms", [])), tuple(t.get("disallowed_axioms", [])),
-            t.get("sorry", False), tuple(t.get("native", []))))
+            t.get("sorry", False), tuple(t.get("native", [])),
+            _tuple(t.get("axiom_identities"), lambda a: AxiomIdentity(**a))))
         return CompareResult(r["ok"], r.get("code"), rows, r.get("detail", ""))
 
     def _compare(self, r: dict[str, Any] | str) -> CompareResult:
@@ -130,7 +132,8 @@ class RecordedToolchain:
         rows = _tuple(r.get("theorems"), lambda t: TheoremComparison(
             t["name"], t["found"], t["type_equal"], tuple(t.get("mismatched_constants", [])),
             tuple(t.get("axioms", [])), tuple(t.get("disallowed_axioms", [])),
-            t.get("sorry", False), tuple(t.get("native", []))))
+            t.get("sorry", False), tuple(t.get("native", [])),
+            _tuple(t.get("axiom_identities"), lambda a: AxiomIdentity(**a))))
         return CompareResult(r["ok"], r.get("code"), rows, r.get("detail", ""))
 
     def check_relation(self, workspace: Workspace, kind: RelationKind, left: TermRef,
@@ -166,7 +169,8 @@ class RecordedToolchain:
             return WitnessResult(False, NO_RECORDING, witness_decl, detail=r)
         return WitnessResult(r["ok"], r.get("code"), witness_decl, r.get("expected_type"),
                              r.get("witness_type"), tuple(r.get("axioms", [])),
-                             tuple(r.get("disallowed_axioms", [])), r.get("detail", ""))
+                             tuple(r.get("disallowed_axioms", [])), r.get("detail", ""),
+                             _tuple(r.get("axiom_identities"), lambda a: AxiomIdentity(**a)))
 
     def used_constants(self, workspace: Workspace, module: str, decls: Sequence[str],
                        sandbox: SandboxRunner, caps: Caps,

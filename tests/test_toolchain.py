@@ -385,9 +385,15 @@ def test_parse_checker_output_good_and_malformed() -> None:
             parse_checker_output(bad, "CheckStatement")
 
 
+#: what CheckStatement reports for Lean's own propext (issue 10: module and identity key)
+PROPEXT_INFO = [{"name": "propext", "module": "Init.Core",
+                 "type_key": "|(P (S 0) (P (S 0) (P (A (A (C Iff []) #1) #0) "
+                             "(A (A (A (C Eq [(s 0)]) (S 0)) #2) #1))))"}]
+
+
 def row(**kw: Any) -> dict[str, Any]:
     base = {"name": "T.t", "found": True, "type_equal": True, "mismatched_constants": [],
-            "axioms": ["propext"]}
+            "axioms": ["propext"], "axiom_info": PROPEXT_INFO}
     return {**base, **kw}
 
 

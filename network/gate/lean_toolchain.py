@@ -24,10 +24,12 @@ from typing import Any
 
 from network import proc
 from network.errors import LemmataError
+from network.gate.axioms import identity_problems, is_native_axiom, type_sha256
 from network.gate.sandbox import SandboxLayout, SandboxResult, SandboxRunner
 from network.gate.toolchain import (
     JOIN_KINDS,
     RELATION_KINDS,
+    AxiomIdentity,
     BuildResult,
     CheckerOutputError,
     CompareResult,
@@ -61,8 +63,7 @@ from network.record.models import Caps, GateSpec
 LOG_TAIL = 20_000
 CHECKERS = ("CheckStatement", "UsedConstants", "ExtractHoles", "Hazards", "Witness", "DefEq",
             "CheckRelation")
-NATIVE_AXIOMS = frozenset({"Lean.ofReduceBool", "Lean.ofReduceNat", "Lean.trustCompiler"})
-_VERSION_RE = re.compile(r"version (\d+\.\d+\.\d+(?:-[A-Za-z0-9.-]+)?)")
+_VERSION_RE = re.compile(r"version ([^\s,]+)")
 _COMMIT_RE = re.compile(r"commit ([0-9a-f]{40})")
 
 
@@ -80,24 +81,24 @@ def checker_source(name: str) -> str:
     return common.rstrip("\n") + "\n\n" + body
 
 
-def is_native_axiom(name: str) -> bool:
-    """An axiom that trusts the compiler: the three pre-4.29 names, or any name with a
-    ``_native`` component (lean4 PR #12217, LEAN_NOTES "Native evaluation")."""
-    return name in NATIVE_AXIOMS or any(c == "_native" or c.startswith("_native")
-                                        for c in _components_or_self(name))
-
-
-def _components_or_self(name: str) -> list[str]:
-    try:
-        return name_components(name)
-    except ValueError:
-        return [name]
-
-
 def pin_version(pin: str) -> str:
-    """``leanprover/lean4:v4.34.0`` → ``4.34.0``; nightlies keep their ``nightly-…`` tag."""
-    tag = pin.split(":", 1)[1]
+    """``leanprover/lean4:v4.34.0`` → ``4.34.0``; nightlies keep their ``nightly-…`` tag;
+    a pin without an origin (``v4.34.0``) reads the same."""
+    tag = pin.rsplit(":", 1)[-1]
     return tag.removeprefix("v")
+
+
+def version_matches_pin(version: str | None, pin: str) -> bool:
+    """Whether ``lean --version``'s version token is exactly the pinned release (D-4 step
+    1, issue 10): ``4.34.0`` for ``v4.34.0``; ``4.34.0-rc1`` or ``4.34.0+local`` is another
+    toolchain. A nightly pin ``nightly-2026-01-01`` matches ``4.x.y-nightly-2026-01-01``,
+    the form nightlies print."""
+    if not version:
+        return False
+    want = pin_version(pin)
+    if want.startswith("nightly-"):
+        return version.endswith("-" + want)
+    return version == want
 
 
 def toolchain_env() -> dict[str, str]:
@@ -211,8 +212,7 @@ class LeanToolchain:
         cm = _COMMIT_RE.search(done.out)
         version = vm.group(1) if vm else None
         want = pin_version(self.spec.lean_toolchain)
-        matches = version is not None and (version == want or want in version)
-        if done.rc != 0 or not matches:
+        if done.rc != 0 or not version_matches_pin(version, self.spec.lean_toolchain):
             return ToolchainInfo(False, "toolchain-mismatch", self.spec.lean_toolchain,
                                  version, cm.group(1) if cm else None, paths,
                                  f"installed {done.out.strip()[:200]!r}, pinned {want}")
@@ -343,7 +343,8 @@ class LeanToolchain:
         report = self.run_checker("CheckStatement", request, workspace, sandbox, caps)
         if isinstance(report, tuple):
             return CompareResult(False, report[0], detail=report[1])
-        result = compare_result_from_report(report, permitted_axioms)
+        result = compare_result_from_report(report, permitted_axioms,
+                                            self.spec.lean_toolchain)
         if result.ok and self.spec.kernel.replay == "comparator":
             comp = self.run_comparator(workspace, statement_module, solution_module, theorems,
                                        permitted_axioms, sandbox, caps)
@@ -364,7 +365,8 @@ class LeanToolchain:
         report = self.run_checker("Witness", request, workspace, sandbox, caps)
         if isinstance(report, tuple):
             return WitnessResult(False, report[0], witness_decl, detail=report[1])
-        return witness_result_from_report(report, witness_decl, permitted_axioms)
+        return witness_result_from_report(report, witness_decl, permitted_axioms,
+                                          self.spec.lean_toolchain)
 
     def used_constants(self, workspace: Workspace, module: str, decls: Sequence[str],
                        sandbox: SandboxRunner, caps: Caps,
@@ -425,7 +427,7 @@ class LeanToolchain:
         report = self.run_checker("CheckRelation", request, workspace, sandbox, caps)
         if isinstance(report, tuple):
             return CompareResult(False, report[0], detail=report[1])
-        return relation_result_from_report(report, permitted_axioms)
+        return relation_result_from_report(report, permitted_axioms, self.spec.lean_toolchain)
 
     def join_relation(self, workspace: Workspace, kind: RelationKind, premise: TermRef,
                       relation: TermRef, conclusion: TermRef,
@@ -444,7 +446,7 @@ class LeanToolchain:
         report = self.run_checker("CheckRelation", request, workspace, sandbox, caps)
         if isinstance(report, tuple):
             return CompareResult(False, report[0], detail=report[1])
-        return relation_result_from_report(report, permitted_axioms)
+        return relation_result_from_report(report, permitted_axioms, self.spec.lean_toolchain)
 
     def defeq(self, workspace: Workspace, left: TermRef, right: TermRef, sandbox: SandboxRunner,
               caps: Caps) -> DefEqResult:
@@ -469,10 +471,36 @@ def _names(value: Any) -> tuple[str, ...]:
     return tuple(sorted(set(value)))
 
 
+def axiom_identities_from_report(value: Any) -> tuple[AxiomIdentity, ...]:
+    """A checker's ``axiom_info`` rows → identities (the key text hashed with SHA-256);
+    a missing list is no identities (step 5 then refuses allowed axioms: fail closed).
+
+    Raises:
+        ValueError: a row is not ``{"name": str, "module": str|null, "type_key": str|null}``.
+    """
+    if value is None:
+        return ()
+    if not isinstance(value, list):
+        raise TypeError("axiom_info is not a list")
+    out = []
+    for row in value:
+        if not isinstance(row, dict):
+            raise TypeError(f"bad axiom_info row {row!r}"[:200])
+        name, module, key = row.get("name"), row.get("module"), row.get("type_key")
+        if not isinstance(name, str) or not isinstance(module, (str, type(None))) \
+                or not isinstance(key, (str, type(None))):
+            raise TypeError(f"bad axiom_info row {row!r}"[:200])
+        out.append(AxiomIdentity(name, module, None if key is None else type_sha256(key)))
+    return tuple(sorted(out, key=lambda a: a.name))
+
+
 def compare_result_from_report(report: Mapping[str, Any],
-                               permitted_axioms: Sequence[str]) -> CompareResult:
+                               permitted_axioms: Sequence[str],
+                               toolchain: str | None = None) -> CompareResult:
     """CheckStatement's report → :class:`CompareResult`. Python, not the checker, decides
-    ``ok``: axioms are re-judged against ``permitted_axioms`` here.
+    ``ok``: axioms are re-judged against ``permitted_axioms`` here, and, given the pin
+    ``toolchain``, each allowed one against the pinned axiom table
+    (:func:`network.gate.axioms.identity_problems`; code ``axiom-identity-mismatch``).
 
     A malformed report gives ``checker-output-malformed``; an empty theorem list is a
     failure (nothing was checked).
@@ -492,7 +520,8 @@ def compare_result_from_report(report: Mapping[str, Any],
                 mismatched_constants=_names(row["mismatched_constants"]),
                 axioms=axioms,
                 disallowed_axioms=tuple(a for a in axioms if a not in permitted),
-                sorry="sorryAx" in axioms, native=native))
+                sorry="sorryAx" in axioms, native=native,
+                axiom_identities=axiom_identities_from_report(row.get("axiom_info"))))
     except (KeyError, TypeError, ValueError) as exc:
         return CompareResult(False, "checker-output-malformed", detail=str(exc)[:500])
     code = None
@@ -501,7 +530,10 @@ def compare_result_from_report(report: Mapping[str, Any],
                       "statement-mismatch"),
                      (lambda t: t.sorry, "sorry-used"),
                      (lambda t: t.native, "native-code-used"),
-                     (lambda t: t.disallowed_axioms, "axiom-not-permitted")):
+                     (lambda t: t.disallowed_axioms, "axiom-not-permitted"),
+                     (lambda t: toolchain is not None and identity_problems(
+                         t.axioms, t.axiom_identities, permitted_axioms, toolchain),
+                      "axiom-identity-mismatch")):
         if any(check(t) for t in out):
             code = c
             break
@@ -525,11 +557,12 @@ def _relation_request_problem(kind: str, left: TermRef, right: TermRef | None,
 
 
 def relation_result_from_report(report: Mapping[str, Any],
-                                permitted_axioms: Sequence[str]) -> CompareResult:
+                                permitted_axioms: Sequence[str],
+                                toolchain: str | None = None) -> CompareResult:
     """CheckRelation's report → :class:`CompareResult` (one row), judged as
     :func:`compare_result_from_report` judges CheckStatement's; on a mismatch the detail
     names the expected and the actual type (both pretty-printed by Lean, for people)."""
-    res = compare_result_from_report(report, permitted_axioms)
+    res = compare_result_from_report(report, permitted_axioms, toolchain)
     if res.code == "checker-output-malformed":
         return res
     detail = str(report.get("detail") or "")
@@ -541,26 +574,33 @@ def relation_result_from_report(report: Mapping[str, Any],
 
 
 def witness_result_from_report(report: Mapping[str, Any], witness_decl: str,
-                               permitted_axioms: Sequence[str]) -> WitnessResult:
-    """Witness's report → :class:`WitnessResult` (step 7)."""
+                               permitted_axioms: Sequence[str],
+                               toolchain: str | None = None) -> WitnessResult:
+    """Witness's report → :class:`WitnessResult` (step 7); given the pin ``toolchain``, an
+    allowed axiom that is not the pinned one fails it (``axiom-identity-mismatch``)."""
     try:
         found = report["found"] is True
         matches = report["type_matches"] is True
         axioms = _names(report.get("axioms", []))
+        identities = axiom_identities_from_report(report.get("axiom_info"))
         expected = report.get("expected_type")
         actual = report.get("witness_type")
     except (KeyError, TypeError, ValueError) as exc:
         return WitnessResult(False, "checker-output-malformed", witness_decl,
                              detail=str(exc)[:500])
     disallowed = tuple(a for a in axioms if a not in set(permitted_axioms))
-    ok = found and matches and not disallowed
+    impostors = ([] if toolchain is None or not found or not matches or disallowed
+                 else identity_problems(axioms, identities, permitted_axioms, toolchain))
+    ok = found and matches and not disallowed and not impostors
     detail = ("" if ok else "witness declaration missing" if not found
               else "witness type is not the expected existential" if not matches
-              else f"witness uses {', '.join(disallowed)}")
-    return WitnessResult(ok, None if ok else "witness-failed", witness_decl,
+              else f"witness uses {', '.join(disallowed)}" if disallowed
+              else "; ".join(impostors))
+    code = None if ok else "axiom-identity-mismatch" if impostors else "witness-failed"
+    return WitnessResult(ok, code, witness_decl,
                          str(expected) if expected is not None else None,
                          str(actual) if actual is not None else None, axioms, disallowed,
-                         detail)
+                         detail, identities)
 
 
 def used_constants_from_report(report: Mapping[str, Any],

@@ -166,6 +166,23 @@ class ReplayResult:
 
 
 @dataclass(frozen=True)
+class AxiomIdentity:
+    """What an axiom is known by (step 5, D-4 v3.27; :mod:`network.gate.axioms`).
+
+    Attributes:
+        name: the axiom's full name, e.g. ``propext``.
+        module: the module that declares it, e.g. ``Init.Core``; None when the checked
+            file itself does (or the checker could not say).
+        type_sha256: SHA-256 hex of its identity key (the checkers' ``constKey``:
+            universe parameters, ``|``, a structural text of the type); None when unknown.
+    """
+
+    name: str
+    module: str | None
+    type_sha256: str | None
+
+
+@dataclass(frozen=True)
 class TheoremComparison:
     """One theorem of :class:`CompareResult`.
 
@@ -182,6 +199,8 @@ class TheoremComparison:
         sorry: sorryAx is among the axioms.
         native: axioms that trust the compiler (``Lean.ofReduceBool``, ``Lean.ofReduceNat``,
             ``Lean.trustCompiler``, any name with a ``_native`` component).
+        axiom_identities: each axiom's declaring module and type hash, which step 5
+            matches against the pinned table for allowed names (issue 10).
     """
 
     name: str
@@ -192,6 +211,7 @@ class TheoremComparison:
     disallowed_axioms: tuple[str, ...] = ()
     sorry: bool = False
     native: tuple[str, ...] = ()
+    axiom_identities: tuple[AxiomIdentity, ...] = ()
 
 
 @dataclass(frozen=True)
@@ -218,6 +238,7 @@ class WitnessResult:
         expected_type: the existential built from the statement (pretty-printed).
         witness_type: the witness declaration's type (pretty-printed), None if absent.
         axioms / disallowed_axioms: of the witness proof.
+        axiom_identities: the witness proof's axioms' modules and type hashes (step 5).
     """
 
     ok: bool
@@ -228,6 +249,7 @@ class WitnessResult:
     axioms: tuple[str, ...] = ()
     disallowed_axioms: tuple[str, ...] = ()
     detail: str = ""
+    axiom_identities: tuple[AxiomIdentity, ...] = ()
 
 
 @dataclass(frozen=True)
