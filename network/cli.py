@@ -496,6 +496,7 @@ def gate_trusted(event_path: Path, artifact: Path, graph: Path, base: str, key_e
             T.fetch_head(graph, pr.number, ev.head_sha)
         decision = T.decide(graph, ev, pr, artifact, toolchain=detect_toolchain,
                             sandbox=Sandbox(), gate_key=key, key_id=key_id, base=base,
+                            approvals=forge.approvals(pr.number),
                             service_logins=service_logins)
         merged = None if dry_run else T.publish_and_merge(decision, forge)
     finally:

@@ -105,10 +105,14 @@ def gate_key(tmp_path: Path) -> tuple[Any, m.PublicKey]:
 
 def _pr_repo(tmp_path: Path, pub: m.PublicKey, files: dict[str, bytes | None],
              name: str = "g") -> tuple[Path, str, str]:
-    """The base graph with the gate key published, then a pull request's commit."""
+    """The base graph with the gate key published (and alice, rita bound to GitHub
+    logins), then a pull request's commit."""
     b, _ = base_repo(tmp_path / name)
     b.write_json("keys/gate-test.json", pub.model_dump(mode="json", by_alias=True,
                                                        exclude_none=True))
+    for who in ("alice", "rita"):
+        b.write_yaml(f"identities/{who}.yaml", {"schema": "identity/v1", "pseudonym": who,
+                                                "github": f"{who}-gh", "since": "2026-01-01"})
     base = git_commit(b.root, "publish the gate key")
     for path, data in files.items():
         if data is None:
@@ -123,8 +127,8 @@ def _proof_files() -> dict[str, bytes | None]:
     return dict(scenarios()["proof-ok"].files)
 
 
-def _toolchain(store: dict[str, Any] | None = None) -> Any:
-    sc = scenarios()["proof-ok"]
+def _toolchain(store: dict[str, Any] | None = None, scenario: str = "proof-ok") -> Any:
+    sc = scenarios()[scenario]
     shared: dict[str, Any] = {} if store is None else store
     return lambda spec: BuildingToolchain(spec, sc, shared)
 
@@ -153,25 +157,28 @@ EXPORT_BUILDS: list[tuple[list[str], list[str], list[str]]] = []
 
 class FakePR:
     def __init__(self, number: int, head: str, body: str | None) -> None:
-        self.number, self.head_sha, self.author = number, head, "alice"
+        self.number, self.head_sha, self.author, self.login = number, head, "alice", "alice-gh"
         self.precheck_attestation = body
 
 
 def _judge(tmp_path: Path, root: Path, base: str, head: str, key: Any, *,
            pr_number: int = 7, export_pr: int | None = None,
-           export_head: str | None = None, toolchain: Any = None) -> T.TrustedDecision:
+           export_head: str | None = None, toolchain: Any = None,
+           approvals: Any = (), scenario: str = "proof-ok") -> T.TrustedDecision:
     """Export as the unprivileged job would, then decide as the trusted job."""
     art = tmp_path / "artifact"
     if art.exists():
         shutil.rmtree(art)
-    export_build(root, base, export_head or head, toolchain=_toolchain(), sandbox=Sandbox(),
-                 out=art, pull_request=export_pr if export_pr is not None else pr_number)
+    export_build(root, base, export_head or head, toolchain=_toolchain(scenario=scenario),
+                 sandbox=Sandbox(), out=art,
+                 pull_request=export_pr if export_pr is not None else pr_number)
     EXPORT_BUILDS[:] = BuildingToolchain.builds
     BuildingToolchain.builds.clear()
     ev = T.parse_event(_event(head, number=pr_number))
     pr = FakePR(pr_number, head, precheck_raw(root, base, head))
-    return T.decide(root, ev, pr, art, toolchain=toolchain or _toolchain(),
-                    sandbox=Sandbox(), gate_key=key, key_id="gate-test", base=base)
+    return T.decide(root, ev, pr, art, toolchain=toolchain or _toolchain(scenario=scenario),
+                    sandbox=Sandbox(), gate_key=key, key_id="gate-test", base=base,
+                    approvals=approvals)
 
 
 def test_trusted_job_merges_only_its_own_signed_pass_and_never_builds_the_proof(
@@ -633,6 +640,7 @@ def test_cli_trusted_without_lean_publishes_a_fail_and_merges_nothing(
         api.patch(f"{API}/git/refs/heads/main").mock(httpx.Response(200, json={}))
         status = api.post(f"{API}/statuses/{head}").mock(httpx.Response(201, json={}))
         merge = api.put(f"{API}/pulls/7/merge").mock(httpx.Response(200, json={}))
+        api.get(f"{API}/pulls/7/reviews").mock(httpx.Response(200, json=[]))
         res = CliRunner().invoke(main, [
             "gate", "trusted", "--event", str(event), "--artifact", str(art), "--graph",
             str(root), "--base", base, "--key-id", "gate-test", "--no-fetch"])
@@ -703,3 +711,54 @@ def test_the_trusted_check_build_refuses_any_module_holding_pull_request_bytes(
     assert not res.ok and res.code == "lean-build-failed" and len(inner_calls) == 1
     with pytest.raises(AttributeError):
         tb.some_future_build_method  # noqa: B018 - unknown methods are never passed on
+
+
+def test_step_9_counts_only_an_approval_of_this_head_by_another_bound_identity(
+        tmp_path: Path, gate_key: tuple[Any, m.PublicKey]) -> None:
+    """A proof settling the target waits (held, exit 2, status pending, no merge) until a
+    non-author whose GitHub login identities/ binds approves exactly the judged head."""
+    key, pub = gate_key
+    files = dict(scenarios()["root-proof"].files)
+    root, base, head = _pr_repo(tmp_path, pub, files)
+    held = _judge(tmp_path, root, base, head, key, scenario="root-proof")
+    assert held.verdict == "held" and not held.merge and held.exit_code == 2
+    stale = _judge(tmp_path, root, base, head, key, scenario="root-proof",
+                   approvals=[("rita-gh", "c" * 40, "")])
+    selfie = _judge(tmp_path, root, base, head, key, scenario="root-proof",
+                    approvals=[("alice-gh", head, "")])
+    stranger = _judge(tmp_path, root, base, head, key, scenario="root-proof",
+                      approvals=[("mallory", head, "")])
+    assert {stale.verdict, selfie.verdict, stranger.verdict} == {"held"}
+    ok = _judge(tmp_path, root, base, head, key, scenario="root-proof",
+                approvals=[("Rita-GH", head, "looks right")])
+    assert ok.verdict == "pass" and ok.merge, ok.to_dict()
+    assert ok.attestations[0].step9 is not None
+    assert ok.attestations[0].step9.reviewer == "rita"
+
+
+def test_review_for_reads_sign_off_lines(graph_builder: Any) -> None:
+    b = graph_builder
+    b.write_yaml("identities/rita.yaml", {"schema": "identity/v1", "pseudonym": "rita",
+                                          "github": "rita-gh", "since": "2026-01-01"})
+    git_commit(b.root, "identities")
+    g = load_graph(b.root, commit="HEAD")
+    head = "a" * 40
+    body = "Checked.\nsign-off: native_decide\nSign-off: Native_Decide \n"
+    r = T.review_for([("rita-gh", head, body)], g, "alice", head)
+    assert r is not None and r.reviewer == "rita" and r.signs_off == ("native_decide",)
+    assert T.review_for([("rita-gh", head, body)], g, None, head) is None
+    assert T.review_for([("rita-gh", head, body)], g, "rita", head) is None
+
+
+def test_approvals_keep_each_reviewers_latest_verdict() -> None:
+    rows = [{"user": {"login": "rita"}, "state": "APPROVED", "commit_id": "a" * 40},
+            {"user": {"login": "rita"}, "state": "COMMENTED", "commit_id": "a" * 40},
+            {"user": {"login": "bob"}, "state": "APPROVED", "commit_id": "a" * 40},
+            {"user": {"login": "bob"}, "state": "CHANGES_REQUESTED", "commit_id": "a" * 40},
+            {"user": {"login": "eve"}, "state": "APPROVED", "commit_id": "b" * 40,
+             "body": "sign-off: native_decide"}]
+    with respx.mock() as api:
+        api.get(f"{API}/pulls/7/reviews").mock(httpx.Response(200, json=rows))
+        got = GitHubForge("lemmata", "graph", "t0ken").approvals(7)
+    assert sorted(got) == [("eve", "b" * 40, "sign-off: native_decide"),
+                           ("rita", "a" * 40, "")]

@@ -578,6 +578,26 @@ class GitHubForge:
                                          "per_page": 100})
         return sorted((self._to_pr(row) for row in rows), key=lambda p: p.number)
 
+    def approvals(self, number: int) -> list[tuple[str, str, str]]:
+        """``(login, commit_id, body)`` of each reviewer whose latest review of the pull
+        request approves it (``GET /pulls/{n}/reviews``, every page, in GitHub's
+        chronological order; a later review, dismissal or change request supersedes).
+
+        Raises:
+            LemmataError: the request codes.
+        """
+        latest: dict[str, tuple[str, str, str, str]] = {}
+        for row in self._paginate(f"/pulls/{int(number)}/reviews", {"per_page": 100}):
+            if not isinstance(row, dict):
+                continue
+            login = str((row.get("user") or {}).get("login") or "")
+            state = str(row.get("state") or "")
+            if login and state != "COMMENTED":
+                latest[login] = (state, login, str(row.get("commit_id") or ""),
+                                 str(row.get("body") or ""))
+        return [(login, commit, body) for state, login, commit, body in latest.values()
+                if state == "APPROVED"]
+
     def set_status(self, sha: str, state: str, context: str, description: str) -> None:
         """A commit status on ``sha`` (``POST /statuses/{sha}``): ``state`` is success,
         failure, error or pending; the description is cut to GitHub's 140 characters.

@@ -602,6 +602,34 @@ def submitter_for(pr: Any, graph: Graph, service_logins: Sequence[str] = ()) -> 
     return bound[0] if len(bound) == 1 else None
 
 
+_SIGN_OFF_RE = re.compile(r"^\s*sign-off:\s*([a-z_]+)\s*$", re.IGNORECASE | re.MULTILINE)
+
+
+def review_for(approvals: Sequence[tuple[str, str, str]], graph: Graph,
+               submitter: str | None, head_sha: str) -> Any:
+    """The step-9 review a GitHub pull request carries (D-4 step 9 and Detail), or None.
+
+    It is the first approving review (``(login, commit_id, body)``, from
+    :meth:`~network.api.github_forge.GitHubForge.approvals`) that was made on exactly
+    ``head_sha``, by a login ``identities/`` binds to a pseudonym other than the
+    submitter's. With no known submitter no review counts: non-authorship cannot be
+    checked. A waiver is signed off by a line ``sign-off: <waiver>`` in its body.
+    """
+    from network.gate.run import Review
+
+    if submitter is None:
+        return None
+    for login, commit, body in approvals:
+        if commit != head_sha:
+            continue
+        who = [p for p, ident in graph.identities.items()
+               if ident.github is not None and ident.github.lower() == login.lower()]
+        if len(who) == 1 and who[0] != submitter:
+            signs = tuple(sorted({w.lower() for w in _SIGN_OFF_RE.findall(body)}))
+            return Review(who[0], signs_off=signs)
+    return None
+
+
 def published_gate_key(graph: Graph, key: Ed25519PrivateKey, key_id: str) -> m.PublicKey:
     """The graph's ``keys/<key_id>.json`` record, which must be a gate key whose public
     half is ``key``'s.
@@ -655,7 +683,7 @@ def signed_verdict_passes(atts: Sequence[m.Attestation], *, head_sha: str, base_
 def decide(graph: Path, ev: WorkflowRunEvent, pr: Any, export_dir: Path, *,
            toolchain: Callable[[m.GateSpec], Toolchain], sandbox: SandboxRunner,
            gate_key: Ed25519PrivateKey, key_id: str = "gate", base: str = "HEAD",
-           review: Any = None, work_dir: Path | None = None,
+           approvals: Sequence[tuple[str, str, str]] = (), work_dir: Path | None = None,
            service_logins: Sequence[str] = ()) -> TrustedDecision:
     """Judge the event's pull request in the trusted checkout ``graph`` (see the module
     docstring, steps 2-4). The head commit must already be in ``graph`` (fetched as
@@ -670,7 +698,8 @@ def decide(graph: Path, ev: WorkflowRunEvent, pr: Any, export_dir: Path, *,
         gate_key, key_id: the gate key (from the protected environment's secret) and the
             id its public half is published under in ``keys/``.
         base: main's commit to judge against (the checkout's HEAD).
-        review: an approving review for step 9, if any.
+        approvals: the pull request's approving reviews (:func:`review_for` picks the
+            one step 9 may count).
         work_dir: where workspaces go (temporary when None).
         service_logins: the service's GitHub logins, whose pull requests credit the
             commit author (:func:`submitter_for`).
@@ -708,10 +737,11 @@ def decide(graph: Path, ev: WorkflowRunEvent, pr: Any, export_dir: Path, *,
     def tc_for(spec: m.GateSpec) -> Toolchain:
         return ExportedBuild(toolchain(spec), export, hashes, pr_hashes)
 
+    submitter = submitter_for(pr, base_graph, service_logins)
     outcome = run_gate(graph, base_sha, head, toolchain=tc_for, sandbox=sandbox,
-                       precheck_raw=pr.precheck_attestation,
-                       submitter=submitter_for(pr, base_graph, service_logins),
-                       gate_key=gate_key, key_id=key_id, runner="hosted", review=review,
+                       precheck_raw=pr.precheck_attestation, submitter=submitter,
+                       gate_key=gate_key, key_id=key_id, runner="hosted",
+                       review=review_for(approvals, base_graph, submitter, head),
                        work_dir=work_dir, base_graph=base_graph)
     atts = tuple(outcome.attestations)
     passes, findings = signed_verdict_passes(atts, head_sha=head, base_sha=base_sha, key=pub)
