@@ -428,16 +428,26 @@ def gate_run(graph: Path, base: str, head: str, precheck: Path | None, submitter
               help="The pull request's number (recorded as a claim only).")
 @click.option("--out", "out_dir", required=True, type=click.Path(path_type=Path),
               help="The export folder (the artifact to upload).")
+@click.option("--login", default="", help="The GitHub login that opened the pull request.")
+@click.option("--service-login", "service_logins", multiple=True,
+              help="The service's GitHub login (its pull requests credit the commit author).")
 @guarded
-def gate_export(graph: Path, base: str, head: str, pull_request: int, out_dir: Path) -> int:
+def gate_export(graph: Path, base: str, head: str, pull_request: int, out_dir: Path,
+                login: str, service_logins: tuple[str, ...]) -> int:
     """Build the pull request's Lean in the sandbox and export the compiled files: data
     for the trusted job, never a verdict (ruling 14). Exit 0 once the export is written."""
-    from network.gate.github_export import export_build
+    import pygit2
+
+    from network.gate.github_export import export_build, submitter_of
     from network.gate.sandbox import Sandbox
     from network.gate.toolchain import detect_toolchain
+    from network.record.loader import load_graph
 
+    repo = pygit2.Repository(str(graph))
+    author = repo.revparse_single(head).peel(pygit2.Commit).author.name
+    submitter = submitter_of(login, author, load_graph(graph, commit=base), service_logins)
     rep = export_build(graph, base, head, toolchain=detect_toolchain, sandbox=Sandbox(),
-                       out=out_dir, pull_request=pull_request)
+                       out=out_dir, pull_request=pull_request, submitter=submitter)
     click.echo(json.dumps({"out": str(rep.out), "modules": sorted(rep.modules),
                            "builds": rep.builds}, indent=2))
     return EXIT_OK

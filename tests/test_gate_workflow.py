@@ -170,7 +170,7 @@ def _judge(tmp_path: Path, root: Path, base: str, head: str, key: Any, *,
     if art.exists():
         shutil.rmtree(art)
     export_build(root, base, export_head or head, toolchain=_toolchain(scenario=scenario),
-                 sandbox=Sandbox(), out=art,
+                 sandbox=Sandbox(), out=art, submitter="alice",
                  pull_request=export_pr if export_pr is not None else pr_number)
     EXPORT_BUILDS[:] = BuildingToolchain.builds
     BuildingToolchain.builds.clear()
@@ -762,3 +762,18 @@ def test_approvals_keep_each_reviewers_latest_verdict() -> None:
         got = GitHubForge("lemmata", "graph", "t0ken").approvals(7)
     assert sorted(got) == [("eve", "b" * 40, "sign-off: native_decide"),
                            ("rita", "a" * 40, "")]
+
+
+def test_a_partial_with_a_carried_witness_is_judged_from_the_export_alone(
+        tmp_path: Path, gate_key: tuple[Any, m.PublicKey]) -> None:
+    """Every module the gate builds in two domains crosses: the partial at step 3 and its
+    carried witness at step 7, each built once, in the unprivileged job only."""
+    key, pub = gate_key
+    root, base, head = _pr_repo(tmp_path, pub, dict(scenarios()["partial-ok"].files))
+    d = _judge(tmp_path, root, base, head, key, scenario="partial-ok")
+    assert d.verdict == "pass" and d.merge, d.to_dict()
+    exported = [exp for _, exp, _ in EXPORT_BUILDS if exp]
+    assert len(exported) == 2 and any("Carried" in mod for mod in exported[1])
+    assert all(not exp for _, exp, _ in BuildingToolchain.builds)
+    manifest = json.loads((tmp_path / "artifact" / "export.json").read_text())
+    assert sorted(manifest["modules"]) == sorted(mod for exp in exported for mod in exp)

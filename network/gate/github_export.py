@@ -65,6 +65,23 @@ def base_module_hashes(base: Graph) -> dict[str, str]:
     return out
 
 
+def submitter_of(login: str, commit_author: str, graph: Graph,
+                 service_logins: Sequence[str] = ()) -> str | None:
+    """The pseudonym credited for a pull request on GitHub (ruling 9, ruling 14).
+
+    The commit author is whatever the contributor typed, so it is believed only when the
+    pull request was opened by the service itself (``login`` is one of
+    ``service_logins``), which authors its commits as the submitter's pseudonym (D-35).
+    Otherwise it is the pseudonym ``identities/`` at base binds to ``login``, or None
+    when no single pseudonym is bound (records then fail closed on their actor).
+    """
+    if login and login in {s for s in service_logins if s}:
+        return commit_author or None
+    bound = [p for p, ident in graph.identities.items()
+             if ident.github is not None and login and ident.github.lower() == login.lower()]
+    return bound[0] if len(bound) == 1 else None
+
+
 @dataclass
 class ExportReport:
     """What ``lemmata gate export`` wrote.
@@ -115,7 +132,7 @@ class ExportingToolchain:
 
 def export_build(repo: str | Path, base: str, head: str, *, toolchain: Any,
                  sandbox: SandboxRunner, out: Path, pull_request: int,
-                 work_dir: Path | None = None) -> ExportReport:
+                 submitter: str | None = None, work_dir: Path | None = None) -> ExportReport:
     """Run the gate's own steps over ``base..head`` (precheck mode: no step 0, no
     attestation) with every scratch build's compiled files kept, and write the export
     folder ``out`` (see the module docstring). The verdict of that run is thrown away:
@@ -130,6 +147,8 @@ def export_build(repo: str | Path, base: str, head: str, *, toolchain: Any,
         out: the export folder (created).
         pull_request: the pull request's number as this job saw it (a claim the trusted
             job compares with its event; never used by it).
+        submitter: the pseudonym the steps run for (:func:`submitter_of`), so that steps
+            bound to the submitter pass here as they will in the trusted job.
         work_dir: where workspaces are written (a temporary folder when None).
 
     Returns:
@@ -148,7 +167,7 @@ def export_build(repo: str | Path, base: str, head: str, *, toolchain: Any,
         return ExportingToolchain(toolchain(spec), report)
 
     outcome = run_gate(repo, base, head, toolchain=exporting, sandbox=sandbox,
-                       mode="precheck", work_dir=work_dir)
+                       mode="precheck", submitter=submitter, work_dir=work_dir)
     manifest = {"format": EXPORT_FORMAT, "pull_request": int(pull_request),
                 "head_sha": outcome.head, "base_sha": outcome.base,
                 "modules": report.modules, "builds": report.builds}

@@ -58,6 +58,7 @@ from network.gate.github_export import (
     EXPORT_FORMAT,
     EXPORT_MANIFEST,
     base_module_hashes,
+    submitter_of,
 )
 from network.gate.result import Diagnostic
 from network.gate.sandbox import SandboxRunner
@@ -586,20 +587,10 @@ class TrustedDecision:
 
 
 def submitter_for(pr: Any, graph: Graph, service_logins: Sequence[str] = ()) -> str | None:
-    """The pseudonym credited for a pull request on GitHub (ruling 9, ruling 14).
-
-    The commit author is whatever the contributor typed, so it is believed only when the
-    pull request was opened by the service itself (one of ``service_logins``), which
-    authors its commits as the submitter's pseudonym (D-35). Otherwise the pseudonym is
-    the one ``identities/`` at main binds to the GitHub login that opened it, or None when
-    no single pseudonym is bound (records then fail closed on their actor, ruling 14).
-    """
-    login = str(getattr(pr, "login", "") or "")
-    if login and login in {s for s in service_logins if s}:
-        return str(pr.author) or None
-    bound = [p for p, ident in graph.identities.items()
-             if ident.github is not None and login and ident.github.lower() == login.lower()]
-    return bound[0] if len(bound) == 1 else None
+    """The pseudonym credited for the pull request ``pr`` (its ``login`` and ``author``):
+    :func:`~network.gate.github_export.submitter_of`."""
+    return submitter_of(str(getattr(pr, "login", "") or ""), str(pr.author or ""), graph,
+                        service_logins)
 
 
 _SIGN_OFF_RE = re.compile(r"^\s*sign-off:\s*([a-z_]+)\s*$", re.IGNORECASE | re.MULTILINE)
