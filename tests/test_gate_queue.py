@@ -12,6 +12,7 @@ from sqlalchemy.orm import sessionmaker
 
 from network.api.db import Base, make_engine
 from network.api.forge import LocalForge
+from network.errors import LemmataError
 from network.gate import attestation as A
 from network.gate.queue import process_queue
 from network.gate.run import run_gate
@@ -19,6 +20,7 @@ from network.gate.sandbox import Sandbox
 from network.record import derive
 from network.record import models as m
 from network.record.loader import load_graph
+from network.record.validate import validate_graph
 from tests.graphs import BUILDER_GATE_KEY, BUILDER_GATE_KEY_ID
 
 sys.path.insert(0, str(Path(__file__).parent))
@@ -133,3 +135,43 @@ def test_the_queue_loads_main_once_per_commit_and_hands_it_to_the_gate(
     assert len(items[0].moved) == 1
     assert loads["gate"] == []
     assert len(loads["queue"]) == len(set(loads["queue"])) == 2  # before, after the merge
+
+
+class _Exploding:
+    """A toolchain source that raises when the gate looks for a toolchain (a bug stand-in:
+    any exception while judging one pull request)."""
+
+    def __init__(self, exc: Exception) -> None:
+        self.exc = exc
+
+    def __call__(self, spec: m.GateSpec) -> object:
+        raise self.exc
+
+
+@pytest.mark.parametrize(("exc", "code"), [
+    (RuntimeError("boom"), "gate-internal-error"),
+    (KeyError("x"), "gate-internal-error"),
+    (LemmataError("sandbox-unavailable", "no bubblewrap"), "sandbox-unavailable"),
+])
+def test_the_queue_survives_a_pull_request_that_makes_the_gate_raise(
+        forge: LocalForge, exc: Exception, code: str, caplog: pytest.LogCaptureFixture) -> None:
+    """Issue 9: the first pull request (a proof with a forbidden option: step 2 refuses it,
+    then steps 0 and 1 run, and looking for the toolchain raises) is refused, closed and
+    logged with its code; the next one (a record, no toolchain needed) still merges."""
+    bad = forge.open_pull_request(files={f"{ND}/mid/Proof.lean": (
+        "set_option debug.skipKernelTC true\n" + PROOF_MID).encode()},
+        title="raises", body="", author="alice").number
+    pm = (f"schema: d13/v1\nnode: {T}/mid\ncontributor: bob\nroute: a route\n"
+          "route_class: induction\noutcome: refuted-route\nterminal_goal_state: x\n"
+          "failure_class: route-dead-ends\n")
+    good = forge.open_pull_request(
+        files={f"{ND}/mid/attempts/20260105T000000Z-bob-postmortem.yaml": pm.encode()},
+        title="a record", body="", author="bob").number
+    with caplog.at_level("ERROR", logger="network.gate.queue"):
+        items = process_queue(forge, toolchain=_Exploding(exc), sandbox=Sandbox(),
+                              gate_key=KEY, key_id=BUILDER_GATE_KEY_ID)
+    assert [(i.number, i.verdict, i.code) for i in items] == [
+        (bad, "error", code), (good, "pass", None)]
+    assert forge.get(bad).state == "closed" and forge.get(good).state == "merged"
+    assert any(f"#{bad} refused: {code}" in r.getMessage() for r in caplog.records)
+    assert validate_graph(forge.path, forge.main_sha()) == []

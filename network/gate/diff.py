@@ -293,6 +293,11 @@ def diff_commits(repo_path: str | Path, base: str, head: str, subdir: str = "") 
         path = new.path if new_id is not None else old.path
         if new_id is not None and _under(path, refused):
             continue
+        if new_id is not None and int(new.mode) not in BLOB_MODES:  # e.g. 100664, which
+            # libgit2 reads as 100644 in a tree walk but the diff reports as written
+            findings.append(Diagnostic("tree-entry-not-a-file",
+                                       f"tree entry mode {int(new.mode):o}", path))
+            continue
         changes.append(Change(path, status, int(new.mode), old_id, new_id))
     changes.sort(key=lambda c: c.path)
     return Diff(repo, str(b.id), str(h.id), changes, subdir, findings)
