@@ -38,7 +38,13 @@ from network.gate.step2 import run_steps_1_2
 from network.gate.workspace import Workspace
 from network.record import models as m
 from network.record.loader import load_graph, sha256_hex
-from tests.graphs import DEFAULT_TOOLCHAIN, GraphBuilder, git_commit
+from tests.graphs import (
+    BUILDER_GATE_KEY,
+    BUILDER_GATE_KEY_ID,
+    DEFAULT_TOOLCHAIN,
+    GraphBuilder,
+    git_commit,
+)
 
 T = "demo"
 ND = f"targets/{T}/nodes"
@@ -193,7 +199,8 @@ WITNESS_TYPES: dict[str, str] = {
 #: close goals through propext; rfl, decide and anonymous constructors use none)
 PROOF_AXIOMS: dict[str, list[str]] = {
     "Demo.mid": ["propext"], "Demo.main": ["propext"], "Demo.aux": ["propext"],
-    "Demo.strong": ["propext"], "Demo.p.h1": [], "Demo.main.h2": [], "Demo.counter": [],
+    "Demo.strong": ["propext"], "Demo.p.h1": [], "Demo.p": [], "Demo.main.h2": [],
+    "Demo.counter": [],
     "Tutorial.double_lt": ["propext"], "Calib.add_zero": [],
     # relations, refutations, vacuity certificates
     "Demo.weak.relation": ["propext"], "Demo.neg.relation": [],
@@ -556,6 +563,7 @@ class RecordingToolchain(RecordedToolchain):
 
     def _call(self, workspace: Workspace, method: str, args: dict[str, Any]
               ) -> dict[str, Any] | str:
+        self._guard(workspace, method)
         files = workspace.input_files()
         return self._record(inputs_key(files), {k: sha256_hex(v) for k, v in files.items()},
                             method, args)
@@ -608,8 +616,11 @@ def record_all(work: Path, recorder: type[RecordingToolchain] | None = None
             return make(spec, sc, store)
 
         raw = precheck_raw(b.root, base, head)
+        # gate-signed, as the tests sign: derive counts only verdicts whose signature
+        # verifies (ruling 14), so the post-merge job's closures happen only then
         out = run_gate(b.root, base, head, toolchain=tc_for, sandbox=Sandbox(),
-                       precheck_raw=raw, submitter=sc.submitter, review=sc.review)
+                       precheck_raw=raw, submitter=sc.submitter, review=sc.review,
+                       gate_key=BUILDER_GATE_KEY, key_id=BUILDER_GATE_KEY_ID)
         run_gate(b.root, base, head, toolchain=tc_for, sandbox=Sandbox(), mode="precheck",
                  submitter=sc.submitter, review=sc.review)
         if out.verdict == "pass":
@@ -617,7 +628,8 @@ def record_all(work: Path, recorder: type[RecordingToolchain] | None = None
             repo = pygit2.Repository(str(b.root))
             repo.references["refs/heads/main"].set_target(pygit2.Oid(hex=head))
             postmerge_files(b.root, head, out.attestations, pull_request="local/1",
-                            submitter=sc.submitter, toolchain=tc_for, sandbox=Sandbox())
+                            submitter=sc.submitter, toolchain=tc_for, sandbox=Sandbox(),
+                            gate_key=BUILDER_GATE_KEY, key_id=BUILDER_GATE_KEY_ID)
     return store
 
 

@@ -12,6 +12,15 @@ them from its arguments) match exactly. Nothing is guessed from Lean text: unkno
 an unrecorded call answer ``toolchain-missing`` with "no recording", never a pass.
 ``describe`` is keyed by the bytes of the ``lean-toolchain`` file.
 
+Trust domains (issue 10): ``build`` with ``export`` stands in for lake by writing, for each
+exported module, a deterministic stand-in olean (:func:`standin_olean`: its module name and
+the SHA-256 of its source bytes) where lake would (``.lake/build/lib/lean``), then reads it
+back through the real :func:`network.gate.workspace.export_oleans`. The gate's real
+:func:`~network.gate.workspace.place_carried` then carries it, so a check workspace's key
+covers the carried file's exact bytes (``carried/<path>`` in its input files) as well as
+its own sources. Check calls on a scratch workspace raise ValueError, as the real adapter
+does.
+
 Nothing under network/ can import or select this class.
 """
 
@@ -24,6 +33,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from network.errors import LemmataError
 from network.gate.sandbox import SandboxRunner
 from network.gate.toolchain import (
     AxiomIdentity,
@@ -44,7 +54,14 @@ from network.gate.toolchain import (
     UsedConstantsResult,
     WitnessResult,
 )
-from network.gate.workspace import Workspace, lean_toolchain_text
+from network.gate.workspace import (
+    LIB_DIR,
+    Workspace,
+    export_oleans,
+    lean_toolchain_text,
+    olean_path,
+    require_check,
+)
 from network.record.models import Caps, GateSpec
 
 FIXTURES = Path(__file__).parent / "fixtures" / "toolchain"
@@ -57,6 +74,13 @@ def inputs_key(files: dict[str, bytes]) -> str:
     for rel in sorted(files):
         h.update(rel.encode() + b"\0" + hashlib.sha256(files[rel]).hexdigest().encode() + b"\n")
     return h.hexdigest()
+
+
+def standin_olean(module: str, source: bytes) -> bytes:
+    """The stand-in's "olean" of ``module`` built from ``source`` (tests only): fixed bytes
+    naming the module and its source's SHA-256, so a key over it is a key over the source."""
+    return (b"lemmata stand-in olean\0" + module.encode() + b"\0"
+            + hashlib.sha256(source).hexdigest().encode() + b"\n")
 
 
 def _tuple(items: Any, build: Any) -> tuple[Any, ...]:
@@ -80,7 +104,14 @@ class RecordedToolchain:
                 return dict(call["result"])
         return f"no recording of {method} with args {json.dumps(args, sort_keys=True)} for {key}"
 
+    @staticmethod
+    def _guard(workspace: Workspace, method: str) -> None:
+        """Checks run only in a check workspace (ValueError otherwise), as in the adapter."""
+        if method != "build":
+            require_check(workspace)
+
     def _call(self, workspace: Workspace, method: str, args: dict[str, Any]) -> dict[str, Any] | str:
+        self._guard(workspace, method)
         return self._lookup(inputs_key(workspace.input_files()), method, args)
 
     def describe(self) -> ToolchainInfo:
@@ -93,13 +124,30 @@ class RecordedToolchain:
                              r.get("detail", ""))
 
     def build(self, workspace: Workspace, modules: Sequence[str], sandbox: SandboxRunner,
-              caps: Caps) -> BuildResult:
-        r = self._call(workspace, "build", {"modules": list(modules)})
+              caps: Caps, export: Sequence[str] = ()) -> BuildResult:
+        args: dict[str, Any] = {"modules": list(modules)}
+        if export:
+            args["export"] = list(export)
+        r = self._call(workspace, "build", args)
         if isinstance(r, str):
             return BuildResult(False, NO_RECORDING, tuple(modules), log=r)
-        return BuildResult(r["ok"], r.get("code"), tuple(modules),
-                           _tuple(r.get("messages"), lambda m: LeanMessage(**m)),
-                           r.get("rc", 0), r.get("killed_by"), r.get("log", ""))
+        messages = _tuple(r.get("messages"), lambda m: LeanMessage(**m))
+        if not r["ok"]:
+            return BuildResult(False, r.get("code"), tuple(modules), messages,
+                               r.get("rc", 0), r.get("killed_by"), r.get("log", ""))
+        for m in export:  # what lake would leave: one olean per exported module
+            src = workspace.source(m)
+            dest = workspace.root / LIB_DIR / olean_path(src.path)
+            if not dest.exists() and not dest.is_symlink():
+                dest.parent.mkdir(parents=True, exist_ok=True)
+                dest.write_bytes(standin_olean(m, src.data))
+        try:
+            artifacts = export_oleans(workspace, export)
+        except LemmataError as exc:
+            return BuildResult(False, exc.code, tuple(modules), messages, r.get("rc", 0),
+                               None, exc.detail)
+        return BuildResult(True, None, tuple(modules), messages, r.get("rc", 0), None,
+                           r.get("log", ""), artifacts)
 
     def replay(self, workspace: Workspace, modules: Sequence[str], sandbox: SandboxRunner,
                caps: Caps) -> ReplayResult:

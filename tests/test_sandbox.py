@@ -122,6 +122,39 @@ def test_write_outside_scratch_fails(layout: SandboxLayout) -> None:
 
 
 @needs_bwrap
+def test_a_check_run_sees_the_check_workspace_read_only(tmp_path: Path) -> None:
+    """Issue 10: a check run (LeanToolchain.check_layout) binds the gate's check workspace
+    read-only; its fresh output folder is the only place it can write."""
+    from network.gate.lean_toolchain import LeanToolchain
+    from network.gate.workspace import node_source, write_workspace
+    from network.record.models import GateSpec
+    spec = GateSpec.model_validate({"schema": "gate-spec/v1",
+                                    "lean_toolchain": "leanprover/lean4:v4.34.0"})
+    stmt = b"theorem t : True := trivial\n"
+    ws = write_workspace(tmp_path / "check", spec, [node_source("t", "n", "Statement", stmt)])
+    (ws.root / ".lake" / "build").mkdir(parents=True)  # as the gate's own build leaves it
+    out = tmp_path / "check.host" / "run" / "out"
+    out.mkdir(parents=True)
+    (tmp_path / "toolchain" / "bin").mkdir(parents=True)
+    layout = LeanToolchain(spec, tmp_path / "toolchain" / "bin", tmp_path).check_layout(ws, out)
+    targets = [ws.root / "lakefile.toml", ws.root / "Lemmata.lean", ws.root / "new.lean",
+               ws.root / ".lake" / "build" / "x.olean", ws.root / "Lemmata" / "t" / "n" /
+               "Statement.lean", out / "report.json"]
+    res = Sandbox().run(py(
+        "import json, sys\nout={}\n"
+        f"for p in {[str(t) for t in targets]!r}:\n"
+        " try:\n  open(p,'a').write('x'); out[p]='WROTE'\n"
+        " except OSError as e:\n  out[p]='DENIED'\n"
+        "print(json.dumps(out))"), layout, Caps(wall_s=20), cwd=ws.root)
+    assert res.rc == 0, res.stderr
+    seen = json.loads(res.stdout)
+    assert seen.pop(str(out / "report.json")) == "WROTE"
+    assert set(seen.values()) == {"DENIED"} and len(seen) == 5
+    assert ws.input_files()["Lemmata/t/n/Statement.lean"] == stmt
+    assert not (ws.root / "new.lean").exists()
+
+
+@needs_bwrap
 def test_decoy_secrets_are_absent(layout: SandboxLayout, monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setenv("GITHUB_TOKEN", "ghp_decoy_secret")
     monkeypatch.setenv("LEMMATA_GATE_KEY", "decoy-gate-key")

@@ -497,7 +497,8 @@ def test_real_adapter_build_and_replay_commands(tmp_path: Path) -> None:
     b = t.build(ws, [S, P], sb, Caps())
     assert not b.ok and b.code == "lean-build-failed"
     assert sb.calls[0][1:] == ["build", "Lemmata"]
-    assert (ws.root / "Lemmata.lean").read_text() == f"import {S}\nimport {P}\n"
+    # written with the workspace, before any sandboxed run (issue 10), importing every source
+    assert (ws.root / "Lemmata.lean").read_text() == f"import {S}\nimport {P}\nimport {W}\n"
     assert sb.calls[1][1:4] == ["env", "lean", "--json"]
     sb2 = FakeSandbox("", 0)
     rp = t.replay(ws, [P], sb2, Caps())

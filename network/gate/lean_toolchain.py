@@ -10,13 +10,31 @@ Checker programs (``network/gate/lean/*.lean``) run as ``lake env lean --run
 <Checker>.lean <request.json>``; each is ``Common.lean`` followed by the checker's own body
 (the files cannot import each other without being built). Each prints one JSON report,
 parsed by :func:`network.gate.toolchain.parse_checker_output`.
+
+Trust domains (issue 10; :mod:`network.gate.workspace` says which facts of lake and
+Comparator this rests on):
+
+* :meth:`LeanToolchain.build` binds its workspace writable (:meth:`LeanToolchain.layout`):
+  the contributor's scratch, or a check workspace the gate builds from base bytes. After a
+  scratch build the ``export``-ed modules' compiled files are read back without following
+  links (:func:`~network.gate.workspace.export_oleans`).
+* every check (replay, the checker programs) runs with :meth:`LeanToolchain.check_layout`:
+  the check workspace, the carried-olean folder and the run's input folder read-only, a
+  fresh output folder the only writable place. The carried folder reaches Lean through
+  ``LEAN_PATH``, which ``lake env`` keeps after the workspace's own lib folders.
+* the checker's source and request, and Comparator's config, are written into a fresh
+  host-only input folder (:func:`~network.gate.workspace.new_run`) before the run; the
+  host writes nothing into a folder a sandbox could write.
+* Comparator gets a fresh workspace holding the sources only, never built, as its README
+  requires; it builds and exports there itself.
 """
 
 from __future__ import annotations
 
 import json
 import re
-from collections.abc import Mapping, Sequence
+import tempfile
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from importlib import resources
 from pathlib import Path
@@ -24,6 +42,7 @@ from typing import Any
 
 from network import proc
 from network.errors import LemmataError
+from network.gate import safe_io
 from network.gate.axioms import identity_problems, is_native_axiom, type_sha256
 from network.gate.sandbox import SandboxLayout, SandboxResult, SandboxRunner
 from network.gate.toolchain import (
@@ -51,12 +70,14 @@ from network.gate.toolchain import (
     parse_lean_messages,
 )
 from network.gate.workspace import (
-    CHECKER_DIR,
     LIBRARY,
     Workspace,
     comparator_config,
+    export_oleans,
     name_components,
-    root_module_text,
+    new_run,
+    require_check,
+    write_workspace,
 )
 from network.record.models import Caps, GateSpec
 
@@ -137,41 +158,85 @@ class LeanToolchain:
         p = given or self.pins_root / "tools" / name
         return p if p.is_file() else None
 
-    def layout(self, workspace: Workspace) -> SandboxLayout:
-        """The sandbox view for ``workspace``: it is scratch (writable: lake writes
-        ``.lake/build``), the toolchain and the pin directory are read-only."""
+    def _read_only(self, workspace: Workspace) -> list[Path]:
+        """What every run sees read-only: the toolchain, the pin directory, the helpers."""
         ro = [self.bindir.parent]
         if workspace.pins_dir is not None:
             ro.append(workspace.pins_dir)
         for helper in (self.comparator, self.lean4export, self.landrun, self.nanoda):
             if helper is not None:
                 ro.append(helper)
-        return SandboxLayout(scratch=workspace.root, read_only=tuple(ro),
+        return ro
+
+    def layout(self, workspace: Workspace) -> SandboxLayout:
+        """The build view: the workspace is scratch (writable: lake writes ``.lake/build``),
+        the toolchain and the pin directory are read-only."""
+        return SandboxLayout(scratch=workspace.root, read_only=tuple(self._read_only(workspace)),
                              path_dirs=(self.bindir,))
+
+    def check_layout(self, workspace: Workspace, out_dir: Path,
+                     inputs: Sequence[Path] = ()) -> SandboxLayout:
+        """A check run's view (issue 10): the check workspace, its carried oleans and the
+        run's ``inputs`` folders read-only; ``out_dir`` (fresh, host-made) the only
+        writable place.
+
+        Raises:
+            ValueError: ``workspace`` is a scratch workspace.
+        """
+        require_check(workspace)
+        ro = [*self._read_only(workspace), workspace.root,
+              *([workspace.carried_dir] if workspace.carried_dir is not None else []),
+              *inputs]
+        return SandboxLayout(scratch=out_dir, read_only=tuple(ro), path_dirs=(self.bindir,))
+
+    @staticmethod
+    def check_env(workspace: Workspace) -> dict[str, str]:
+        """``LEAN_PATH`` naming the carried folder; ``lake env`` appends it after every
+        package's own lib folder (lean4 src/lake/Lake/Config/Workspace.lean
+        ``augmentedLeanPath``), so it never shadows a trusted olean."""
+        if workspace.carried_dir is None:
+            return {}
+        return {"LEAN_PATH": str(workspace.carried_dir)}
 
     def _run(self, sandbox: SandboxRunner, workspace: Workspace, argv: Sequence[str], caps: Caps,
              env: Mapping[str, str] | None = None) -> SandboxResult:
-        """One sandboxed run in the workspace; LemmataError(sandbox-unavailable) escapes."""
+        """One sandboxed build run in the workspace (bound writable);
+        LemmataError(sandbox-unavailable) escapes."""
         return sandbox.run(list(argv), self.layout(workspace), caps, cwd=workspace.root,
                            env={**toolchain_env(), **(env or {})})
+
+    def _run_check(self, sandbox: SandboxRunner, workspace: Workspace, label: str,
+                   inputs: Mapping[str, bytes], argv: Callable[[Path], Sequence[str]],
+                   caps: Caps) -> SandboxResult:
+        """One check run: ``inputs`` (name → bytes) are written into a fresh host-only
+        folder, ``argv(in_dir)`` runs in :meth:`check_layout` from the workspace root.
+        LemmataError(sandbox-unavailable) escapes."""
+        in_dir, out_dir = new_run(workspace, label)
+        for name, data in inputs.items():
+            safe_io.write_new(in_dir, name, data)
+        return sandbox.run(list(argv(in_dir)), self.check_layout(workspace, out_dir, [in_dir]),
+                           caps, cwd=workspace.root,
+                           env={**toolchain_env(), **self.check_env(workspace)})
 
     def run_checker(self, name: str, request: Mapping[str, Any], workspace: Workspace,
                     sandbox: SandboxRunner, caps: Caps) -> dict[str, Any] | tuple[str, str]:
         """Run checker ``name`` on ``request`` and return its report, or (code, detail).
 
-        The request JSON is written to ``<workspace>/.lemmata-checkers/<name>.json``; names
-        in it are component arrays (:func:`~network.gate.workspace.name_components`).
+        The checker's source and the request JSON (names as component arrays,
+        :func:`~network.gate.workspace.name_components`) are written into a fresh host-only
+        input folder, bound read-only; the check workspace is read-only too.
+
+        Raises:
+            ValueError: ``workspace`` is a scratch workspace.
         """
-        cdir = workspace.root / CHECKER_DIR
-        cdir.mkdir(exist_ok=True)
-        src = cdir / f"{name}.lean"
-        src.write_text(checker_source(name), "utf-8")
-        req = cdir / f"{name}.json"
-        req.write_text(json.dumps(request, sort_keys=True), "utf-8")
+        require_check(workspace)
+        inputs = {f"{name}.lean": checker_source(name).encode("utf-8"),
+                  f"{name}.json": json.dumps(request, sort_keys=True).encode("utf-8")}
         try:
-            res = self._run(sandbox, workspace,
-                            [str(self._tool("lake")), "env", "lean", f"-j{caps.threads}",
-                             "--run", str(src), str(req)], caps)
+            res = self._run_check(
+                sandbox, workspace, name, inputs,
+                lambda d: [str(self._tool("lake")), "env", "lean", f"-j{caps.threads}",
+                           "--run", str(d / f"{name}.lean"), str(d / f"{name}.json")], caps)
         except LemmataError as exc:
             return exc.code, exc.detail
         if res.killed_by is not None:
@@ -220,16 +285,22 @@ class LeanToolchain:
                              cm.group(1) if cm else None, paths, "toolchain matches the pin")
 
     def build(self, workspace: Workspace, modules: Sequence[str], sandbox: SandboxRunner,
-              caps: Caps) -> BuildResult:
-        """``lake build Lemmata`` with ``Lemmata.lean`` importing ``modules``, then
-        ``lake env lean --json`` on each module's own file for its messages (step 3).
+              caps: Caps, export: Sequence[str] = ()) -> BuildResult:
+        """``lake build Lemmata`` (``Lemmata.lean``, written with the workspace, imports every
+        source), then ``lake env lean --json`` on each module's own file for its messages
+        (step 3), the workspace bound writable; on success the compiled files of
+        ``export`` are read back without following links (issue 10).
 
-        The verdict is lake's exit status and the caps; messages are diagnostics only.
+        The verdict is lake's exit status and the caps; messages are diagnostics only. A
+        planted link, special file or oversize file where an exported file should be is
+        ``build-output-refused``.
+
+        Raises:
+            KeyError: a module (built or exported) the workspace does not hold.
         """
         mods = tuple(modules)
-        for m in mods:
+        for m in (*mods, *export):
             workspace.source(m)  # KeyError for a module the workspace does not hold
-        (workspace.root / f"{LIBRARY}.lean").write_text(root_module_text(mods), "utf-8")
         try:
             res = self._run(sandbox, workspace, [str(self._tool("lake")), "build", LIBRARY],
                             caps)
@@ -248,7 +319,12 @@ class LeanToolchain:
         if res.rc != 0:
             return BuildResult(False, "lean-build-failed", mods, tuple(messages), res.rc,
                                None, log)
-        return BuildResult(True, None, mods, tuple(messages), res.rc, None, log)
+        try:
+            artifacts = export_oleans(workspace, export)
+        except LemmataError as exc:
+            return BuildResult(False, exc.code, mods, tuple(messages), res.rc, None,
+                               f"{exc.detail}\n{log}"[-LOG_TAIL:])
+        return BuildResult(True, None, mods, tuple(messages), res.rc, None, log, artifacts)
 
     def replay(self, workspace: Workspace, modules: Sequence[str], sandbox: SandboxRunner,
                caps: Caps) -> ReplayResult:
@@ -259,6 +335,7 @@ class LeanToolchain:
         ``--fresh`` replays everything. ``LEAN_NUM_THREADS=1`` as lean-action does.
         Comparator is driven by :meth:`check_statement` when the gate-spec selects it.
         """
+        require_check(workspace)
         fresh = self.spec.mathlib is None and not self.spec.packages
         mods = tuple(modules)
         logs: list[str] = []
@@ -266,8 +343,10 @@ class LeanToolchain:
         for m in mods:
             argv = [str(self._tool("lake")), "env", "leanchecker", *(["--fresh"] if fresh else []),
                     m]
+            def command(_in_dir: Path, argv: list[str] = argv) -> list[str]:
+                return argv
             try:
-                res = self._run(sandbox, workspace, argv, one)
+                res = self._run_check(sandbox, workspace, "leanchecker", {}, command, one)
             except LemmataError as exc:
                 return ReplayResult(False, exc.code, mods, fresh=fresh, failed_module=m,
                                     log=exc.detail)
@@ -299,7 +378,13 @@ class LeanToolchain:
                        permitted_axioms: Sequence[str], sandbox: SandboxRunner,
                        caps: Caps) -> ReplayResult:
         """``lake env comparator config.json`` (LEAN_NOTES "Comparator"): exit 0 and
-        nothing else counts; stdout is kept as the diagnostic."""
+        nothing else counts; stdout is kept as the diagnostic.
+
+        It runs in a fresh workspace written from the check workspace's trusted sources
+        plus the withheld solution source, never built before (Comparator README,
+        assumption 2), bound writable because Comparator builds there itself (in landrun);
+        the config sits in a host-only folder bound read-only. ``workspace`` must be a
+        check workspace (ValueError otherwise)."""
         comparator = self._helper(self.comparator, "comparator")
         env = self.comparator_env()
         mods = (statement_module, solution_module)
@@ -308,14 +393,30 @@ class LeanToolchain:
             return ReplayResult(False, "toolchain-missing", mods, "comparator",
                                 second_kernel=second,
                                 log="Comparator or its helpers are not installed")
-        cfg = workspace.root / CHECKER_DIR / "comparator.json"
-        cfg.parent.mkdir(exist_ok=True)
-        cfg.write_text(json.dumps(comparator_config(statement_module, solution_module, theorems,
-                                                    permitted_axioms, second), indent=2),
-                       "utf-8")
+        require_check(workspace)
+        # Comparator's assumption 2 (README): the solution was never compiled. It gets a
+        # fresh workspace holding the trusted sources and the withheld solution source.
+        by_module = {src.module: src for src in (*workspace.sources, *workspace.withheld)}
+        if solution_module not in by_module:
+            return ReplayResult(False, "checker-failed", mods, "comparator",
+                                second_kernel=second,
+                                log=f"no source for {solution_module} to hand Comparator")
         try:
-            res = self._run(sandbox, workspace,
-                            [str(self._tool("lake")), "env", str(comparator), str(cfg)], caps, env)
+            fresh_root = Path(tempfile.mkdtemp(prefix="comparator-", dir=workspace.host_dir))
+            pins_root = workspace.pins_dir.parent if workspace.pins_dir is not None else None
+            fresh = write_workspace(fresh_root / "ws", self.spec, list(by_module.values()),
+                                    pins_root, role="scratch")
+            in_dir, _out = new_run(fresh, "comparator")
+            safe_io.write_new(in_dir, "comparator.json", json.dumps(
+                comparator_config(statement_module, solution_module, theorems,
+                                  permitted_axioms, second), indent=2).encode("utf-8"))
+            tools = [comparator, *(Path(v) for v in env.values())]
+            layout = SandboxLayout(scratch=fresh.root,
+                                   read_only=(*self._read_only(fresh), *tools, in_dir),
+                                   path_dirs=(self.bindir,))
+            res = sandbox.run([str(self._tool("lake")), "env", str(comparator),
+                               str(in_dir / "comparator.json")], layout, caps, cwd=fresh.root,
+                              env={**toolchain_env(), **env})
         except LemmataError as exc:
             return ReplayResult(False, exc.code, mods, "comparator", second_kernel=second,
                                 log=exc.detail)

@@ -20,6 +20,12 @@ the gate or a precheck makes runs through :meth:`Sandbox.run`:
   LEAN_NOTES) which the toolchain adapter also passes to ``lean -j``.
 * **Lifetime.** ``--die-with-parent`` and ``--new-session``; the command is pid 1's child
   in its own pid namespace, so when it or the sandbox dies every descendant dies.
+* **Two layouts** (issue 10, D-4 v3.27). The contributor's build binds only its throwaway
+  scratch workspace writable (``LeanToolchain.layout``). A check run binds the gate's check
+  workspace, the carried oleans and its input folder read-only, and a fresh per-run output
+  folder as its scratch, the only writable place (``LeanToolchain.check_layout``). The
+  probe's write attempts cover every read-only bind, so a check workspace left writable
+  fails the probe.
 
 It fails closed. When bubblewrap, ``prlimit`` or ``timeout`` is missing, when user
 namespaces are refused, or when the probe run before every command finds the network
@@ -33,6 +39,7 @@ import json
 import os
 import shutil
 import socket
+import stat
 import sys
 import time
 from collections.abc import Mapping, Sequence
@@ -42,6 +49,7 @@ from typing import Literal, Protocol
 
 from network import proc
 from network.errors import LemmataError, define
+from network.gate import safe_io
 from network.record.models import Caps
 
 define("sandbox-unavailable", 3, 503,
@@ -295,11 +303,21 @@ class Sandbox:
     # --- running -----------------------------------------------------------------------
 
     def _prepare(self, layout: SandboxLayout) -> None:
-        """Create scratch, its home and tmp; refuse a relative scratch path."""
+        """Create scratch, its home and tmp; refuse a relative scratch path.
+
+        ``home`` and ``tmp`` are made without following links: an earlier run in the same
+        scratch may have planted ``home`` → a host folder (issue 10). Such a link is
+        refused (``build-output-refused``), never followed.
+        """
         if not layout.scratch.is_absolute():
             raise LemmataError("sandbox-unavailable", "scratch must be an absolute path")
-        for d in (layout.scratch, layout.scratch / "home", layout.scratch / "tmp"):
-            d.mkdir(parents=True, exist_ok=True)
+        layout.scratch.mkdir(parents=True, exist_ok=True)
+        for name in ("home", "tmp"):
+            if not safe_io.lexists(layout.scratch, name):
+                safe_io.make_dir(layout.scratch, name)
+            elif not stat.S_ISDIR(os.lstat(layout.scratch / name).st_mode):
+                raise LemmataError("build-output-refused",
+                                   f"scratch/{name} is a link or not a folder")
 
     def _exec(self, argv: Sequence[str], layout: SandboxLayout, caps: Caps, *,
               cwd: Path | None, env: Mapping[str, str] | None,

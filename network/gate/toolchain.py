@@ -28,7 +28,7 @@ from typing import Any, Literal, Protocol, runtime_checkable
 
 from network.errors import define
 from network.gate.sandbox import KilledBy, SandboxRunner
-from network.gate.workspace import Workspace
+from network.gate.workspace import OleanArtifact, Workspace
 from network.record.models import Caps, GateSpec
 
 define("toolchain-missing", 1, 503,
@@ -129,6 +129,9 @@ class BuildResult:
         rc: lake's exit status (-1 when it never ran).
         killed_by: which cap ended it, if any.
         log: the tail of lake's output (at most 20,000 characters).
+        artifacts: the compiled files of the modules ``build`` was asked to ``export``,
+            read from the scratch tree without following links, with their SHA-256
+            (:func:`~network.gate.workspace.export_oleans`); empty unless ``ok``.
     """
 
     ok: bool
@@ -138,6 +141,7 @@ class BuildResult:
     rc: int = -1
     killed_by: KilledBy | None = None
     log: str = ""
+    artifacts: tuple[OleanArtifact, ...] = ()
 
 
 @dataclass(frozen=True)
@@ -420,7 +424,14 @@ class Toolchain(Protocol):
 
     ``workspace`` is a :class:`~network.gate.workspace.Workspace` written by
     :func:`~network.gate.workspace.write_workspace`; module names come from
-    :func:`network.ids.module_name`.
+    :func:`network.ids.module_name`. Two trust domains (issue 10, D-4 v3.27; see
+    :mod:`network.gate.workspace`): :meth:`build` runs in a workspace bound writable (the
+    contributor's scratch, or a check workspace the gate builds from base bytes), and
+    returns the ``export``-ed modules' compiled files; every other method is a check and
+    takes a *check* workspace (``role="check"``, built, carried files placed by
+    :func:`~network.gate.workspace.place_carried`), which a check run sees read-only with
+    a fresh output folder as its only writable place. A check method handed a scratch
+    workspace raises ValueError (a gate bug).
     """
 
     @property
@@ -433,8 +444,11 @@ class Toolchain(Protocol):
         ...
 
     def build(self, workspace: Workspace, modules: Sequence[str], sandbox: SandboxRunner,
-              caps: Caps) -> BuildResult:
-        """``lake build`` of ``modules`` inside ``sandbox`` under ``caps`` (step 3)."""
+              caps: Caps, export: Sequence[str] = ()) -> BuildResult:
+        """``lake build`` of ``modules`` inside ``sandbox`` under ``caps`` (step 3, and the
+        gate's own build of a check workspace); on success the compiled files of
+        ``export`` (contributor modules, for the check workspace) come back in
+        ``artifacts``, or the build fails with ``build-output-refused``."""
         ...
 
     def replay(self, workspace: Workspace, modules: Sequence[str], sandbox: SandboxRunner,
@@ -539,7 +553,7 @@ class MissingToolchain:
                              detail=self.detail)
 
     def build(self, workspace: Workspace, modules: Sequence[str], sandbox: SandboxRunner,
-              caps: Caps) -> BuildResult:
+              caps: Caps, export: Sequence[str] = ()) -> BuildResult:
         """``toolchain-missing``."""
         return BuildResult(False, "toolchain-missing", tuple(modules), log=self.detail)
 

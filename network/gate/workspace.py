@@ -17,26 +17,88 @@ trusted project, never from a submission): ``<pins_root>/<mathlib rev>/`` for a 
 pins Mathlib, ``<pins_root>/core/`` for one that needs only Lean's core library; each holds
 ``lake-manifest.json`` and ``.lake/packages/<name>/`` with built oleans (``lake exe cache
 get``).
+
+**Two trust domains** (issue 10; D-4 v3.27 "a verdict rests on a second run that executes
+none of the contributor's code"; DESIGN.md "Security posture"):
+
+* a **scratch** workspace (``role="scratch"``) holds every source, the contributor's
+  included; step 3 builds it with the whole folder bound writable. Anything in it may have
+  been rewritten by elaboration-time code: oleans of the statement, ``lakefile.toml``,
+  ``lean-toolchain``, links planted anywhere. The gate reads back exactly one thing: the
+  contributor's modules' compiled files (:func:`export_oleans`), each read without
+  following links (:mod:`network.gate.safe_io`), size-capped and SHA-256 recorded.
+* a **check** workspace (``role="check"``, fresh) is written by the gate from base bytes
+  only (the node's Statement, Witness, the target's defs, the merged proofs a use line
+  imports, gate-made hole statements), with packages read-only from the pin directory; the
+  gate builds it there itself (its only writable run), then :func:`place_carried` writes the
+  carried files into a host-only folder ``<root>.host/carried/lib/lean`` that no sandbox
+  ever gets write access to, and the checks run with the workspace bound read-only and a
+  fresh per-run output folder as their only writable place. A carried module named like a
+  module the check workspace builds, or whose olean path the trusted build already filled,
+  is refused (``build-output-refused``): it could otherwise shadow a trusted olean.
+* checker requests, the checkers' sources and Comparator's config are written into fresh
+  host-only ``<root>.host/<run>/in`` folders before the run and bound read-only
+  (:func:`new_run`); the host never writes into a folder a sandbox wrote.
+
+Why hash-checked oleans and not lean4export data: the gate's checkers
+(``network/gate/lean/*.lean``) are Lean programs that ``importModules`` the statement and
+the solution, and leanchecker replays an olean; lean4export's NDJSON would need every
+checker rewritten as an NDJSON reader. The cost is stated plainly: a crafted olean is
+mmapped by the check run, so a loader exploit could forge that run's report, though not
+write anything anywhere (the run's only writable folder is its own output). Where the
+gate-spec asks for Comparator (``kernel.replay == "comparator"``), Comparator does the
+export itself from a never-built workspace (:func:`write_workspace` with every source, see
+``LeanToolchain.run_comparator``), as its README's assumption 2 requires.
+
+Facts this rests on, read in the tools' sources:
+
+* lake writes a module's compiled files to ``<pkg>/.lake/build/lib/lean/<Mod/Path>`` with
+  the extensions ``olean``, ``olean.server``, ``olean.private``, ``ilean`` (also ``ir``,
+  ``trace``): lean4 src/lake/Lake/Config/Module.lean (``oleanFile``, ``oleanServerFile``,
+  ``oleanPrivateFile``, ``ileanFile``: ``leanLibPath ext`` under ``pkg.leanLibDir``), and
+  src/lake/Lake/Config/Package.lean (``leanLibDir := buildDir / config.leanLibDir``).
+* ``lake env`` sets ``LEAN_PATH`` to ``ws.leanPath ++ lakeEnv.leanPath`` where
+  ``lakeEnv.leanPath = lake.libDir :: initLeanPath`` and ``initLeanPath`` is the existing
+  ``LEAN_PATH``: lean4 src/lake/Lake/Config/Workspace.lean (``augmentedLeanPath``,
+  ``augmentedEnvVars``) and src/lake/Lake/Config/Env.lean (``compute``, ``leanPath``). So an
+  existing ``LEAN_PATH`` is kept, *after* every package's own lib folder: the carried folder
+  passed that way can never shadow a trusted olean of the workspace or its packages.
+* Comparator assumes the challenge, its imports and the lakefile are trusted, and that the
+  solution (or any adversarial file) was never compiled before; it builds challenge and
+  solution itself, writing ``.lake``: leanprover/comparator README.md ("Given the following
+  assumptions" 1-2, "Internals" 1-3).
 """
 
 from __future__ import annotations
 
+import dataclasses
 import hashlib
 import json
 import re
+import tempfile
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path, PurePosixPath
-from typing import Any
+from typing import Any, Literal
 
 from network import ids
 from network.errors import LemmataError
+from network.gate import safe_io
 from network.record.models import GateSpec
 
 ROOT_PACKAGE = "lemmata_gate"
 LIBRARY = "Lemmata"
 CHECKER_DIR = ".lemmata-checkers"
 MANIFEST_VERSION = "1.1.0"
+#: Where lake puts the root package's compiled modules (Lake Module.lean, Package.lean).
+LIB_DIR = PurePosixPath(".lake/build/lib/lean")
+#: The compiled files of one module that cross from scratch, ``olean`` first (required);
+#: the others exist only for module-system files or when lake writes them.
+OLEAN_EXTS = ("olean", "olean.server", "olean.private", "ilean")
+#: Cap on one compiled file read back from scratch (bytes).
+MAX_OLEAN_BYTES = 256 * 1024 * 1024
+
+Role = Literal["scratch", "check"]
 
 
 @dataclass(frozen=True)
@@ -71,20 +133,69 @@ def node_source(target: str, node: str, file_stem: str, data: bytes) -> Source:
 
 
 @dataclass(frozen=True)
+class CarriedFile:
+    """One compiled file carried from scratch into a check workspace.
+
+    Attributes:
+        module: the module it belongs to.
+        path: its path below the carried lib folder (``Lemmata/<t>/<n>/Proof.olean``).
+        sha256: SHA-256 of its bytes as read from scratch, 64 lowercase hex digits.
+    """
+
+    module: str
+    path: PurePosixPath
+    sha256: str
+
+
+@dataclass(frozen=True)
+class OleanArtifact:
+    """A contributor module's compiled files, read from scratch without following links.
+
+    Attributes:
+        module: the module name.
+        source_path: its source's workspace-relative path (``Lemmata/<t>/<n>/Proof.lean``).
+        files: (extension, bytes) for each of :data:`OLEAN_EXTS` present, ``olean`` first.
+    """
+
+    module: str
+    source_path: PurePosixPath
+    files: tuple[tuple[str, bytes], ...] = field(repr=False)
+
+    @property
+    def hashes(self) -> dict[str, str]:
+        """Extension → SHA-256 hex of that file's bytes."""
+        return {ext: hashlib.sha256(data).hexdigest() for ext, data in self.files}
+
+
+@dataclass(frozen=True)
 class Workspace:
     """A written lake workspace.
 
     Attributes:
-        root: absolute path of the workspace directory (writable: lake writes ``.lake``).
+        root: absolute path of the workspace directory.
         spec: the gate-spec it was written from.
         sources: the Lean files it holds.
         pins_dir: the pin directory its packages come from; None for none.
+        role: ``scratch`` (the contributor's build: bound writable, trusted for nothing
+            but the carried oleans) or ``check`` (gate-owned: built by the gate from base
+            bytes, then bound read-only to every check run).
+        host_dir: ``<root>.host``, a folder only the host writes (per-run request folders,
+            the carried oleans); never bound writable into a sandbox.
+        withheld: the contributor's sources a check workspace does not hold (their oleans
+            are carried instead); Comparator gets them as source in a fresh workspace.
+        carried: the carried files, once :func:`place_carried` wrote them.
+        carried_dir: the lib folder holding them (``<host_dir>/carried/lib/lean``).
     """
 
     root: Path
     spec: GateSpec
     sources: tuple[Source, ...]
     pins_dir: Path | None = None
+    role: Role = "check"
+    host_dir: Path | None = None
+    withheld: tuple[Source, ...] = ()
+    carried: tuple[CarriedFile, ...] = ()
+    carried_dir: Path | None = None
 
     def source(self, module: str) -> Source:
         """The source of ``module``.
@@ -99,9 +210,24 @@ class Workspace:
 
     def input_files(self) -> dict[str, bytes]:
         """Every input file's exact bytes as on disk now, by workspace-relative path:
-        ``lean-toolchain``, ``lakefile.toml`` and each source."""
+        ``lean-toolchain``, ``lakefile.toml``, each source and, in a check workspace, each
+        carried file as ``carried/<path>``. Read without following links."""
         rels = ["lean-toolchain", "lakefile.toml", *(str(s.path) for s in self.sources)]
-        return {rel: (self.root / rel).read_bytes() for rel in sorted(rels)}
+        out = {rel: safe_io.read_file(self.root, rel) for rel in rels}
+        if self.carried_dir is not None:
+            for c in self.carried:
+                out[f"carried/{c.path}"] = safe_io.read_file(self.carried_dir, c.path)
+        return dict(sorted(out.items()))
+
+
+def require_check(workspace: Workspace) -> None:
+    """Refuse to check in a scratch workspace: its files are the contributor's to rewrite.
+
+    Raises:
+        ValueError: ``workspace.role`` is ``scratch`` (a gate bug, never a verdict).
+    """
+    if workspace.role != "check":
+        raise ValueError(f"checks never run in the scratch workspace {workspace.root}")
 
 
 def lean_toolchain_text(spec: GateSpec) -> str:
@@ -158,15 +284,22 @@ def manifest_for(spec: GateSpec, template: dict[str, Any] | None) -> dict[str, A
 
 
 def write_workspace(root: Path, spec: GateSpec, sources: Sequence[Source],
-                    pins_root: Path | None = None) -> Workspace:
+                    pins_root: Path | None = None, *, role: Role = "check",
+                    withheld: Sequence[Source] = ()) -> Workspace:
     """Write a lake workspace for ``sources`` under ``root`` (created; must be empty).
 
+    Writes ``lean-toolchain``, ``lakefile.toml``, ``lake-manifest.json``, the sources and
+    the root module ``Lemmata.lean`` importing every source, all before any sandbox runs
+    there, and creates the host-only folder ``<root>.host``.
+
     Args:
-        root: absolute directory to write; it becomes the sandbox's scratch.
+        root: absolute directory to write.
         spec: the gate-spec whose pins it follows.
         sources: the Lean files, with the exact bytes to write.
         pins_root: where pin directories live; None writes no packages (a target without
             Mathlib or packages needs none; one with them then fails to build).
+        role: ``scratch`` for the contributor's build, ``check`` for the gate's own.
+        withheld: (check workspaces) the contributor's sources kept out of it.
 
     Returns:
         The :class:`Workspace`.
@@ -174,31 +307,117 @@ def write_workspace(root: Path, spec: GateSpec, sources: Sequence[Source],
     Raises:
         LemmataError: ``toolchain-mismatch`` when the pin directory's manifest disagrees
             with the gate-spec, ``hostile-path`` when a source path escapes the workspace.
-        FileExistsError: ``root`` exists and is not empty.
+        FileExistsError: ``root`` exists and is not empty, or ``<root>.host`` exists.
     """
     root.mkdir(parents=True, exist_ok=True)
     if any(root.iterdir()):
         raise FileExistsError(f"{root} is not empty")
+    host_dir = root.parent / f"{root.name}.host"
+    host_dir.mkdir()
     pins_dir = (pins_root / pins_key(spec)) if pins_root is not None else None
     template: dict[str, Any] | None = None
     if pins_dir is not None and (pins_dir / "lake-manifest.json").is_file():
         template = json.loads((pins_dir / "lake-manifest.json").read_text("utf-8"))
     needs_packages = spec.mathlib is not None or bool(spec.packages)
     manifest = manifest_for(spec, template if needs_packages else None)
-    (root / "lean-toolchain").write_text(lean_toolchain_text(spec), "utf-8")
-    (root / "lakefile.toml").write_text(lakefile_text(spec), "utf-8")
-    (root / "lake-manifest.json").write_text(json.dumps(manifest, indent=2) + "\n", "utf-8")
-    if needs_packages and pins_dir is not None:
-        (root / ".lake").mkdir()
-        (root / ".lake" / "packages").symlink_to(pins_dir / ".lake" / "packages")
     for src in sources:
         rel = src.path
         if rel.is_absolute() or ".." in rel.parts or not str(rel).endswith(".lean"):
             raise LemmataError("hostile-path", f"source path {rel} is not a relative .lean path")
-        dest = root / rel
-        dest.parent.mkdir(parents=True, exist_ok=True)
-        dest.write_bytes(src.data)
-    return Workspace(root, spec, tuple(sources), pins_dir if needs_packages else None)
+    safe_io.write_new(root, "lean-toolchain", lean_toolchain_text(spec).encode())
+    safe_io.write_new(root, "lakefile.toml", lakefile_text(spec).encode())
+    safe_io.write_new(root, "lake-manifest.json",
+                      (json.dumps(manifest, indent=2) + "\n").encode())
+    safe_io.write_new(root, f"{LIBRARY}.lean",
+                      root_module_text([s.module for s in sources]).encode())
+    if needs_packages and pins_dir is not None:
+        (root / ".lake").mkdir()
+        (root / ".lake" / "packages").symlink_to(pins_dir / ".lake" / "packages")
+    for src in sources:
+        safe_io.write_new(root, src.path, src.data)
+    return Workspace(root, spec, tuple(sources), pins_dir if needs_packages else None,
+                     role, host_dir, tuple(withheld))
+
+
+def olean_path(source_path: PurePosixPath, ext: str = "olean") -> PurePosixPath:
+    """Where lake writes a module's ``ext`` file below :data:`LIB_DIR`:
+    ``Lemmata/t/n/Proof.lean`` → ``Lemmata/t/n/Proof.olean`` (Lake Module.lean)."""
+    return source_path.with_name(source_path.name[: -len(".lean")] + "." + ext)
+
+
+def export_oleans(scratch: Workspace, modules: Sequence[str]) -> tuple[OleanArtifact, ...]:
+    """Read ``modules``' compiled files from a built scratch workspace (issue 10).
+
+    Every file is read with :func:`network.gate.safe_io.read_optional` (no link followed,
+    regular files only, at most :data:`MAX_OLEAN_BYTES`); ``.olean`` must exist.
+
+    Raises:
+        KeyError: a module the workspace does not hold.
+        LemmataError: ``build-output-refused`` for a link, a special file, an oversize file
+            or a missing ``.olean``.
+    """
+    out: list[OleanArtifact] = []
+    for m in modules:
+        src = scratch.source(m)
+        files: list[tuple[str, bytes]] = []
+        for ext in OLEAN_EXTS:
+            data = safe_io.read_optional(scratch.root, LIB_DIR / olean_path(src.path, ext),
+                                         max_bytes=MAX_OLEAN_BYTES)
+            if data is None and ext == "olean":
+                raise LemmataError("build-output-refused",
+                                   f"the build left no {olean_path(src.path)} for {m}")
+            if data is not None:
+                files.append((ext, data))
+        out.append(OleanArtifact(m, src.path, tuple(files)))
+    return tuple(out)
+
+
+def place_carried(check: Workspace, artifacts: Sequence[OleanArtifact]) -> Workspace:
+    """Write carried compiled files into ``<host_dir>/carried/lib/lean`` (host-only) and
+    return the check workspace that knows them.
+
+    Refuses (``build-output-refused``) an artifact whose module the check workspace holds,
+    or whose olean path its trusted build already filled (a name collision would let the
+    contributor's file shadow, or be shadowed by, a trusted one).
+
+    Raises:
+        ValueError: ``check`` is not a check workspace, or already has carried files.
+        LemmataError: ``build-output-refused``.
+    """
+    require_check(check)
+    if check.carried_dir is not None or check.host_dir is None:
+        raise ValueError("carried files are placed once, into a workspace with a host folder")
+    held = {s.module for s in check.sources}
+    for art in artifacts:
+        if art.module in held:
+            raise LemmataError("build-output-refused",
+                               f"{art.module} is a module the gate builds itself")
+        for ext in OLEAN_EXTS:
+            if safe_io.lexists(check.root, LIB_DIR / olean_path(art.source_path, ext)):
+                raise LemmataError("build-output-refused",
+                                   f"{art.module}'s {ext} collides with a trusted file")
+    carried_dir = safe_io.make_dir(check.host_dir, "carried/lib/lean")
+    carried: list[CarriedFile] = []
+    for art in artifacts:
+        for ext, data in art.files:
+            rel = olean_path(art.source_path, ext)
+            safe_io.write_new(carried_dir, rel, data)
+            carried.append(CarriedFile(art.module, rel, hashlib.sha256(data).hexdigest()))
+    return dataclasses.replace(check, carried=tuple(carried), carried_dir=carried_dir)
+
+
+def new_run(workspace: Workspace, label: str) -> tuple[Path, Path]:
+    """A fresh pair of folders for one sandboxed run: ``in`` (the host writes the run's
+    inputs there now; bound read-only) and ``out`` (empty; the run's only writable place,
+    never written by the host). Both live under the host-only ``host_dir``.
+
+    Raises:
+        ValueError: the workspace has no host folder.
+    """
+    if workspace.host_dir is None:
+        raise ValueError("the workspace has no host folder")
+    run = Path(tempfile.mkdtemp(prefix=f"{label}-", dir=workspace.host_dir))
+    return safe_io.make_dir(run, "in"), safe_io.make_dir(run, "out")
 
 
 def root_module_text(modules: Sequence[str]) -> str:
