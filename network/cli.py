@@ -508,7 +508,9 @@ def gate_trusted(event_path: Path, artifact: Path, graph: Path, base: str, key_e
                             sandbox=Sandbox(), gate_key=key, key_id=key_id, base=base,
                             approvals=forge.approvals(pr.number),
                             service_logins=service_logins)
-        merged = None if dry_run else T.publish_and_merge(decision, forge)
+        merged = None
+        if not dry_run:
+            decision, merged = T.publish_and_merge(decision, forge)
     finally:
         forge.close_connections()
     click.echo(json.dumps({**decision.to_dict(), "merged": merged, "dry_run": dry_run},

@@ -247,7 +247,7 @@ def test_an_artifact_naming_another_pull_request_or_head_merges_nothing(
         merge = api.put(f"{API}/pulls/7/merge").mock(httpx.Response(200, json={}))
         status = api.post(url__regex=rf"{API}/statuses/.*").mock(httpx.Response(201, json={}))
         forge = GitHubForge("lemmata", "graph", "t0ken")
-        assert T.publish_and_merge(d, forge) is None
+        assert T.publish_and_merge(d, forge)[1] is None
     assert not merge.called and status.called
     assert json.loads(status.calls[0].request.content)["state"] == "failure"
 
@@ -437,7 +437,7 @@ def test_publish_and_merge_pins_the_events_head_sha(
     root, base, head = _pr_repo(tmp_path, pub, _proof_files())
     d = _judge(tmp_path, root, base, head, key)
     assert d.merge
-    main = "d" * 40
+    main = d.base_sha  # main has not moved since the judgment
     with respx.mock(assert_all_called=False) as api:
         api.get(f"{API}/git/commits/{main}").mock(
             httpx.Response(200, json={"tree": {"sha": "e" * 40}, "author": {"name": "x"}}))
@@ -454,7 +454,7 @@ def test_publish_and_merge_pins_the_events_head_sha(
         merge = api.put(f"{API}/pulls/7/merge").mock(
             httpx.Response(200, json={"merged": True, "sha": "4" * 40}))
         api.delete(url__regex=rf"{API}/git/refs/heads/.*").mock(httpx.Response(204))
-        merged = T.publish_and_merge(d, GitHubForge("lemmata", "graph", "t0ken"))
+        merged = T.publish_and_merge(d, GitHubForge("lemmata", "graph", "t0ken"))[1]
     assert merged == "4" * 40
     assert json.loads(merge.calls[0].request.content)["sha"] == head
     assert json.loads(status.calls[0].request.content)["state"] == "success"
@@ -777,3 +777,26 @@ def test_a_partial_with_a_carried_witness_is_judged_from_the_export_alone(
     assert all(not exp for _, exp, _ in BuildingToolchain.builds)
     manifest = json.loads((tmp_path / "artifact" / "export.json").read_text())
     assert sorted(manifest["modules"]) == sorted(mod for exp in exported for mod in exp)
+
+
+def test_nothing_merges_when_main_moved_during_the_judgment(
+        tmp_path: Path, gate_key: tuple[Any, m.PublicKey]) -> None:
+    key, pub = gate_key
+    root, base, head = _pr_repo(tmp_path, pub, _proof_files())
+    d = _judge(tmp_path, root, base, head, key)
+    assert d.merge and d.base_sha == base
+    with respx.mock(assert_all_called=False) as api:
+        api.get(f"{API}/git/ref/heads/main").mock(
+            httpx.Response(200, json={"object": {"sha": "9" * 40}}))
+        api.get(url__regex=rf"{API}/git/commits/.*").mock(
+            httpx.Response(200, json={"tree": {"sha": "e" * 40}}))
+        for verb, path in (("post", "blobs"), ("post", "trees"), ("post", "commits")):
+            getattr(api, verb)(f"{API}/git/{path}").mock(
+                httpx.Response(201, json={"sha": "1" * 40}))
+        api.patch(f"{API}/git/refs/heads/main").mock(httpx.Response(200, json={}))
+        status = api.post(f"{API}/statuses/{head}").mock(httpx.Response(201, json={}))
+        merge = api.put(f"{API}/pulls/7/merge").mock(httpx.Response(200, json={}))
+        done, merged = T.publish_and_merge(d, GitHubForge("lemmata", "graph", "t0ken"))
+    assert merged is None and not merge.called and not done.merge and done.exit_code == 2
+    assert done.findings[0].code == "trusted-main-moved"
+    assert json.loads(status.calls[0].request.content)["state"] == "pending"

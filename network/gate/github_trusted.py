@@ -41,7 +41,7 @@ import re
 import stat
 from collections.abc import Callable, Mapping, Sequence
 from collections.abc import Set as AbstractSet
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
@@ -106,6 +106,10 @@ define("trusted-build-refused", 3, 422,
        "request adds or changes; it elaborates no contributor code, so the build is "
        "refused.",
        "Nothing to do: this is the gate refusing to run the pull request's code.")
+define("trusted-main-moved", None, 409,
+       "Main moved while the trusted job judged the pull request (another merge), so the "
+       "pass it signed is for an older main and nothing merges.",
+       "Re-run the gate-publish run: it judges the same head against the new main.")
 define("trusted-verdict-unsigned", None, 500,
        "An attestation of the trusted run does not carry a gate signature that verifies "
        "with the published key, so it is not counted as a verdict and nothing merges.",
@@ -563,6 +567,7 @@ class TrustedDecision:
             gate key and passed, for exactly ``head_sha``.
         attestations: the signed attestations (published on main whatever the verdict).
         findings: why it was refused or failed.
+        base_sha: the main commit it was judged against ("" when refused before).
     """
 
     pull_request: int
@@ -571,6 +576,7 @@ class TrustedDecision:
     merge: bool
     attestations: tuple[m.Attestation, ...] = ()
     findings: tuple[Diagnostic, ...] = ()
+    base_sha: str = ""
 
     @property
     def exit_code(self) -> int:
@@ -743,22 +749,29 @@ def decide(graph: Path, ev: WorkflowRunEvent, pr: Any, export_dir: Path, *,
     verdict = outcome.verdict if not findings else "fail"
     return TrustedDecision(pr.number, head, verdict,
                            passes and outcome.verdict == "pass", atts,
-                           tuple(findings + failing))
+                           tuple(findings + failing), base_sha)
 
 
-def publish_and_merge(decision: TrustedDecision, forge: Any) -> str | None:
+def publish_and_merge(decision: TrustedDecision, forge: Any
+                      ) -> tuple[TrustedDecision, str | None]:
     """Carry a decision out on GitHub: commit every attestation onto main (ruling 8), set
     the :data:`STATUS_CONTEXT` status on the head, and merge with ``sha`` = the judged
-    head only when ``decision.merge``.
+    head only when ``decision.merge`` and main is still the commit it was judged against
+    (another merge meanwhile: nothing merges, the status stays ``pending`` with
+    ``trusted-main-moved``, and the run is to be re-run).
 
     Returns:
-        the merge commit (40 hex), or None when nothing merged.
+        (the decision as carried out, the merge commit or None when nothing merged).
 
     Raises:
         LemmataError: the forge's codes (``merge-conflict`` when the head moved).
     """
     from network.gate.run import attestation_path
 
+    if decision.merge and decision.base_sha and forge.main_sha() != decision.base_sha:
+        decision = replace(decision, merge=False, verdict="held", findings=(
+            Diagnostic("trusted-main-moved", f"main is no longer {decision.base_sha}"),
+            *decision.findings))
     if decision.attestations:
         files: dict[str, bytes | None] = {attestation_path(a): A.attestation_bytes(a)
                                           for a in decision.attestations}
@@ -771,6 +784,6 @@ def publish_and_merge(decision: TrustedDecision, forge: Any) -> str | None:
         forge.set_status(decision.head_sha, state, STATUS_CONTEXT,
                          f"gate: {decision.verdict} ({first})")
     if not decision.merge:
-        return None
+        return decision, None
     merged = forge.merge(decision.pull_request, expected_head=decision.head_sha)
-    return str(merged.merge_sha)
+    return decision, str(merged.merge_sha)
