@@ -170,3 +170,34 @@ def test_check_relation_on_a_tiny_workspace(tmp_path: Path, spec: GateSpec) -> N
                                 TermRef(rmod("w", "Relation"), "Tiny.w.relation"), root,
                                 AXIOMS, sb, caps)
     assert bad_join.code == "statement-mismatch"
+
+
+# --- the pinned axiom table (issue 10) -----------------------------------------------------
+
+AX_STATEMENT = b"theorem Tiny.em (p : Prop) : p \xe2\x88\xa8 \xc2\xac p := by\n  sorry\n"
+AX_PROOF = b"theorem Tiny.em (p : Prop) : p \xe2\x88\xa8 \xc2\xac p := Classical.em p\n"
+
+
+def test_axiom_table_matches_lean(tmp_path: Path, spec: GateSpec) -> None:
+    """What the installed Lean reports for propext, Quot.sound and Classical.choice
+    (Classical.em uses all three) is exactly network/gate/axioms/<pin>.json: module and
+    type hash. Without a table for this pin, the failure prints the values to pin."""
+    from network.gate.axioms import pinned_table, table_name
+
+    tc = detect_toolchain(spec)
+    assert isinstance(tc, LeanToolchain)
+    ws = write_workspace(tmp_path / "ax", spec, [
+        node_source("tiny", "ax", "Statement", AX_STATEMENT),
+        node_source("tiny", "ax", "Proof", AX_PROOF)])
+    sb, caps = Sandbox(), Caps(wall_s=300, memory_mib=4096)
+    assert tc.build(ws, ["Lemmata.tiny.ax.Statement", "Lemmata.tiny.ax.Proof"], sb, caps).ok
+    res = tc.check_statement(ws, "Lemmata.tiny.ax.Statement", "Lemmata.tiny.ax.Proof",
+                             ["Tiny.em"], AXIOMS, sb, caps)
+    row = res.theorems[0]
+    assert set(row.axioms) == set(AXIOMS), row
+    reported = {i.name: (i.module, i.type_sha256) for i in row.axiom_identities}
+    table = pinned_table(spec.lean_toolchain)
+    assert table is not None, (f"no {table_name(spec.lean_toolchain)}; Lean reports "
+                               f"{reported} (module, type_sha256): pin these")
+    assert reported == {n: (e.module, e.type_sha256) for n, e in table.items()}, reported
+    assert res.ok, res
