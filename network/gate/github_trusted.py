@@ -15,13 +15,14 @@ that artifact is untrusted data. This job:
 2. refuses an artifact that names another pull request or another head
    (``trusted-artifact-mismatch``) and any pull request that touches ``.github/``
    (``workflow-path-refused``) or a path only the gate writes (``gate-only-path``);
-3. judges ``base..head`` itself with :func:`network.gate.run.run_gate`: step 3's build
-   is replaced by :class:`ExportedBuild`, which builds only the modules whose bytes are
-   the graph's at base and installs the contributor modules' compiled files from the
-   artifact (hash-checked, read without following links), so no contributor code is
-   elaborated here; kernel replay of those files, the statement match and the axioms
-   (steps 4-8) then run as everywhere else. With no toolchain the run fails closed
-   (``toolchain-missing``);
+3. judges ``base..head`` itself with :func:`network.gate.run.run_gate` under
+   :class:`ExportedBuild`: the scratch build of the two trust domains runs nothing and
+   hands over the contributed modules' compiled files from the artifact (hash-checked,
+   read without following links, built from exactly the bytes git holds); the check
+   workspace's own build refuses any module holding the pull request's bytes. So no
+   contributor code is elaborated here. Kernel replay of those files, the statement
+   match and the axioms (steps 4-8) then run as everywhere else; with no toolchain the
+   run fails closed (``toolchain-missing``);
 4. signs every attestation with the gate key, checks each signature against the key the
    graph publishes under ``keys/`` and merges only when every attestation it signed
    itself passed, through ``PUT /pulls/{n}/merge`` with ``sha`` = the event's head, so a
@@ -539,8 +540,8 @@ def fetch_head(graph: Path, pull_request: int, head_sha: str, *, remote: str = "
             head is another commit; ``subprocess-timeout``.
     """
     ref = f"refs/lemmata/pull/{int(pull_request)}"
-    done = proc.run(["git", "-C", str(graph), "-c", "protocol.file.allow=always", "fetch",
-                     "--no-tags", "--no-recurse-submodules", remote,
+    done = proc.run(["git", "-C", str(graph), "fetch", "--no-tags",
+                     "--no-recurse-submodules", "--no-write-fetch-head", remote,
                      f"+refs/pull/{int(pull_request)}/head:{ref}"], timeout_s=timeout_s)
     if done.rc != 0:
         raise LemmataError("trusted-head-missing", done.err.strip()[-500:] or "git fetch failed")
