@@ -18,6 +18,7 @@ from network.api import claims, db
 from network.api.graphs import Snapshot
 from network.api.service import Service, iso
 from network.errors import LemmataError, catalog_json
+from network.record.derive import stewards_of
 from network.record.loader import Graph, Node, Target
 
 #: Prose sections of a node bundle that ``include`` selects (D-28 v3.44 notation note,
@@ -181,7 +182,7 @@ def target_view(svc: Service, target: str) -> dict[str, Any]:
         "approaches": [{"path": a.path, **_dump(a.record)} for a in t.approaches],
         "defs": {stem: {"path": lf.path, "sha256": lf.sha256, "bytes": lf.size}
                  for stem, lf in sorted(t.defs.items())},
-        "stewards": [st.record.pseudonym for st in t.stewards],
+        "stewards": stewards_of(graph, target),  # verified ones only (ruling 14)
     }
 
 

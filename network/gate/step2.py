@@ -32,6 +32,7 @@ from network.gate.artifacts import (
 )
 from network.gate.diff import Diff
 from network.gate.result import Diagnostic, StepResult
+from network.record import derive
 from network.record import models as m
 from network.record.loader import ATTEMPT_RE, Graph, sha256_hex
 
@@ -76,7 +77,8 @@ def roles_of(base: Graph, target: str, pseudonym: str | None) -> frozenset[str]:
         if c.pseudonym.lower() == pseudonym.lower() and ("*" in c.targets or target in c.targets):
             roles.add("curator")
     t = base.targets.get(target)
-    if t is not None and any(s.record.pseudonym.lower() == pseudonym.lower() for s in t.stewards):
+    if t is not None and any(s.lower() == pseudonym.lower()  # verified records (ruling 14)
+                             for s in derive.stewards_of(base, target)):
         roles.add("steward")
     return frozenset(roles)
 
