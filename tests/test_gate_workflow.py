@@ -489,6 +489,21 @@ def test_fetch_head_takes_refs_pull_and_checks_the_sha(tmp_path: Path) -> None:
     with pytest.raises(LemmataError) as exc:
         T.fetch_head(clone, 7, "c" * 40)
     assert exc.value.code == "trusted-head-moved"
+    with pytest.raises(LemmataError) as exc:  # no such pull request on the remote
+        T.fetch_head(clone, 8, sha)
+    assert exc.value.code == "trusted-head-missing"
+
+
+def test_a_head_absent_from_the_trusted_checkout_is_refused(
+        tmp_path: Path, gate_key: tuple[Any, m.PublicKey]) -> None:
+    key, pub = gate_key
+    root, base, _head = _pr_repo(tmp_path, pub, _proof_files())
+    absent = "c" * 40
+    (tmp_path / "artifact").mkdir()
+    d = T.decide(root, T.parse_event(_event(absent)), FakePR(7, absent, None),
+                 tmp_path / "artifact", toolchain=_toolchain(), sandbox=Sandbox(),
+                 gate_key=key, key_id="gate-test", base=base)
+    assert not d.merge and [f.code for f in d.findings] == ["trusted-head-missing"]
 
 
 # --- workflow shape and lint ---------------------------------------------------------
