@@ -429,3 +429,69 @@ def test_carried_oleans_never_shadow_a_trusted_module(tmp_path: Path) -> None:
     scratch = write_workspace(tmp_path / "scratch", spec, [stmt, proof], role="scratch")
     with pytest.raises(ValueError):  # and never into a scratch workspace
         place_carried(scratch, [])
+
+
+def test_comparator_gets_a_never_built_workspace_and_a_read_only_config(tmp_path: Path
+                                                                        ) -> None:
+    """Comparator's README assumption 2: the solution was never compiled. It runs in a
+    fresh workspace holding the sources only; its config lies in a read-only host folder."""
+    from network.gate.sandbox import SandboxLayout, SandboxResult
+    from network.gate.workspace import node_source, write_workspace
+    tools = tmp_path / "tools"
+    tools.mkdir()
+    for name in ("comparator", "lean4export", "landrun"):
+        (tools / name).write_text("#!/bin/sh\n")
+    spec = m.GateSpec.model_validate({"schema": "gate-spec/v1",
+                                      "lean_toolchain": DEFAULT_TOOLCHAIN,
+                                      "kernel": {"replay": "comparator"}})
+    stmt = node_source(T, "mid", "Statement", STATEMENT)
+    proof = node_source(T, "mid", "Proof", PROOF)
+    check = write_workspace(tmp_path / "check", spec, [stmt], withheld=[proof])
+    (check.root / ".lake" / "build").mkdir(parents=True)  # the gate's own build ran here
+    calls: list[tuple[list[str], SandboxLayout, Path | None]] = []
+    row = {"name": "Demo.mid", "found": True, "type_equal": True,
+           "mismatched_constants": [], "axioms": []}
+
+    class Recorder:
+        def run(self, argv: Any, layout: SandboxLayout, caps: Any, *, cwd: Any = None,
+                env: Any = None) -> SandboxResult:
+            calls.append((list(argv), layout, cwd))
+            out = json.dumps({"checker": "CheckStatement", "version": 1, "theorems": [row]})
+            return SandboxResult(0, out if len(calls) == 1 else "Your solution is okay!", "",
+                                 None, 0.1, tuple(argv))
+
+    (tmp_path / "bin").mkdir()
+    tc = LeanToolchain(spec, tmp_path / "bin", tmp_path, comparator=tools / "comparator",
+                       lean4export=tools / "lean4export", landrun=tools / "landrun")
+    res = tc.check_statement(check, stmt.module, proof.module, ["Demo.mid"], ["propext"],
+                             Recorder(), m.Caps())
+    assert res.ok, res
+    assert len(calls) == 2
+    (_, check_layout, _), (argv, layout, cwd) = calls
+    assert check_layout.scratch != check.root and check.root in check_layout.read_only
+    fresh = layout.scratch
+    assert cwd == fresh and fresh != check.root and check.root not in fresh.parents
+    assert (fresh / "Lemmata/demo/mid/Proof.lean").read_bytes() == PROOF
+    assert (fresh / "Lemmata/demo/mid/Statement.lean").read_bytes() == STATEMENT
+    assert not (fresh / ".lake" / "build").exists()  # never built
+    cfg = Path(argv[-1])
+    assert argv[1:3] == ["env", str(tools / "comparator")]
+    assert cfg.parent in layout.read_only and fresh not in cfg.parents
+    conf = json.loads(cfg.read_text())
+    assert conf["challenge_module"] == stmt.module and conf["solution_module"] == proof.module
+
+
+def test_a_planted_home_link_in_scratch_is_refused_not_followed(tmp_path: Path) -> None:
+    """A later run in the same scratch makes ``home``/``tmp`` without following a link an
+    earlier run planted (issue 10)."""
+    from network.errors import LemmataError
+    from network.gate.sandbox import SandboxLayout
+    target = tmp_path / "host-home"
+    target.mkdir()
+    scratch = tmp_path / "scratch"
+    scratch.mkdir()
+    (scratch / "home").symlink_to(target)
+    with pytest.raises(LemmataError) as exc:
+        Sandbox().run(["/bin/true"], SandboxLayout(scratch=scratch), m.Caps())
+    assert exc.value.code == "build-output-refused"
+    assert not list(target.iterdir())
