@@ -276,7 +276,7 @@ def hypothesesExists (type : Expr) (keep : Option (Array String)) : MetaM Expr :
     return body
 
 def report (checker : String) (fields : List (String × Json)) : Json :=
-  Json.mkObj ([("checker", Json.str checker), ("version", (1 : Nat))] ++ fields)
+  Json.mkObj ([("checker", Json.str checker), ("version", toJson (1 : Nat))] ++ fields)
 
 /-- The shared `main`: read the request file, run, print one JSON object; exit 0 when the
 check ran (its findings are data), 1 when it could not. -/
