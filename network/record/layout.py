@@ -38,7 +38,7 @@ PLACEHOLDERS: dict[str, str] = {
     "k": r"[1-9][0-9]*",
     "seq:06d": r"\d{6}",
     "key_id": r"[a-z0-9][a-z0-9-]{0,63}",
-    "id": r"[a-z0-9]+(?:-[a-z0-9]+)*--[A-Za-z0-9@-]+?--[0-9a-f]{12}--[0-9a-f]{12}",
+    "id": r"[A-Za-z0-9][A-Za-z0-9@_.-]*",  # the gate's attestation_id, or a builder's
     "sha256": r"[0-9a-f]{64}",
     "hash": r"[0-9a-f]{64}",
     "Stem": r"[A-Za-z][A-Za-z0-9_]*",
@@ -159,6 +159,17 @@ PATH_TABLE: tuple[PathRule, ...] = (
 )
 
 
+def _literal_segments(template: str) -> tuple[tuple[int, str], ...]:
+    """(index, text) of each path segment of ``template`` that holds no placeholder."""
+    return tuple((i, seg) for i, seg in enumerate(template.split("/")) if "<" not in seg)
+
+
+_BY_DEPTH: dict[int, list[tuple[PathRule, tuple[tuple[int, str], ...]]]] = {}
+for _rule in PATH_TABLE:
+    _BY_DEPTH.setdefault(_rule.template.count("/") + 1, []).append(
+        (_rule, _literal_segments(_rule.template)))
+
+
 def match(path: str) -> tuple[PathRule, dict[str, str]] | None:
     """The row that admits ``path`` and its placeholder values, or None when none does.
 
@@ -167,9 +178,13 @@ def match(path: str) -> tuple[PathRule, dict[str, str]] | None:
 
     Returns:
         (rule, placeholder → value); templates never overlap, so at most one row admits a
-        path (``tests/test_gate_paths.py`` holds that too).
+        path (``tests/test_gate_paths.py`` holds that too). Rows are tried only where the
+        path has their depth and literal segments, so a lookup costs a few comparisons.
     """
-    for rule in PATH_TABLE:
+    segments = path.split("/")
+    for rule, literals in _BY_DEPTH.get(len(segments), ()):
+        if any(segments[i] != seg for i, seg in literals):
+            continue
         mt = rule.regex.fullmatch(path)
         if mt is not None:
             return rule, mt.groupdict()

@@ -26,6 +26,7 @@ from pydantic import BaseModel, ValidationError
 
 from network import ids
 from network.errors import LemmataError, Problem, ValidationFailed, define
+from network.record import layout
 from network.record import models as m
 from network.record.forked import ForkedCall
 from network.record.source import DEFAULT_MAX_FILE_BYTES, CommitSource, Source, WorktreeSource
@@ -590,6 +591,7 @@ def _load(source: Source) -> Graph:
 
 
 def _load_rest(source: Source, files: dict[str, int], r: _Reader, policy: m.Policy) -> Graph:
+    r.files = _in_the_table(files, r.problems)
     curators_rf = r.record("curators.json", m.Curators)
     g = Graph(
         source=source,
@@ -603,6 +605,20 @@ def _load_rest(source: Source, files: dict[str, int], r: _Reader, policy: m.Poli
     if r.problems:
         raise ValidationFailed(r.problems)
     return g
+
+
+def _in_the_table(files: dict[str, int], problems: list[Problem]) -> dict[str, int]:
+    """The files a template of the one path table admits (:mod:`network.record.layout`,
+    docs/record.md) or that are tooling the loader skips (:data:`PRODUCT_PATHS_RE`); each
+    other file is ``unknown-file`` and is read no further (no catch-all folder, issue 9)."""
+    kept: dict[str, int] = {}
+    for path, size in files.items():
+        if PRODUCT_PATHS_RE.fullmatch(path) or layout.match(path) is not None:
+            kept[path] = size
+        else:
+            problems.append(Problem("unknown-file", "no place in the layout of "
+                                    "docs/record.md", path))
+    return kept
 
 
 def _by_prefix(files: dict[str, int], prefix: str) -> list[str]:
