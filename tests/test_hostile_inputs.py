@@ -150,7 +150,8 @@ def _raw_tree(repo: pygit2.Repository, entries: list[tuple[int, bytes, pygit2.Oi
     return repo.odb.write(pygit2.enums.ObjectType.TREE, data)
 
 
-def test_hostile_names_in_a_git_tree(b: GraphBuilder) -> None:
+def _hostile_commit(b: GraphBuilder) -> tuple[str, str]:
+    """(valid base, a commit on it whose tree holds every hostile name class)."""
     head = git_commit(b.root, "valid")
     repo = pygit2.Repository(str(b.root))
     base = repo.get(head).tree
@@ -175,7 +176,11 @@ def test_hostile_names_in_a_git_tree(b: GraphBuilder) -> None:
     ])
     sig = pygit2.Signature(FIXED_NAME, FIXED_EMAIL, FIXED_TIME, 0)
     evil = str(repo.create_commit(None, sig, sig, "hostile", top, [repo.head.target]))
+    return head, evil
 
+
+def test_hostile_names_in_a_git_tree(b: GraphBuilder) -> None:
+    _, evil = _hostile_commit(b)
     problems = validate_graph(b.root, evil)
     assert {p.code for p in problems} == {"hostile-path", "symlink-refused"}
     paths = {p.path for p in problems}
@@ -185,6 +190,29 @@ def test_hostile_names_in_a_git_tree(b: GraphBuilder) -> None:
     assert len(problems) == 5
     # the work tree is untouched and still valid
     assert validate_graph(b.root) == []
+
+
+def test_the_gate_refuses_hostile_names_at_step_2_with_an_attestation(b: GraphBuilder) -> None:
+    """The same tree as a pull request: no exception (exit 3), but a step-2 refusal per
+    class with its own code, exit 1 and an attestation whose paths are printable (issue 9);
+    the base still validates."""
+    from network.gate.run import run_gate
+    from network.gate.sandbox import Sandbox
+    from network.gate.toolchain import MissingToolchain
+
+    base, evil = _hostile_commit(b)
+    out = run_gate(b.root, base, evil, toolchain=MissingToolchain, sandbox=Sandbox(),
+                   submitter="alice")
+    assert out.verdict == "fail" and out.exit_code == 1
+    [att] = out.attestations
+    assert att.first_failing_step == 2 and [s.step for s in att.steps] == [2]
+    found = {(d["code"], d["path"]) for s in att.steps for d in s.diagnostics}
+    assert {("path-dot-segment", ".."), ("path-not-portable", "..x"),
+            ("path-control-character", "a\\nb"), ("symlink-in-submission", "lnk")} <= found
+    assert any(code == "path-not-portable" and path.startswith(f"targets/{T}/nodes/r")
+               for code, path in found), found
+    assert all(path.isprintable() for _, path in found)
+    assert validate_graph(b.root, base) == []
 
 
 # --- everything at once, through the CLI -----------------------------------------------
