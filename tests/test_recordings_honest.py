@@ -177,6 +177,23 @@ def test_no_recording_contradicts_its_fixture(tmp_path: Path) -> None:
     assert Inspecting.found == []
 
 
+def test_no_service_flow_recording_contradicts_its_fixture(tmp_path: Path) -> None:
+    """The same rules over the service flow make_api_recordings.py records."""
+    import anyio
+    from api_flow_support import PROOF_MID_RACER, FlowNet, agent_flow, flow_scenario
+
+    scenario, store = flow_scenario(), {}
+    Inspecting.found = []
+    net = FlowNet.create(tmp_path, lambda spec: Inspecting(spec, scenario, store))
+    with net.serve() as (url, _app):
+        anyio.run(agent_flow, url)
+        anyio.run(lambda: agent_flow(url, pseudonym="racer", proof=PROOF_MID_RACER,
+                                     claim=False))
+    net.run_queue()
+    assert store, "the flow asked nothing of the toolchain"
+    assert Inspecting.found == []
+
+
 # --- the rules themselves can fail ------------------------------------------------------
 
 PIN = "leanprover/lean4:v4.22.0"
