@@ -426,6 +426,13 @@ def test_carried_oleans_never_shadow_a_trusted_module(tmp_path: Path) -> None:
     assert placed.input_files()["carried/Lemmata/demo/mid/Proof.olean"] == b"sol"
     with pytest.raises(ValueError):  # placed once
         place_carried(placed, [])
+    # a carried file that changes after it was hashed is refused before any check runs
+    from network.gate.workspace import verify_carried
+    verify_carried(placed)
+    carried = placed.carried_dir / "Lemmata/demo/mid/Proof.olean"  # type: ignore[operator]
+    carried.write_bytes(b"EVIL")
+    with pytest.raises(LemmataError):
+        verify_carried(placed)
     scratch = write_workspace(tmp_path / "scratch", spec, [stmt, proof], role="scratch")
     with pytest.raises(ValueError):  # and never into a scratch workspace
         place_carried(scratch, [])

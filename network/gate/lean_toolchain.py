@@ -77,6 +77,7 @@ from network.gate.workspace import (
     name_components,
     new_run,
     require_check,
+    verify_carried,
     write_workspace,
 )
 from network.record.models import Caps, GateSpec
@@ -208,9 +209,12 @@ class LeanToolchain:
     def _run_check(self, sandbox: SandboxRunner, workspace: Workspace, label: str,
                    inputs: Mapping[str, bytes], argv: Callable[[Path], Sequence[str]],
                    caps: Caps) -> SandboxResult:
-        """One check run: ``inputs`` (name → bytes) are written into a fresh host-only
-        folder, ``argv(in_dir)`` runs in :meth:`check_layout` from the workspace root.
-        LemmataError(sandbox-unavailable) escapes."""
+        """One check run: the carried files are re-hashed
+        (:func:`~network.gate.workspace.verify_carried`), ``inputs`` (name → bytes) are
+        written into a fresh host-only folder, ``argv(in_dir)`` runs in
+        :meth:`check_layout` from the workspace root. LemmataError (sandbox-unavailable,
+        build-output-refused) escapes."""
+        verify_carried(workspace)
         in_dir, out_dir = new_run(workspace, label)
         for name, data in inputs.items():
             safe_io.write_new(in_dir, name, data)

@@ -403,7 +403,28 @@ def place_carried(check: Workspace, artifacts: Sequence[OleanArtifact]) -> Works
             rel = olean_path(art.source_path, ext)
             safe_io.write_new(carried_dir, rel, data)
             carried.append(CarriedFile(art.module, rel, hashlib.sha256(data).hexdigest()))
-    return dataclasses.replace(check, carried=tuple(carried), carried_dir=carried_dir)
+    placed = dataclasses.replace(check, carried=tuple(carried), carried_dir=carried_dir)
+    verify_carried(placed)
+    return placed
+
+
+def verify_carried(workspace: Workspace) -> None:
+    """Re-read every carried file (no link followed) and compare it with the SHA-256
+    recorded when it was read from scratch; the check runs call this before each run.
+
+    Raises:
+        LemmataError: ``build-output-refused`` when a file changed or went missing.
+    """
+    if workspace.carried_dir is None:
+        return
+    for c in workspace.carried:
+        try:
+            data = safe_io.read_file(workspace.carried_dir, c.path, max_bytes=MAX_OLEAN_BYTES)
+        except FileNotFoundError:
+            data = b""
+        if hashlib.sha256(data).hexdigest() != c.sha256:
+            raise LemmataError("build-output-refused",
+                               f"carried {c.path} no longer has the hash read from scratch")
 
 
 def new_run(workspace: Workspace, label: str) -> tuple[Path, Path]:
