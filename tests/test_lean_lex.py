@@ -57,6 +57,12 @@ def test_tokens_concatenate_to_the_text() -> None:
     # a doc comment hiding a quote after its nested comment
     f'/-- /- -/ " -/ set_option {SKIP} true --"\n',
     "prelude\nimport Lean\n",
+    # the option named some other way: a name literal, a string, an identifier
+    ("run_cmd Lean.Elab.Command.modifyScope fun s => "
+     "{ s with opts := s.opts.setBool `debug.skipKernelTC true }\n"),
+    'def n := String.toName "debug.skipKernelTC"\n',
+    f'def s := "set_option {SKIP} true"\n',
+    f"«set_option» {SKIP} true\n",
 ])
 def test_a_hidden_forbidden_option_is_found(text: str) -> None:
     assert codes(text) == ["forbidden-option"], text
@@ -66,13 +72,13 @@ def test_a_hidden_forbidden_option_is_found(text: str) -> None:
     f"-- set_option {SKIP} true\ntheorem t : True := trivial\n",
     f"/- set_option {SKIP} true -/\ntheorem t : True := trivial\n",
     f"/- outer /- inner -/ set_option {SKIP} true -/\ntheorem t : True := trivial\n",
-    f'def s := "set_option {SKIP} true"\n',
-    f'def s := "escaped \\" set_option {SKIP} true"\n',
-    f'def s := r#"set_option {SKIP} " true"#\n',
+    'def s := "set_option maxHeartbeats 0"\n',
+    'def s := "escaped \\" set_option pp.all true"\n',
+    'def s := r#"set_option " prelude"#\n',
     'def s := "prelude"\n',
+    "import Mathlib\n/-- `prelude` in a doc comment -/\ntheorem t : True := trivial\n",
     "theorem t : True := trivial -- prelude\n",
     "def Foo.prelude := 1\n",
-    f"«set_option» {SKIP} true\n",  # a name, not the command (and Lean refuses it)
     "set_option maxHeartbeats 400000 in\ntheorem t : True := trivial\n",
     "theorem t : 'a' = 'a' := rfl\n",
 ])
@@ -99,6 +105,11 @@ def test_strip_comments_keeps_lines_and_strings() -> None:
     out = strip_comments(text)
     assert out.count("\n") == text.count("\n")
     assert '"-- kept"' in out and "gone" not in out
+
+
+def test_import_lines_read_the_module_systems_header() -> None:
+    text = "module\n\npublic import Mathlib.Data.Nat\nimport all Foo.Bar\nmeta import Baz\n"
+    assert import_lines(text) == ["Mathlib.Data.Nat", "Foo.Bar", "Baz"]
 
 
 def test_import_lines_read_the_header() -> None:

@@ -491,6 +491,8 @@ _ALLOWED_STATEMENT_COMMANDS = re.compile(
 )
 #: options whose ``set_option`` weakens checking (LEAN_NOTES "Pitfalls the gate must close")
 FORBIDDEN_OPTIONS = frozenset({"debug.skipKernelTC"})
+#: what no code or string token of a submitted file may hold, however the option is named
+_FORBIDDEN_WORDS = ("skipKernelTC",)
 #: command keywords a statement may not hold anywhere, even after another command on the
 #: same line (D-3 v3.28: Lean needs no newline between commands)
 _STATEMENT_DENIED_WORDS = frozenset({
@@ -587,21 +589,33 @@ def statement_command_findings(text: str, path: str) -> list[Diagnostic]:
 def forbidden_option_findings(text: str, path: str) -> list[Diagnostic]:
     """Options and headers that weaken checking: ``set_option`` of an option in
     :data:`FORBIDDEN_OPTIONS` (comments between ``set_option`` and the name, as Lean
-    allows, and «»-quoted name parts are seen through), and ``prelude`` as code (LEAN_NOTES
-    "Pitfalls the gate must close"); plus ``lean-lex-ambiguous`` for text the lexer cannot
-    place. ``«set_option»`` is a name, and a word in a string or comment is not code.
+    allows, and «»-quoted name parts are seen through), ``prelude`` as code, and any code
+    or string token naming ``skipKernelTC`` some other way (a name literal, a string an
+    elaborator could turn into the option's name); plus ``lean-lex-ambiguous`` for text
+    the lexer cannot place (LEAN_NOTES "Pitfalls the gate must close"). A word in a
+    comment is nothing, and ``prelude`` in a string is data. These bans are defence in
+    depth: kernel replay judges the verdict (D-4 v3.27).
     """
     lexed = lean_lex.lex(text)
     out = _lex_findings(lexed, path)
     code = lexed.code_tokens()
-    for i, tok in enumerate(code):
+    i = -1
+    while i + 1 < len(code):
+        i += 1
+        tok = code[i]
         if tok.kind == "keyword" and tok.text == "set_option" and not _glued_to_dot(code, i):
-            name, _ = _dotted_name(code, i + 1)
+            name, after = _dotted_name(code, i + 1)
             if name in FORBIDDEN_OPTIONS:
                 out.append(Diagnostic("forbidden-option", f"set_option {name}", path,
                                       tok.line))
+                i = after - 1  # the option's name is this finding, not another
         elif tok.kind == "name" and tok.text == "prelude" and not _glued_to_dot(code, i):
             out.append(Diagnostic("forbidden-option", "prelude", path, tok.line))
+        elif any(word in tok.text for word in _FORBIDDEN_WORDS):
+            # the option named outside `set_option`: a name literal, a string, an
+            # identifier (`Options.setBool `debug.skipKernelTC`, `"skipKernelTC"`)
+            out.append(Diagnostic("forbidden-option", f"names {tok.text[:60]!r}", path,
+                                  tok.line))
     return out
 
 
@@ -611,10 +625,18 @@ def import_lines(text: str) -> list[str]:
     Names are returned as written («» quoting kept)."""
     code = lean_lex.lex(text).code_tokens()
     mods: list[str] = []
-    i = 0
-    while i < len(code) and code[i].kind == "keyword" and code[i].text == "import":
+    i = 1 if code and code[0].text == "module" else 0  # the module system's header
+    while i < len(code):
+        if code[i].text in ("public", "private", "meta") and i + 1 < len(code):
+            i += 1  # `public import`, `meta import` (Lean's module system)
+        if not (code[i].kind == "keyword" and code[i].text == "import"):
+            break
         i += 1
-        while i < len(code) and code[i].kind == "name":
+        if i < len(code) and code[i].text == "all":
+            i += 1
+        while i < len(code) and code[i].kind == "name" and not (
+                code[i].text in ("public", "private", "meta") and i + 1 < len(code)
+                and code[i + 1].text == "import"):
             j = i
             while j < len(code) and (j == i or code[j - 1].start + len(code[j - 1].text)
                                      == code[j].start) and (

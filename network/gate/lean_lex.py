@@ -44,7 +44,8 @@ define("lean-lex-ambiguous", 2, 422,
        "sequence), so the static scan refuses it rather than pass what it cannot read.",
        "Close every comment and literal; write the string without `{…}` interpolation.")
 
-TokenKind = Literal["comment", "doc", "string", "char", "name", "keyword", "space", "other"]
+TokenKind = Literal["comment", "doc", "string", "char", "symbol", "name", "keyword", "space",
+                    "other"]
 
 #: Lean identifier characters (``isLetterLike``/``isSubScriptAlnum`` approximated by
 #: Python's Unicode word characters) and the suffix characters ``'``, ``!`` and ``?``.
@@ -152,6 +153,8 @@ def _kind(tt: _TokenType) -> TokenKind:
         return "comment"
     if tt in String.Char:
         return "char"
+    if tt in String.Symbol:
+        return "symbol"  # a name literal: `foo.bar, ``foo
     if tt in String:
         return "string"
     if tt in Whitespace:
