@@ -67,6 +67,10 @@ Facts this rests on, read in the tools' sources:
   solution (or any adversarial file) was never compiled before; it builds challenge and
   solution itself, writing ``.lake``: leanprover/comparator README.md ("Given the following
   assumptions" 1-2, "Internals" 1-3).
+
+Not confirmed here (no Lean on this machine): that ``lake env`` in a read-only check
+workspace writes nothing under ``.lake`` once the gate's own build ran there. If it tried,
+the write fails and so does the check run: closed, never a pass.
 """
 
 from __future__ import annotations
