@@ -294,18 +294,22 @@ def code_scenarios() -> dict[str, CodeScenario]:
     return {s.name: s for s in out}
 
 
-def record_codes(work: Path, store: dict[str, dict[str, Any]]) -> None:
+def record_codes(work: Path, store: dict[str, dict[str, Any]],
+                 recorder: type[RecordingToolchain] | None = None) -> None:
     """Run every scenario through the gate, authoritative and precheck, recording into
     ``store`` (key → recording, merged with whatever it holds; a conflicting answer for
-    the same call raises ValueError)."""
+    the same call raises ValueError). ``recorder`` replaces :class:`RecordingToolchain`
+    with a subclass (or stand-in of one) that also inspects each call, as the lean-marked
+    recordings audit does."""
     from network.gate.run import run_gate
     from network.gate.sandbox import Sandbox
 
+    make = recorder or RecordingToolchain
     for name, sc in code_scenarios().items():
         b, base, head = sc.build(work / name)
 
         def tc_for(spec: m.GateSpec, sc: Scenario = sc) -> RecordingToolchain:
-            return RecordingToolchain(spec, sc, store)
+            return make(spec, sc, store)
 
         for mode in ("authoritative", "precheck"):
             run_gate(b.root, base, head, toolchain=tc_for, sandbox=Sandbox(),

@@ -196,6 +196,27 @@ def test_code_recordings_are_current(tmp_path: Path) -> None:
             assert call in have["calls"], (key, call["method"])
 
 
+@pytest.mark.lean
+def test_the_code_scenarios_are_what_lean_answers(tmp_path: Path) -> None:
+    """Where Lean is installed (``pytest -m lean``), every declared answer of
+    gate_code_scenarios.py is compared with the real adapter's, call by call, by the
+    recordings audit of tests/test_recordings_audit.py."""
+    import shutil
+    if shutil.which("lean") is None or shutil.which("lake") is None:
+        pytest.skip("needs a real Lean toolchain: lean and lake are not on PATH")
+    from test_recordings_audit import Auditing, _audit
+    _audit(lambda: record_codes(tmp_path, {}, recorder=Auditing))  # type: ignore[arg-type]
+
+
+def test_the_code_scenarios_audit_runs_without_lean(tmp_path: Path,
+                                                     monkeypatch: pytest.MonkeyPatch) -> None:
+    """The audit above, with the committed recordings answering for Lean: it asks every
+    call and finds each declared answer in what the stand-in replays."""
+    from test_recordings_audit import Auditing, _audit
+    monkeypatch.setattr(Auditing, "real_factory", staticmethod(RecordedToolchain))
+    _audit(lambda: record_codes(tmp_path, {}, recorder=Auditing))  # type: ignore[arg-type]
+
+
 # --- step 2: the pull request's paths and records -------------------------------------
 
 
