@@ -28,7 +28,7 @@ from starlette.exceptions import HTTPException as StarletteHTTPException
 from starlette.routing import Route
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
-from network.api import claims, db, frontier_cache, identity, precheck, reads, tools
+from network.api import claims, contract, db, frontier_cache, identity, precheck, reads, tools
 from network.api.graphs import GraphProvider
 from network.api.service import Caller, Clock, Service, Who, authenticate
 from network.api.settings import ServiceSettings
@@ -47,7 +47,10 @@ UNAUTHENTICATED_WRITES: dict[tuple[str, str], str] = {
                            "token, checked by the operation",
 }
 
-_HTTP_CODES = {404: "route-not-found", 405: "method-not-allowed", 413: "body-too-large"}
+#: Starlette/FastAPI statuses rendered as catalog codes; 400 is FastAPI's "error parsing
+#: the body" (deep JSON among them), which the catalog lists as ``bad-request`` (422).
+_HTTP_CODES = {400: "bad-request", 404: "route-not-found", 405: "method-not-allowed",
+               413: "body-too-large"}
 
 
 def error_response(exc: LemmataError) -> JSONResponse:
@@ -269,6 +272,7 @@ def create_app(
     app.state.svc = svc
     app.state.mcp = mcp_server
     app.add_middleware(BodyLimit, max_bytes=settings.max_body_bytes)
+    app.add_middleware(contract.SecurityHeaders, docs_paths=(app.docs_url or "/docs",))
     _install_error_handlers(app)
     _install_routes(app, svc)
     from network.api import submission_routes
@@ -280,6 +284,7 @@ def create_app(
     for route in mcp_starlette.routes:
         if isinstance(route, Route) and route.path == "/mcp":
             app.router.routes.append(route)
+    contract.document_errors(app)
     svc.extra["route_index"] = _build_index(app, settings)
     return app
 

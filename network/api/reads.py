@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import importlib
 import json
+import re
 from typing import Any
 
 from sqlalchemy import select
@@ -106,6 +107,18 @@ def info(svc: Service) -> dict[str, Any]:
     return body
 
 
+_HOST_PATH_RE = re.compile(r"(?<![\w.:/-])~?/(?:[^\s'\"/]*/)*([^\s'\"/]*)")
+
+
+def without_host_paths(text: str | None) -> str | None:
+    """``text`` with every absolute or home-relative path cut to its last component
+    (``/home/svc/.elan/bin/lean`` → ``…/lean``), so a published toolchain detail never
+    names the service's home directory or layout (issue 16)."""
+    if text is None:
+        return None
+    return _HOST_PATH_RE.sub(lambda m: "…/" + m.group(1), text)
+
+
 def proof_checking(svc: Service, graph: Graph) -> dict[str, Any]:
     """Whether proofs can be checked here, per target: the toolchain each gate-spec pins is
     found or not (issue 6: /info.json says it plainly). Never claims a check it cannot do.
@@ -126,7 +139,7 @@ def proof_checking(svc: Service, graph: Graph) -> dict[str, Any]:
             tc = source(t.gate_spec) if callable(source) else source
             info = tc.describe()
             cache[key] = {"pinned": t.gate_spec.lean_toolchain, "checkable": bool(info.ok),
-                          "code": info.code, "detail": info.detail}
+                          "code": info.code, "detail": without_host_paths(info.detail)}
         targets[tid] = cache[key]
     return {"checkable": bool(targets) and all(v["checkable"] for v in targets.values()),
             "targets": targets}
