@@ -380,3 +380,27 @@ def test_every_finding_at_once(forge: LocalForge) -> None:
     assert {"use-unusable", "forbidden-option", "file-too-large", "path-not-permitted",
             "symlink-in-submission", "toolchain-missing"} <= found, found
     assert all(r.verdict == "fail" for r in out.runs)
+
+
+def test_a_root_level_hostile_entry_is_published_on_a_graph_of_many_targets(
+        tmp_path: Path) -> None:
+    from tests.graphs import GraphBuilder, git_commit
+
+    b = GraphBuilder(tmp_path / "g").base()
+    for tid in ("beta", "alpha"):
+        b.target(tid)
+        b.node(tid, "root")
+    base = git_commit(b.root, "two targets")
+    repo = pygit2.Repository(str(b.root))
+    top = {e.raw_name or b"": (int(e.filemode), e.id) for e in repo.get(base).tree}
+    top[b".."] = (0o100644, repo.create_blob(b"x"))
+    sig = pygit2.Signature(FIXED_NAME, FIXED_EMAIL, WHEN, 0)
+    head = str(repo.create_commit(None, sig, sig, "dotdot", _write_tree(repo, top),
+                                  [pygit2.Oid(hex=base)]))
+    out = run_gate(b.root, base, head, toolchain=MissingToolchain, sandbox=Sandbox(),
+                   submitter="alice")
+    assert out.exit_code == 1
+    [att] = out.attestations
+    assert att.target == "alpha" and att.first_failing_step == 2
+    assert [d["code"] for s in att.steps for d in s.diagnostics] == ["path-dot-segment"]
+    assert validate_graph(b.root, base) == []

@@ -1237,7 +1237,11 @@ def _finish(ctx: _Ctx, run: _Run, *, gate_key: Ed25519PrivateKey | None, key_id:
 
 
 def _orphan_artifact(unplaced: list[Diagnostic], base: Graph) -> Artifact | None:
-    """An artifact to carry findings that no artifact holds, so the run is published."""
+    """An artifact to carry findings that no artifact holds, so the run is published: on
+    the target (and node) the first finding's path names, else on the graph's first
+    target in id order (a root-level path such as a ``..`` entry names none; the
+    attestation still publishes the refusal, issue 9). None only for a graph with no
+    target."""
     for d in unplaced:
         parts = (d.path or "").split("/")
         if len(parts) >= 2 and parts[0] == "targets" and parts[1] in base.targets:
@@ -1247,9 +1251,8 @@ def _orphan_artifact(unplaced: list[Diagnostic], base: Graph) -> Artifact | None
             except LemmataError:
                 node = "root"
             return Artifact(Kind.PROOF, parts[1], node, [d.path or ""], d.path or "")
-    if len(base.targets) == 1:
-        tid = next(iter(base.targets))
-        return Artifact(Kind.PROOF, tid, "root", [], "")
+    if base.targets:
+        return Artifact(Kind.PROOF, min(base.targets), "root", [], "")
     return None
 
 
