@@ -92,7 +92,6 @@ from network.record.models import GateSpec
 
 ROOT_PACKAGE = "lemmata_gate"
 LIBRARY = "Lemmata"
-CHECKER_DIR = ".lemmata-checkers"
 MANIFEST_VERSION = "1.1.0"
 #: Where lake puts the root package's compiled modules (Lake Module.lean, Package.lean).
 LIB_DIR = PurePosixPath(".lake/build/lib/lean")
