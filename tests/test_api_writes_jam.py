@@ -7,6 +7,7 @@ Driven over HTTP against a LocalForge seeded with the graph of ``tests/test_api_
 
 from __future__ import annotations
 
+import json
 import secrets
 from collections.abc import Iterator
 from pathlib import Path
@@ -187,3 +188,22 @@ def test_an_unreachable_forge_leaves_the_row_for_the_next_write(
     monkeypatch.setattr(env.forge, "list_all", down)
     assert openings.reconcile(env.api.svc, _rows(env)) == set()
     assert next(x for x in _rows(env) if x.id == sid).state == "opening"
+
+
+def test_same_second_lean_attempts_get_different_names(env: Env) -> None:
+    """Two partials precheck-bundled by one identity in one second: distinct attempt
+    files, both of the layout's form (the service names them; network/api/names.py)."""
+    tok = env.api.token("alice")["token"]
+    mains = []
+    for body in ("theorem a : True := by\n  have h : True := sorry\n  exact h\n",
+                 "theorem b : True := by\n  have g : True := sorry\n  exact g\n"):
+        r = env.post("/precheck", {"target": "demo", "node": "root",
+                                   "artifact_type": "partial", "text": body}, tok)
+        assert r.status_code == 202, r.text
+        with env.api.svc.sessions() as s:
+            job = s.get(db.PrecheckJobRow, r.json()["job_id"])
+            mains.append(json.loads(job.bundle_json)["main"])
+    assert mains[0] != mains[1]
+    for p in mains:
+        m = ATTEMPT_RE.fullmatch(p.rsplit("/", 1)[1])
+        assert m is not None and m.group("ts") == TS and m.group("who") == "alice", p

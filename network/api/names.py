@@ -95,3 +95,15 @@ def record_path(svc: Service, directory: str, pseudonym: str, suffix: str) -> st
             return path
     raise LemmataError("name-unavailable", f"no free file name in {directory} for "
                        f"{pseudonym} at {ts}")
+
+
+def record_stamp(svc: Service, directory: str, pseudonym: str, suffix: str) -> str:
+    """The timestamp part (``<ts>`` or ``<ts>.<tag>``) of the path :func:`record_path`
+    reserves, for callers that build the name themselves (the Lean attempts of
+    ``network.api.precheck.build_bundle``).
+
+    Raises:
+        LemmataError: ``name-unavailable``.
+    """
+    name = record_path(svc, directory, pseudonym, suffix).rsplit("/", 1)[1]
+    return name[: -len(f"-{pseudonym}{suffix}")]

@@ -117,6 +117,23 @@ def stamp(now: int) -> str:
     return datetime.fromtimestamp(now, UTC).strftime("%Y%m%dT%H%M%SZ")
 
 
+def attempt_stamp(svc: Service, target: str, node: str, artifact_type: str,
+                  pseudonym: str | None, text: str | None) -> str | None:
+    """The reserved timestamp of the attempt file the service names for a Lean text
+    (``network.api.names``: a same-second second attempt gets a tag), or None when the
+    service names no attempt file (a fixed node file, files named by the caller, or no
+    pseudonym)."""
+    if artifact_type not in ATTEMPT_TYPES or pseudonym is None or text is None:
+        return None
+    try:
+        d = ids.node_dir(target, node).as_posix()
+    except LemmataError:
+        return None  # build_bundle names the bad id
+    from network.api.names import record_stamp
+
+    return record_stamp(svc, f"{d}/attempts", pseudonym, f"-{artifact_type}.lean")
+
+
 def is_tutorial(graph: Graph, target: str, node: str) -> bool:
     """Whether ``target/node`` is a tutorial node: ``tutorial: true`` in its META.yaml or a
     target of class ``tutorial`` (D-27)."""
@@ -138,7 +155,7 @@ def _node_of(graph: Graph, target: str, node: str) -> None:
 
 def build_bundle(graph: Graph, *, target: str, node: str, artifact_type: str,
                  text: str | None, files: dict[str, str] | None, pseudonym: str | None,
-                 now: int) -> Bundle:
+                 now: int, ts: str | None = None) -> Bundle:
     """Build the graph paths of a submitted artifact (D-3, D-12, D-25 v3.13).
 
     The artifact's own file is ``Proof.lean``, ``Refutation.lean`` or ``Vacuity.lean`` of
@@ -157,6 +174,9 @@ def build_bundle(graph: Graph, *, target: str, node: str, artifact_type: str,
         files: node-relative path → text of further files, or None.
         pseudonym: the submitter (None for an anonymous precheck: only fixed node files).
         now: epoch seconds, for attempt timestamps.
+        ts: the attempt file's timestamp as ``network.api.names.record_stamp`` reserved
+            it (``<ts>`` or ``<ts>.<tag>``, so two in one second never collide); None
+            means ``stamp(now)``.
 
     Returns:
         The :class:`Bundle`.
@@ -177,7 +197,7 @@ def build_bundle(graph: Graph, *, target: str, node: str, artifact_type: str,
         raise LemmataError("bundle-invalid", f"an {artifact_type} is filed under your "
                            "pseudonym; send your token", field="artifact_type")
     else:
-        main_rel = f"attempts/{stamp(now)}-{pseudonym}-{artifact_type}.lean"
+        main_rel = f"attempts/{ts or stamp(now)}-{pseudonym}-{artifact_type}.lean"
     out: dict[str, str] = {}
     main_given: str | None = None
     for rel, body in sorted((files or {}).items()):
@@ -339,7 +359,8 @@ def precheck_submission(svc: Service, caller: Caller, *, target: str, node: str,
     now = svc.now()
     bundle = build_bundle(graph, target=target, node=node, artifact_type=artifact_type,
                           text=text, files=files, pseudonym=who.pseudonym if who else None,
-                          now=now)
+                          now=now, ts=attempt_stamp(svc, target, node, artifact_type,
+                                                    who.pseudonym if who else None, text))
     precheck_repository(svc)
     job_id = "pre-" + secrets.token_hex(12)
     with db.transaction(svc.sessions) as s:

@@ -39,7 +39,14 @@ from sqlalchemy import func, select, update
 from sqlalchemy.exc import IntegrityError
 
 from network.api import claims, db
-from network.api.precheck import ATTEMPT_TYPES, SUBMITTABLE, Bundle, build_bundle, is_tutorial
+from network.api.precheck import (
+    ATTEMPT_TYPES,
+    SUBMITTABLE,
+    Bundle,
+    attempt_stamp,
+    build_bundle,
+    is_tutorial,
+)
 from network.api.service import Caller, Service, Who, authenticate, iso, sha256_hex, write_identity
 from network.errors import CATALOG, LemmataError, define
 from network.gate import attestation as A
@@ -431,7 +438,9 @@ def submit_proof(svc: Service, caller: Caller, *, target: str | None = None,
             raise LemmataError("bad-request", "target, node and artifact_type are needed "
                                "without a precheck_id")
         bundle = build_bundle(graph, target=target, node=node, artifact_type=artifact_type,
-                              text=text, files=files, pseudonym=who.pseudonym, now=svc.now())
+                              text=text, files=files, pseudonym=who.pseudonym, now=svc.now(),
+                              ts=attempt_stamp(svc, target, node, artifact_type,
+                                               who.pseudonym, text))
         if not attestation:
             raise LemmataError("submission-needs-precheck", "no precheck_id and no "
                                "attestation")
