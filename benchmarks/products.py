@@ -35,6 +35,7 @@ import sys
 import tempfile
 import time
 from pathlib import Path
+from typing import Any
 
 ROOT = Path(__file__).resolve().parent.parent
 if str(ROOT) not in sys.path:
@@ -42,6 +43,8 @@ if str(ROOT) not in sys.path:
 
 TARGET_NODES = 1000
 TOOLCHAIN = "leanprover/lean4:v4.22.0"
+GATE_SEED = bytes(range(32))  # fixed keys: the synthetic graph is the same on every run
+APPROVAL_SEED = bytes(range(1, 33))
 
 
 def _sha(data: bytes) -> str:
@@ -52,9 +55,33 @@ class _Writer:
     """Writes files fast, with templates instead of YAML dumps."""
 
     def __init__(self, root: Path) -> None:
+        from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
+
         self.root = root
         self.seq = 0
         self.dirs: set[Path] = set()
+        self.gate_key = Ed25519PrivateKey.from_private_bytes(GATE_SEED)
+        self.approval_key = Ed25519PrivateKey.from_private_bytes(APPROVAL_SEED)
+
+    def keys(self) -> None:
+        """keys/bench-gate.json and keys/bench-approval.json (ruling 14: only what these
+        sign counts)."""
+        from network.signing import public_key_record
+
+        for key, key_id, kind in ((self.gate_key, "bench-gate", "gate"),
+                                  (self.approval_key, "bench-approval", "approval")):
+            rec = public_key_record(key, key_id, kind, "2026-01-01")
+            self.write(f"keys/{key_id}.json", rec.model_dump_json(
+                by_alias=True, exclude_none=True).encode())
+
+    def signed(self, model: Any, rec: dict[str, Any], kind: str, key_id: str,
+               signer: str) -> dict[str, Any]:
+        """``rec`` with its signature over the model's canonical JSON."""
+        from network.signing import sign
+
+        key = self.gate_key if kind == "gate" else self.approval_key
+        sig = sign(model.model_validate(rec), key, kind, key_id, signer)
+        return {**rec, "signature": sig.model_dump()}
 
     def write(self, rel: str, data: bytes) -> str:
         full = self.root / rel
@@ -76,6 +103,9 @@ class _Writer:
             "head_commit": "0" * 40, "graph_commit": f"{self.seq - 1:040x}",
             "verdict": "pass", "steps": [], "timestamp": date,
         }
+        from network.record.models import Attestation
+
+        att = self.signed(Attestation, att, "gate", "bench-gate", "gate")
         apath = f"attestations/{self.seq:07d}.json"
         self.write(apath, json.dumps(att).encode())
         rec = {"schema": "merge/v1", "seq": self.seq, "merge_commit": f"{self.seq:040x}",
@@ -92,7 +122,10 @@ def _date(i: int) -> str:
 
 def generate(root: Path, n_nodes: int) -> int:
     """Write a synthetic graph of ``n_nodes`` nodes under ``root``; returns the file count."""
+    from network.record.models import Steward
+
     w = _Writer(root)
+    w.keys()
     w.write("policy.json", json.dumps({"schema": "policy/v1", "graph_id": "bench"}).encode())
     w.write("curators.json", json.dumps({"schema": "curators/v1", "curators": [
         {"pseudonym": "curator", "targets": ["*"]}]}).encode())
@@ -109,9 +142,11 @@ def generate(root: Path, n_nodes: int) -> int:
         ).encode())
         w.write(f"targets/{tid}/gate-spec.json", json.dumps(
             {"schema": "gate-spec/v1", "lean_toolchain": TOOLCHAIN}).encode())
-        w.write(f"targets/{tid}/stewards/steve.yaml", (
-            f"schema: steward/v3\npseudonym: steve\ntarget: {tid}\nreal_name: Steve\n"
-            f"since: '2026-01-01'\ncommitment: Write it up.\n").encode())
+        steward = w.signed(Steward, {
+            "schema": "steward/v3", "pseudonym": "steve", "target": tid, "real_name": "Steve",
+            "since": "2026-01-01", "commitment": "Write it up."}, "approval", "bench-approval",
+            "steve")
+        w.write(f"targets/{tid}/stewards/steve.yaml", json.dumps(steward).encode())
         queue: list[tuple[str, str | None, str | None, int]] = [("root", None, None, 0)]
         count = 0
         head = 0

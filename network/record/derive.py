@@ -209,7 +209,7 @@ class _Index:
         self.unverified: set[str] = set()
         for att in g.attestations:
             a = att.record
-            if not trust.gate_signed(a, g.keys):
+            if not trust.gate_signed(a, g.keys, att.sha256):
                 self.unverified.add(att.path)
                 continue
             if a.verdict != "pass":
