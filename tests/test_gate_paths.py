@@ -404,3 +404,36 @@ def test_a_root_level_hostile_entry_is_published_on_a_graph_of_many_targets(
     assert att.target == "alpha" and att.first_failing_step == 2
     assert [d["code"] for s in att.steps for d in s.diagnostics] == ["path-dot-segment"]
     assert validate_graph(b.root, base) == []
+
+
+def test_lemmata_gate_run_answers_a_hostile_tree_with_exit_1(tmp_path: Path) -> None:
+    """Through the CLI a hostile tree (a submodule and a look-alike name) is exit 1 with
+    the attestation written, never exit 3 (issue 9)."""
+    import json
+
+    from click.testing import CliRunner
+
+    from network.cli import main
+    from tests.graphs import GraphBuilder, git_commit
+
+    b = GraphBuilder(tmp_path / "g").base()
+    b.target(T)
+    b.node(T, "root")
+    base = git_commit(b.root, "base")
+    repo = pygit2.Repository(str(b.root))
+    tree = repo.get(base).tree
+    tree = repo.get(_with_entry(repo, tree, [b"targets", T.encode(), b"nodes", b"root",
+                                             b"lib"], 0o160000, pygit2.Oid(hex="2" * 40)))
+    tree_id = _with_entry(repo, tree, [b"targets", T.encode(), b"nodes",
+                                       "r\u043eot".encode(), b"Proof.lean"], 0o100644,
+                          repo.create_blob(b"-- x\n"))
+    sig = pygit2.Signature(FIXED_NAME, FIXED_EMAIL, WHEN, 0)
+    head = str(repo.create_commit(None, sig, sig, "hostile", tree_id, [pygit2.Oid(hex=base)]))
+    res = CliRunner().invoke(main, ["gate", "run", "--graph", str(b.root), "--base", base,
+                                    "--head", head, "--submitter", "alice",
+                                    "--out", str(tmp_path / "out")])
+    assert res.exit_code == 1, res.output
+    body = json.loads(res.output)
+    codes = {d["code"] for a in body["artifacts"] for s in a["steps"] for d in s["diagnostics"]}
+    assert {"submodule-in-submission", "path-not-portable"} <= codes, codes
+    assert body["written"]
