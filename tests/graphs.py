@@ -418,9 +418,10 @@ class GraphBuilder:
 
     def closure(self, tid: str, nid: str, link: str, inputs: list[tuple[str, str]], *,
                 verdict: str = "proved", route: str | None = None, k: int = 1,
-                merge_seq: int = 1) -> str:
+                merge_seq: int = 1, signed: bool = True) -> str:
         """``closure/route-<k>.json`` | ``resolves.json`` | ``refutes.json`` (D-12 v3.42);
-        ``inputs`` is ``[(node, proof path)]``."""
+        ``inputs`` is ``[(node, proof path)]``; signed by the builder's gate key unless
+        ``signed=False`` (ruling 14)."""
         name = f"route-{k}.json" if link == "route" else f"{link}.json"
         rec: dict[str, Any] = {
             "schema": "closure/v1", "target": tid, "node": nid, "link": link,
@@ -429,6 +430,8 @@ class GraphBuilder:
         }
         if route:
             rec["route"] = route
+        if signed:
+            rec = self.signed(m.Closure, rec, "gate", kind="gate")
         return self.write_json(f"{self.node_dir(tid, nid)}/closure/{name}", rec)
 
     # --- gate records ---------------------------------------------------------------

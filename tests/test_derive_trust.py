@@ -179,3 +179,18 @@ def test_sshsig_read_in_python_agrees_with_ssh_keygen(tmp_path: Path) -> None:
     with pytest.raises(LemmataError) as err:
         signing.verify_sshsig(body, wrong_ns, [pub])  # signed for git, not for lemmata
     assert err.value.code == "bad-signature"
+
+
+def test_an_unsigned_closure_record_proves_nothing(b: GraphBuilder) -> None:
+    b.target(T, steward=None, calibration=True, cls="calibration")
+    part = b.partial(T, "root", "20260102T000000Z", "alice")
+    b.hole(T, "root", 1, part, witness=True)
+    b.merge([part], date="2026-01-02", node="root")
+    proof = b.proof(T, "root--h1")
+    b.merge([proof], date="2026-01-03", node="root--h1")
+    cl = b.closure(T, "root", "route", [("root--h1", proof)], route=part, signed=False)
+    g = load(b)
+    assert d.node_status(g, T, "root") == "open" and cl in d.unverified(g)
+    b.closure(T, "root", "route", [("root--h1", proof)], route=part)
+    g = load(b)
+    assert d.node_status(g, T, "root") == "proved" and cl not in d.unverified(g)

@@ -637,7 +637,30 @@ class _Index:
 
     def closures(self, tid: str, nid: str) -> list[tuple[str, m.Closure]]:
         return [(rf.path, rf.record) for rf in self.node(tid, nid).closures
-                if self.present(rf.path)]
+                if self.present(rf.path) and self.closure_signed(rf)]
+
+    def closure_signed(self, rf: RecordFile[m.Closure]) -> bool:
+        """A closure record is the gate's verdict: it counts only with a gate signature
+        by a key of keys/ valid at its merge (D-12 v3.42, ruling 14)."""
+        key = (rf.path, False, False)
+        ok = self._verified.get(key)
+        if ok is None:
+            from network import signing
+            from network.errors import LemmataError
+
+            rec, sig = rf.record, rf.record.signature
+            merged = next((mr.record.date for mr in self.g.merges
+                           if mr.record.seq == rec.merge_seq), None)
+            try:
+                if sig is None or sig.kind != "gate":
+                    raise LemmataError("bad-signature", "a closure is signed by the gate")
+                signing.verify(rec, sig, self.g.keys, merged)
+                ok = True
+            except LemmataError:
+                ok = False
+                self.unverified.add(rf.path)
+            self._verified[key] = ok
+        return ok
 
     def valid_closure(self, tid: str, nid: str, verdict: str) -> str | None:
         for path, rec in self.closures(tid, nid):
@@ -788,12 +811,17 @@ def stewards_of(graph: Graph, target: str) -> list[str]:
 
 def unverified(graph: Graph) -> frozenset[str]:
     """Paths of the records that claim a role or a verdict and do not verify (ruling 14):
-    attestations no gate key of ``keys/`` signs on their timestamp; steward records not
+    attestations no gate key of ``keys/`` signs on their timestamp, closure records no
+    gate key signs as of their merge; steward records not
     signed by the steward they name or a curator; dormancy, dispute and shelving records,
     role-resting withdrawals, and steward's or curator's literature readings not signed by
     their actor while holding the role; words versions carrying an approval that does not
     verify. None of them changes a status; the products and the site may show the flag."""
     ix = _ix(graph)
+    for t in graph.targets.values():
+        for n in t.nodes.values():
+            for cl in n.closures:
+                ix.closure_signed(cl)
     out = set(ix.unverified)
     for tid, t in graph.targets.items():
         cur = ix.curators_of(tid)
