@@ -409,6 +409,18 @@ def test_same_repository_pull_request_is_taken_from_the_event_and_checked() -> N
         with pytest.raises(LemmataError) as exc:
             T.resolve_pull_request(T.parse_event(_event(head)), forge)
         assert exc.value.code == "trusted-head-moved"
+        # the same branch open against another base first: the one against main counts
+        other = _pr(6, head)
+        other["base"]["ref"] = "develop"
+        api.get(f"{API}/pulls/6").mock(httpx.Response(200, json=other))
+        api.get(f"{API}/pulls/7").mock(httpx.Response(200, json=_pr(7, head)))
+        ev = _event(head)
+        ev["workflow_run"]["pull_requests"].insert(0, {"number": 6, "head": {"sha": head}})
+        assert T.resolve_pull_request(T.parse_event(ev), forge).number == 7
+        ev["workflow_run"]["pull_requests"].pop()
+        with pytest.raises(LemmataError) as exc:
+            T.resolve_pull_request(T.parse_event(ev), forge)
+        assert exc.value.code == "trusted-pull-request-unresolved"
 
 
 def test_a_fork_pull_request_is_resolved_by_head_sha_and_repository_or_refused() -> None:

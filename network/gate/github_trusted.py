@@ -210,7 +210,8 @@ def parse_event(data: Mapping[str, Any]) -> WorkflowRunEvent:
 def resolve_pull_request(ev: WorkflowRunEvent, forge: Any) -> Any:
     """The one open pull request the event's gate run built, read from the API.
 
-    With ``pull_requests`` listed, the first number is taken; with none (a fork), the
+    With ``pull_requests`` listed, the first of them against main is taken; with none
+    (a fork), the
     open pull requests against main whose head is ``head_repository:head_branch`` are
     listed and exactly one must have the event's head SHA and head repository. Either way
     the pull request must be open, against main, with its head still ``ev.head_sha`` in
@@ -228,7 +229,9 @@ def resolve_pull_request(ev: WorkflowRunEvent, forge: Any) -> Any:
             forge's request codes.
     """
     if ev.pull_requests:
-        pr = forge.get(ev.pull_requests[0])
+        # the branch may be open against several bases: the first one against main
+        listed = [forge.get(n) for n in ev.pull_requests]
+        pr = next((p for p in listed if p.base_ref == "main"), listed[0])
     else:
         owner = ev.head_repository.split("/", 1)[0]
         if not ev.head_branch:
