@@ -161,18 +161,15 @@ def base_repo(root: Path, *, precheck: dict[str, Any] | None = None,
 
 Answer = dict[str, Any] | Callable[[dict[str, Any]], dict[str, Any]]
 
-#: axiom → (declaring module, identity key as Common.lean's ``constKey`` prints it). The
-#: allowed three are network/gate/axioms' pinned values; the rest are read off their
-#: declarations (lean4 src/Init/Prelude.lean, src/Init/Core.lean; the fixtures' own files).
+#: axiom → (declaring module, identity key as Common.lean's ``constKey`` prints it). Those
+#: network/gate/axioms pins (the allowed three, Lean.ofReduceBool) carry its values; the
+#: rest are read off their declarations (lean4 src/Init/Prelude.lean, src/Init/Core.lean;
+#: the fixtures' own files).
 AXIOM_KEYS: dict[str, tuple[str | None, str]] = {
     **{name: (e.module, e.type_key)
        for name, e in (pinned_table(DEFAULT_TOOLCHAIN) or {}).items()},
     "sorryAx": ("Init.Prelude",
                 "u|(P (S u) (P (A (A (C optParam [(s 0)]) (C Bool [])) (C Bool.false [])) #1))"),
-    "Lean.ofReduceBool": ("Init.Core",
-                          ("|(P (C Bool []) (P (C Bool []) (P (A (A (A (C Eq [(s 0)]) (C Bool [])) "
-                           "(A (C Lean.reduceBool []) #1)) #0) (A (A (A (C Eq [(s 0)]) (C Bool [])) "
-                           "#2) #1))))")),
     "Demo.cheat": ("Lemmata.demo.mid.Proof", "|(C False [])"),
 }
 

@@ -41,8 +41,11 @@ def key_row(name: str, module: str | None, key: str | None) -> dict[str, Any]:
 def test_each_shipped_table_pins_the_three_axioms_where_lean_declares_them(pin: str) -> None:
     table = AX.pinned_table(pin)
     assert table is not None
+    native = ({"Lean.ofReduceBool": "Init.Core", "Lean.ofReduceNat": "Init.Core"}
+              if pin.endswith("v4.22.0") else {})  # before v4.29 (lean4 PR #12217)
     assert {n: e.module for n, e in table.items()} == {
-        "propext": "Init.Core", "Quot.sound": "Init.Core", "Classical.choice": "Init.Prelude"}
+        "propext": "Init.Core", "Quot.sound": "Init.Core", "Classical.choice": "Init.Prelude",
+        **native}
     for e in table.values():  # the hash is the key's: a reader can redo the derivation
         assert e.type_sha256 == AX.type_sha256(e.type_key)
     assert table["propext"].type_key.startswith("|(P (S 0) (P (S 0) (P (A (A (C Iff [])")
@@ -75,8 +78,18 @@ def test_identity_problems() -> None:
     assert AX.identity_problems(["propext"], [real("propext")] * 2, allowed, PIN)
     assert AX.identity_problems(["propext"], [real("propext")], allowed,
                                 "leanprover/lean4:v4.34.0-rc1")
-    # only allowed names are judged here (the rest are refused by name)
+    # only allowed names, and those the table lists, are judged here (the rest are
+    # refused by name)
     assert AX.identity_problems(["Demo.cheat", "sorryAx"], [], allowed, PIN) == []
+    # a waived native_decide's axiom, where the pin's table knows it (v4.22.0)
+    old_pin = "leanprover/lean4:v4.22.0"
+    e = (AX.pinned_table(old_pin) or {})["Lean.ofReduceBool"]
+    assert AX.identity_problems(["Lean.ofReduceBool"], [
+        AxiomIdentity("Lean.ofReduceBool", e.module, e.type_sha256)], allowed, old_pin) == []
+    assert AX.identity_problems(["Lean.ofReduceBool"], [
+        AxiomIdentity("Lean.ofReduceBool", "Lemmata.demo.mid.Proof", e.type_sha256)],
+        allowed, old_pin) == [("Lean.ofReduceBool is declared in Lemmata.demo.mid.Proof, "
+                               "not Init.Core")]
 
 
 # --- the report parsers -------------------------------------------------------------------

@@ -119,14 +119,16 @@ def identity_problems(axioms: Sequence[str], identities: Sequence[AxiomIdentity]
                       allowed: Sequence[str], pin: str) -> list[str]:
     """Why allowed-by-name ``axioms`` are not the pinned ones ([] when every one is).
 
-    Only axioms whose names are in ``allowed`` are judged here (others are refused by name
-    already: sorry, native, not permitted). Each must have exactly one identity in
-    ``identities`` whose module and type hash equal the table's for ``pin``.
+    Judged here: the axioms whose names are in ``allowed``, and any other the pin's table
+    lists (the compiler-trusting ``Lean.ofReduceBool``/``Lean.ofReduceNat`` of toolchains
+    before v4.29, which a native_decide waiver may admit by name). The rest are refused by
+    name already (sorry, not permitted). Each judged axiom must have exactly one identity
+    in ``identities`` whose module and type hash equal the table's for ``pin``.
     """
-    wanted = [a for a in axioms if a in set(allowed)]
+    table = pinned_table(pin)
+    wanted = [a for a in axioms if a in set(allowed) or (table is not None and a in table)]
     if not wanted:
         return []
-    table = pinned_table(pin)
     if table is None:
         return [(f"no axiom table is pinned for {pin}, so {', '.join(wanted)} cannot be "
                  "identified")]
