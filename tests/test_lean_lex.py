@@ -5,7 +5,11 @@ D-3 v3.28)."""
 
 from __future__ import annotations
 
+import re
+
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 from pygments.lexers import Lean4Lexer
 
 from network.errors import CATALOG
@@ -180,3 +184,94 @@ def test_the_graphs_statements_meet_v3_28() -> None:
         text = path.read_text("utf-8")
         assert statement_command_findings(text, str(path)) == [], path
         assert forbidden_option_findings(text, str(path)) == [], path
+
+
+# --- a property: where the lexer vouches, it agrees with Lean's tokenizer rules -------------
+
+_CHAR = re.compile(r"'(?!')(?:\\(?:x[0-9a-fA-F]{2}|u[0-9a-fA-F]{4}|[^\n])|[^\\'\n])'")
+
+
+def _reference_classes(text: str) -> str | None:
+    """Per character: ``c`` code, ``m`` comment, ``s`` literal, read by a small scanner
+    written from Lean's tokenizer (``whitespace``/``finishCommentBlock``, ``strLitFnAux``,
+    ``charLitFnAux``, ``rawStrLitFnAux``, ``«»`` identifiers); None where Lean would
+    stop with an error (an unclosed comment or literal)."""
+    out: list[str] = []
+    i, n = 0, len(text)
+    while i < n:
+        # after an identifier character `'` continues the name; after `]` it is the
+        # token `]'` of `a[i]'h`
+        prev_ident = i > 0 and (text[i - 1].isalnum() or text[i - 1] in "_'!?")
+        after_bracket = i > 0 and text[i - 1] == "]"
+        if text.startswith(("\\/", "/\\"), i):  # the tokens of ∨ and ∧ in ASCII
+            j = i + 2
+            out += "cc"
+        elif text.startswith("--", i):
+            j = text.find("\n", i)
+            j = n if j < 0 else j
+            out += "m" * (j - i)
+        elif text.startswith("/-", i):
+            depth, j = 1, i + 2
+            while j < n and depth:
+                if text.startswith("-/", j):
+                    depth, j = depth - 1, j + 2
+                elif text.startswith("/-", j):
+                    depth, j = depth + 1, j + 2
+                else:
+                    j += 1
+            if depth:
+                return None
+            out += "m" * (j - i)
+        elif text[i] == '"':
+            j = i + 1
+            while j < n and text[j] != '"':
+                j += 2 if text[j] == "\\" else 1
+            if j >= n:
+                return None
+            j += 1
+            out += "s" * (j - i)
+        elif text[i] == "'" and not prev_ident and not after_bracket and (
+                mt := _CHAR.match(text, i)):
+            j = mt.end()
+            out += "s" * (j - i)
+        elif text[i] == "r" and not prev_ident and (
+                mt := re.compile(r'r(#*)"').match(text, i)):
+            end = text.find('"' + mt.group(1), mt.end())
+            if end < 0:
+                return None
+            j = end + 1 + len(mt.group(1))
+            out += "s" * (j - i)
+        elif text[i] == "«":
+            end = text.find("»", i)
+            if end < 0:
+                return None
+            j = end + 1
+            out += "c" * (j - i)
+        else:
+            j = i + 1
+            out += "c"
+        i = j
+    return "".join(out)
+
+
+def _lexer_classes(lexed: lean_lex.Lexed) -> str:
+    cls = {"comment": "m", "doc": "m", "string": "s", "raw": "s", "char": "s"}
+    return "".join(cls.get(t.kind, "c") * len(t.text) for t in lexed.tokens)
+
+
+_PIECES = ["/-", "-/", "--", "/--", '"', "'", 'r#"', '"#', 'r"', "«", "»", 's!"', "{", "}",
+           "\\", "\n", "a", " ", "x'", "'a'", "]", "-", "/", "#", "\\/", "`a"]
+
+
+@settings(max_examples=600, deadline=None)
+@given(st.one_of(st.text(alphabet=list("/-'\"r#«»\\a \nx!{}s`]"), max_size=40),
+                 st.lists(st.sampled_from(_PIECES), max_size=30).map("".join)))
+def test_where_the_lexer_vouches_it_reads_comments_and_literals_as_lean_does(text: str
+                                                                              ) -> None:
+    lexed = lean_lex.lex(text)
+    assert "".join(t.text for t in lexed.tokens) == text
+    ref = _reference_classes(text)
+    if lexed.ambiguities:
+        return  # refused: nothing the lexer read is trusted
+    assert ref is not None, "the lexer vouches for text Lean cannot read"
+    assert _lexer_classes(lexed) == ref

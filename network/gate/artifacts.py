@@ -567,7 +567,7 @@ def statement_command_findings(text: str, path: str) -> list[Diagnostic]:
     flagged: set[int] = set()
     for i, tok in enumerate(code):
         at_col0 = tok.start == 0 or text[tok.start - 1] == "\n"
-        if at_col0 and tok.kind not in ("string", "char"):
+        if at_col0 and tok.kind not in ("string", "raw", "char"):
             line = lines[tok.line - 1]
             if not _ALLOWED_STATEMENT_COMMANDS.match(line) and tok.line not in flagged:
                 flagged.add(tok.line)

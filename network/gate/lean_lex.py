@@ -44,8 +44,8 @@ define("lean-lex-ambiguous", 2, 422,
        "sequence), so the static scan refuses it rather than pass what it cannot read.",
        "Close every comment and literal; write the string without `{…}` interpolation.")
 
-TokenKind = Literal["comment", "doc", "string", "char", "symbol", "name", "keyword", "space",
-                    "other"]
+TokenKind = Literal["comment", "doc", "string", "raw", "char", "symbol", "name", "keyword",
+                    "space", "other"]
 
 #: Lean identifier characters (``isLetterLike``/``isSubScriptAlnum`` approximated by
 #: Python's Unicode word characters) and the suffix characters ``'``, ``!`` and ``?``.
@@ -60,7 +60,7 @@ def _ident_bounded(rule: object) -> object:
     """A keyword rule whose words match only as whole Lean identifiers: Pygments bounds
     them with ``\\b``, which also ends a word before ``'``, ``!`` or ``?`` (so it reads the
     identifier ``prefix'`` as the keyword ``prefix``)."""
-    if isinstance(rule, tuple) and isinstance(rule[0], words):
+    if isinstance(rule, tuple) and isinstance(rule[0], words) and rule[0].prefix == r"\b":
         return (words(rule[0].words, prefix=_NOT_AFTER_IDENT, suffix=r"(?![\w'!?])"),
                 *rule[1:])
     return rule
@@ -153,6 +153,8 @@ def _kind(tt: _TokenType) -> TokenKind:
         return "comment"
     if tt in String.Char:
         return "char"
+    if tt in String.Raw:
+        return "raw"  # one token from `r#"` to its `"#`
     if tt in String.Symbol:
         return "symbol"  # a name literal: `foo.bar, ``foo
     if tt in String:
@@ -212,6 +214,9 @@ def lex(text: str) -> Lexed:
         tokens.append(Token(_kind(tt), value, start, line))
         line += value.count("\n")
     _check_regions(text, tokens, ambiguities)
+    for tok in tokens:
+        if tok.text == "«":  # the «…» rule did not match: no closing »
+            ambiguities.append((tok.line, "a «…» name that does not close"))
     for a, b in itertools.pairwise(tokens):  # `r"…` / `r#"…` the raw rule left
         if a.kind == "name" and a.text == "r" and b.start == a.start + 1 \
                 and b.text[:1] in ('"', "#"):
@@ -238,7 +243,7 @@ def _check_regions(text: str, tokens: list[Token], ambiguities: list[tuple[int, 
             if not _comment_closes(region):
                 why = "a block comment Lean would close elsewhere or not at all"
                 ambiguities.append((tok.line, why))
-        elif not region.startswith(("r", "'")) and not _STRING_RUN.fullmatch(region):
+        elif not _STRING_RUN.fullmatch(region):
             ambiguities.append((tok.line, "a string literal that does not close"))
         elif i > 0 and tokens[i - 1].kind == "name" and tokens[i - 1].text.endswith("!") \
                 and "{" in region:
