@@ -15,11 +15,18 @@ tokenizer (``Lean/Parser/Basic.lean``, ``finishCommentBlock``, ``charLitFnAux``,
 - a raw string ``r"…"``, ``r#"…"#`` is one token (Pygments ends it at the first ``"``);
 - a ``«…»``-quoted name part is one name token (Pygments lexes what is inside as code,
   so ``«x"»`` would open a string);
-- any escape in a string is one token (Pygments reports ``\\t`` as an error token).
+- any escape in a string is one token (Pygments reports ``\\t`` as an error token);
+- a keyword is a keyword only as a whole identifier (Pygments reads ``prefix'`` as the
+  keyword ``prefix``).
+
+Where the lexer vouches for a text, it classes every character (code, comment, literal)
+as a scanner written from those Lean rules does: ``tests/test_lean_lex.py`` holds that as
+a property over generated texts (tokens such as ``]'`` and ``\\/`` are read as Lean
+reads them, longest match first).
 
 Whatever is still unclear fails closed (:attr:`Lexed.ambiguities`, catalog code
-``lean-lex-ambiguous``): an error token, a comment or literal not closed at the end of
-the file, a comment region whose nesting Lean would close elsewhere, or an interpolated
+``lean-lex-ambiguous``): an error token, a comment, literal or ``«`` not closed at the
+end of the file, a comment region whose nesting Lean would close elsewhere, or an interpolated
 string ``s!"…{…}…"`` (its holes hold terms, which may hold strings). The bans found this
 way are defence in depth; the verdict still rests on the kernel (D-4 v3.27).
 """

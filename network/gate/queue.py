@@ -146,7 +146,13 @@ def move_losing_racers(forge: LocalForge, merged: GateOutcome, *, toolchain: Too
     for pr in forge.list_open():
         if pr.number in skip:
             continue
-        added = _added_proofs(forge, pr, main)
+        try:
+            added = _added_proofs(forge, pr, main)
+        except Exception as exc:  # noqa: BLE001 - one racer's tree never stops the others
+            code, detail = _code_of(exc)
+            _log.error("merge queue: #%d not read as a racer: %s: %s", pr.number, code,
+                       detail)
+            continue
         losing = sorted(p for p in added if p in won)
         if not losing:
             continue
