@@ -149,15 +149,23 @@ def problems(files: dict[str, bytes], method: str, args: dict[str, Any],
 
 
 class Inspecting(RecordingToolchain):
-    """Records as make_recordings.py does, and checks each answer against its bytes."""
+    """Records as make_recordings.py does, and checks each answer against its bytes.
+
+    A check workspace holds the solution only as a carried .olean (issue 10's trust
+    domains), so the Lean sources every workspace of a scenario held (the scratch build's
+    included) are kept per scenario and a check's solution text is read from them."""
 
     found: ClassVar[list[str]] = []
+    seen: ClassVar[dict[str, dict[str, bytes]]] = {}
 
     def _call(self, workspace: Workspace, method: str, args: dict[str, Any]
               ) -> dict[str, Any] | str:
         result = super()._call(workspace, method, args)
+        files = workspace.input_files()
+        seen = Inspecting.seen.setdefault(self.scenario.name, {})
+        seen.update({k: v for k, v in files.items() if k.endswith(".lean")})
         if isinstance(result, dict):
-            for p in problems(workspace.input_files(), method, args, result,
+            for p in problems({**seen, **files}, method, args, result,
                               self.spec.lean_toolchain):
                 Inspecting.found.append(f"{self.scenario.name}: {p}")
         return result
@@ -171,7 +179,7 @@ class Inspecting(RecordingToolchain):
 
 
 def test_no_recording_contradicts_its_fixture(tmp_path: Path) -> None:
-    Inspecting.found = []
+    Inspecting.found, Inspecting.seen = [], {}
     store = record_all(tmp_path, recorder=Inspecting)
     assert store, "no scenario ran"
     assert Inspecting.found == []
@@ -183,7 +191,7 @@ def test_no_service_flow_recording_contradicts_its_fixture(tmp_path: Path) -> No
     from api_flow_support import PROOF_MID_RACER, FlowNet, agent_flow, flow_scenario
 
     scenario, store = flow_scenario(), {}
-    Inspecting.found = []
+    Inspecting.found, Inspecting.seen = [], {}
     net = FlowNet.create(tmp_path, lambda spec: Inspecting(spec, scenario, store))
     with net.serve() as (url, _app):
         anyio.run(agent_flow, url)
