@@ -268,6 +268,12 @@ def test_deleting_or_rewriting_a_file_of_the_record_is_record_deleted(
 def test_a_path_under_a_target_that_does_not_exist_is_unknown_target(tmp_path: Path) -> None:
     out = pull_request(tmp_path, {"targets/ghost/nodes/root/Proof.lean": PROOF_MID})
     assert_refused(out, "unknown-target")
+    # with two targets no artifact can adopt the finding: it is still published
+    b, _ = base_repo(tmp_path / "two")
+    b.target("second")
+    base = git_commit(b.root, "a second target")
+    b.write("targets/ghost/nodes/root/Proof.lean", PROOF_MID)
+    assert_refused(gate(b.root, base, git_commit(b.root, "pull request")), "unknown-target")
 
 
 def test_an_explainer_of_a_node_without_a_proof_is_refused(tmp_path: Path) -> None:
