@@ -260,6 +260,17 @@ def test_a_hostile_tree_entry_is_refused_at_step_2(forge: LocalForge, case: str,
     assert shown and all(p.isprintable() for p in shown), shown
 
 
+@pytest.mark.parametrize(("what", "code"), [("a-tree", "tree-entry-not-a-file"),
+                                             ("missing", "tree-unreadable")])
+def test_a_file_entry_naming_no_blob_is_refused_at_step_2(forge: LocalForge, what: str,
+                                                          code: str) -> None:
+    """A regular-file mode whose object is a tree, or no object at all: never read."""
+    main_tree = forge.repo.get(forge.main_sha()).tree.id
+    oid = main_tree if what == "a-tree" else pygit2.Oid(hex="3" * 40)
+    n = open_tree_pr(forge, f"{ND}/mid/Proof.lean".encode(), oid=oid)
+    judged(forge, n, code)
+
+
 def test_an_unreadable_tree_is_refused_at_step_2(forge: LocalForge) -> None:
     repo = forge.repo
     blob = repo.create_blob(b"x")

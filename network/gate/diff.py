@@ -227,7 +227,22 @@ def screen_tree(repo: pygit2.Repository, base: pygit2.Tree | None, head: pygit2.
             refuse("submodule-in-submission", "a submodule (gitlink)")
         elif mode not in BLOB_MODES:
             refuse("tree-entry-not-a-file", f"tree entry mode {mode:o}")
+        else:
+            kind = _object_kind(repo, entry.id)
+            if kind is None:
+                refuse("tree-unreadable", "a file whose object is missing")
+            elif kind != pygit2.enums.ObjectType.BLOB:
+                refuse("tree-entry-not-a-file", "a file mode naming an object that is not "
+                       "a blob")
     return findings, refused
+
+
+def _object_kind(repo: pygit2.Repository, oid: pygit2.Oid) -> int | None:
+    """The object type of ``oid`` from its header, or None when the object is missing."""
+    try:
+        return int(repo.odb.read_header(oid)[0])
+    except (KeyError, ValueError, pygit2.GitError):
+        return None
 
 
 def _subtree(repo: pygit2.Repository, commit: pygit2.Commit, subdir: str) -> pygit2.Tree:
