@@ -223,6 +223,8 @@ HOSTILE: list[tuple[str, bytes, int, str]] = [
     ("dotdot", f"{ND}/mid/../Proof.lean".encode(), 0o100644, "path-dot-segment"),
     ("dot", f"{ND}/mid/./Proof.lean".encode(), 0o100644, "path-dot-segment"),
     ("top-dotdot", b"..", 0o100644, "path-dot-segment"),
+    ("too-long", f"{ND}/mid/attempts/{TS}-alice-partial.h{'9' * 400}.witness.lean".encode(),
+     0o100644, "path-not-portable"),
 ]
 
 

@@ -49,9 +49,11 @@ define("path-backslash", 2, 422, "A path of the pull request holds a backslash."
 define("path-not-portable", 2, 422,
        "A path component is not a plain portable name: a Unicode look-alike, a non-NFC "
        "spelling, bytes that are not UTF-8, a slash inside one tree entry name, a space or "
-       "another character outside [A-Za-z0-9_.@-].",
+       "another character outside [A-Za-z0-9_.@-]; or the path is longer than 400 bytes.",
        "Name files and folders as graph/AGENTS.md lists them, in ASCII.")
 
+#: the longest graph path the record holds (``models.GraphPath``), in bytes
+MAX_PATH_BYTES = 400
 #: the file modes a pull request may add: a regular file, executable or not
 BLOB_MODES = frozenset({0o100644, 0o100755})
 _TREE_MODE = 0o040000
@@ -208,6 +210,9 @@ def screen_tree(repo: pygit2.Repository, base: pygit2.Tree | None, head: pygit2.
             refused.add(full.decode("utf-8", "surrogateescape"))  # noqa: B023
 
         bad = name_finding(raw, shown)
+        if bad is None and len(full) > MAX_PATH_BYTES:
+            bad = Diagnostic("path-not-portable", f"a path longer than {MAX_PATH_BYTES} "
+                             "bytes", shown[:MAX_PATH_BYTES] + "…")
         if bad is not None:
             findings.append(bad)
             refused.add(full.decode("utf-8", "surrogateescape"))
