@@ -30,8 +30,12 @@ from typing import Any
 from network.api import claims, reads
 from network.api.service import Service, iso
 
-#: Cached bodies kept per service (distinct snapshot, registry version, filters).
+#: Cached bodies kept per service (distinct filters at the current snapshot and registry
+#: version; older versions are dropped as soon as a newer one is rendered).
 MAX_ENTRIES = 256
+#: Bytes of cached bodies kept per service, at most (issue 16: a large frontier times many
+#: filter variants must not grow the process without bound).
+MAX_BYTES = 32 * 1024 * 1024
 
 
 @dataclass(frozen=True)
@@ -52,6 +56,11 @@ class _Template:
     tail: bytes
     snapshot: str
     last: tuple[int, Rendered] | None = None
+
+    @property
+    def size(self) -> int:
+        """Bytes held: the template and its last rendered body."""
+        return 2 * (len(self.head) + len(self.tail))
 
     def at(self, now: int) -> Rendered:
         last = self.last
@@ -127,9 +136,12 @@ def render(svc: Service, filters: dict[str, str] | None = None) -> Rendered:
         # version started before the claim committed).
         template = _template(svc, reads.frontier_product(svc, snap), snap.etag, now, filters)
         with cache.lock:
-            for old in [k for k in cache.templates if k[0] != snap.etag]:
-                del cache.templates[old]  # another snapshot's bodies are never asked again
+            for old in [k for k in cache.templates if k[:2] != key[:2]]:
+                # another snapshot's or an older registry's bodies are never asked again
+                del cache.templates[old]
             cache.templates[key] = template
-            while len(cache.templates) > MAX_ENTRIES:
-                cache.templates.popitem(last=False)
+            total = sum(t.size for t in cache.templates.values())
+            while len(cache.templates) > MAX_ENTRIES or (
+                    total > MAX_BYTES and len(cache.templates) > 1):
+                total -= cache.templates.popitem(last=False)[1].size
     return template.at(now)
