@@ -169,6 +169,7 @@ def _judge(tmp_path: Path, root: Path, base: str, head: str, key: Any, *,
     art = tmp_path / "artifact"
     if art.exists():
         shutil.rmtree(art)
+    BuildingToolchain.builds.clear()
     export_build(root, base, export_head or head, toolchain=_toolchain(scenario=scenario),
                  sandbox=Sandbox(), out=art, submitter="alice",
                  pull_request=export_pr if export_pr is not None else pr_number)
