@@ -18,6 +18,7 @@ import hashlib
 import json
 import os
 import shutil
+import sys
 from pathlib import Path
 from typing import Any
 
@@ -72,16 +73,16 @@ def overwrite(p):
         with open(p, "wb") as f:
             f.write(b"EVIL")
     return attempt(go)
-def tamper(root):
+def tamper(root, own):
     done = {}
     # every olean it can see, anywhere
     for top in ("/tmp", "/home", "/root", "/work", "/var", "/opt", "/srv", "/mnt", "/run"):
         for dirpath, dirs, files in os.walk(top):
             for f in files:
-                if f == "Proof.olean":  # its own: it wants that one to pass
+                p = os.path.join(dirpath, f)
+                if p in own:  # its own olean: it wants that one to pass
                     continue
                 if f.endswith(".olean") or f == "lake-manifest.json":
-                    p = os.path.join(dirpath, f)
                     done[p] = overwrite(p)
     # the statement's olean here (what the gate would load if it checked in scratch)
     st = root / LIB / "Lemmata/demo/mid/Statement.olean"
@@ -118,8 +119,10 @@ if args[:1] == ["build"]:
         out = root / LIB / rel.with_suffix(".olean")
         out.parent.mkdir(parents=True, exist_ok=True)
         out.write_bytes(olean(".".join(rel.with_suffix("").parts), src.read_bytes()))
-    if any(b"-- TAMPER" in s.read_bytes() for s in sources):
-        tamper(root)
+    own = {str(root / LIB / s.relative_to(root).with_suffix(".olean")) for s in sources
+           if b"-- TAMPER" in s.read_bytes()}
+    if own:
+        tamper(root, own)
     sys.exit(0)
 if args[:1] == ["env"]:
     env = dict(os.environ)
@@ -147,11 +150,13 @@ src = pathlib.Path(args[args.index("--run") + 1])
 req_path = pathlib.Path(args[args.index("--run") + 2])
 checker = src.stem
 req = json.loads(req_path.read_text())
-mods = [v for k, v in sorted(req.items()) if k.endswith("module")] + [["Mathlib"]]
+mods = [v for k, v in sorted(req.items()) if k.endswith("module")]
 seen = {}
 evil = False
-for comps in mods:
+for comps in [*mods, ["Mathlib"]]:
     p = find(comps)
+    if p is None and comps == ["Mathlib"]:
+        continue  # a target without Mathlib
     data = p.read_bytes() if p else b""
     seen[".".join(comps)] = {"path": str(p), "sha256": sha(data)}
     evil = evil or not data.startswith(b"lemmata fake olean")
@@ -178,7 +183,7 @@ print(json.dumps({"checker": checker, "version": 1, **body}))
 '''
 
 FAKE_CHECKER = FAKE_COMMON + r'''
-comps = sys.argv[-1].split(".")
+comps = sys.argv[-1].replace("\u00ab", "").replace("\u00bb", "").split(".")  # «» quoting
 p = find(comps)
 data = p.read_bytes() if p else b""
 home = pathlib.Path(os.environ["HOME"])
@@ -343,12 +348,13 @@ def test_a_solution_olean_linked_to_a_host_file_is_refused_unread(tmp_path: Path
     """The one file the host reads back from scratch, planted as a link, is refused."""
     host = Host(tmp_path)
     lake = host.bindir / "lake"
+    anchor = "    own = {str(root / LIB"
+    assert anchor in lake.read_text()
     text = lake.read_text().replace(
-        "    if any(b\"-- TAMPER\" in s.read_bytes() for s in sources):",
+        anchor,
         "    if any(b\"-- LINK\" in s.read_bytes() for s in sources):\n"
         "        p = root / LIB / \"Lemmata/demo/mid/Proof.olean\"\n"
-        "        p.unlink(); p.symlink_to(SENTINEL)\n"
-        "    if any(b\"-- TAMPER\" in s.read_bytes() for s in sources):")
+        "        p.unlink(); p.symlink_to(SENTINEL)\n" + anchor)
     lake.write_text(text)
     host.before = host.snapshot()
     out, work, _ = host.run(PROOF + b"-- LINK\n", "link")
@@ -502,3 +508,40 @@ def test_a_planted_home_link_in_scratch_is_refused_not_followed(tmp_path: Path) 
         Sandbox().run(["/bin/true"], SandboxLayout(scratch=scratch), m.Caps())
     assert exc.value.code == "build-output-refused"
     assert not list(target.iterdir())
+
+
+def test_a_contributed_witness_is_carried_and_its_statement_rebuilt(tmp_path: Path) -> None:
+    """A witness pull request (D-29): the hole's Statement is base bytes, rebuilt by the
+    gate in the check workspace; only the new Witness's olean crosses, even when its build
+    tampers with the Statement's."""
+    sys.path.insert(0, str(Path(__file__).parent))
+    from gate_scenarios import ND, base_repo
+
+    host = Host(tmp_path)
+    b, base = base_repo(tmp_path / "graph")
+    stmt_bytes = (b.root / f"{ND}/root--h2/Statement.lean").read_bytes()
+    witness = b"theorem Demo.main.h2.witness : True := trivial\n-- TAMPER\n"
+    b.write(f"{ND}/root--h2/Witness.lean", witness)
+    head = git_commit(b.root, "witness")
+    work = tmp_path / "work"
+    work.mkdir()
+    out = run_gate(b.root, base, head, mode="precheck", submitter="alice", work_dir=work,
+                   toolchain=lambda s: LeanToolchain(s, bindir=host.bindir,
+                                                     pins_root=host.pins),
+                   sandbox=Sandbox())
+    assert out.verdict == "pass", [(s.step, [(d.code, d.message) for d in s.diagnostics])
+                                   for r in out.runs for s in r.steps if not s.ok]
+    assert out.runs[0].artifact.kind.value == "witness"
+    scratch = next(work.glob("*-scratch"))
+    assert json.loads((scratch / "tamper-report.json").read_text())["lakefile"]
+    check = next(work.glob("*-check"))
+    assert not (check / "Lemmata/demo/root--h2/Witness.lean").exists()
+    stmt, wit = "Lemmata.demo.root--h2.Statement", "Lemmata.demo.root--h2.Witness"
+    recs = [r for r in records(work) if r["checker"] == "Witness"]
+    assert recs, records(work)
+    for rec in recs:
+        assert rec["oleans"][stmt]["sha256"] == sha(fake_olean(stmt, stmt_bytes))
+        assert rec["oleans"][stmt]["path"].startswith(str(check) + "/")
+        assert rec["oleans"][wit]["sha256"] == sha(fake_olean(wit, witness))
+        assert "/carried/lib/lean/" in rec["oleans"][wit]["path"]
+    assert host.snapshot() == host.before
