@@ -61,12 +61,16 @@ S_MID = "theorem Demo.mid (n : Nat) : n + 0 + 0 = n := by\n  sorry\n"
 W_TRUE = "theorem {decl}.witness : True := trivial\n"
 #: the witness of a statement with one data binder `n : Nat` and no hypothesis
 W_DATA = "theorem {decl}.witness : ∃ n : Nat, True := ⟨0, trivial⟩\n"
+W_M = "theorem {decl}.witness : ∃ m : Nat, True := ⟨0, trivial⟩\n"
+#: p's hole: a statement that does not compute to p's own (a hole `1 + 1 = 2` would be
+#: defeq to the goal by evaluation, offload-restates-goal)
+S_P_H1 = "theorem Demo.p.h1 : ∀ (m : Nat), 0 + m + 1 = m + 1 := by\n  sorry\n"
 S_P = "theorem Demo.p : 1 + 1 = 2 := by\n  sorry\n"
 ROOT_PARTIAL = f"{ND}/root/attempts/20260101T000000Z-bob-partial.lean"
 P_PARTIAL_TEXT = ("-- approach: compute\n-- licence: CC-BY-4.0\n"
                   "theorem Demo.p : 1 + 1 = 2 := by\n"
                   "  -- label: the sum\n  -- claim: $1+1=2$\n"
-                  "  have h : 1 + 1 = 2 := sorry\n  exact h\n")
+                  "  have h : ∀ m : Nat, 0 + m + 1 = m + 1 := sorry\n  exact h 1\n")
 P_PARTIAL = f"{ND}/p/attempts/20260101T000000Z-carol-partial.lean"
 
 
@@ -134,8 +138,7 @@ def base_repo(root: Path, *, precheck: dict[str, Any] | None = None,
     b.hole(T, "root", 2, ROOT_PARTIAL,
            statement="theorem Demo.main.h2 : 2 < 3 := by\n  sorry\n", declaration="Demo.main.h2")
     b.hole(T, "p", 1, P_PARTIAL, name="h",
-           statement="theorem Demo.p.h1 : 1 + 1 = 2 := by\n  sorry\n",
-           witness=W_TRUE.format(decl="Demo.p.h1"), declaration="Demo.p.h1")
+           statement=S_P_H1, witness=W_M.format(decl="Demo.p.h1"), declaration="Demo.p.h1")
     b.merge([f"{ND}/aux/Proof.lean"], date="2026-01-01", artifact_kind="proof")
     b.merge([f"{ND}/base-lemma/Proof.lean"], date="2026-01-01", artifact_kind="proof")
     b.merge([ROOT_PARTIAL], date="2026-01-01", artifact_kind="partial")
@@ -187,7 +190,8 @@ WITNESS_TYPES: dict[str, str] = {
     **{d: "∃ n, True" for d in ("Demo.aux", "Demo.base_lemma", "Demo.mid", "Demo.strong",
                                 "Demo.bad", "Demo.mid.h1", "Calib.add_zero",
                                 "Calib.zero_add")},
-    **{d: "True" for d in ("Demo.p", "Demo.main.h1", "Demo.p.h1", "Demo.counter",
+    "Demo.p.h1": "∃ m, True",
+    **{d: "True" for d in ("Demo.p", "Demo.main.h1", "Demo.counter",
                            "Demo.neg", "Demo.other")},
     "Calib.main": "∃ m n, True", "Tutorial.double_lt": "∃ m n, m < n",
 }
@@ -196,7 +200,7 @@ WITNESS_TYPES: dict[str, str] = {
 #: close goals through propext; rfl, decide and anonymous constructors use none)
 PROOF_AXIOMS: dict[str, list[str]] = {
     "Demo.mid": ["propext"], "Demo.main": ["propext"], "Demo.aux": ["propext"],
-    "Demo.strong": ["propext"], "Demo.p.h1": [], "Demo.p": [], "Demo.main.h2": [],
+    "Demo.strong": ["propext"], "Demo.p.h1": ["propext"], "Demo.p": [], "Demo.main.h2": [],
     "Demo.counter": [],
     "Tutorial.double_lt": ["propext"], "Calib.add_zero": [],
     # relations, refutations, vacuity certificates
@@ -331,10 +335,10 @@ MID_PARTIAL_TEXT = (
     "-- approach: two steps\n-- licence: CC-BY-4.0\n"
     "theorem Demo.mid (n : Nat) : n + 0 + 0 = n := by\n"
     "  -- label: drop one zero\n  -- claim: $n + 0 = n$\n  -- The first step.\n"
-    "  have h₁ : n + 0 = n := sorry\n"
+    "  have h₁ : n + 0 = 0 + n := sorry\n"
     "  -- label: zero plus\n  -- claim: $0 + n = n$\n"
-    "  have h₂ : ∀ m : Nat, 0 + m = m := sorry\n"
-    "  simp [h₁]\n")
+    "  have h₂ : 0 + n = n := sorry\n"
+    "  simp\n")
 H1_PARTIAL = f"{ND}/root--h1/attempts/20260301T000000Z-alice-partial.lean"
 H1_PARTIAL_TEXT = ("-- approach: go back up\n-- licence: CC-BY-4.0\n"
                    "theorem Demo.main.h1 : True := by\n"
@@ -350,13 +354,13 @@ MID_SKELETON_TEXT = f"-- annex: {MID_ANNEX_SHA}\n" + MID_PARTIAL_TEXT
 def _mid_holes(text: str, shift: int) -> dict[str, Answer]:
     """The toolchain's answers for MID_PARTIAL_TEXT's two holes, ``shift`` lines lower."""
     return {"extract_holes": _holes(
-        {"index": 1, "name": "h₁", "goal": "n + 0 = n",
+        {"index": 1, "name": "h₁", "goal": "n + 0 = 0 + n",
          "binders": [{"name": "n", "type": "Nat"}],
-         "statement": "∀ (n : Nat), n + 0 = n", "line": 7 + shift,
+         "statement": "∀ (n : Nat), n + 0 = 0 + n", "line": 7 + shift,
          "column": _col(text, 7 + shift)},
-        {"index": 2, "name": "h₂", "goal": "∀ m : Nat, 0 + m = m",
+        {"index": 2, "name": "h₂", "goal": "0 + n = n",
          "binders": [{"name": "n", "type": "Nat"}],
-         "statement": "∀ (n : Nat), ∀ m : Nat, 0 + m = m", "line": 10 + shift,
+         "statement": "∀ (n : Nat), 0 + n = n", "line": 10 + shift,
          "column": _col(text, 10 + shift)}),
         "defeq": lambda a: {"ok": True, "code": None, "comparable": True,
                             "defeq": a["left"][2] == 2 and a["right"][1] == "Demo.aux"}}
@@ -469,13 +473,13 @@ def scenarios() -> dict[str, Scenario]:
                 "theorem Demo.mid.h1.witness : ∃ n : Nat, True := ⟨0, trivial⟩\n")},
                  {"check_statement": _PARTIAL_SIMP,
                   "extract_holes": _holes(
-                     {"index": 1, "name": "h₁", "goal": "n + 0 = n",
+                     {"index": 1, "name": "h₁", "goal": "n + 0 = 0 + n",
                       "binders": [{"name": "n", "type": "Nat"}],
-                      "statement": "∀ (n : Nat), n + 0 = n", "line": 7,
+                      "statement": "∀ (n : Nat), n + 0 = 0 + n", "line": 7,
                       "column": _col(MID_PARTIAL_TEXT, 7)},
-                     {"index": 2, "name": "h₂", "goal": "∀ m : Nat, 0 + m = m",
+                     {"index": 2, "name": "h₂", "goal": "0 + n = n",
                       "binders": [{"name": "n", "type": "Nat"}],
-                      "statement": "∀ (n : Nat), ∀ m : Nat, 0 + m = m", "line": 10,
+                      "statement": "∀ (n : Nat), 0 + n = n", "line": 10,
                       "column": _col(MID_PARTIAL_TEXT, 10)}),
                   "defeq": lambda a: {"ok": True, "code": None, "comparable": True,
                                       "defeq": a["left"][2] == 2 and a["right"][1] == "Demo.aux"}}),
@@ -489,14 +493,20 @@ def scenarios() -> dict[str, Scenario]:
             "  -- label: zero plus\n", ""))},
                  {"check_statement": _PARTIAL_SIMP,
                   "extract_holes": _holes(
-                     {"index": 1, "name": "h₁", "goal": "n + 0 = n", "statement": "n + 0 = n",
+                     {"index": 1, "name": "h₁", "goal": "n + 0 = 0 + n",
+                      "binders": [{"name": "n", "type": "Nat"}],
+                      "statement": "∀ (n : Nat), n + 0 = 0 + n",
                       "line": 7, "column": _col(MID_PARTIAL_TEXT, 7)},
-                     {"index": 2, "name": "h₂", "goal": "0 + m = m", "statement": "0 + m = m",
-                      "line": 9, "column": 40})}),
+                     {"index": 2, "name": "h₂", "goal": "0 + n = n",
+                      "binders": [{"name": "n", "type": "Nat"}],
+                      "statement": "∀ (n : Nat), 0 + n = n",
+                      "line": 9, "column": _col(MID_PARTIAL_TEXT, 10)})}),
         Scenario("close-p", {f"{ND}/p--h1/Proof.lean": enc(
-            "theorem Demo.p.h1 : 1 + 1 = 2 := by\n  rfl\n")},
-                 {"extract_holes": _holes({"index": 1, "name": "h", "goal": "1 + 1 = 2",
-                                           "statement": "1 + 1 = 2", "line": 6,
+            "theorem Demo.p.h1 : ∀ (m : Nat), 0 + m + 1 = m + 1 := by\n  intro m; omega\n")},
+                 {"extract_holes": _holes({"index": 1, "name": "h",
+                                           "goal": "∀ (m : Nat), 0 + m + 1 = m + 1",
+                                           "statement": "∀ (m : Nat), 0 + m + 1 = m + 1",
+                                           "line": 6,
                                            "column": _col(P_PARTIAL_TEXT, 6)})}),
         # counterexamples and vacuity certificates (D-12 #2, #3)
         Scenario("counterexample-ok", {f"{ND}/bad/Refutation.lean": enc(REFUTATION_BAD)},

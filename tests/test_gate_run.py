@@ -298,7 +298,7 @@ def test_a_partials_holes_become_child_nodes(tmp_path: Path) -> None:
     assert meta["hole"] == {"parent": "mid", "route": f"{ND}/mid/attempts/"
                             "20260301T000000Z-alice-partial.lean", "k": 1, "name": "h₁"}
     assert meta["origin"] == "compiler-derived" and meta["declaration"] == "Demo.mid.h1"
-    assert b"theorem Demo.mid.h1 : \xe2\x88\x80 (n : Nat), n + 0 = n" in pm.files[
+    assert b"theorem Demo.mid.h1 : \xe2\x88\x80 (n : Nat), n + 0 = 0 + n" in pm.files[
         f"{h}/Statement.lean"]
     assert pm.files[f"{h}/Witness.lean"].startswith(b"theorem Demo.mid.h1.witness")
     gloss_path = next(p for p in pm.files if p.startswith(f"{h}/gloss/"))
