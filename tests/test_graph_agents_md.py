@@ -263,6 +263,7 @@ def _base(tmp: Path) -> tuple[GraphBuilder, str]:
     part = b.partial(T, "open", "20260101T000000Z", "bob", PARTIAL_TEXT)
     b.merge([part])
     b.hole(T, "open", 1, part)  # open--h1, blocked: no Witness.lean
+    b.gloss(T, "open", "20260101T000000Z", WHO)  # the author's own words to withdraw
     return b, git_commit(b.root, "base")
 
 
