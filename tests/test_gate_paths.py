@@ -450,3 +450,25 @@ def test_lemmata_gate_run_answers_a_hostile_tree_with_exit_1(tmp_path: Path) -> 
     codes = {d["code"] for a in body["artifacts"] for s in a["steps"] for d in s["diagnostics"]}
     assert {"submodule-in-submission", "path-not-portable"} <= codes, codes
     assert body["written"]
+
+
+BOMB = (POSTMORTEM.replace("route: a route", "route: &r0 '" + "x" * 200 + "'")
+        + "".join(f"l{i}: &r{i} [" + ", ".join([f"*r{i - 1}"] * 9) + "]\n" for i in range(1, 8)))
+DEEP_YAML = POSTMORTEM + "extra: " + "[" * 5000 + "]" * 5000 + "\n"
+DEEP_JSON = '{"schema": "precheck/v1", "steps": ' + "[" * 5000 + "]" * 5000 + "}\n"
+
+
+@pytest.mark.parametrize(("path", "text"), [
+    (f"{ND}/mid/attempts/{TS}-alice-postmortem.yaml", BOMB),
+    (f"{ND}/mid/attempts/{TS}-alice-postmortem.yaml", DEEP_YAML),
+    (f"{ND}/mid/attempts/precheck/{'a' * 64}.json", DEEP_JSON),
+], ids=["alias-bomb", "deep-yaml", "deep-json"])
+def test_a_record_that_is_not_plain_data_is_refused(forge: LocalForge, path: str,
+                                                    text: str) -> None:
+    """A few kilobytes that expand to gigabytes, or nest past any recursive parser: refused
+    at step 2 before anything builds them (never a hang or a RecursionError)."""
+    assert len(text.encode()) < layout.RECORD_MAX_BYTES
+    n = forge.open_pull_request(files={path: text.encode()}, title="a record", body="",
+                                author="alice").number
+    out = judged(forge, n, "malformed-yaml" if text is DEEP_YAML else "invalid-record")
+    assert out.runs[0].first_failing is not None

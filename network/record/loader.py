@@ -262,7 +262,8 @@ not UTF-8, and when parsed ("ok", object) or (malformed-json|malformed-yaml, det
 
 def _parse_text(path: str, text: str) -> tuple[str, Any]:
     """A record's text parsed: JSON for ``*.json``, YAML otherwise (CSafeLoader's objects).
-    Syntax errors come back as ``(code, detail)``; anything else raises."""
+    Syntax errors, and nesting too deep for the recursive parsers, come back as
+    ``(code, detail)``; anything else raises."""
     try:
         if path.endswith(".json"):
             return "ok", json.loads(text)
@@ -274,6 +275,9 @@ def _parse_text(path: str, text: str) -> tuple[str, Any]:
         where = f"line {mark.line + 1}: " if mark is not None else ""
         problem = getattr(exc, "problem", None) or str(exc)
         return "malformed-yaml", f"{where}{problem}"
+    except RecursionError:  # a hostile file nests thousands deep (issue 9)
+        return ("malformed-json" if path.endswith(".json") else "malformed-yaml",
+                "nested too deeply to read")
 
 
 def _read_file(source: Source, path: str, parse: bool) -> _Read:
