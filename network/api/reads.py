@@ -97,6 +97,7 @@ def info(svc: Service) -> dict[str, Any]:
             "writes_per_identity": s.rate_writes_per_identity,
             "writes_per_address": s.rate_writes_per_address,
             "token_issues_per_address": s.rate_token_issues_per_address,
+            "auth_failures_per_address": s.rate_auth_failures_per_address,
         },
         "max_body_bytes": s.max_body_bytes,
         "dco_version": s.dco_version,

@@ -54,8 +54,10 @@ define("pseudonym-invalid", None, 422,
        "Choose a pseudonym matching [A-Za-z0-9][A-Za-z0-9_.-]{0,38}.")
 define("pseudonym-reserved", None, 422,
        "The pseudonym is one the service reserves, compared without regard to case "
-       "(D-19 v3.28).",
-       "Choose another pseudonym; GET /info.json lists the reserved ones.")
+       "(D-19 v3.28), or one the graph names as a curator, steward or identity, held only "
+       "by the GitHub login its identities/ record binds (issue 16).",
+       "Choose another pseudonym (GET /info.json lists the reserved ones); a role holder "
+       "proves the GitHub login bound in identities/<pseudonym>.yaml.")
 define("pseudonym-taken", None, 409,
        "Another identity already holds this pseudonym (compared without regard to case).",
        "Choose another pseudonym, or prove you are that identity with the same proof or "
