@@ -275,3 +275,26 @@ def test_where_the_lexer_vouches_it_reads_comments_and_literals_as_lean_does(tex
         return  # refused: nothing the lexer read is trusted
     assert ref is not None, "the lexer vouches for text Lean cannot read"
     assert _lexer_classes(lexed) == ref
+
+
+@pytest.mark.parametrize("text", [
+    'r#"' * 20000,           # openers nothing closes: each try would scan to the end
+    "«" * 50000,             # «» names that never close
+    'x r##"a"# ' * 10000,    # closers of the wrong length
+])
+def test_hostile_repetition_reads_in_bounded_time_and_fails_closed(text: str) -> None:
+    """No quadratic read (the rules' tries are bounded), and each unreadable opener is an
+    ambiguity the gate refuses. Timing is not asserted (benchmarks/ say how long); a
+    quadratic read of these texts would not finish within the test run."""
+    lexed = lean_lex.lex(text)
+    assert "".join(t.text for t in lexed.tokens) == text
+    assert lexed.ambiguities
+    assert [d.code for d in forbidden_option_findings(text, "P.lean")][:1] == [
+        "lean-lex-ambiguous"]
+
+
+def test_a_long_raw_string_that_closes_is_one_token() -> None:
+    body = "set_option debug.skipKernelTC true\n" * 2000
+    lexed = lean_lex.lex(f'def s := r##"{body}"##\n')
+    assert lexed.ambiguities == []
+    assert [t.kind for t in lexed.tokens if t.text.startswith('r##"')] == ["raw"]

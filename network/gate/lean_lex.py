@@ -60,7 +60,11 @@ _IDENT_CHAR = re.compile(r"[\w'!?]")
 _NOT_AFTER_IDENT = r"(?<![\w'!?])"
 _CHAR_LIT = _NOT_AFTER_IDENT + r"'(?!')(?:\\(?:x[0-9a-fA-F]{2}|u[0-9a-fA-F]{4}|[^\n])|[^\\'\n])'"
 _RAW_STR = _NOT_AFTER_IDENT + r'r(#*)"(?s:.*?)"\1'
-_GUILLEMET = r"«[^»]*»"
+_RAW_START = re.compile(_NOT_AFTER_IDENT + r'r(#*)"')
+#: a «»-quoted name part of at most this many characters is one token; a longer one (no
+#: Lean name is) stays unread and fails closed, which keeps each try of the rule bounded
+_GUILLEMET_MAX = 256
+_GUILLEMET = "«[^»]{0,%s}»" % (_GUILLEMET_MAX,)  # noqa: UP031 - braces are the regex's
 
 
 def _ident_bounded(rule: object) -> object:
@@ -73,11 +77,12 @@ def _ident_bounded(rule: object) -> object:
     return rule
 
 
-def _tokens_table() -> dict[str, list[object]]:
-    """Lean4Lexer's rule table with the corrections listed in the module docstring."""
+def _tokens_table(raw_strings: bool = True) -> dict[str, list[object]]:
+    """Lean4Lexer's rule table with the corrections listed in the module docstring
+    (without the raw-string rule when ``raw_strings`` is False)."""
     table: dict[str, list[object]] = {k: list(v) for k, v in Lean4Lexer.tokens.items()}
     extra: list[object] = [
-        (_RAW_STR, String.Raw),
+        *([(_RAW_STR, String.Raw)] if raw_strings else []),
         (_CHAR_LIT, String.Char),
         (_GUILLEMET, Name.Quoted),
     ]
@@ -109,9 +114,33 @@ class _LeanLexer(Lean4Lexer):  # type: ignore[misc]
     tokens = _tokens_table()
 
 
-@lru_cache(maxsize=1)
-def _lexer() -> _LeanLexer:
-    return _LeanLexer(stripnl=False, ensurenl=False)
+class _LeanLexerNoRaw(Lean4Lexer):  # type: ignore[misc]
+    """The same without the raw-string rule: for a text holding a raw-string opener that
+    nothing closes, where every try of that rule would scan to the end of the text (a
+    quadratic read); each raw string in its code then fails closed."""
+
+    name = "Lean4 (gate, no raw strings)"
+    aliases: ClassVar[list[str]] = []
+    tokens = _tokens_table(raw_strings=False)
+
+
+@lru_cache(maxsize=2)
+def _lexer(raw_strings: bool = True) -> Lean4Lexer:
+    cls = _LeanLexer if raw_strings else _LeanLexerNoRaw
+    return cls(stripnl=False, ensurenl=False)
+
+
+def _raw_opener_unclosed(text: str) -> bool:
+    """Whether some ``r#…#"`` opener of ``text`` has no ``"#…#`` after it (read once, in
+    linear time: the last closer of each length is found once)."""
+    last: dict[int, int] = {}
+    for mt in _RAW_START.finditer(text):
+        h = len(mt.group(1))
+        if h not in last:
+            last[h] = text.rfind('"' + "#" * h)
+        if last[h] < mt.end():
+            return True
+    return False
 
 
 @dataclass(frozen=True)
@@ -215,7 +244,8 @@ def lex(text: str) -> Lexed:
     tokens: list[Token] = []
     ambiguities: list[tuple[int, str]] = []
     line = 1
-    for start, tt, value in _lexer().get_tokens_unprocessed(text):
+    lexer = _lexer(raw_strings=not _raw_opener_unclosed(text))
+    for start, tt, value in lexer.get_tokens_unprocessed(text):
         if tt in Error:
             ambiguities.append((line, f"unreadable text {value[:20]!r}"))
         tokens.append(Token(_kind(tt), value, start, line))
