@@ -326,3 +326,13 @@ def test_the_service_signs_a_role_act_or_refuses_without_the_key() -> None:
     trust.check_role_signature(model, model.signature, actors=frozenset({"steve"}),
                                holds=lambda _w, _d: True, at_date=model.date, keys=keys,
                                identities={})
+
+
+@needs_ssh_keygen
+def test_a_plain_git_steward_signs_a_shelving_with_their_ssh_key(repo: Any,
+                                                                 tmp_path: Path) -> None:
+    b, base = repo
+    p = b.shelving(T, "lemma", TS, "steve", signed=False)
+    b.write(p, trust.sign_record_ssh(p, b.read(p), m.Shelving, tmp_path / "steve_ssh", "steve"))
+    assert _rec(b, p)["signature"]["kind"] == "ssh"
+    assert gate(b, base, "steve", tmp_path) == (0, [])

@@ -25,6 +25,7 @@ and hold the role on the record's own date (ruling 2). Approvals of a gloss or e
 from __future__ import annotations
 
 from collections.abc import Callable
+from pathlib import Path
 from typing import Any
 
 from pydantic import BaseModel
@@ -175,3 +176,39 @@ def _later(a: str, b: str) -> bool:
 def held_since(since: str, at_date: str) -> bool:
     """Whether a role held from ``since`` is held on ``at_date`` (ISO dates)."""
     return not _later(since, at_date)
+
+
+def sign_record_ssh(path: str, data: bytes, model: type[m.Record], key_path: str | Path,
+                    signer: str) -> bytes:
+    """A role act's file signed with the signer's SSH key, for plain-git stewards and
+    curators (ruling 9): the file's own fields kept as written, ``signature`` set to an
+    ``ssh`` envelope over the record's canonical JSON (namespace ``lemmata``).
+
+    Args:
+        path: the file's graph path (its suffix picks JSON or YAML).
+        data: the file's bytes (any ``signature`` in them is replaced).
+        model: the record model its place holds (``models.Shelving``, ...).
+        key_path: the private SSH key listed in ``identities/<signer>.yaml``.
+        signer: the signer's pseudonym, the record's actor.
+
+    Raises:
+        LemmataError: the record does not parse (its first problem's code), or
+            ``bad-signature`` / ``subprocess-failed`` from ``ssh-keygen -Y sign``.
+    """
+    import json
+
+    import yaml
+
+    from network.record.loader import parse_document, parse_record
+
+    rec, problems = parse_record(path, data, model)
+    if rec is None:
+        code, detail = ((problems[0].code, problems[0].detail) if problems
+                        else ("invalid-record", "the record does not parse"))
+        raise LemmataError(code, detail, path=path)
+    sig = signing.sign_ssh(rec, key_path, signer)  # canonical JSON leaves signature out
+    doc = parse_document(path, data)
+    doc["signature"] = sig.model_dump()
+    if path.endswith(".json"):
+        return (json.dumps(doc, sort_keys=True, indent=2, ensure_ascii=False) + "\n").encode()
+    return yaml.safe_dump(doc, sort_keys=True, allow_unicode=True).encode()
