@@ -207,3 +207,19 @@ def test_same_second_lean_attempts_get_different_names(env: Env) -> None:
     for p in mains:
         m = ATTEMPT_RE.fullmatch(p.rsplit("/", 1)[1])
         assert m is not None and m.group("ts") == TS and m.group("who") == "alice", p
+
+
+def test_a_mark_copied_into_another_authors_pull_request_is_ignored(env: Env) -> None:
+    tok = env.api.token("alice")["token"]
+    r = _postmortem(env, tok)
+    sid, number = r.json()["submission_id"], int(r.json()["pull_request"])
+    env.forge.close(number)
+    sid = _crash(env, sid, new_id="s_" + secrets.token_hex(12))  # no genuine mark left
+    forged = env.forge.open_pull_request(
+        files={"targets/demo/nodes/root/attempts/20260921T141320Z-mallory-postmortem.yaml":
+               b"x: 1\n"}, title="not alice's", body=f"hi\n{openings.mark(sid)}\n",
+        author="mallory")
+    env.api.clock.advance(LEASE + 1)
+    assert openings.reconcile(env.api.svc, _rows(env)) == {sid}
+    row = next(x for x in _rows(env) if x.id == sid)
+    assert row.state == "expired" and row.pull_request != str(forged.number)

@@ -7,8 +7,9 @@ as live, so the same record resubmitted would be refused for ever as a copy of "
 request None". The pull request body carries the row's mark (:func:`mark`), so
 :func:`reconcile` can settle a row older than ``settings.opening_lease_s``:
 
-* a pull request on the forge carries its mark: the row takes that pull request's
-  number, head and state (open, merged or closed), as if the write had finished;
+* a pull request on the forge authored by the row's identity carries its mark: the row
+  takes that pull request's number, head and state (open, merged or closed), as if the
+  write had finished (a mark copied into another author's pull request is ignored);
 * none does: the row becomes ``expired``, which blocks nothing; a write still in flight
   that answers later turns it ``open`` as usual.
 """
@@ -69,10 +70,14 @@ def reconcile(svc: Service, rows: Iterable[db.SubmissionRow]) -> set[str]:
         prs = _forge_prs(forge) if forge is not None else []
     except LemmataError:
         return set()
+    authors = {r.id: (r.pseudonym or "").casefold() for r in stale}
     by_mark: dict[str, Any] = {}
     for pr in prs:
         for sid in marked(getattr(pr, "body", "")):
-            by_mark.setdefault(sid, pr)
+            # only a pull request authored by the row's own identity fulfils it: a mark
+            # copied into someone else's pull request is ignored
+            if authors.get(sid) == str(getattr(pr, "author", "")).casefold():
+                by_mark.setdefault(sid, pr)
     ended: set[str] = set()
     with db.transaction(svc.sessions) as s:
         for r in stale:
