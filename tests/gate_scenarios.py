@@ -451,8 +451,10 @@ def scenarios() -> dict[str, Scenario]:
                 "author: alice\ndate: '2026-03-01'\n")},
                  {"check_statement": _NATIVE},
                  review=Review("rita", signs_off=("native_decide",))),
+        # aux's theorem is in scope through base-lemma's proof module, and the term uses it
         Scenario("undeclared", {mid_proof: enc(PROOF_MID.replace(
-            "simpa using Demo.base_lemma n", "simpa using (Demo.base_lemma n).trans rfl"))},
+            "simpa using Demo.base_lemma n",
+            "have _h := Demo.aux n\n  simpa using Demo.base_lemma n"))},
                  {"used_constants": _used(BASE_LEMMA_PROOF, "Lemmata.demo.aux.Proof")}),
         Scenario("unused-use", {mid_proof: enc(PROOF_MID.replace(
             "simpa using Demo.base_lemma n", "simp"))}),

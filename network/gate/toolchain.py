@@ -262,8 +262,10 @@ class UsedConstantsResult:
 
     Attributes:
         decls: the declarations examined.
-        constants: graph constants (those defined in modules under ``prefix``) reached
-            transitively from the declarations' types and values, sorted.
+        constants: graph constants (those defined in modules under ``prefix``) the
+            declarations' terms use, through the artifact's own module's constants whole
+            and other graph constants by their meaning (types, definitions' values), never
+            through another node's proof (UsedConstants.lean), sorted.
         modules: the graph modules defining them, sorted.
     """
 

@@ -5,11 +5,17 @@ Request: {"module": [..], "decls": [[..], ..], "prefix": ["Lemmata"]}
 Report:  {"checker": "UsedConstants", "version": 1, "constants": [..], "modules": [..],
           "missing": [..]}
 
-The transitive closure of the constants each declaration's kernel term uses (type and
-value, a theorem's proof included), restricted to constants defined in graph modules (those
-whose module name starts with `prefix`). Constants of non-graph modules (Lean, Mathlib)
-cannot reach graph modules, so the walk does not expand them. The declarations themselves
-are not reported.
+The graph constants (defined in modules whose name starts with `prefix`) each
+declaration's kernel term uses, and what they mean through: the closure that expands every
+constant of the artifact's own `module` by its whole term (type and value, a proof
+included, so auxiliary lemmas the elaborator split off count), and every other graph
+constant by its meaning only (its type, a definition's value, an inductive's constructors;
+`meaningDeps`), never by another node's proof. A use of a merged proof is a use of that
+node (D-4 step 8, v3.25: a use is held to what the artifact's term touches); what that
+proof itself used is its own declared business, and circularity through it is step 8's
+graph walk (`ancestors_of`), not this term walk. Constants of non-graph modules (Lean,
+Mathlib) cannot reach graph modules, so the walk does not expand them. The declarations
+themselves are not reported.
 
 Checked against leanprover/lean4: src/Lean/Util/FoldConsts.lean (getUsedConstants), src/Lean/Environment.lean
 (getModuleIdxFor?, allImportedModuleNames), src/Lean/Data/Name.lean (isPrefixOf, lt).
@@ -24,7 +30,9 @@ def runUsedConstants (req : Json) : IO Json := do
     | some m => pfx.isPrefixOf m
     | none => false
   let missing := decls.filter fun d => (env.find? d).isNone
-  let names := closure env termDeps inGraph (decls.filter fun d => (env.find? d).isSome)
+  let deps := fun (ci : ConstantInfo) =>
+    if moduleOf env ci.name == some mod then termDeps ci else meaningDeps ci
+  let names := closure env deps inGraph (decls.filter fun d => (env.find? d).isSome)
   let mut consts : Array Name := #[]
   let mut mods : Array Name := #[]
   for n in names.toList do
