@@ -194,3 +194,26 @@ def test_an_unsigned_closure_record_proves_nothing(b: GraphBuilder) -> None:
     b.closure(T, "root", "route", [("root--h1", proof)], route=part)
     g = load(b)
     assert d.node_status(g, T, "root") == "proved" and cl not in d.unverified(g)
+
+
+def test_the_forked_verifier_judges_as_the_serial_one(b: GraphBuilder,
+                                                      monkeypatch: pytest.MonkeyPatch) -> None:
+    from network.record import trust
+
+    paths = []
+    for i in range(6):
+        proof = b.proof(T, "lemma", f"-- proof {i}\n")
+        paths.append(b.attest([proof], name=f"a{i}", signed=i % 2 == 0))
+    rec = yaml.safe_load(b.read(paths[2]))
+    rec["node"] = "root"  # tampered after signing
+    b.write_json(paths[2], rec)
+    g = load(b)
+    atts = list(g.attestations)
+    monkeypatch.setattr(trust, "_GATE_SIGNED", {})
+    monkeypatch.setattr(trust, "PARALLEL_MIN_ATTESTATIONS", 10**9)
+    serial = trust.gate_signed_paths(atts, g.keys)
+    monkeypatch.setattr(trust, "_GATE_SIGNED", {})
+    monkeypatch.setattr(trust, "PARALLEL_MIN_ATTESTATIONS", 2)
+    forked = trust.gate_signed_paths(atts, g.keys)
+    assert serial == forked == {paths[0], paths[4]}
+    assert trust.gate_signed_paths(atts, g.keys) == serial  # from the memo

@@ -207,12 +207,12 @@ class _Index:
         self.att_date: dict[str, str] = {}
         self.atts_by_node: dict[tuple[str, str], list[m.Attestation]] = {}
         self.unverified: set[str] = set()
-        for att in g.attestations:
+        passed = [att for att in g.attestations if att.record.verdict == "pass"]
+        signed = trust.gate_signed_paths(passed, g.keys)  # only a pass can be a verdict
+        for att in passed:
             a = att.record
-            if not trust.gate_signed(a, g.keys, att.sha256):
+            if att.path not in signed:
                 self.unverified.add(att.path)
-                continue
-            if a.verdict != "pass":
                 continue
             self.atts_by_node.setdefault((a.target, a.node), []).append(a)
             for art in a.artifacts:

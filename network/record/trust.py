@@ -212,3 +212,55 @@ def sign_record_ssh(path: str, data: bytes, model: type[m.Record], key_path: str
     if path.endswith(".json"):
         return (json.dumps(doc, sort_keys=True, indent=2, ensure_ascii=False) + "\n").encode()
     return yaml.safe_dump(doc, sort_keys=True, allow_unicode=True).encode()
+
+
+PARALLEL_MIN_ATTESTATIONS = 1000
+"""From this many unjudged attestations on, a forked worker verifies half of them."""
+
+
+def gate_signed_paths(atts: list[Any], keys: dict[str, m.PublicKey]) -> set[str]:
+    """The paths of the attestations (``RecordFile[Attestation]``) that :func:`gate_signed`
+    accepts. On a large graph, when the process may fork
+    (:func:`network.record.loader.may_fork`), a forked worker verifies the later half
+    while this process verifies the earlier one (Ed25519 verification dominates a
+    products run's cost of trust); whatever the worker fails to deliver is verified here.
+    """
+    from network.record.forked import ForkedCall
+    from network.record.loader import may_fork
+
+    ok: set[str] = set()
+    todo = []
+    for rf in atts:
+        sig = rf.record.signature
+        key = keys.get(sig.key_id) if sig is not None else None
+        known = _GATE_SIGNED.get((rf.sha256, key.model_dump_json())) if key else None
+        if known is None and sig is not None:
+            todo.append(rf)
+        elif known:
+            ok.add(rf.path)
+    later = todo[len(todo) // 2:] if len(todo) >= PARALLEL_MIN_ATTESTATIONS else []
+    worker = None
+    if later and may_fork():
+        def verify_later() -> dict[str, bool]:
+            return {rf.path: gate_signed(rf.record, keys) for rf in later}
+
+        try:
+            worker = ForkedCall(verify_later)
+        except OSError:
+            worker = None
+    mine = todo[: len(todo) - len(later)] if worker is not None else todo
+    for rf in mine:
+        if gate_signed(rf.record, keys, rf.sha256):
+            ok.add(rf.path)
+    if worker is not None:
+        got = worker.result()
+        for rf in later:
+            verdict = got.get(rf.path)
+            if verdict is None:
+                verdict = gate_signed(rf.record, keys, rf.sha256)
+            elif (key := keys.get(rf.record.signature.key_id)) is not None \
+                    and len(_GATE_SIGNED) < _GATE_SIGNED_MAX:
+                _GATE_SIGNED[(rf.sha256, key.model_dump_json())] = verdict
+            if verdict:
+                ok.add(rf.path)
+    return ok
