@@ -175,3 +175,37 @@ def test_the_queue_survives_a_pull_request_that_makes_the_gate_raise(
     assert forge.get(bad).state == "closed" and forge.get(good).state == "merged"
     assert any(f"#{bad} refused: {code}" in r.getMessage() for r in caplog.records)
     assert validate_graph(forge.path, forge.main_sha()) == []
+
+
+def test_an_error_after_the_verdict_is_logged_and_the_queue_goes_on(
+        forge: LocalForge, monkeypatch: pytest.MonkeyPatch,
+        caplog: pytest.LogCaptureFixture) -> None:
+    """Publishing the first refusal raises (a forge fault, a test double): that pull
+    request is still closed as refused, the error is logged with its code, and the next
+    pull request is judged and merged."""
+    first = forge.open_pull_request(files={f"{ND}/mid/notes.txt": b"x"}, title="refused",
+                                    body="", author="alice").number
+    pm = (f"schema: d13/v1\nnode: {T}/mid\ncontributor: bob\nroute: a route\n"
+          "route_class: induction\noutcome: refuted-route\nterminal_goal_state: x\n"
+          "failure_class: route-dead-ends\n")
+    second = forge.open_pull_request(
+        files={f"{ND}/mid/attempts/20260105T000000Z-bob-postmortem.yaml": pm.encode()},
+        title="a record", body="", author="bob").number
+    real = forge.commit_to_main
+    calls: list[int] = []
+
+    def flaky(files, message):  # the first publication fails
+        calls.append(1)
+        if len(calls) == 1:
+            raise OSError("disk full")
+        return real(files, message)
+
+    monkeypatch.setattr(forge, "commit_to_main", flaky)
+    with caplog.at_level("ERROR", logger="network.gate.queue"):
+        items = process_queue(forge, toolchain=RecordedToolchain, sandbox=Sandbox(),
+                              gate_key=KEY, key_id=BUILDER_GATE_KEY_ID)
+    assert [(i.number, i.verdict, i.code) for i in items] == [
+        (first, "fail", "gate-internal-error"), (second, "pass", None)]
+    assert forge.get(first).state == "closed" and forge.get(second).state == "merged"
+    assert any(f"#{first}" in r.getMessage() and "gate-internal-error" in r.getMessage()
+               for r in caplog.records)

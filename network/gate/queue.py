@@ -254,8 +254,8 @@ def process_queue(
                        out.verdict, code, detail)
             item.code = item.code or code
             item.notes.append(f"{code}: {detail}")
-            if item.merge_sha is None and forge.get(pr.number).state == "open":
-                _close_quietly(forge, pr.number)
+            if item.merge_sha is None and out.verdict in ("fail", "bounced"):
+                _close_quietly(forge, pr.number)  # refused: publishing it failed, not it
     return items
 
 
