@@ -22,13 +22,15 @@ from __future__ import annotations
 
 import base64
 import binascii
+import functools
 import hashlib
 import json
 import os
+import re
 import stat
 import tempfile
 from collections.abc import Mapping
-from datetime import UTC, datetime, time
+from datetime import UTC, date, datetime, time
 from pathlib import Path
 from typing import Any
 
@@ -248,10 +250,21 @@ def parse_date(value: str, *, end_of_day: bool = False) -> datetime:
     Raises:
         ValueError: not ``YYYY-MM-DD`` or ``YYYY-MM-DDTHH:MM:SSZ``.
     """
+    return _parse_date(value, end_of_day)
+
+
+_DATE_FORMS = re.compile(r"\d{4}-\d{2}-\d{2}(T\d{2}:\d{2}:\d{2}Z)?")
+
+
+@functools.lru_cache(maxsize=8192)
+def _parse_date(value: str, end_of_day: bool) -> datetime:
+    """:func:`parse_date`, memoised (a graph's keys and records repeat a few dates)."""
+    if not isinstance(value, str) or not _DATE_FORMS.fullmatch(value):
+        raise ValueError(f"{value!r} is not YYYY-MM-DD or YYYY-MM-DDTHH:MM:SSZ")
     if len(value) == 10:
-        day = datetime.strptime(value, "%Y-%m-%d").date()
+        day = date.fromisoformat(value)
         return datetime.combine(day, time.max if end_of_day else time.min, tzinfo=UTC)
-    return datetime.strptime(value, "%Y-%m-%dT%H:%M:%SZ").replace(tzinfo=UTC)
+    return datetime.fromisoformat(value[:-1]).replace(tzinfo=UTC)
 
 
 def check_key_valid(key: PublicKey, at_date: str | None) -> None:

@@ -130,7 +130,12 @@ def check_role_signature(
         raise LemmataError(code, exc.detail) from exc
 
 
-_GATE_SIGNED: dict[tuple[str, str], bool] = {}
+_GATE_SIGNED: dict[tuple[str, tuple[str, ...]], bool] = {}
+
+
+def _key_fingerprint(key: m.PublicKey) -> tuple[str, ...]:
+    """What of a key record a verdict depends on."""
+    return (key.key_id, key.kind, key.public_key, key.valid_from, key.valid_until or "")
 _GATE_SIGNED_MAX = 1 << 20
 
 
@@ -150,7 +155,7 @@ def gate_signed(att: m.Attestation, keys: dict[str, m.PublicKey],
     key = keys.get(sig.key_id)
     memo = None
     if file_sha256 is not None and key is not None:
-        memo = (file_sha256, key.model_dump_json())
+        memo = (file_sha256, _key_fingerprint(key))
         known = _GATE_SIGNED.get(memo)
         if known is not None:
             return known
@@ -233,7 +238,7 @@ def gate_signed_paths(atts: list[Any], keys: dict[str, m.PublicKey]) -> set[str]
     for rf in atts:
         sig = rf.record.signature
         key = keys.get(sig.key_id) if sig is not None else None
-        known = _GATE_SIGNED.get((rf.sha256, key.model_dump_json())) if key else None
+        known = _GATE_SIGNED.get((rf.sha256, _key_fingerprint(key))) if key else None
         if known is None and sig is not None:
             todo.append(rf)
         elif known:
@@ -260,7 +265,7 @@ def gate_signed_paths(atts: list[Any], keys: dict[str, m.PublicKey]) -> set[str]
                 verdict = gate_signed(rf.record, keys, rf.sha256)
             elif (key := keys.get(rf.record.signature.key_id)) is not None \
                     and len(_GATE_SIGNED) < _GATE_SIGNED_MAX:
-                _GATE_SIGNED[(rf.sha256, key.model_dump_json())] = verdict
+                _GATE_SIGNED[(rf.sha256, _key_fingerprint(key))] = verdict
             if verdict:
                 ok.add(rf.path)
     return ok
