@@ -4,12 +4,15 @@ VENV := .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
 
-.PHONY: run test test-all lint bench clean
+.PHONY: run test test-all lint bench clean lock
 
-$(STAMP): pyproject.toml
+# Everything installed comes from requirements.lock (exact versions and hashes, made by
+# uv from pyproject.toml's bounds: `make lock`); the project itself is installed without
+# resolving anything further.
+$(STAMP): pyproject.toml requirements.lock
 	$(PY) -m venv $(VENV)
-	$(BIN)/pip install --quiet --upgrade pip
-	$(BIN)/pip install --quiet -e '.[test]'
+	$(BIN)/pip install --quiet --require-hashes -r requirements.lock
+	$(BIN)/pip install --quiet --no-deps --no-build-isolation -e .
 	touch $(STAMP)
 
 run: $(STAMP)
@@ -30,6 +33,14 @@ lint: $(STAMP)
 
 bench: $(STAMP)
 	for b in benchmarks/*.py; do $(BIN)/python $$b || exit 1; done
+
+# Re-resolve requirements.lock after a change to pyproject.toml's dependencies (needs the
+# package registry; uv is installed into a throwaway environment for it).
+lock:
+	$(PY) -m venv .lock-tools && .lock-tools/bin/pip install --quiet 'uv>=0.13,<1'
+	.lock-tools/bin/uv pip compile pyproject.toml .ci/build-requirements.in --extra test \
+	  --python-version 3.11 --universal --generate-hashes --no-header -o requirements.lock
+	rm -rf .lock-tools
 
 clean:
 	rm -rf $(VENV) .pytest_cache build *.egg-info
