@@ -56,7 +56,7 @@ def first_failing(out: GateOutcome) -> tuple[int | None, str | None]:
     ("merged-proof-modified", 2, "merged-proof-modified"),
     ("lakefile", 1, "toolchain-pin-file"),
     ("sorry", 5, "sorry-used"),
-    ("extra-axiom", 5, "axiom-not-permitted"),
+    ("extra-axiom", 2, "axiom-declared"),
     ("native", 5, "native-code-used"),
     ("undeclared", 8, "undeclared-dependency"),
     ("unused-use", 8, "unused-use"),

@@ -141,6 +141,18 @@ def test_skip_kernel_option_is_refused(repo):
     assert r.step2.code == "forbidden-option"
 
 
+def test_an_axiom_of_ones_own_is_refused_whatever_its_name(repo):
+    b, base = repo
+    for text in ("axiom propext : False\ntheorem stmt_root : True := trivial\n",
+                 "private axiom Demo._native.x : True\ntheorem stmt_root : True := trivial\n",
+                 "@[simp] axiom w : True\ntheorem stmt_root : True := trivial\n"):
+        b.proof(T, "root", text)
+        r = judge(b, base)
+        assert codes(r.step2) == ["axiom-declared"], text
+    b.proof(T, "root", "/- axiom a : False -/ theorem stmt_root : True := trivial -- \"axiom\"\n")
+    assert judge(b, base).step2.ok
+
+
 def test_a_use_line_must_name_a_usable_module(repo):
     b, base = repo
     b.proof(T, "root", "import Lemmata.demo.root.Nope\ntheorem stmt_root : True := trivial\n")

@@ -89,6 +89,11 @@ define("annex-not-found", 2, 422,
        "nor added by the same pull request (D-31 v3.12).",
        "Submit the annex first (submit_informal_annex) or in the same pull request, and "
        "cite it by the SHA-256 of its .md bytes.")
+define("axiom-declared", 2, 422,
+       "A submitted Lean file declares an axiom.",
+       "Prove it instead: a submission may use only the axioms its gate-spec allows, which "
+       "Lean itself declares; an axiom of your own is refused whatever its name (D-4 "
+       "step 5).")
 define("forbidden-option", 2, 422,
        "A submitted Lean file sets an option that weakens checking (debug.skipKernelTC, "
        "`prelude`).",
@@ -611,6 +616,10 @@ def forbidden_option_findings(text: str, path: str) -> list[Diagnostic]:
                 i = after - 1  # the option's name is this finding, not another
         elif tok.kind == "name" and tok.text == "prelude" and not _glued_to_dot(code, i):
             out.append(Diagnostic("forbidden-option", "prelude", path, tok.line))
+        elif tok.kind == "keyword" and tok.text == "axiom" and not _glued_to_dot(code, i):
+            # defence in depth for step 5: an axiom of the contributor's own can carry an
+            # allowed or a `_native` name; none is ever needed in a submission
+            out.append(Diagnostic("axiom-declared", "axiom", path, tok.line))
         elif any(word in tok.text for word in _FORBIDDEN_WORDS):
             # the option named outside `set_option`: a name literal, a string, an
             # identifier (`Options.setBool `debug.skipKernelTC`, `"skipKernelTC"`)
