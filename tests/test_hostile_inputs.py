@@ -52,6 +52,15 @@ def test_malformed_yaml(b: GraphBuilder) -> None:
     assert "line" in problems[0].detail
 
 
+def test_a_yaml_alias_bomb_on_main_is_refused_not_expanded(b: GraphBuilder) -> None:
+    lines = ["schema: meta/v1", "a0: &a0 [x, x, x, x, x, x, x, x, x, x]"]
+    lines += [f"a{i}: &a{i} [" + ", ".join([f"*a{i - 1}"] * 10) + "]" for i in range(1, 9)]
+    b.write(f"{ROOT}/META.yaml", "\n".join(lines) + "\n")  # 10**9 scalars if expanded
+    problems = validate_graph(b.root)
+    assert codes(problems) == {("invalid-record", f"{ROOT}/META.yaml")}
+    assert "aliases expand" in problems[0].detail
+
+
 def test_malformed_json(b: GraphBuilder) -> None:
     b.write("log/merges/000001.json", '{"schema": "merge/v1",')
     assert ("malformed-json", "log/merges/000001.json") in codes(validate_graph(b.root))

@@ -12,12 +12,7 @@ skeleton's annex citation (D-31 v3.12), options that weaken checking, record sch
 
 from __future__ import annotations
 
-import json
 from dataclasses import dataclass
-from typing import Any
-
-import yaml
-from pydantic import ValidationError
 
 from network.gate.actors import actor_findings
 from network.gate.artifacts import (
@@ -33,9 +28,9 @@ from network.gate.artifacts import (
 )
 from network.gate.diff import Diff
 from network.gate.result import Diagnostic, StepResult
-from network.record import derive, layout
+from network.record import derive, plain
 from network.record import models as m
-from network.record.loader import ATTEMPT_RE, Graph, sha256_hex
+from network.record.loader import ATTEMPT_RE, Graph, parse_record, sha256_hex
 
 _RECORD_MODELS: dict[Kind, type[m.Record]] = {
     Kind.POSTMORTEM: m.Postmortem,
@@ -108,96 +103,17 @@ def _check_record(diff: Diff, art: Artifact, path: str, findings: list[Diagnosti
     if shape is not None:
         findings.append(shape)
         return None
-    try:
-        obj = json.loads(text) if path.endswith(".json") else yaml.safe_load(text)
-    except (json.JSONDecodeError, yaml.YAMLError) as exc:
-        findings.append(Diagnostic("malformed-yaml", str(exc).splitlines()[0], path))
-        return None
-    except RecursionError:
-        findings.append(Diagnostic("invalid-record", "nested too deeply to read", path))
-        return None
-    if not isinstance(obj, dict) or obj.get("schema") != model.SCHEMA_KIND:
-        findings.append(Diagnostic("invalid-record", f"expected schema {model.SCHEMA_KIND}", path))
-        return None
-    try:
-        return model.model_validate(obj)
-    except ValidationError as exc:
-        for err in exc.errors():
-            loc = ".".join(str(p) for p in err["loc"])
-            findings.append(Diagnostic("invalid-record", f"{loc}: {err['msg']}", path))
-        return None
-
-
-#: how deeply a record's mappings and lists may nest (records are a few levels deep)
-RECORD_MAX_DEPTH = 32
+    rec, problems = parse_record(path, text.encode("utf-8"), model)
+    for p in problems:
+        where = f"{p.field}: " if p.field else ""
+        findings.append(Diagnostic(p.code, f"{where}{p.detail}", path))
+    return rec
 
 
 def record_shape_finding(path: str, text: str) -> Diagnostic | None:
-    """Why a record's text is not plain data, before it is built: YAML aliases (``*a``)
-    that expand to more than :data:`~network.record.layout.RECORD_MAX_BYTES` characters
-    (a few bytes every later reader would multiply), an alias to a node still open (a
-    cycle), or nesting deeper than :data:`RECORD_MAX_DEPTH` (which would exhaust a
-    recursive parser); None when plain. Read without recursion: YAML by its parse events,
-    JSON by its brackets outside strings. Code ``invalid-record`` (issue 9: nothing merged
-    may break a later reader)."""
-    depth = deepest = 0
-    if path.endswith(".json"):
-        in_str = escaped = False
-        for ch in text:
-            if in_str:
-                if escaped:
-                    escaped = False
-                elif ch == "\\":
-                    escaped = True
-                elif ch == '"':
-                    in_str = False
-                continue
-            if ch == '"':
-                in_str = True
-            elif ch in "[{":
-                depth += 1
-                deepest = max(deepest, depth)
-            elif ch in "]}":
-                depth -= 1
-    else:
-        sizes: dict[str, int] = {}  # anchor -> expanded size of its node
-        frames: list[list[Any]] = [[None, 0]]  # open nodes: [anchor, expanded size]
-        total = 0
-        try:
-            for ev in yaml.parse(text, Loader=yaml.CSafeLoader):
-                add = 0
-                if isinstance(ev, yaml.AliasEvent):
-                    if ev.anchor not in sizes:
-                        return Diagnostic("invalid-record", "a YAML alias to a node that "
-                                          "holds it", path)
-                    add = sizes[ev.anchor]
-                elif isinstance(ev, yaml.ScalarEvent):
-                    add = len(ev.value) + 1
-                    if ev.anchor is not None:
-                        sizes[ev.anchor] = add
-                elif isinstance(ev, (yaml.MappingStartEvent, yaml.SequenceStartEvent)):
-                    frames.append([ev.anchor, 0])
-                    deepest = max(deepest, len(frames) - 1)
-                    if deepest > RECORD_MAX_DEPTH:
-                        break
-                    add = 1
-                elif isinstance(ev, (yaml.MappingEndEvent, yaml.SequenceEndEvent)):
-                    anchor, size = frames.pop()
-                    if anchor is not None:
-                        sizes[anchor] = size
-                    frames[-1][1] += size
-                    continue
-                frames[-1][1] += add
-                total += add
-                if total > layout.RECORD_MAX_BYTES:
-                    return Diagnostic("invalid-record", "its YAML aliases expand past "
-                                      f"{layout.RECORD_MAX_BYTES} characters", path)
-        except yaml.YAMLError as exc:  # e.g. libyaml's own nesting limit
-            return Diagnostic("malformed-yaml", str(exc).splitlines()[0], path)
-    if deepest > RECORD_MAX_DEPTH:
-        return Diagnostic("invalid-record", f"nested {deepest} levels deep; a record holds "
-                          f"at most {RECORD_MAX_DEPTH}", path)
-    return None
+    """:func:`network.record.plain.shape_problem` as a step-2 finding (None when plain)."""
+    problem = plain.shape_problem(path, text)
+    return None if problem is None else Diagnostic(problem.code, problem.detail, path)
 
 
 def annex_findings(diff: Diff, base: Graph, art: Artifact) -> list[Diagnostic]:
@@ -251,10 +167,8 @@ def _check_proposal(diff: Diff, base: Graph, art: Artifact, findings: list[Diagn
     stmt = diff.new_bytes(stmt_ch)
     if meta_text is None:
         return
-    try:
-        meta = m.Meta.model_validate(yaml.safe_load(meta_text))
-    except (ValidationError, yaml.YAMLError, TypeError) as exc:
-        findings.append(Diagnostic("invalid-record", str(exc).splitlines()[0], d + "META.yaml"))
+    meta = _check_record(diff, art, d + "META.yaml", findings, m.Meta)
+    if not isinstance(meta, m.Meta):
         return
     if meta.id != art.node or meta.target != art.target:
         findings.append(Diagnostic("id-mismatch", "META id/target must match the directory",

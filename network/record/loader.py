@@ -26,7 +26,7 @@ from pydantic import BaseModel, ValidationError
 
 from network import ids
 from network.errors import LemmataError, Problem, ValidationFailed, define
-from network.record import layout
+from network.record import layout, plain
 from network.record import models as m
 from network.record.forked import ForkedCall
 from network.record.source import DEFAULT_MAX_FILE_BYTES, CommitSource, Source, WorktreeSource
@@ -262,8 +262,13 @@ not UTF-8, and when parsed ("ok", object) or (malformed-json|malformed-yaml, det
 
 def _parse_text(path: str, text: str) -> tuple[str, Any]:
     """A record's text parsed: JSON for ``*.json``, YAML otherwise (CSafeLoader's objects).
-    Syntax errors, and nesting too deep for the recursive parsers, come back as
+    Syntax errors, nesting too deep for the recursive parsers, and YAML whose aliases are
+    not plain data (:func:`network.record.plain.shape_problem`) come back as
     ``(code, detail)``; anything else raises."""
+    if "*" in text and not path.endswith(".json"):  # aliases: refuse expansion bombs
+        shape = plain.shape_problem(path, text)
+        if shape is not None:
+            return shape.code, shape.detail
     try:
         if path.endswith(".json"):
             return "ok", json.loads(text)
