@@ -57,9 +57,7 @@ from pathlib import Path, PurePosixPath
 from typing import Any, Literal
 
 import pygit2
-import yaml
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
-from pydantic import ValidationError
 
 from network import ids, signing
 from network.errors import LemmataError, define
@@ -89,7 +87,7 @@ from network.gate.workspace import (
 )
 from network.record import derive
 from network.record import models as m
-from network.record.loader import Graph, load_graph, sha256_hex
+from network.record.loader import Graph, load_graph, parse_record, sha256_hex
 
 define("artifact-check-unsupported", 4, 422,
        "The gate's checkers cannot compare this artifact's declaration with the statement it "
@@ -472,7 +470,12 @@ def plan_workspace(base: Graph, head_bytes: Mapping[str, bytes], art: Artifact) 
             for stem, lf in sorted(t.defs.items())]
     node = t.nodes.get(nid)
     if art.kind in (Kind.VARIANT, Kind.SPECULATIVE) or node is None:
-        meta = m.Meta.model_validate(yaml.safe_load(head_bytes[f"{node_dir}/META.yaml"]))
+        meta_path = f"{node_dir}/META.yaml"
+        parsed, problems = parse_record(meta_path, head_bytes[meta_path], m.Meta)
+        if parsed is None:  # step 2 refused it already; a plan is never made for it
+            raise LemmataError("invalid-record", "; ".join(map(str, problems)),
+                               path=meta_path)
+        meta = parsed
         stmt = node_source(tid, nid, "Statement", head_bytes[f"{node_dir}/Statement.lean"])
         sources = [*defs, stmt]
         wit = None
@@ -1080,10 +1083,8 @@ def _meta_for(ctx: _Ctx, art: Artifact) -> m.Meta | None:
     ch = next((c for c in ctx.diff.changes if c.path == path and c.new_id), None)
     if ch is None:
         return None
-    try:
-        return m.Meta.model_validate(yaml.safe_load(ctx.diff.new_bytes(ch)))
-    except (ValidationError, yaml.YAMLError, TypeError):
-        return None
+    meta, _ = parse_record(path, ctx.diff.new_bytes(ch), m.Meta)
+    return meta
 
 
 def _static_steps(ctx: _Ctx, run: _Run, spec: m.GateSpec, spec_sha: str,
