@@ -229,6 +229,17 @@ def test_a_steward_acting_before_their_stewardship_is_unbound(repo: Any, tmp_pat
     assert gate(b, base, "steve", tmp_path) == (1, ["role-key-unbound"])
 
 
+def test_a_backdated_act_signed_with_a_retired_key_is_unbound(repo: Any, tmp_path: Path) -> None:
+    """The record's date is the filer's word: dated 2025 while the old approval key was
+    valid, but judged on a main whose clock (the merge log) is 2026, it is refused."""
+    b, base = repo
+    p = b.dispute(T, "root", "20250601T000000Z", "curator", "defects/x.yaml", signed=False)
+    old = Ed25519PrivateKey.from_private_bytes(bytes(range(2, 34)))
+    _resign(b, p, m.Dispute, old, "approval", "old-approval", "curator")
+    code, codes = gate(b, base, "curator", tmp_path)
+    assert (code, codes) == (1, ["role-key-unbound"]), codes
+
+
 def test_an_unsigned_steward_record_is_no_steward(repo: Any, tmp_path: Path) -> None:
     """A shelving by a pseudonym whose steward record is unsigned: no role to sign with."""
     b, base = repo

@@ -162,6 +162,7 @@ def _role_findings(base: Graph, art: Artifact, path: str, rec: m.Record,
     if tid not in base.targets:
         return []
     cur = derive.curators_of(base, tid)
+    now = derive.now(base)
 
     def holds(stewards: bool, curators: bool) -> trust.RoleCheck:
         return lambda who, date: derive.holds_role(base, tid, who, date, stewards=stewards,
@@ -170,11 +171,16 @@ def _role_findings(base: Graph, art: Artifact, path: str, rec: m.Record,
     def judge(body: m.Record | dict[str, object], sig: m.Signature | None,
               actors: frozenset[str], check: trust.RoleCheck, date: str,
               what: str) -> list[Diagnostic]:
-        try:
-            trust.check_role_signature(body, sig, actors=actors, holds=check, at_date=date,
-                                       keys=base.keys, identities=base.identities)
-        except LemmataError as exc:
-            return [Diagnostic(exc.code, f"{what}: {exc.detail}", path)]
+        # on the record's own date, and on the base's date too: a record's date is the
+        # contributor's word, so a backdated act by a former holder, or one signed with
+        # a retired key, must not pass (ruling 2: the gate's now is the merge log's)
+        for when in dict.fromkeys(d for d in (date, now) if d is not None):
+            try:
+                trust.check_role_signature(body, sig, actors=actors, holds=check,
+                                           at_date=when, keys=base.keys,
+                                           identities=base.identities)
+            except LemmataError as exc:
+                return [Diagnostic(exc.code, f"{what}: {exc.detail}", path)]
         return []
 
     if isinstance(rec, m.Steward):
