@@ -49,7 +49,7 @@ from network.gate.result import Diagnostic
 from network.gate.step2 import run_steps_1_2
 from network.record import derive
 from network.record import models as m
-from network.record.loader import Graph, Node, Target
+from network.record.loader import Graph, Node, Target, parse_document
 from network.record.source import check_graph_path
 
 define_once("forge-not-configured", None, 503,
@@ -179,18 +179,16 @@ def validate_record(model: type[m.Record], record: dict[str, Any], path: str) ->
 
 
 def parse_yaml_mapping(text: str, path: str) -> dict[str, Any]:
-    """Parse a YAML document that must be a mapping.
+    """Parse a YAML document that must be a mapping, as the loader and the gate will read
+    it once it is a graph file (:func:`network.record.loader.parse_document`: one reader,
+    plain data only).
 
     Raises:
-        LemmataError: ``malformed-yaml``; ``invalid-record`` when it is not a mapping.
+        LemmataError: ``malformed-yaml``; ``invalid-record`` when it is not a mapping or
+            not plain data (alias expansion, nesting).
     """
-    try:
-        obj = yaml.safe_load(text)
-    except yaml.YAMLError as exc:
-        raise LemmataError("malformed-yaml", str(exc).splitlines()[0], path=path) from exc
-    if not isinstance(obj, dict):
-        raise LemmataError("invalid-record", "the document must be a YAML mapping", path=path)
-    return obj
+    return parse_document(path if path.endswith((".yaml", ".yml")) else f"{path}.yaml",
+                          text.encode("utf-8"))
 
 
 def same_identity(record: dict[str, Any], key: str, who: Who, path: str) -> None:
