@@ -1,0 +1,29 @@
+"""AGENTS.md's map is true: every repository path it names in backticks exists."""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+_PATHY = re.compile(r"`([A-Za-z0-9_.\-]+(?:/[A-Za-z0-9_.\-<>*]*)+|[A-Za-z0-9_\-]+\.(?:py|md|toml|lock|json|yml))`")
+
+
+def named_paths(text: str) -> list[str]:
+    """Backticked tokens that look like repository paths (a slash or a file suffix);
+    templated parts (``<kind>``, ``*``) are globbed."""
+    return sorted({m.group(1).rstrip("/") for m in _PATHY.finditer(text)})
+
+
+def test_every_path_agents_md_names_exists() -> None:
+    text = (ROOT / "AGENTS.md").read_text("utf-8")
+    paths = named_paths(text)
+    assert len(paths) > 30, paths
+    missing = []
+    for p in paths:
+        pattern = re.sub(r"<[^>]*>", "*", p)
+        candidates = [ROOT / pattern, ROOT / "network" / pattern, ROOT / "network/gate" / pattern,
+                      ROOT / "network/record" / pattern, ROOT / "network/api" / pattern]
+        if not any(list(ROOT.glob(str(c.relative_to(ROOT)))) for c in candidates):
+            missing.append(p)
+    assert missing == []
