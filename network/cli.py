@@ -63,6 +63,40 @@ def main(debug: bool) -> None:
     """Lemmata: a git-backed proof network for open mathematics."""
 
 
+@main.command("sign-record")
+@click.argument("path", type=click.Path(path_type=Path, exists=True, dir_okay=False))
+@click.option("--graph", "graph", type=click.Path(path_type=Path, file_okay=False),
+              default=Path("."), show_default=True,
+              help="The graph work tree the record lies in (its root).")
+@click.option("--key", "key_path", required=True,
+              type=click.Path(path_type=Path, exists=True, dir_okay=False),
+              help="Your private SSH key: the one identities/<signer>.yaml lists.")
+@click.option("--signer", required=True, help="Your pseudonym: the record's actor.")
+@guarded
+def sign_record(path: Path, graph: Path, key_path: Path, signer: str) -> int:
+    """Sign a role act (shelving, dispute, dormancy, steward, a withdrawal of another's
+    record, a steward's literature reading) in place with your SSH key, for a plain-git
+    pull request (ruling 9, ruling 14). The gate verifies it against identities/."""
+    from network.gate.actors import record_model
+    from network.gate.artifacts import Kind
+    from network.record import layout, trust
+
+    try:
+        rel = path.resolve().relative_to(graph.resolve()).as_posix()
+    except ValueError as exc:
+        raise LemmataError("path-not-permitted", f"{path} is not inside {graph}") from exc
+    found = layout.match(rel)
+    model = record_model(Kind(found[0].kind)) if found and found[0].kind else None
+    if found is None or not found[0].record or model is None:
+        raise LemmataError("path-not-permitted", f"{rel} is not a record a role signs")
+    signed = trust.sign_record_ssh(rel, path.read_bytes(), model, key_path, signer)
+    tmp = path.with_name(path.name + ".signing")
+    tmp.write_bytes(signed)
+    tmp.replace(path)  # atomic: the record is either as it was or signed
+    click.echo(f"signed {rel} as {signer}")
+    return EXIT_OK
+
+
 @main.command()
 @click.argument("graph", type=click.Path(path_type=Path))
 @click.option("--commit", default=None, help="Read this git revision instead of the work tree.")

@@ -347,3 +347,19 @@ def test_a_plain_git_steward_signs_a_shelving_with_their_ssh_key(repo: Any,
     b.write(p, trust.sign_record_ssh(p, b.read(p), m.Shelving, tmp_path / "steve_ssh", "steve"))
     assert _rec(b, p)["signature"]["kind"] == "ssh"
     assert gate(b, base, "steve", tmp_path) == (0, [])
+
+
+def test_lemmata_sign_record_signs_a_role_act_in_place(repo: Any, tmp_path: Path) -> None:
+    if not shutil.which("ssh-keygen"):
+        pytest.skip("ssh-keygen is not installed")
+    b, base = repo
+    p = b.shelving(T, "lemma", TS, "steve", signed=False)
+    res = CliRunner().invoke(main, ["sign-record", str(b.root / p), "--graph", str(b.root),
+                                    "--key", str(tmp_path / "steve_ssh"), "--signer", "steve"])
+    assert res.exit_code == 0, res.output
+    assert _rec(b, p)["signature"]["kind"] == "ssh"
+    assert gate(b, base, "steve", tmp_path) == (0, [])
+    res = CliRunner().invoke(main, ["sign-record", str(b.root / "policy.json"), "--graph",
+                                    str(b.root), "--key", str(tmp_path / "steve_ssh"),
+                                    "--signer", "steve"])
+    assert res.exit_code == 1 and "path-not-permitted" in res.output

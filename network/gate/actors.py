@@ -84,6 +84,12 @@ _KIND_MODELS: dict[Kind, type[m.Record]] = {
 }
 
 
+def record_model(kind: Kind) -> type[m.Record] | None:
+    """The record model a record-only artifact kind's file holds (``Kind.SHELVING`` →
+    ``models.Shelving``), or None for a kind that is not one record file."""
+    return _KIND_MODELS.get(kind)
+
+
 def model_of(art: Artifact, path: str) -> type[m.Record] | None:
     """The record model the file at ``path`` of ``art`` holds, or None for a Lean file, an
     annex's Markdown or anything step 2 places elsewhere."""
