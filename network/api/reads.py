@@ -8,7 +8,6 @@ D-35): committed products are served as committed, with the one overlay ruling 1
 from __future__ import annotations
 
 import importlib
-import json
 import re
 from typing import Any
 
@@ -20,7 +19,7 @@ from network.api.graphs import Snapshot
 from network.api.service import Service, iso
 from network.errors import LemmataError, catalog_json
 from network.record.derive import stewards_of
-from network.record.loader import Graph, Node, Target
+from network.record.loader import Graph, Node, Target, parse_document
 
 #: Prose sections of a node bundle that ``include`` selects (D-28 v3.44 notation note,
 #: 2026-10-06). Everything else is always answered.
@@ -38,10 +37,7 @@ def _product(graph: Graph, path: str) -> Any | None:
     """A committed JSON product's parsed body, or None when the graph holds none."""
     if path not in graph.files:
         return None
-    try:
-        return json.loads(graph.source.read(path))
-    except json.JSONDecodeError as exc:
-        raise LemmataError("malformed-json", str(exc), path=path) from exc
+    return parse_document(path, graph.source.read(path))  # one reader (network/record)
 
 
 def _target(graph: Graph, target: str) -> Target:
@@ -453,28 +449,33 @@ def ledger(svc: Service, identity: str | None = None) -> dict[str, Any]:
 
     Returns:
         ``{graph_commit, identity, identities: {pseudonym: [{path, merge_seq, k, line,
-        target, node, artifact, revoked, revoked_by, corrections}]}}``, lines in
-        (merge_seq, k) order. With ``identity``, ``identities`` holds that one key (as
-        asked), with an empty list when the identity has no line.
+        target, node, artifact, revoked, revoked_by, corrections}]}, vouched:
+        {pseudonym: {by, at}}}``, lines in (merge_seq, k) order. With ``identity``,
+        ``identities`` holds that one key (as asked), with an empty list when the identity
+        has no line. ``vouched`` names each identity an operator vouched for with
+        ``lemmata token issue`` (who, when; ruling 14), narrowed likewise.
 
     Raises:
         LemmataError: ``pseudonym-invalid`` for a string no pseudonym can be (path
             separators, look-alike letters, control characters); ``graph-unavailable``.
     """
-    from network.api.identity import PSEUDONYM_RE
+    from network.api.identity import PSEUDONYM_RE, vouches
     from network.record.derive import ledger_views
 
     if identity is not None and not PSEUDONYM_RE.fullmatch(identity):
         raise LemmataError("pseudonym-invalid", f"{identity!r} is not a pseudonym")
     graph = _graph(svc)
     views = ledger_views(graph)
+    vouched = vouches(svc)
     if identity is not None:
         wanted = identity.casefold()
         lines = [line for who, rows in views.items() if who.casefold() == wanted
                  for line in rows]
         lines.sort(key=lambda x: (x["merge_seq"], x["k"], x["path"]))
         views = {identity: lines}
-    return {"graph_commit": graph.commit, "identity": identity, "identities": views}
+        vouched = {p: v for p, v in vouched.items() if p.casefold() == wanted}
+    return {"graph_commit": graph.commit, "identity": identity, "identities": views,
+            "vouched": vouched}
 
 
 def hosted_checkers(svc: Service) -> dict[str, Any]:
