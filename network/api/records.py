@@ -918,7 +918,7 @@ def get_schema(svc: Service, name: str, version: str) -> dict[str, Any]:
     except LemmataError:
         graph = None
     if graph is not None and f"schemas/{rel}" in graph.files:
-        return json.loads(graph.source.read(f"schemas/{rel}"))  # type: ignore[no-any-return]
+        return parse_document(f"schemas/{rel}", graph.source.read(f"schemas/{rel}"))
     path = schemas.SCHEMAS_DIR / rel
     if not path.is_file():
         raise LemmataError("schema-not-found", f"no schema {kind}/{version}")
