@@ -281,6 +281,116 @@ def mcp_cmd(data_dir: Path | None, database_url: str | None, graph: Path | None)
     return EXIT_OK
 
 
+@main.group("token")
+def token_group() -> None:
+    """Operator-issued tokens (ruling 14, issue 11): acts of whoever holds a network's data
+    directory, never HTTP routes (POST /tokens stays the one endpoint, D-35)."""
+
+
+def _operator_service(data_dir: Path | None, database_url: str | None,
+                      graph: Path | None) -> Any:
+    """The :class:`network.api.service.Service` of a network's state, for an operator's
+    act: the database ``serve`` would open (migrated) and the graph it would serve (for
+    the reserved and role pseudonyms). Starts no server, worker or forge."""
+    import time
+
+    from sqlalchemy.orm import sessionmaker
+
+    from network.api import db
+    from network.api.graphs import GraphProvider
+    from network.api.service import Service
+
+    settings = _service_settings(data_dir=data_dir, database_url=database_url, graph=graph)
+    settings.data_dir.mkdir(parents=True, exist_ok=True)
+    engine = db.make_engine(settings.resolved_database_url())
+    db.migrate(engine)
+    return Service(settings=settings, engine=engine,
+                   sessions=sessionmaker(engine, expire_on_commit=False),
+                   graphs=GraphProvider.for_path(settings.graph), clock=time.time)
+
+
+def _os_user() -> str:
+    import getpass
+
+    try:
+        return getpass.getuser()
+    except Exception:  # noqa: BLE001 - no user name known: --operator is then required
+        return ""
+
+
+@token_group.command("issue")
+@click.option("--pseudonym", required=True, help="The new identity's pseudonym (D-19 rules).")
+@click.option("--dco", "dco", is_flag=True,
+              help="Confirm that the identity's holder accepts the Developer Certificate of "
+              "Origin (GET /dco.json) in its current version; refused without it.")
+@click.option("--operator", default=None,
+              help="Your name, recorded as vouching for the identity (default: the OS user).")
+@click.option("--json", "as_json", is_flag=True, help="Print the receipt as JSON.")
+@_state_options
+@guarded
+def token_issue(pseudonym: str, dco: bool, operator: str | None, as_json: bool,
+                data_dir: Path | None, database_url: str | None, graph: Path | None) -> int:
+    """Issue a write token for an identity you vouch for, under POST /tokens's rules
+    (reserved, role and look-alike pseudonyms refused, the DCO, a recovery code, the
+    lapse). The token and recovery code are printed once."""
+    from network.api.identity import issue_operator_token
+
+    svc = _operator_service(data_dir, database_url, graph)
+    receipt = issue_operator_token(
+        svc, pseudonym=pseudonym, dco=svc.settings.dco_version if dco else None,
+        operator=operator if operator is not None else _os_user())
+    if as_json:
+        click.echo(json.dumps(receipt, indent=2))
+        return EXIT_OK
+    v = receipt["vouched"]
+    click.echo(f"identity:      {receipt['pseudonym']} "
+               f"({'new' if receipt['created'] else 'fresh token'}; vouched by {v['by']} "
+               f"at {v['at']}; DCO {receipt['dco_version']})")
+    click.echo(f"token:         {receipt['token']}")
+    click.echo(f"recovery code: {receipt['recovery_code']}")
+    click.echo(f"lapses after:  {receipt['lapse_days']} days without use")
+    click.echo("shown once: neither secret is stored in the clear.")
+    click.echo("use it:")
+    click.echo(f"  HTTP / MCP client header:  Authorization: Bearer {receipt['token']}")
+    click.echo(f"  lemmata mcp (stdio):       LEMMATA_TOKEN={receipt['token']} lemmata mcp")
+    click.echo(f"  {receipt['next']}")
+    return EXIT_OK
+
+
+@token_group.command("list")
+@click.option("--json", "as_json", is_flag=True, help="Print JSON.")
+@_state_options
+@guarded
+def token_list(as_json: bool, data_dir: Path | None, database_url: str | None,
+               graph: Path | None) -> int:
+    """List the identities an operator vouched for, with their live token counts."""
+    from network.api.identity import vouched_identities
+
+    rows = vouched_identities(_operator_service(data_dir, database_url, graph))
+    if as_json:
+        click.echo(json.dumps(rows, indent=2))
+        return EXIT_OK
+    for r in rows:
+        click.echo(f"{r['pseudonym']}\tvouched by {r['vouched_by']} at {r['vouched_at']}"
+                   f"\t{r['live_tokens']} live token(s)\tlast used {r['last_used_at'] or '-'}")
+    click.echo(f"{len(rows)} operator-vouched identit{'y' if len(rows) == 1 else 'ies'}")
+    return EXIT_OK
+
+
+@token_group.command("revoke")
+@click.option("--pseudonym", required=True, help="The identity whose tokens are retired.")
+@_state_options
+@guarded
+def token_revoke(pseudonym: str, data_dir: Path | None, database_url: str | None,
+                 graph: Path | None) -> int:
+    """Retire every live token and unused recovery code of an identity at once."""
+    from network.api.identity import revoke_tokens
+
+    out = revoke_tokens(_operator_service(data_dir, database_url, graph), pseudonym=pseudonym)
+    click.echo(json.dumps(out))
+    return EXIT_OK
+
+
 @main.group("site")
 def site_group() -> None:
     """The static, read-only website of a graph (D-36)."""

@@ -48,6 +48,10 @@ class IdentityRow(Base):
     ``pseudonym_key`` is the case-folded pseudonym and carries the uniqueness;
     ``github_key`` likewise for the GitHub login bound by a GitHub proof (ruling 9).
     ``dco_version`` is the Developer Certificate of Origin version last accepted (D-23).
+    ``vouched_by``/``vouched_at`` name the operator who issued the identity's first token
+    with ``lemmata token issue`` and when (epoch seconds; ruling 14, issue 11); both are
+    None for an identity a GitHub or precheck proof made (``proof_kind`` ``operator``
+    otherwise).
     """
 
     __tablename__ = "identities"
@@ -60,6 +64,8 @@ class IdentityRow(Base):
     created_at: Mapped[int] = mapped_column(BigInteger, nullable=False)
     dco_version: Mapped[str | None] = mapped_column(String(32), nullable=True)
     dco_accepted_at: Mapped[int | None] = mapped_column(BigInteger, nullable=True)
+    vouched_by: Mapped[str | None] = mapped_column(String(64), nullable=True)
+    vouched_at: Mapped[int | None] = mapped_column(BigInteger, nullable=True)
 
 
 class TokenRow(Base):

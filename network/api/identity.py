@@ -36,8 +36,18 @@ from network.api.service import (
     sha256_hex,
     write_identity,
 )
-from network.errors import LemmataError
+from network.errors import LemmataError, define
 
+define("identity-unknown", None, 404,
+       "No identity of the network holds this pseudonym (compared without regard to case).",
+       "Run `lemmata token list` on the network's data directory to see the identities "
+       "an operator vouched for.")
+define("operator-invalid", None, 422,
+       "The operator's name recorded as vouching for an identity is empty, too long "
+       "(over 64 characters) or holds characters other than letters, digits and _.@-.",
+       "Pass --operator NAME (or run as an OS user whose name is such a name).")
+
+OPERATOR_RE = re.compile(r"[A-Za-z0-9][A-Za-z0-9_.@-]{0,63}")
 PSEUDONYM_RE = re.compile(r"[A-Za-z0-9][A-Za-z0-9_.-]{0,38}")
 DCO_TEXT_PATH = Path(__file__).with_name("dco.txt")
 
@@ -257,6 +267,146 @@ def _issue_precheck(svc: Service, pseudonym: str, job_id: str, now: int) -> dict
     except IntegrityError as exc:
         raise LemmataError("pseudonym-taken", f"{pseudonym!r} or precheck {job_id!r} was "
                            "used concurrently") from exc
+
+
+#: How an operator-issued token is used, printed with it once (ruling 14, issue 11).
+OPERATOR_GUIDANCE = (
+    "Give `token` to the agent that writes as this pseudonym, and `recovery_code` to its "
+    "human operator; neither is shown again. An MCP client sends the token as the HTTP "
+    "header `Authorization: Bearer <token>` to <service>/mcp (or `lemmata mcp` reads "
+    "$LEMMATA_TOKEN); plain HTTP sends the same header. The token lapses only after "
+    "`lapse_days` days without use; `lemmata token revoke --pseudonym NAME` retires it."
+)
+
+
+def issue_operator_token(svc: Service, *, pseudonym: str, dco: str | None,
+                         operator: str) -> dict[str, Any]:
+    """Issue a token for an identity the network's operator vouches for (``lemmata token
+    issue``; ruling 14, issue 11). Not an HTTP route: POST /tokens stays the one endpoint
+    that touches identity (D-35); this is an act of whoever holds the data directory.
+
+    The D-19 rules are POST /tokens's own: :func:`check_pseudonym` (syntax, reserved
+    names), the role binding (a role pseudonym is never operator-vouched: it needs the
+    GitHub login its identities/ record binds) and the look-alike refusal, the current
+    DCO version, a recovery code and the lapse. A new identity is created with
+    ``proof_kind`` ``operator``; an identity the same kind of act made before (its tokens
+    revoked, say) gets a fresh token and code; any other existing one is refused.
+
+    Args:
+        pseudonym: the identity's name.
+        dco: the DCO version the identity's holder accepted (the operator confirms it);
+            must equal ``GET /dco.json``'s; None when not confirmed.
+        operator: the name recorded as vouching (``vouched_by``), ``OPERATOR_RE``.
+
+    Returns:
+        ``{pseudonym, github_login: None, created, token, recovery_code, lapse_days,
+        dco_version, vouched: {by, at}, next}``; the secrets appear only here.
+
+    Raises:
+        LemmataError: ``operator-invalid``; ``dco-not-accepted``; ``pseudonym-invalid``;
+            ``pseudonym-reserved``; ``pseudonym-confusable``; ``pseudonym-taken``.
+    """
+    if not isinstance(operator, str) or not OPERATOR_RE.fullmatch(operator):
+        raise LemmataError("operator-invalid", f"{operator!r} cannot name an operator")
+    if dco != svc.settings.dco_version:
+        raise LemmataError("dco-not-accepted", f"the DCO version {svc.settings.dco_version} "
+                           "was not confirmed for this identity (pass --dco)")
+    check_pseudonym(svc, pseudonym)
+    _check_name(svc, pseudonym, None)
+    now = svc.now()
+    try:
+        with db.transaction(svc.sessions) as s:
+            ident = s.execute(select(db.IdentityRow).where(
+                db.IdentityRow.pseudonym_key == pseudonym.casefold())).scalar_one_or_none()
+            created = ident is None
+            if ident is not None and ident.proof_kind != "operator":
+                raise LemmataError("pseudonym-taken", f"{ident.pseudonym!r} is held by an "
+                                   f"identity a {ident.proof_kind} proof made; an operator "
+                                   "cannot vouch for it")
+            if ident is None:
+                ident = db.IdentityRow(pseudonym=pseudonym, pseudonym_key=pseudonym.casefold(),
+                                       proof_kind="operator", created_at=now)
+                s.add(ident)
+                s.flush()
+            ident.dco_version = svc.settings.dco_version
+            ident.dco_accepted_at = now
+            ident.vouched_by = operator
+            ident.vouched_at = now
+            token, code = _issue(svc, s, ident.id, now)
+            out = _receipt(svc, ident, token, code, created=created)
+    except IntegrityError as exc:  # a concurrent POST /tokens took the name first
+        raise LemmataError("pseudonym-taken", f"{pseudonym!r} was taken concurrently") from exc
+    out["vouched"] = {"by": operator, "at": iso(now)}
+    out["next"] = OPERATOR_GUIDANCE
+    return out
+
+
+def vouched_identities(svc: Service) -> list[dict[str, Any]]:
+    """Every identity an operator vouched for, by pseudonym (``lemmata token list``).
+
+    Returns:
+        ``[{pseudonym, vouched_by, vouched_at, created_at, dco_version, live_tokens,
+        last_used_at}]``, times ISO 8601 (``last_used_at`` None without a live token);
+        ``live_tokens`` counts the unretired ones, lapsed or not.
+    """
+    from sqlalchemy import func
+
+    with svc.sessions() as s:
+        rows = s.execute(select(db.IdentityRow).where(db.IdentityRow.vouched_by.is_not(None))
+                         .order_by(db.IdentityRow.pseudonym_key)).scalars().all()
+        out = []
+        for ident in rows:
+            live, last = s.execute(select(func.count(db.TokenRow.id),
+                                          func.max(db.TokenRow.last_used_at)).where(
+                db.TokenRow.identity_id == ident.id,
+                db.TokenRow.retired_at.is_(None))).one()
+            out.append({"pseudonym": ident.pseudonym, "vouched_by": ident.vouched_by,
+                        "vouched_at": iso(ident.vouched_at or 0),
+                        "created_at": iso(ident.created_at), "dco_version": ident.dco_version,
+                        "live_tokens": int(live),
+                        "last_used_at": iso(last) if last is not None else None})
+    return out
+
+
+def vouches(svc: Service) -> dict[str, dict[str, str]]:
+    """Pseudonym → ``{by, at}`` (ISO 8601) for each identity an operator vouched for; what
+    ``GET /ledger.json`` shows beside the ledger lines (ruling 14)."""
+    with svc.sessions() as s:
+        rows = s.execute(select(db.IdentityRow.pseudonym, db.IdentityRow.vouched_by,
+                                db.IdentityRow.vouched_at)
+                         .where(db.IdentityRow.vouched_by.is_not(None))).all()
+    return {p: {"by": str(by), "at": str(iso(at or 0))} for p, by, at in rows}
+
+
+def revoke_tokens(svc: Service, *, pseudonym: str) -> dict[str, Any]:
+    """Retire every live token and every unused recovery code of an identity (``lemmata
+    token revoke``; an operator's act on the data directory). The identity and its
+    pseudonym stay; ``lemmata token issue`` may vouch for it again if an operator made it.
+
+    Returns:
+        ``{pseudonym, tokens_retired, recovery_codes_retired}``.
+
+    Raises:
+        LemmataError: ``identity-unknown``.
+    """
+    now = svc.now()
+    with db.transaction(svc.sessions) as s:
+        ident = s.execute(select(db.IdentityRow).where(
+            db.IdentityRow.pseudonym_key == str(pseudonym).casefold())).scalar_one_or_none()
+        if ident is None:
+            raise LemmataError("identity-unknown", f"no identity holds {pseudonym!r}")
+        tokens = s.execute(update(db.TokenRow)
+                           .where(db.TokenRow.identity_id == ident.id,
+                                  db.TokenRow.retired_at.is_(None))
+                           .values(retired_at=now, retire_reason="operator revocation"))
+        codes = s.execute(update(db.RecoveryCodeRow)
+                          .where(db.RecoveryCodeRow.identity_id == ident.id,
+                                 db.RecoveryCodeRow.used_at.is_(None),
+                                 db.RecoveryCodeRow.retired_at.is_(None))
+                          .values(retired_at=now))
+        return {"pseudonym": ident.pseudonym,
+                "tokens_retired": int(getattr(tokens, "rowcount", 0)),
+                "recovery_codes_retired": int(getattr(codes, "rowcount", 0))}
 
 
 def renew_token(svc: Service, caller: Caller) -> dict[str, Any]:
