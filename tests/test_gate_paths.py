@@ -225,6 +225,10 @@ HOSTILE: list[tuple[str, bytes, int, str]] = [
     ("top-dotdot", b"..", 0o100644, "path-dot-segment"),
     ("too-long", f"{ND}/mid/attempts/{TS}-alice-partial.h{'9' * 400}.witness.lean".encode(),
      0o100644, "path-not-portable"),
+    # git's own names are admitted only at the root (an attack once crashed the gate here)
+    ("nested-gitignore", f"{ND}/mid/.gitignore".encode(), 0o100644, "path-not-portable"),
+    ("nested-github", f"{ND}/mid/.github/workflows/x.yml".encode(), 0o100644,
+     "path-not-portable"),
 ]
 
 
@@ -456,6 +460,20 @@ BOMB = (POSTMORTEM.replace("route: a route", "route: &r0 '" + "x" * 200 + "'")
         + "".join(f"l{i}: &r{i} [" + ", ".join([f"*r{i - 1}"] * 9) + "]\n" for i in range(1, 8)))
 DEEP_YAML = POSTMORTEM + "extra: " + "[" * 5000 + "]" * 5000 + "\n"
 DEEP_JSON = '{"schema": "precheck/v1", "steps": ' + "[" * 5000 + "]" * 5000 + "}\n"
+
+
+@pytest.mark.parametrize(("text", "code"), [
+    (POSTMORTEM + "when: 2026-13-45\n", "malformed-yaml"),  # a date no calendar has
+    (POSTMORTEM + "count: " + "1" * 5000 + "\n", "malformed-yaml"),  # past int's digit limit
+])
+def test_a_record_whose_values_cannot_be_built_is_refused(forge: LocalForge, text: str,
+                                                          code: str) -> None:
+    """Scalars the YAML constructors raise on are an unreadable file (exit 1, published),
+    never an internal error (an attack once got exit 3 here)."""
+    path = f"{ND}/mid/attempts/{TS}-alice-postmortem.yaml"
+    n = forge.open_pull_request(files={path: text.encode()}, title="a record", body="",
+                                author="alice").number
+    judged(forge, n, code)
 
 
 @pytest.mark.parametrize(("path", "text"), [

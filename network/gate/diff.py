@@ -161,8 +161,9 @@ def name_finding(raw: bytes, path: str) -> Diagnostic | None:
         return Diagnostic("path-not-portable", "a slash inside one tree entry name", path)
     if unicodedata.normalize("NFC", name) != name:
         return Diagnostic("path-not-portable", "a name not in Unicode NFC", path)
-    if check_graph_path(name) is not None or (name.startswith(".") and name not in (
-            ".github", ".gitignore", ".gitattributes")):
+    at_root = "/" not in path  # git's own files and .github/ live only at the root
+    if check_graph_path(name) is not None or (name.startswith(".") and not (
+            at_root and name in (".github", ".gitignore", ".gitattributes"))):
         return Diagnostic("path-not-portable", "a character outside [A-Za-z0-9_.@-] "
                           "(a Unicode look-alike, a space, a leading dot)", path)
     return None

@@ -58,6 +58,7 @@ from typing import Any, Literal
 
 import pygit2
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
+from pydantic import ValidationError
 
 from network import ids, signing
 from network.errors import LemmataError, define
@@ -700,7 +701,10 @@ def _artifact_hashes(diff: Diff, art: Artifact) -> list[m.ArtifactHash]:
     out = []
     for c in diff.changes:
         if c.path in art.paths and c.new_id is not None:
-            out.append(m.ArtifactHash(path=c.path, sha256=sha256_hex(diff.new_bytes(c))))
+            try:
+                out.append(m.ArtifactHash(path=c.path, sha256=sha256_hex(diff.new_bytes(c))))
+            except ValidationError:  # a path no graph may hold: its refusal names it
+                continue
     return out
 
 

@@ -283,6 +283,11 @@ def _parse_text(path: str, text: str) -> tuple[str, Any]:
     except RecursionError:  # a hostile file nests thousands deep (issue 9)
         return ("malformed-json" if path.endswith(".json") else "malformed-yaml",
                 "nested too deeply to read")
+    except (ValueError, OverflowError) as exc:
+        # a scalar the constructors cannot build: an impossible date (2026-13-45), an
+        # integer past Python's digit limit — the file is unreadable, never a crash
+        return ("malformed-json" if path.endswith(".json") else "malformed-yaml",
+                f"a value cannot be read: {str(exc)[:200]}")
 
 
 def _read_file(source: Source, path: str, parse: bool) -> _Read:
