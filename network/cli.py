@@ -290,8 +290,14 @@ def token_group() -> None:
 def _operator_service(data_dir: Path | None, database_url: str | None,
                       graph: Path | None) -> Any:
     """The :class:`network.api.service.Service` of a network's state, for an operator's
-    act: the database ``serve`` would open (migrated) and the graph it would serve (for
-    the reserved and role pseudonyms). Starts no server, worker or forge."""
+    act: the database the network's service opens (migrated) and the graph it serves (for
+    the reserved and role pseudonyms). Starts no server, worker or forge.
+
+    A ``lemmata up`` data directory (one holding ``forge.git``; ``.lemmata`` when
+    ``--data`` is not given and the ``serve`` default folder does not exist) is read as
+    ``up`` runs it: its ``state.db`` and its forge's main branch, unless
+    ``--database-url``/``--graph`` say otherwise. Otherwise ``serve``'s defaults apply.
+    """
     import time
 
     from sqlalchemy.orm import sessionmaker
@@ -299,14 +305,28 @@ def _operator_service(data_dir: Path | None, database_url: str | None,
     from network.api import db
     from network.api.graphs import GraphProvider
     from network.api.service import Service
+    from network.record.loader import load_graph
+    from network.up import MAIN, DataDir
 
     settings = _service_settings(data_dir=data_dir, database_url=database_url, graph=graph)
+    root = settings.data_dir
+    if data_dir is None and not root.exists() and (Path(".lemmata") / "forge.git").is_dir():
+        root = Path(".lemmata")  # what `make run` (lemmata up) uses
+    up_dir = DataDir(root)
+    provider = None
+    if (up_dir.forge / "HEAD").exists():
+        settings = _service_settings(data_dir=root,
+                                     database_url=database_url or up_dir.database_url,
+                                     graph=graph)
+        if graph is None:
+            forge = up_dir.forge
+            provider = GraphProvider(lambda: load_graph(forge, MAIN))
     settings.data_dir.mkdir(parents=True, exist_ok=True)
     engine = db.make_engine(settings.resolved_database_url())
     db.migrate(engine)
     return Service(settings=settings, engine=engine,
                    sessions=sessionmaker(engine, expire_on_commit=False),
-                   graphs=GraphProvider.for_path(settings.graph), clock=time.time)
+                   graphs=provider or GraphProvider.for_path(settings.graph), clock=time.time)
 
 
 def _os_user() -> str:

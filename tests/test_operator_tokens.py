@@ -211,3 +211,54 @@ def test_issue_list_revoke_on_postgres(pg_api: tuple[Api, str]) -> None:
     _check_flow(api, url)
     with api.svc.sessions() as s:  # the CLI wrote into the service's own schema
         assert s.query(db.IdentityRow).filter_by(proof_kind="operator").count() == 1
+
+
+def _up_network(tmp_path: Path, root: Path) -> Iterator[Any]:
+    """The in-process service over a ``lemmata up`` data directory ``root``: its forge
+    seeded from a project's graph/ (steward ``steve``), its ``state.db``."""
+    from fastapi.testclient import TestClient
+
+    from network import up
+    from network.api.app import create_app
+    from network.api.graphs import GraphProvider
+    from network.api.settings import ServiceSettings
+    from network.record.loader import load_graph
+    from tests.api_support import FakeClock, github_verifier
+    from tests.graphs import GraphBuilder, git_commit
+
+    project = tmp_path / "project"
+    b = GraphBuilder(project / "graph")
+    b.base()
+    b.target("demo")
+    b.node("demo", "root")
+    git_commit(project, "graph")
+    data = up.DataDir(root)
+    root.mkdir(parents=True)
+    up.seed_forge(data.forge, project / "graph")
+    st = ServiceSettings(data_dir=root, database_url=data.database_url, graph=data.forge)
+    app = create_app(st, graph_loader=GraphProvider(lambda: load_graph(data.forge, up.MAIN)),
+                     github_verifier=github_verifier, clock=FakeClock())
+    with TestClient(app) as client:
+        yield client
+
+
+@pytest.mark.parametrize("explicit", [True, False])
+def test_an_up_data_directory_is_read_as_up_runs_it(tmp_path: Path, explicit: bool,
+                                                     monkeypatch: pytest.MonkeyPatch) -> None:
+    """``--data .lemmata`` (or nothing, from the folder `make run` ran in) opens up's
+    state.db and reads the reserved roles from its forge's main branch."""
+    monkeypatch.chdir(tmp_path)  # no graph/ here: the roles can come only from the forge
+    root = tmp_path / ".lemmata"
+    for client in _up_network(tmp_path, root):
+        where = ["--data", str(root)] if explicit else []
+        r = CliRunner().invoke(main, ["token", "issue", "--pseudonym", "steve", "--dco",
+                                      "--operator", "olga", *where])
+        _refused(r, "pseudonym-reserved")  # the forge graph's steward
+        r = CliRunner().invoke(main, ["token", "issue", "--pseudonym", "newbie", "--dco",
+                                      "--operator", "olga", "--json", *where])
+        assert r.exit_code == 0, r.output
+        tok = json.loads(r.output)["token"]
+        r2 = client.post("/claims", json=CLAIM, headers=auth(tok))
+        assert r2.status_code == 201, r2.text
+        assert (root / "state.db").exists() and not (root / "service.sqlite3").exists()
+        assert not (tmp_path / "lemmata-data").exists()
