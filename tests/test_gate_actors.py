@@ -240,6 +240,29 @@ def test_a_backdated_act_signed_with_a_retired_key_is_unbound(repo: Any, tmp_pat
     assert (code, codes) == (1, ["role-key-unbound"]), codes
 
 
+def test_a_withdrawal_filed_under_another_target_withdraws_nothing(tmp_path: Path) -> None:
+    """A curator of ``other`` only, filing under other/withdrawals/ a signed withdrawal of
+    demo's steward record: refused at step 2, and derive ignores such a record if one were
+    ever on main (an attack once stripped demo's steward this way)."""
+    from network.record import derive
+    from network.record.loader import load_graph
+
+    b = GraphBuilder(tmp_path / "g").base()
+    b.curators([{"pseudonym": "curator", "targets": ["*"]},
+                {"pseudonym": "cora", "targets": ["other"]}])
+    b.target(T)
+    b.node(T, "root")
+    b.target("other", steward=None)
+    b.node("other", "root")
+    base = git_commit(b.root, "base")
+    w = b.withdrawal("other", None, TS, "cora", f"targets/{T}/stewards/steve.yaml")
+    assert gate(b, base, "cora", tmp_path / "a") == (1, ["withdrawal-elsewhere"])
+    head = git_commit(b.root, "the withdrawal, as if merged")
+    g = load_graph(b.root, commit=head)
+    assert derive.stewards_of(g, T) == ["steve"]
+    assert w in derive.unverified(g)
+
+
 def test_an_unsigned_steward_record_is_no_steward(repo: Any, tmp_path: Path) -> None:
     """A shelving by a pseudonym whose steward record is unsigned: no role to sign with."""
     b, base = repo

@@ -36,6 +36,10 @@ from network.record import derive, trust
 from network.record import models as m
 from network.record.loader import ATTEMPT_RE, RECORD_FILE_RE, Graph, parse_record
 
+define("withdrawal-elsewhere", 2, 422,
+       "A withdrawal names a record of another target than the one it is filed under.",
+       "File the withdrawal under the target whose record it withdraws; a role is held on "
+       "one target (ruling 14).")
 define("actor-not-submitter", 2, 403,
        "A field that names an actor (by, author, contributor, curator) or the pseudonym in "
        "a file name is not the submitter's ledger identity, or the submitter is unknown "
@@ -200,6 +204,11 @@ def _role_findings(base: Graph, art: Artifact, path: str, rec: m.Record,
         return judge(rec, rec.signature, frozenset({rec.by}), holds(True, True), rec.date,
                      "a shelving is a steward's or curator's act")
     if isinstance(rec, m.Withdrawal):
+        if not rec.withdraws.startswith(f"targets/{tid}/"):
+            # a role is held on a target: a withdrawal filed under one target withdraws
+            # nothing of another (derive ignores one that tries)
+            return [Diagnostic("withdrawal-elsewhere", f"withdraws {rec.withdraws!r}, "
+                               f"outside targets/{tid}/", path)]
         words = _words_author(base, rec.withdraws)
         if words is not None and words == rec.by:
             return []  # the author withdrawing their own version (D-3 v3.30)

@@ -282,8 +282,9 @@ class _Index:
                 for rf in n.withdrawals:
                     records.append((rf.path, rf.record, tid))
         valid = [(p, w) for p, w, tid in records
-                 if self.role_signed(p, w, w.by, w.date, tid, stewards=False)
-                 or self._may_withdraw_words(p, w, tid)]
+                 if w.withdraws.startswith(f"targets/{tid}/")  # its own target only
+                 and (self.role_signed(p, w, w.by, w.date, tid, stewards=False)
+                      or self._may_withdraw_words(p, w, tid))]
         self.unverified.update(p for p, _w, _t in records if (p, _w) not in valid)
         withdrawn: set[str] = set()
         for _ in range(len(valid) + 1):
