@@ -424,15 +424,25 @@ def site_group() -> None:
 @click.option("--featured", default=None, help="The target drawn on the home page.")
 @click.option("--repository-url", default=None,
               help="https URL where the graph repository is browsable (proof links).")
+@click.option("--database-url", default=None,
+              help="The network's service database: contributor pages then say which "
+              "identities an operator vouched for (lemmata token issue).")
 @guarded
 def site_build(graph: Path, out: Path, commit: str | None, strict: bool,
-               featured: str | None, repository_url: str | None) -> int:
+               featured: str | None, repository_url: str | None,
+               database_url: str | None) -> int:
     """Build the static site of GRAPH into OUT, in named stages (D-36)."""
     from network.site.build import build_site
     from network.site.config import SiteConfig
 
+    vouched: dict[str, dict[str, str]] = {}
+    if database_url:
+        from network.api.identity import read_vouches
+
+        vouched = read_vouches(database_url)
     config = SiteConfig(graph=graph, out=out, commit=commit, strict=strict,
-                        featured_target=featured, repository_url=repository_url)
+                        featured_target=featured, repository_url=repository_url,
+                        vouched=vouched)
     report = build_site(config, log=lambda line: click.echo(line, err=True))
     click.echo(json.dumps({"pages": len(report.pages), "warnings": len(report.warnings),
                            "commit": report.commit,

@@ -262,3 +262,29 @@ def test_an_up_data_directory_is_read_as_up_runs_it(tmp_path: Path, explicit: bo
         assert r2.status_code == 201, r2.text
         assert (root / "state.db").exists() and not (root / "service.sqlite3").exists()
         assert not (tmp_path / "lemmata-data").exists()
+
+
+def test_the_site_says_which_contributors_an_operator_vouched_for(tmp_path: Path) -> None:
+    """``lemmata site build --database-url`` reads the vouches; bob's page names the
+    operator, alice's (not vouched) does not."""
+    from tests.site_support import require_dot
+    from tests.sitegraph import build_rich_graph
+
+    require_dot()
+    graph, data, out = tmp_path / "graph", tmp_path / "data", tmp_path / "site"
+    _, sha = build_rich_graph(graph)
+    assert sha is not None
+    r = CliRunner().invoke(main, ["token", "issue", "--pseudonym", "bob", "--dco",
+                                  "--operator", "olga", "--data", str(data),
+                                  "--graph", str(graph)])
+    assert r.exit_code == 0, r.output
+    url = f"sqlite:///{data / 'service.sqlite3'}"
+    r = CliRunner().invoke(main, ["site", "build", str(graph), str(out), "--commit", sha,
+                                  "--strict", "--database-url", url])
+    assert r.exit_code == 0, r.output
+    bob = (out / "contributors" / "bob.html").read_text(encoding="utf-8")
+    assert "Operator-vouched" in bob and "<strong>olga</strong>" in bob
+    alice = (out / "contributors" / "alice.html").read_text(encoding="utf-8")
+    assert "Operator-vouched" not in alice
+    index = (out / "contributors" / "index.html").read_text(encoding="utf-8")
+    assert index.count("operator-vouched by olga") == 1

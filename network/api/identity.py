@@ -378,6 +378,24 @@ def vouches(svc: Service) -> dict[str, dict[str, str]]:
     return {p: {"by": str(by), "at": str(iso(at or 0))} for p, by, at in rows}
 
 
+def read_vouches(database_url: str) -> dict[str, dict[str, str]]:
+    """:func:`vouches` read straight from a network's database (SQLAlchemy URL), for the
+    site build (``SiteConfig.vouched``), which has no service. The database is migrated
+    first, as every process on it does (``db.migrate`` is idempotent)."""
+    from sqlalchemy.orm import sessionmaker
+
+    engine = db.make_engine(database_url)
+    try:
+        db.migrate(engine)
+        with sessionmaker(engine)() as s:
+            rows = s.execute(select(db.IdentityRow.pseudonym, db.IdentityRow.vouched_by,
+                                    db.IdentityRow.vouched_at)
+                             .where(db.IdentityRow.vouched_by.is_not(None))).all()
+    finally:
+        engine.dispose()
+    return {p: {"by": str(by), "at": str(iso(at or 0))} for p, by, at in rows}
+
+
 def revoke_tokens(svc: Service, *, pseudonym: str) -> dict[str, Any]:
     """Retire every live token and every unused recovery code of an identity (``lemmata
     token revoke``; an operator's act on the data directory). The identity and its

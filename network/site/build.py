@@ -236,7 +236,7 @@ def _render(graph: Graph, config: SiteConfig, d: _Derived, layouts: dict[str, La
         _render_target(graph, config, d, tid, layouts[tid], drawings[tid], w)
     _render_nodes(graph, config, d, w)
     _render_frontier(graph, d, w)
-    _render_contributors(graph, d, w)
+    _render_contributors(graph, config, d, w)
     _render_docs(graph, config, w)
 
 
@@ -415,11 +415,13 @@ def _render_frontier(graph: Graph, d: _Derived, w: _Writer) -> None:
                total=len(entries), current=path)
 
 
-def _render_contributors(graph: Graph, d: _Derived, w: _Writer) -> None:
+def _render_contributors(graph: Graph, config: SiteConfig, d: _Derived, w: _Writer) -> None:
+    vouched = {k.casefold(): v for k, v in config.vouched.items()}
     people = [{"identity": who, "lines": lines,
                "active": sum(not x["revoked"] for x in lines),
                "revoked": sum(x["revoked"] for x in lines),
-               "name": graph.names[who].name if who in graph.names else None}
+               "name": graph.names[who].name if who in graph.names else None,
+               "vouched": vouched.get(who.casefold())}
               for who, lines in d.ledger.items()]
     w.page("contributors.html", "contributors/index.html", people=people)
     for p in people:

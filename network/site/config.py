@@ -47,3 +47,10 @@ class SiteConfig(BaseModel):
 
     workers: int = Field(0, ge=0)
     """Processes that render pages in parallel; 0 means one per CPU (at most 4)."""
+
+    vouched: dict[str, dict[str, str]] = Field(default_factory=dict)
+    """Pseudonym → ``{by, at}`` for each identity a network's operator vouched for with
+    ``lemmata token issue`` (ruling 14): who vouched and when (ISO 8601). It is not in the
+    graph, so it comes from the service's database
+    (:func:`network.api.identity.read_vouches`, ``lemmata site build --database-url``);
+    the contributor pages say it. Empty: nothing is said."""
