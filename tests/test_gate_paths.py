@@ -463,6 +463,7 @@ DEEP_JSON = '{"schema": "precheck/v1", "steps": ' + "[" * 5000 + "]" * 5000 + "}
 
 
 @pytest.mark.parametrize(("text", "code"), [
+    (POSTMORTEM + "contributor: curator\n", "invalid-record"),  # a key said twice
     (POSTMORTEM + "when: 2026-13-45\n", "malformed-yaml"),  # a date no calendar has
     (POSTMORTEM + "count: " + "1" * 5000 + "\n", "malformed-yaml"),  # past int's digit limit
 ])

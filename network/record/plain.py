@@ -9,6 +9,7 @@ merge and the loader refuses one already on main instead of expanding it.
 
 from __future__ import annotations
 
+import json
 from typing import Any
 
 import yaml
@@ -90,4 +91,54 @@ def shape_problem(path: str, text: str) -> Problem | None:
     if deepest > RECORD_MAX_DEPTH:
         return Problem("invalid-record", f"nested {deepest} levels deep; a record holds "
                           f"at most {RECORD_MAX_DEPTH}", path)
+    return duplicate_key_problem(path, text)
+
+
+class _Duplicate(Exception):
+    """A mapping names one key twice."""
+
+
+def _pairs_once(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
+    seen: dict[str, Any] = {}
+    for key, value in pairs:
+        if key in seen:
+            raise _Duplicate(key)
+        seen[key] = value
+    return seen
+
+
+def duplicate_key_problem(path: str, text: str) -> Problem | None:
+    """A mapping that names one key twice (``contributor: curator`` then ``contributor:
+    alice``): parsers keep the last, a reader of the text may see the first, so a record
+    that says two things is refused (``invalid-record``); None when every key is unique.
+    YAML is read by its parse events (no construction), JSON with a pairs hook."""
+    if path.endswith(".json"):
+        try:
+            json.loads(text, object_pairs_hook=_pairs_once)
+        except _Duplicate as dup:
+            return Problem("invalid-record", f"the key {str(dup)[:80]!r} appears twice", path)
+        except (ValueError, RecursionError):
+            return None  # not JSON at all: the parser's own problem names it
+        return None
+    frames: list[tuple[set[str], list[bool]] | None] = []  # per open node: keys, expect-key
+    try:
+        for ev in yaml.parse(text, Loader=_Loader):
+            starts = isinstance(ev, (yaml.ScalarEvent, yaml.AliasEvent,
+                                     yaml.MappingStartEvent, yaml.SequenceStartEvent))
+            if starts and frames and frames[-1] is not None:
+                keys, expect = frames[-1]
+                if expect[0] and isinstance(ev, yaml.ScalarEvent):
+                    if ev.value in keys:
+                        return Problem("invalid-record",
+                                       f"the key {ev.value[:80]!r} appears twice", path)
+                    keys.add(ev.value)
+                expect[0] = not expect[0]
+            if isinstance(ev, yaml.MappingStartEvent):
+                frames.append((set(), [True]))
+            elif isinstance(ev, yaml.SequenceStartEvent):
+                frames.append(None)
+            elif isinstance(ev, (yaml.MappingEndEvent, yaml.SequenceEndEvent)):
+                frames.pop()
+    except yaml.YAMLError:
+        return None  # the parser's own problem names it
     return None
