@@ -233,7 +233,9 @@ def test_a_backdated_act_signed_with_a_retired_key_is_unbound(repo: Any, tmp_pat
     """The record's date is the filer's word: dated 2025 while the old approval key was
     valid, but judged on a main whose clock (the merge log) is 2026, it is refused."""
     b, base = repo
-    p = b.dispute(T, "root", "20250601T000000Z", "curator", "defects/x.yaml", signed=False)
+    defect = b.defect(T, "root", "20250501T000000Z", "bob")  # a reference that resolves
+    base = git_commit(b.root, "a defect on base")
+    p = b.dispute(T, "root", "20250601T000000Z", "curator", defect, signed=False)
     old = Ed25519PrivateKey.from_private_bytes(bytes(range(2, 34)))
     _resign(b, p, m.Dispute, old, "approval", "old-approval", "curator")
     code, codes = gate(b, base, "curator", tmp_path)

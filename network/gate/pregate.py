@@ -17,6 +17,7 @@ from typing import Any
 
 from network import signing
 from network.gate import attestation as A
+from network.gate.references import precheck_key
 from network.gate.result import Diagnostic, StepResult
 from network.gate.run import ArtifactRun, GateOutcome, Review, ToolchainSource, run_gate
 from network.gate.sandbox import SandboxRunner
@@ -59,7 +60,7 @@ def precheck_record(run: ArtifactRun) -> tuple[str, m.PrecheckRecord] | None:
     goal = run.build_messages[0] if run.build_messages else None
     goal_sha = sha256_hex(goal.encode()) if goal else None
     first = att.first_failing_step
-    key = sha256_hex(f"{att.statement_hash}\n{goal_sha or '-'}\n{first}".encode())
+    key = precheck_key(att.statement_hash, goal_sha, first)
     rec = m.PrecheckRecord(target=att.target, node=att.node,
                            statement_hash=att.statement_hash, verdict=att.verdict,
                            first_failing_step=first, goal_state_sha256=goal_sha,

@@ -7,7 +7,9 @@ and applies the rules that need no elaboration: permitted paths per kind, statem
 unchanged, merged files never modified, byte-identical copies refused, annexes named after
 their bytes' hash with valid annex/v1 metadata (D-31), proposals' statement commands
 (v3.28), use lines (v3.25), a partial's approach and licence lines (D-12 v3.44), a
-skeleton's annex citation (D-31 v3.12), options that weaken checking, record schemas, and who may write each kind.
+skeleton's annex citation (D-31 v3.12), options that weaken checking, record schemas, who
+may write each kind (:mod:`network.gate.actors`), and that every added record's references
+resolve and its signature verifies (:mod:`network.gate.references`).
 """
 
 from __future__ import annotations
@@ -27,6 +29,7 @@ from network.gate.artifacts import (
     use_findings,
 )
 from network.gate.diff import Diff
+from network.gate.references import reference_findings
 from network.gate.result import Diagnostic, StepResult
 from network.record import derive, plain
 from network.record import models as m
@@ -266,7 +269,9 @@ def run_steps_1_2(diff: Diff, base: Graph, submitter: str | None) -> Steps12:
             if art.kind in (Kind.PARTIAL, Kind.REDUCTION):
                 findings.extend(annex_citation_findings(
                     text, art.main, _annexes_on_node(diff, base, art.target, art.node)))
-    findings.extend(actor_findings(diff, base, c.artifacts, submitter, c.oversized))
+    actors = actor_findings(diff, base, c.artifacts, submitter, c.oversized)
+    findings.extend(actors)
+    findings.extend(reference_findings(diff, base, c.artifacts, c.oversized, actors))
     step1 = StepResult.from_findings(1, c.step1)
     step2 = StepResult.from_findings(2, findings)
     return Steps12(c.artifacts, step1, step2)

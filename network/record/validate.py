@@ -24,7 +24,7 @@ the loader refuses the graph as a whole.
 from __future__ import annotations
 
 import json
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Collection, Iterable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -185,25 +185,145 @@ def _most_telling(err: SchemaError) -> SchemaError:
 # --- cross-checks ----------------------------------------------------------------------
 
 
-class _CrossChecker:
-    """References and signatures over the records that passed their schema."""
+class ReferenceIndex:
+    """The files, nodes and targets one snapshot of a graph holds, and the per-kind
+    reference rules run over one record against them (the one rule ``lemmata validate``
+    and the gate's step 2 share).
 
-    def __init__(self, files: dict[str, int], docs: list[RecordDoc], source: Source,
-                 check_ssh: bool) -> None:
-        self.files = files
-        self.docs = docs
-        self.source = source
-        self.check_ssh = check_ssh
+    Args:
+        files: every graph-relative path of the snapshot (a node exists when its
+            ``targets/<t>/nodes/<n>/META.yaml`` is among them, a target when any path lies
+            under ``targets/<t>/``).
+    """
+
+    def __init__(self, files: Iterable[str]) -> None:
+        self.files: Collection[str] = files if isinstance(files, (dict, set, frozenset)) \
+            else set(files)
         self.problems: list[Problem] = []
         self.nodes: set[tuple[str, str]] = set()
         self.targets: set[str] = set()
-        for p in files:
+        for p in self.files:
             parts = p.split("/")
             if len(parts) >= 3 and parts[0] == "targets":
                 self.targets.add(parts[1])
             if len(parts) == 5 and parts[0] == "targets" and parts[2] == "nodes" \
                     and parts[4] == "META.yaml":
                 self.nodes.add((parts[1], parts[3]))
+
+    def references(self, path: str, obj: dict[str, Any]) -> list[Problem]:
+        """Every ``dangling-reference`` of the record ``obj`` stored at ``path``, judged by
+        the rule for its ``schema`` kind (none for a kind that names nothing).
+
+        Returns:
+            Problems with code ``dangling-reference``, the record's path and the dotted
+            field; empty when every reference resolves.
+        """
+        kind = obj.get("schema")
+        check = _REFERENCE_CHECKS.get(kind) if isinstance(kind, str) else None
+        if check is None:
+            return []
+        before = len(self.problems)
+        check(self, RecordDoc(path, str(kind), obj, True))
+        found = self.problems[before:]
+        del self.problems[before:]
+        return found
+
+    # helpers used by the per-kind checks
+    def target_of(self, doc: RecordDoc) -> str | None:
+        """The target id of the folder ``doc`` lies in, or None outside ``targets/``."""
+        parts = doc.path.split("/")
+        return parts[1] if len(parts) >= 3 and parts[0] == "targets" else None
+
+    def node(self, doc: RecordDoc, fld: str, target: str | None, node: Any) -> None:
+        """Record a problem unless ``target/node`` exists (None names nothing)."""
+        if node is None:
+            return
+        if target is None or (target, str(node)) not in self.nodes:
+            where = f"{target}/{node}" if target else str(node)
+            self.problems.append(Problem("dangling-reference", f"no node {where}", doc.path, fld))
+
+    def target(self, doc: RecordDoc, fld: str, target: Any) -> None:
+        """Record a problem unless ``target`` exists (None names nothing)."""
+        if target is not None and str(target) not in self.targets:
+            self.problems.append(Problem("dangling-reference", f"no target {target}", doc.path,
+                                         fld))
+
+    def file(self, doc: RecordDoc, fld: str, path: Any) -> None:
+        """Record a problem unless the file ``path`` exists (None names nothing)."""
+        if path is not None and str(path) not in self.files:
+            self.problems.append(Problem("dangling-reference", f"no file {path} in the graph",
+                                         doc.path, fld))
+
+
+def signature_problem(path: str, kind: str, obj: dict[str, Any], *,
+                      keys: dict[str, PublicKey], identities: dict[str, Identity],
+                      at_date: str | None, check_ssh: bool = True) -> Problem | None:
+    """Judge the ``signature`` a record carries, as ``lemmata validate`` does (ruling 9):
+    Ed25519 kinds against ``keys``, ``ssh`` against the signer's ``identities`` entry, and
+    gate-written kinds only with a gate key.
+
+    Args:
+        path: the record's graph path (reported).
+        kind: its ``schema`` kind.
+        obj: the record as parsed; its ``signature`` must not be None.
+        keys, identities: the graph's ``keys/`` by key id and ``identities/`` by pseudonym.
+        at_date: the date the key must be valid on (None skips that check).
+        check_ssh: verify ``ssh`` signatures (else they are ``bad-signature``).
+
+    Returns:
+        A problem with code ``bad-signature``, ``unknown-key`` or ``key-expired``, or None
+        when the signature verifies (or its envelope does not parse: the schema reports it).
+    """
+    try:
+        sig = Signature.model_validate(obj["signature"])
+    except ValidationError:
+        return None
+    if kind in GATE_SIGNED_KINDS and sig.kind != "gate":
+        return Problem("bad-signature", f"{kind} records are signed by the gate key, not a "
+                       f"{sig.kind} key", path, "signature.kind")
+    body: Any = obj
+    model = KIND_BY_SCHEMA.get(kind)
+    if model is not None:
+        try:
+            body = model.model_validate(obj)  # signed as its model dumps it
+        except ValidationError:
+            return None  # the loader has reported it
+    try:
+        if sig.kind == "ssh":
+            ident = identities.get(sig.signer)
+            if ident is None:
+                raise LemmataError("unknown-key",
+                                   f"no identities/{sig.signer}.yaml lists SSH signers")
+            if not check_ssh:
+                raise LemmataError("bad-signature", "ssh signatures were not checked")
+            verify_ssh(body, sig, ident.ssh_signers)
+        else:
+            verify(body, sig, keys, at_date)
+    except LemmataError as exc:
+        return Problem(exc.code, exc.detail, path, "signature")
+    return None
+
+
+def record_date(obj: dict[str, Any], merge_dates: dict[int, str] | None = None) -> str | None:
+    """The date a record's signing key must be valid on: its ``date``, ``timestamp`` or
+    ``since`` field, else the date of the merge its ``merge_seq`` names."""
+    for key in ("date", "timestamp", "since"):
+        value = obj.get(key)
+        if isinstance(value, str):
+            return value
+    seq = obj.get("merge_seq")
+    return (merge_dates or {}).get(seq) if isinstance(seq, int) else None
+
+
+class _CrossChecker(ReferenceIndex):
+    """References and signatures over the records that passed their schema."""
+
+    def __init__(self, files: dict[str, int], docs: list[RecordDoc], source: Source,
+                 check_ssh: bool) -> None:
+        super().__init__(files)
+        self.docs = docs
+        self.source = source
+        self.check_ssh = check_ssh
         self.keys: dict[str, PublicKey] = {}
         self.identities: dict[str, Identity] = {}
         self.merge_dates: dict[int, str] = {}
@@ -226,72 +346,16 @@ class _CrossChecker:
             if check is not None:
                 check(self, doc)
             if doc.obj.get("signature") is not None:
-                self.signature(doc)
+                prob = signature_problem(doc.path, doc.kind, doc.obj, keys=self.keys,
+                                         identities=self.identities,
+                                         at_date=record_date(doc.obj, self.merge_dates),
+                                         check_ssh=self.check_ssh)
+                if prob is not None:
+                    self.problems.append(prob)
         return self.problems
 
-    # helpers used by the per-kind checks
-    def target_of(self, doc: RecordDoc) -> str | None:
-        parts = doc.path.split("/")
-        return parts[1] if len(parts) >= 3 and parts[0] == "targets" else None
 
-    def node(self, doc: RecordDoc, fld: str, target: str | None, node: Any) -> None:
-        if node is None:
-            return
-        if target is None or (target, str(node)) not in self.nodes:
-            where = f"{target}/{node}" if target else str(node)
-            self.problems.append(Problem("dangling-reference", f"no node {where}", doc.path, fld))
-
-    def target(self, doc: RecordDoc, fld: str, target: Any) -> None:
-        if target is not None and str(target) not in self.targets:
-            self.problems.append(Problem("dangling-reference", f"no target {target}", doc.path,
-                                         fld))
-
-    def file(self, doc: RecordDoc, fld: str, path: Any) -> None:
-        if path is not None and str(path) not in self.files:
-            self.problems.append(Problem("dangling-reference", f"no file {path} in the graph",
-                                         doc.path, fld))
-
-    def record_date(self, doc: RecordDoc) -> str | None:
-        for key in ("date", "timestamp", "since"):
-            value = doc.obj.get(key)
-            if isinstance(value, str):
-                return value
-        seq = doc.obj.get("merge_seq")
-        return self.merge_dates.get(seq) if isinstance(seq, int) else None
-
-    def signature(self, doc: RecordDoc) -> None:
-        try:
-            sig = Signature.model_validate(doc.obj["signature"])
-        except ValidationError:
-            return  # the schema pass has reported it
-        if doc.kind in GATE_SIGNED_KINDS and sig.kind != "gate":
-            self.problems.append(Problem("bad-signature",
-                                         f"{doc.kind} records are signed by the gate key, "
-                                         f"not a {sig.kind} key", doc.path, "signature.kind"))
-            return
-        body: Any = doc.obj
-        model = KIND_BY_SCHEMA.get(doc.kind)
-        if model is not None:
-            try:
-                body = model.model_validate(doc.obj)  # signed as its model dumps it
-            except ValidationError:
-                return  # the loader has reported it
-        try:
-            if sig.kind == "ssh":
-                ident = self.identities.get(sig.signer)
-                if ident is None:
-                    raise LemmataError("unknown-key",
-                                       f"no identities/{sig.signer}.yaml lists SSH signers")
-                if not self.check_ssh:
-                    raise LemmataError("bad-signature", "ssh signatures were not checked")
-                verify_ssh(body, sig, ident.ssh_signers)
-            else:
-                verify(body, sig, self.keys, self.record_date(doc))
-        except LemmataError as exc:
-            self.problems.append(Problem(exc.code, exc.detail, doc.path, "signature"))
-
-
-def _meta(c: _CrossChecker, doc: RecordDoc) -> None:
+def _meta(c: ReferenceIndex, doc: RecordDoc) -> None:
     t = c.target_of(doc)
     o = doc.obj
     for i, dep in enumerate(o.get("deps", [])):
@@ -305,7 +369,7 @@ def _meta(c: _CrossChecker, doc: RecordDoc) -> None:
     c.node(doc, "variant.of", t, (o.get("variant") or {}).get("of"))
 
 
-def _target(c: _CrossChecker, doc: RecordDoc) -> None:
+def _target(c: ReferenceIndex, doc: RecordDoc) -> None:
     t = c.target_of(doc)
     for i, n in enumerate(doc.obj.get("bountied_nodes", [])):
         c.node(doc, f"bountied_nodes.{i}", t, n)
@@ -314,7 +378,7 @@ def _target(c: _CrossChecker, doc: RecordDoc) -> None:
     c.file(doc, "fidelity.certificate", (doc.obj.get("fidelity") or {}).get("certificate"))
 
 
-def _attestation(c: _CrossChecker, doc: RecordDoc) -> None:
+def _attestation(c: ReferenceIndex, doc: RecordDoc) -> None:
     o = doc.obj
     if o.get("verdict") != "pass":
         return  # a failed, held or bounced run's files were never merged
@@ -325,13 +389,13 @@ def _attestation(c: _CrossChecker, doc: RecordDoc) -> None:
     c.file(doc, "step9.certificate", (o.get("step9") or {}).get("certificate"))
 
 
-def _merge(c: _CrossChecker, doc: RecordDoc) -> None:
+def _merge(c: ReferenceIndex, doc: RecordDoc) -> None:
     for i, art in enumerate(doc.obj.get("artifacts", [])):
         c.file(doc, f"artifacts.{i}", art)
     c.file(doc, "attestation", doc.obj.get("attestation"))
 
 
-def _closure(c: _CrossChecker, doc: RecordDoc) -> None:
+def _closure(c: ReferenceIndex, doc: RecordDoc) -> None:
     o = doc.obj
     c.node(doc, "node", o.get("target"), o.get("node"))
     c.file(doc, "route", o.get("route"))
@@ -340,22 +404,22 @@ def _closure(c: _CrossChecker, doc: RecordDoc) -> None:
         c.file(doc, f"inputs.{i}.proof", inp.get("proof"))
 
 
-def _ledger_line(c: _CrossChecker, doc: RecordDoc) -> None:
+def _ledger_line(c: ReferenceIndex, doc: RecordDoc) -> None:
     o = doc.obj
     c.target(doc, "target", o.get("target"))
     c.node(doc, "node", o.get("target"), o.get("node"))
     c.file(doc, "artifact", o.get("artifact"))
 
 
-def _files(*fields: str) -> Callable[[_CrossChecker, RecordDoc], None]:
-    def check(c: _CrossChecker, doc: RecordDoc) -> None:
+def _files(*fields: str) -> Callable[[ReferenceIndex, RecordDoc], None]:
+    def check(c: ReferenceIndex, doc: RecordDoc) -> None:
         for fld in fields:
             c.file(doc, fld, doc.obj.get(fld))
     return check
 
 
-def _nodes_here(*fields: str) -> Callable[[_CrossChecker, RecordDoc], None]:
-    def check(c: _CrossChecker, doc: RecordDoc) -> None:
+def _nodes_here(*fields: str) -> Callable[[ReferenceIndex, RecordDoc], None]:
+    def check(c: ReferenceIndex, doc: RecordDoc) -> None:
         t = c.target_of(doc)
         for fld in fields:
             value = doc.obj.get(fld)
@@ -364,7 +428,7 @@ def _nodes_here(*fields: str) -> Callable[[_CrossChecker, RecordDoc], None]:
     return check
 
 
-def _shelving(c: _CrossChecker, doc: RecordDoc) -> None:
+def _shelving(c: ReferenceIndex, doc: RecordDoc) -> None:
     subject = doc.obj.get("subject")
     if isinstance(subject, str) and "/" in subject:
         c.file(doc, "subject", subject)
@@ -373,7 +437,7 @@ def _shelving(c: _CrossChecker, doc: RecordDoc) -> None:
     c.file(doc, "lifts", doc.obj.get("lifts"))
 
 
-_REFERENCE_CHECKS: dict[str, Callable[[_CrossChecker, RecordDoc], None]] = {
+_REFERENCE_CHECKS: dict[str, Callable[[ReferenceIndex, RecordDoc], None]] = {
     "meta/v1": _meta,
     "target/v1": _target,
     "attestation/v1": _attestation,
