@@ -379,6 +379,18 @@ def test_a_head_that_does_not_resolve_is_git_error(tmp_path: Path) -> None:
     assert exc2.value.code == "git-error"
 
 
+@pytest.mark.parametrize("who", ["", "alice\n", "al ice", "-alice", "a" * 40])
+def test_a_submitter_that_is_no_pseudonym_is_submitter_invalid(tmp_path: Path,
+                                                               who: str) -> None:
+    """The forge's or operator's word for the submitter is checked before anything is
+    judged (an attack once got exit 3 from an attestation that could not hold it)."""
+    b, base = base_repo(tmp_path / "g")
+    with pytest.raises(LemmataError) as exc:
+        run_gate(b.root, base, base, toolchain=RecordedToolchain, sandbox=Sandbox(),
+                 submitter=who)
+    assert exc.value.code == "submitter-invalid"
+
+
 def test_a_repository_without_a_graph_is_not_a_graph(tmp_path: Path) -> None:
     (tmp_path / "r").mkdir()
     (tmp_path / "r" / "README").write_text("no graph here\n")

@@ -48,6 +48,7 @@ yields a :class:`~network.record.models.PrecheckAttestation` instead.
 
 from __future__ import annotations
 
+import re
 import shutil
 import tempfile
 from collections.abc import Callable, Mapping, Sequence
@@ -90,6 +91,12 @@ from network.record import derive
 from network.record import models as m
 from network.record.loader import Graph, load_graph, parse_record, sha256_hex
 
+define("submitter-invalid", None, 422,
+       "The submitter the gate was given is not a pseudonym ([A-Za-z0-9][A-Za-z0-9_.-]{0,38}).",
+       "Pass the pull request's ledger identity as it is recorded (the forge's author "
+       "binding), with no spaces or line breaks.")
+#: a ledger identity as models.Pseudonym writes it
+_PSEUDONYM_RE = re.compile(r"[A-Za-z0-9][A-Za-z0-9_.-]{0,38}")
 define("artifact-check-unsupported", 4, 422,
        "The gate's checkers cannot compare this artifact's declaration with the statement it "
        "claims on this target (e.g. a Relation.lean, counterexample or vacuity certificate "
@@ -1312,12 +1319,15 @@ def run_gate(
         :class:`GateOutcome`; its ``exit_code`` is 0 merge, 1 refused, 2 held.
 
     Raises:
-        LemmataError: ``git-error`` when a commit does not resolve; ``not-a-graph`` or
+        LemmataError: ``submitter-invalid`` for a submitter that is no pseudonym;
+            ``git-error`` when a commit does not resolve; ``not-a-graph`` or
             ``validation-failed`` when the base graph cannot be loaded. Anything else
             escaping is a bug (exit 3).
 
     Implements D-4 steps 0-9, D-5, D-34, rulings 2, 5, 6, 7.
     """
+    if submitter is not None and not _PSEUDONYM_RE.fullmatch(submitter):
+        raise LemmataError("submitter-invalid", f"{submitter[:80]!r} is not a pseudonym")
     r = pygit2.Repository(str(repo))
     try:
         base_sha = str(r.revparse_single(base).peel(pygit2.Commit).id)
