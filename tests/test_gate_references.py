@@ -297,3 +297,19 @@ def test_a_precheck_record_for_another_node_is_refused(
     b.write_json(path.replace("/root/", "/lemma/"), rec)
     code, codes = gate(b, base, "alice", tmp_path)
     assert code == 1 and "id-mismatch" in codes
+
+
+@pytest.mark.parametrize("rec", [
+    {"schema": "meta/v1", "deps": 5, "hole": "x"},  # another kind's shape, refs malformed
+    {"schema": "closure/v1", "node": 3, "inputs": 5, "route": [1]},
+    {"schema": "defect/v1", "class": "vacuous", "line": 1, "claim": "c", "by": "alice",
+     "date": DATE, "exhibit": {"a": 1}, "signature": "zz"},
+])
+def test_a_malformed_record_is_refused_not_crashed_on(
+        rec: dict[str, Any], repo: tuple[GraphBuilder, str], tmp_path: Path) -> None:
+    """References are judged only on a record that validates as its place's model: the
+    rest is step 2's record check's (exit 1, never an exception's exit 3)."""
+    b, base = repo
+    b.write_yaml(f"{ND}/root/defects/{TS}-alice.yaml", rec)
+    code, codes = gate(b, base, "alice", tmp_path)
+    assert code == 1 and "invalid-record" in codes and "dangling-reference" not in codes

@@ -32,6 +32,7 @@ from collections.abc import Collection, Iterable
 from typing import Any
 
 from network.errors import LemmataError, define
+from network.gate.actors import model_of
 from network.gate.artifacts import Artifact
 from network.gate.diff import Diff
 from network.gate.result import Diagnostic
@@ -77,7 +78,8 @@ def reference_findings(diff: Diff, base: Graph, artifacts: Iterable[Artifact],
         Diagnostics with codes ``dangling-reference``, ``bad-signature``,
         ``unknown-key``, ``key-expired``, ``id-mismatch``, ``statement-hash-mismatch`` and
         ``precheck-record-mismatch``; a file that does not parse yields none here (step
-        2's record check reports it).
+        2's record check reports it), nor does one that does not validate as the model
+        its place holds (:func:`network.gate.actors.model_of`).
     """
     changed = {c.path: c for c in diff.changes if c.new_id and c.status != "deleted"}
     gone = {c.path for c in diff.changes if c.status == "deleted"}
@@ -89,12 +91,16 @@ def reference_findings(diff: Diff, base: Graph, artifacts: Iterable[Artifact],
         for path in art.paths:
             if path in skip or path not in changed or not path.endswith((".yaml", ".json")):
                 continue
-            data = diff.new_bytes(changed[path])
-            try:
-                obj: Any = parse_document(path, data)
-            except LemmataError:
+            model = model_of(art, path)
+            if model is None:
                 continue
-            if not isinstance(obj, dict):
+            data = diff.new_bytes(changed[path])
+            rec, problems = parse_record(path, data, model)
+            if rec is None or problems:
+                continue  # step 2's record check reports it; only valid shapes are judged
+            try:
+                obj: dict[str, Any] = parse_document(path, data)
+            except LemmataError:
                 continue
             for p in index.references(path, obj):
                 if path.endswith("/META.yaml") and (p.field or "").startswith("deps."):
@@ -102,8 +108,8 @@ def reference_findings(diff: Diff, base: Graph, artifacts: Iterable[Artifact],
                 findings.append(Diagnostic(p.code, f"{p.field}: {p.detail}", path))
             if obj.get("signature") is not None and path not in role_judged:
                 findings.extend(_signature_findings(base, path, obj, now))
-            if obj.get("schema") == m.PrecheckRecord.SCHEMA_KIND:
-                findings.extend(_precheck_findings(base, path, data))
+            if isinstance(rec, m.PrecheckRecord):
+                findings.extend(_precheck_findings(base, path, rec))
     return findings
 
 
@@ -118,10 +124,7 @@ def _signature_findings(base: Graph, path: str, obj: dict[str, Any],
     return []
 
 
-def _precheck_findings(base: Graph, path: str, data: bytes) -> list[Diagnostic]:
-    rec, problems = parse_record(path, data, m.PrecheckRecord)
-    if rec is None or problems:
-        return []  # step 2's record check reports it
+def _precheck_findings(base: Graph, path: str, rec: m.PrecheckRecord) -> list[Diagnostic]:
     parts = path.split("/")  # targets/<t>/nodes/<n>/attempts/precheck/<key>.json
     if len(parts) != 7:
         return []  # the layout rules place it elsewhere
