@@ -295,25 +295,80 @@ class LocalForge:
     def close(self, number: int) -> PullRequest:
         return self._finish(number, "closed", None)
 
-    def merge(self, number: int) -> PullRequest:
+    def merge_target(self, number: int) -> str:
+        """main's commit after merging pull request ``number``, computed without moving any
+        ref (the merge queue journals it before main moves, issue 16): the head itself when
+        it fast-forwards main, else a new merge commit (the service as committer).
+
+        Returns:
+            the commit id, 40 hex.
+
+        Raises:
+            LemmataError: ``pull-request-not-found``; ``pull-request-closed``;
+                ``merge-conflict`` when the head no longer merges cleanly into main.
+        """
         pr = self.get(number)
         if pr.state != "open":
             raise LemmataError("pull-request-closed", f"#{number} is {pr.state}")
         main = self.main_sha()
         if self.repo.descendant_of(pygit2.Oid(hex=pr.head_sha), pygit2.Oid(hex=main)) or \
                 pr.head_sha == main:
-            new_main = pr.head_sha
-        else:
-            index = self.repo.merge_commits(main, pr.head_sha)
-            if index.conflicts is not None:
-                raise LemmataError("merge-conflict", f"#{number} conflicts with main")
-            tree = index.write_tree(self.repo)
-            sig = self._signature(*self.committer)
-            new_main = str(self.repo.create_commit(
-                None, sig, sig, f"Merge pull request #{number}: {pr.title}", tree,
-                [pygit2.Oid(hex=main), pygit2.Oid(hex=pr.head_sha)],
-            ))
-        self.repo.references[MAIN].set_target(pygit2.Oid(hex=new_main))
+            return pr.head_sha
+        index = self.repo.merge_commits(main, pr.head_sha)
+        if index.conflicts is not None:
+            raise LemmataError("merge-conflict", f"#{number} conflicts with main")
+        tree = index.write_tree(self.repo)
+        sig = self._signature(*self.committer)
+        return str(self.repo.create_commit(
+            None, sig, sig, f"Merge pull request #{number}: {pr.title}", tree,
+            [pygit2.Oid(hex=main), pygit2.Oid(hex=pr.head_sha)],
+        ))
+
+    def contains(self, commit: str, ancestor: str) -> bool:
+        """Whether ``commit`` is ``ancestor`` or descends from it (both 40 hex); False when
+        either is not in the repository."""
+        try:
+            return commit == ancestor or self.repo.descendant_of(
+                pygit2.Oid(hex=commit), pygit2.Oid(hex=ancestor))
+        except (pygit2.GitError, ValueError, KeyError):
+            return False
+
+    def advance_main(self, expected: str, new: str) -> bool:
+        """Move main from ``expected`` to ``new`` (both 40 hex); idempotent (issue 16).
+
+        Returns:
+            True when main moved now, False when main already contains ``new``.
+
+        Raises:
+            LemmataError: ``merge-conflict`` when main is neither ``expected`` nor contains
+                ``new`` (main moved under the merge: it is judged again).
+        """
+        main = self.main_sha()
+        if self.contains(main, new):
+            return False
+        if main != expected:
+            raise LemmataError("merge-conflict", f"main moved to {main[:12]} under a merge "
+                               f"expected from {expected[:12]}")
+        self.repo.references[MAIN].set_target(pygit2.Oid(hex=new))
+        return True
+
+    def mark_merged(self, number: int, merge_sha: str) -> PullRequest:
+        """Mark pull request ``number`` merged as ``merge_sha`` and delete its branch;
+        idempotent: a row already merged is returned as it is (issue 16).
+
+        Raises:
+            LemmataError: ``pull-request-not-found``; ``pull-request-closed`` when it was
+                closed unmerged.
+        """
+        pr = self.get(number)
+        if pr.state == "merged":
+            return pr
+        return self._finish(number, "merged", merge_sha)
+
+    def merge(self, number: int) -> PullRequest:
+        main = self.main_sha()
+        new_main = self.merge_target(number)
+        self.advance_main(main, new_main)
         return self._finish(number, "merged", new_main)
 
     def commit_to_main(self, files: Mapping[str, bytes | None], message: str) -> str:

@@ -808,7 +808,8 @@ def postmerge_files(
         for path, data in products.products(final).items():
             out.files[path] = data
         schemas_dir = wd / "schemas-copy"
-        schemas_dir.mkdir(exist_ok=True)
+        schemas_dir.mkdir(parents=True, exist_ok=True)  # a record-only first merge: no
+        # workspace was ever made under work_dir (issue 16)
         for rel in products.copy_schemas(schemas_dir):
             full = schemas_dir / rel
             if full.is_file():

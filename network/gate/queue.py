@@ -20,13 +20,28 @@ each one:
    ``ts`` being the racer's head commit date; the queue prechecks it with the same code
    and attaches the precheck attestation when it passes and the target accepts unsigned
    ones, so the gate checks it as the alternate it is.
+
+Merging is a journal (issue 16). Before main moves, the queue writes a
+:class:`MergeIntent` (pull request, head, main before, expected new main, the pass
+attestations' paths) to ``<forge>/lemmata-merge-journal/<n>.json``, atomically (write,
+fsync, rename, fsync the folder). Each later step is idempotent: moving main
+(:meth:`~network.api.forge.LocalForge.advance_main`), marking the row merged, the
+post-merge commit (merge record, ledger lines, holes, closure and products in one commit,
+skipped when main's merge log already records the merge commit) and moving the losing
+racers; the intent is removed last. Every pass first completes the intents left by a run
+that died (:func:`recover`), and an open pull request whose head main already contains is
+never judged again: it is marked merged and its post-merge job completed. A pull request
+that no longer merges cleanly is closed with ``merge-conflict`` (its fix: rebase and submit
+again), never left open to be re-gated on every pass.
 """
 
 from __future__ import annotations
 
+import json
 import logging
-from collections.abc import Callable
-from dataclasses import dataclass, field
+import os
+from collections.abc import Callable, Sequence
+from dataclasses import asdict, dataclass, field, replace
 from pathlib import Path
 from typing import Literal
 
@@ -43,10 +58,12 @@ from network.gate.run import (
     Review,
     ToolchainSource,
     attestation_files,
+    attestation_path,
     commit_date,
     run_gate,
 )
 from network.gate.sandbox import SandboxRunner
+from network.record import models as m
 from network.record.loader import Graph, load_graph
 
 _log = logging.getLogger(__name__)
@@ -129,15 +146,20 @@ def _added_proofs(forge: LocalForge, pr: PullRequest, main: str) -> dict[str, by
                                         or c.path.endswith("/waivers/native_decide.yaml"))}
 
 
-def move_losing_racers(forge: LocalForge, merged: GateOutcome, *, toolchain: ToolchainSource,
-                       sandbox: SandboxRunner, skip: set[int],
+def move_losing_racers(forge: LocalForge, merged: GateOutcome | Sequence[m.Attestation], *,
+                       toolchain: ToolchainSource, sandbox: SandboxRunner, skip: set[int],
                        graphs: MainGraph | None = None) -> list[int]:
     """D-25 v3.21: close each open pull request that adds the Proof.lean of a node whose
-    proof just merged, and open its text as an alternate from main. Returns the new pull
-    requests' numbers. ``graphs`` holds the graph at main when the caller has it (the
-    queue's), else it is loaded here."""
-    won = {f"targets/{r.artifact.target}/nodes/{r.artifact.node}/Proof.lean"
-           for r in merged.runs if r.verdict == "pass" and r.artifact.kind.value == "proof"}
+    proof just merged, and open its text as an alternate from main. ``merged`` is the
+    merge's gate outcome or its pass attestations (what a recovered merge still has).
+    Returns the new pull requests' numbers. ``graphs`` holds the graph at main when the
+    caller has it (the queue's), else it is loaded here."""
+    if isinstance(merged, GateOutcome):
+        won = {f"targets/{r.artifact.target}/nodes/{r.artifact.node}/Proof.lean"
+               for r in merged.runs if r.verdict == "pass" and r.artifact.kind.value == "proof"}
+    else:
+        won = {f"targets/{a.target}/nodes/{a.node}/Proof.lean"
+               for a in merged if a.verdict == "pass" and a.artifact_kind == "proof"}
     if not won:
         return []
     main = forge.main_sha()
@@ -186,6 +208,241 @@ def move_losing_racers(forge: LocalForge, merged: GateOutcome, *, toolchain: Too
     return opened
 
 
+#: A step boundary hook: called with the name of the step just finished (one of
+#: :data:`STEPS`). Tests only: a crash test passes one that raises a BaseException at step N
+#: and restarts the queue; product code never passes one.
+StepHook = Callable[[str], None]
+
+#: The step boundaries of one pull request's handling, in order (issue 16).
+STEPS = ("judged", "journaled", "published", "planned", "main-moved", "row-merged",
+         "postmerge", "racers-moved")
+
+JOURNAL_DIR = "lemmata-merge-journal"
+
+
+@dataclass(frozen=True)
+class MergeIntent:
+    """The journal's record of one judged pull request, written before anything on main
+    changes and rewritten once the merge is planned (issue 16).
+
+    Attributes:
+        number: the pull request.
+        head: its head commit (40 hex).
+        verdict: the gate's verdict (pass, fail, bounced, held).
+        files: the attestation files to publish, graph path → UTF-8 JSON text.
+        base: main the next step starts from (40 hex): main when judged, then main after
+            publishing once the merge is planned.
+        new_main: main after the merge (40 hex: the head, or the merge commit), once
+            planned; None before.
+        attestations: the graph paths of the pass attestations.
+        submitter: the pull request's author.
+    """
+
+    number: int
+    head: str
+    verdict: str
+    files: dict[str, str]
+    base: str
+    new_main: str | None
+    attestations: tuple[str, ...]
+    submitter: str
+
+
+def _journal_dir(forge: LocalForge) -> Path:
+    return forge.path / JOURNAL_DIR
+
+
+def write_intent(forge: LocalForge, intent: MergeIntent) -> Path:
+    """Write ``intent`` durably: a temporary file, fsync, rename over
+    ``<forge>/lemmata-merge-journal/<n>.json``, fsync of the folder. Returns the path.
+
+    Raises:
+        OSError: when the disk refuses the write (the merge then does not happen).
+    """
+    folder = _journal_dir(forge)
+    folder.mkdir(parents=True, exist_ok=True)
+    final = folder / f"{intent.number}.json"
+    tmp = folder / f".{intent.number}.json.tmp"
+    data = json.dumps(asdict(intent), sort_keys=True).encode("utf-8")
+    fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
+    try:
+        os.write(fd, data)
+        os.fsync(fd)
+    finally:
+        os.close(fd)
+    os.replace(tmp, final)
+    dfd = os.open(folder, os.O_RDONLY)
+    try:
+        os.fsync(dfd)
+    finally:
+        os.close(dfd)
+    return final
+
+
+def read_intents(forge: LocalForge) -> list[MergeIntent]:
+    """Every merge intent in the journal, by pull request number; an unreadable file is
+    logged and skipped (a half-written temporary is never renamed into place)."""
+    out: list[MergeIntent] = []
+    folder = _journal_dir(forge)
+    if not folder.is_dir():
+        return out
+    for p in folder.glob("*.json"):
+        try:
+            raw = json.loads(p.read_bytes())
+            new_main = raw["new_main"]
+            out.append(MergeIntent(
+                number=int(raw["number"]), head=str(raw["head"]), verdict=str(raw["verdict"]),
+                files={str(k): str(v) for k, v in dict(raw["files"]).items()},
+                base=str(raw["base"]), new_main=None if new_main is None else str(new_main),
+                attestations=tuple(str(a) for a in raw["attestations"]),
+                submitter=str(raw["submitter"])))
+        except (OSError, ValueError, KeyError, TypeError) as exc:
+            _log.error("merge queue: journal file %s unreadable: %s", p.name, exc)
+    return sorted(out, key=lambda i: i.number)
+
+
+def clear_intent(forge: LocalForge, number: int) -> None:
+    """Remove pull request ``number``'s intent (its merge is complete); idempotent."""
+    (_journal_dir(forge) / f"{number}.json").unlink(missing_ok=True)
+
+
+def _has_merge_record(graph: Graph, merge_commit: str) -> bool:
+    """Whether main's merge log already records ``merge_commit`` (its post-merge job ran;
+    keyed on the commit, since pull request numbers of another forge may repeat)."""
+    return any(mr.record.merge_commit == merge_commit for mr in graph.merges)
+
+
+def _attestations_at(graph: Graph, paths: Sequence[str] | None, head: str
+                     ) -> list[m.Attestation]:
+    """The pass attestations on main at ``paths``, or (no journal) every pass attestation
+    of ``head``."""
+    if paths is not None:
+        want = set(paths)
+        return [a.record for a in graph.attestations if a.path in want]
+    return [a.record for a in graph.attestations
+            if a.record.head_commit == head and a.record.verdict == "pass"]
+
+
+def _first_containing(forge: LocalForge, head: str) -> str:
+    """The oldest commit on main's first-parent line that contains ``head``: where it
+    merged (used when no journal says so)."""
+    sha = forge.main_sha()
+    for _ in range(100_000):
+        commit = forge.repo[sha].peel(pygit2.Commit)
+        if not commit.parent_ids:
+            return sha
+        parent = str(commit.parent_ids[0])
+        if not forge.contains(parent, head):
+            return sha
+        sha = parent
+    return sha
+
+
+@dataclass
+class _Ctx:
+    """What the merge steps need besides the forge."""
+
+    toolchain: ToolchainSource
+    sandbox: SandboxRunner
+    gate_key: Ed25519PrivateKey | None
+    key_id: str
+    work_dir: Path | None
+    graphs: MainGraph
+    hook: StepHook
+
+
+def _no_hook(step: str) -> None:
+    return None
+
+
+def _complete(forge: LocalForge, intent: MergeIntent, item: QueueItem, ctx: _Ctx,
+              attestations: Sequence[m.Attestation] | None = None) -> None:
+    """Steps after the journal, each idempotent: move main, mark the row merged, the
+    post-merge commit (unless main's merge log records the merge commit), the losing
+    racers, then clear the intent.
+
+    Raises:
+        LemmataError: ``merge-conflict`` when main moved elsewhere before the merge (the
+            intent is cleared; the pull request stays open to be judged again).
+    """
+    assert intent.new_main is not None
+    try:
+        moved_now = forge.advance_main(intent.base, intent.new_main)
+    except LemmataError:
+        clear_intent(forge, intent.number)
+        raise
+    ctx.hook("main-moved")
+    forge.mark_merged(intent.number, intent.new_main)
+    ctx.hook("row-merged")
+    item.merge_sha = intent.new_main
+    # main moved just now: no post-merge job can have run for it, and main is not loaded
+    # again; otherwise main's merge log says whether it ran
+    graph = None if moved_now and attestations is not None else ctx.graphs.at(
+        forge.main_sha())
+    if attestations is not None:
+        atts = list(attestations)
+    else:
+        assert graph is not None
+        atts = _attestations_at(graph, intent.attestations, intent.head)
+    if graph is None or not _has_merge_record(graph, intent.new_main):
+        item.postmerge = run_postmerge(
+            forge, forge.path, intent.new_main, atts, pull_request=f"local/{intent.number}",
+            submitter=intent.submitter, toolchain=ctx.toolchain, sandbox=ctx.sandbox,
+            gate_key=ctx.gate_key, key_id=ctx.key_id, work_dir=ctx.work_dir)
+    else:
+        item.notes.append("merge record already on main")
+    ctx.hook("postmerge")
+    item.moved = move_losing_racers(forge, atts, toolchain=ctx.toolchain,
+                                    sandbox=ctx.sandbox, skip={intent.number},
+                                    graphs=ctx.graphs)
+    ctx.hook("racers-moved")
+    clear_intent(forge, intent.number)
+
+
+def recover(forge: LocalForge, ctx: _Ctx) -> list[QueueItem]:
+    """Complete every merge the journal holds (a run that died mid-merge, issue 16).
+    Each becomes a :class:`QueueItem` with verdict ``pass`` and a ``recovered`` note; an
+    exception is logged with its code on the item and the intent stays for the next pass
+    (unless main moved elsewhere: then the pull request is judged again)."""
+    items: list[QueueItem] = []
+    for intent in read_intents(forge):
+        item = QueueItem(intent.number, intent.verdict,
+                         notes=["recovered from the merge journal"])
+        items.append(item)
+        item.verdict = intent.verdict
+        try:
+            _resume(forge, intent, item, ctx)
+        except Exception as exc:  # noqa: BLE001 - logged; retried on the next pass
+            code, detail = _code_of(exc)
+            _log.error("merge queue: recovering #%d: %s: %s", intent.number, code, detail)
+            item.code = code
+            item.notes.append(f"{code}: {detail}")
+    return items
+
+
+def _already_on_main(forge: LocalForge, pr: PullRequest, ctx: _Ctx) -> QueueItem | None:
+    """An open pull request whose own head main already contains (a run died between
+    moving main and marking the row, with no journal): never judged again; marked merged
+    and its post-merge job completed from its pass attestations on main; closed when main
+    holds none (its content reached main some other way)."""
+    if pr.head_sha == pr.base_sha or not forge.contains(forge.main_sha(), pr.head_sha):
+        return None
+    graph = ctx.graphs.at(forge.main_sha())
+    atts = _attestations_at(graph, None, pr.head_sha)
+    if not atts:
+        _log.error("merge queue: #%d is already on main with no pass attestation: closed",
+                   pr.number)
+        forge.close(pr.number)
+        return QueueItem(pr.number, "error", code="pull-request-closed",
+                         notes=["already on main without a pass attestation: closed"])
+    intent = MergeIntent(pr.number, pr.head_sha, "pass", {}, forge.main_sha(),
+                         _first_containing(forge, pr.head_sha),
+                         tuple(sorted({attestation_path(a) for a in atts})), pr.author)
+    item = QueueItem(pr.number, "pass", notes=["already on main: completed, not re-gated"])
+    _complete(forge, intent, item, ctx, atts)
+    return item
+
+
 def process_queue(
     forge: LocalForge,
     *,
@@ -196,8 +453,10 @@ def process_queue(
     reviews: Callable[[PullRequest], Review | None] | None = None,
     runner: Literal["local", "hosted"] = "local",
     work_dir: Path | None = None,
+    step_hook: StepHook | None = None,
 ) -> list[QueueItem]:
-    """Run the merge queue once over the pull requests open now, oldest first.
+    """Run the merge queue once: complete the journal's unfinished merges, then handle the
+    pull requests open now, oldest first.
 
     Args:
         forge: the local forge.
@@ -208,10 +467,14 @@ def process_queue(
             closures are signed with it.
         reviews: the approving review of a pull request, if any (step 9 and waivers).
         runner: the attestations' runner class.
-        work_dir: scratch folder for workspaces (temporary when None).
+        work_dir: scratch folder for workspaces (temporary when None; created when
+            missing).
+        step_hook: tests only (crash tests): called with each :data:`STEPS` name as that
+            step finishes.
 
     Returns:
-        One :class:`QueueItem` per pull request handled, in order.
+        One :class:`QueueItem` per pull request handled, in order (recovered merges
+        first).
 
     Raises:
         LemmataError: what loading main's own graph raises (then nothing can be judged).
@@ -220,19 +483,30 @@ def process_queue(
         closed, logged with its code (``gate-internal-error`` for anything but a
         LemmataError) and recorded as the item's ``error`` verdict with ``code``; an
         exception after the verdict (publishing, merging, the post-merge job) is logged
-        with its code in the item's notes. The runner goes on with the next one (issue 9).
+        with its code in the item's notes, and a merge already journaled is completed on
+        the next pass. The runner goes on with the next one (issue 9, issue 16).
 
-    Implements D-4, D-5, D-25 v3.21, rulings 7 and 8.
+    Implements D-4, D-5, D-25 v3.21, rulings 7 and 8; issue 16 (merging is a journal).
     """
-    items: list[QueueItem] = []
-    handled: set[int] = set()
     graphs = MainGraph(forge)
+    ctx = _Ctx(toolchain, sandbox, gate_key, key_id, work_dir, graphs, step_hook or _no_hook)
+    items = recover(forge, ctx)
+    pending = {i.number for i in read_intents(forge)}
     for pr in forge.list_open():
-        if forge.get(pr.number).state != "open":
+        if pr.number in pending or forge.get(pr.number).state != "open":
             continue
-        handled.add(pr.number)
         main = forge.main_sha()
         base_graph = graphs.at(main)  # main's own graph: if it cannot load, nothing can run
+        try:
+            done = _already_on_main(forge, pr, ctx)
+        except Exception as exc:  # noqa: BLE001 - logged; tried again on the next pass
+            code, detail = _code_of(exc)
+            _log.error("merge queue: #%d already on main: %s: %s", pr.number, code, detail)
+            items.append(QueueItem(pr.number, "pass", code=code, notes=[f"{code}: {detail}"]))
+            continue
+        if done is not None:
+            items.append(done)
+            continue
         try:
             out = run_gate(forge.path, main, pr.head_sha, toolchain=toolchain,
                            sandbox=sandbox, precheck_raw=_precheck_of(pr),
@@ -244,10 +518,9 @@ def process_queue(
             continue
         item = QueueItem(pr.number, out.verdict, out)
         items.append(item)
+        ctx.hook("judged")
         try:
-            _publish_and_merge(forge, pr, out, item, toolchain=toolchain, sandbox=sandbox,
-                               gate_key=gate_key, key_id=key_id, work_dir=work_dir,
-                               graphs=graphs)
+            _publish_and_merge(forge, pr, out, item, ctx)
         except Exception as exc:  # noqa: BLE001 - logged with its code; the queue goes on
             code, detail = _code_of(exc)
             _log.error("merge queue: #%d after the gate's %s: %s: %s", pr.number,
@@ -256,6 +529,7 @@ def process_queue(
             item.notes.append(f"{code}: {detail}")
             if item.merge_sha is None and out.verdict in ("fail", "bounced"):
                 _close_quietly(forge, pr.number)  # refused: publishing it failed, not it
+                clear_intent(forge, pr.number)
     return items
 
 
@@ -285,30 +559,62 @@ def _refuse_on_error(forge: LocalForge, pr: PullRequest, exc: BaseException) -> 
 
 
 def _publish_and_merge(forge: LocalForge, pr: PullRequest, out: GateOutcome, item: QueueItem,
-                       *, toolchain: ToolchainSource, sandbox: SandboxRunner,
-                       gate_key: Ed25519PrivateKey | None, key_id: str,
-                       work_dir: Path | None, graphs: MainGraph) -> None:
-    """Steps 2-4 of :func:`process_queue` for one judged pull request (publish the
-    attestations, close, or merge and run the post-merge job and move losing racers)."""
-    files = _unpublished(forge, attestation_files(out))
+                       ctx: _Ctx) -> None:
+    """Steps 2-4 of :func:`process_queue` for one judged pull request: journal the
+    verdict and its attestation files, then :func:`_resume` (publish, close or merge)."""
+    files = attestation_files(out)
+    passed = [a for a in out.attestations if a.verdict == "pass"]
+    intent = MergeIntent(pr.number, pr.head_sha, out.verdict,
+                         {p: b.decode("utf-8") for p, b in files.items()}, forge.main_sha(),
+                         None, tuple(attestation_path(a) for a in passed), pr.author)
+    write_intent(forge, intent)
+    ctx.hook("journaled")
+    _resume(forge, intent, item, ctx, out.attestations)
+
+
+def _resume(forge: LocalForge, intent: MergeIntent, item: QueueItem, ctx: _Ctx,
+            attestations: Sequence[m.Attestation] | None = None) -> None:
+    """Carry a journaled pull request on from where it stands, each step idempotent:
+    publish its attestations (ruling 8; skipped when main holds them), close a refusal,
+    leave a held one open, or plan the merge (journaled: main before and after) and
+    :func:`_complete` it. A pull request that no longer merges cleanly is closed with
+    ``merge-conflict``; one whose main moved elsewhere before publishing is judged again.
+
+    Raises:
+        LemmataError: what the forge raises; the intent then stays for the next pass.
+    """
+    if intent.new_main is not None:
+        _complete(forge, intent, item, ctx, attestations)
+        return
+    files = _unpublished(forge, {p: t.encode("utf-8") for p, t in intent.files.items()})
     if files:
+        if forge.main_sha() != intent.base:  # main moved under it: judge it again
+            clear_intent(forge, intent.number)
+            item.notes.append("main moved before publishing: judged again")
+            return
         item.published = forge.commit_to_main(
-            files, f"gate: {out.verdict} for #{pr.number} (attestations, ruling 8)")
-    if out.verdict in ("fail", "bounced"):
-        forge.close(pr.number)
-        return
-    if out.verdict != "pass":
+            files, f"gate: {intent.verdict} for #{intent.number} (attestations, ruling 8)")
+    ctx.hook("published")
+    state = forge.get(intent.number).state
+    if intent.verdict != "pass" or state != "open":
+        if intent.verdict in ("fail", "bounced") and state == "open":
+            forge.close(intent.number)
+        clear_intent(forge, intent.number)
         return  # held: waits open for a review (ruling 5)
+    base = forge.main_sha()
     try:
-        merged = forge.merge(pr.number)
+        new_main = forge.merge_target(intent.number)
     except LemmataError as exc:
-        item.notes.append(f"not merged: {exc.code}: {exc.detail}")
+        if exc.code != "merge-conflict":
+            raise
+        _log.error("merge queue: #%d closed: merge-conflict: %s", intent.number, exc.detail)
+        forge.close(intent.number)
+        clear_intent(forge, intent.number)
+        item.code = "merge-conflict"
+        item.notes.append(f"not merged: merge-conflict: {exc.detail}; closed, resubmit "
+                          "on the current main")
         return
-    assert merged.merge_sha is not None
-    item.merge_sha = merged.merge_sha
-    item.postmerge = run_postmerge(
-        forge, forge.path, merged.merge_sha, out.attestations,
-        pull_request=f"local/{pr.number}", submitter=pr.author, toolchain=toolchain,
-        sandbox=sandbox, gate_key=gate_key, key_id=key_id, work_dir=work_dir)
-    item.moved = move_losing_racers(forge, out, toolchain=toolchain, sandbox=sandbox,
-                                    skip=set(), graphs=graphs)
+    intent = replace(intent, base=base, new_main=new_main)
+    write_intent(forge, intent)
+    ctx.hook("planned")
+    _complete(forge, intent, item, ctx, attestations)
