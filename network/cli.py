@@ -297,6 +297,10 @@ def _operator_service(data_dir: Path | None, database_url: str | None,
     ``--data`` is not given and the ``serve`` default folder does not exist) is read as
     ``up`` runs it: its ``state.db`` and its forge's main branch, unless
     ``--database-url``/``--graph`` say otherwise. Otherwise ``serve``'s defaults apply.
+
+    Raises:
+        LemmataError: ``network-state-missing`` when the SQLite database is not there (a
+            token written into a new one would reach no service).
     """
     import time
 
@@ -321,8 +325,11 @@ def _operator_service(data_dir: Path | None, database_url: str | None,
         if graph is None:
             forge = up_dir.forge
             provider = GraphProvider(lambda: load_graph(forge, MAIN))
-    settings.data_dir.mkdir(parents=True, exist_ok=True)
-    engine = db.make_engine(settings.resolved_database_url())
+    url = settings.resolved_database_url()
+    if url.startswith("sqlite:///") and not Path(url.removeprefix("sqlite:///")).is_file():
+        raise LemmataError("network-state-missing", f"{settings.data_dir} holds no service "
+                           "database; no network runs on it")
+    engine = db.make_engine(url)
     db.migrate(engine)
     return Service(settings=settings, engine=engine,
                    sessions=sessionmaker(engine, expire_on_commit=False),

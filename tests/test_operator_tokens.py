@@ -274,11 +274,13 @@ def test_the_site_says_which_contributors_an_operator_vouched_for(tmp_path: Path
     graph, data, out = tmp_path / "graph", tmp_path / "data", tmp_path / "site"
     _, sha = build_rich_graph(graph)
     assert sha is not None
+    url = f"sqlite:///{data / 'service.sqlite3'}"
+    data.mkdir()
+    db.migrate(db.make_engine(url))  # the database a service on this folder made
     r = CliRunner().invoke(main, ["token", "issue", "--pseudonym", "bob", "--dco",
                                   "--operator", "olga", "--data", str(data),
                                   "--graph", str(graph)])
     assert r.exit_code == 0, r.output
-    url = f"sqlite:///{data / 'service.sqlite3'}"
     r = CliRunner().invoke(main, ["site", "build", str(graph), str(out), "--commit", sha,
                                   "--strict", "--database-url", url])
     assert r.exit_code == 0, r.output
@@ -288,3 +290,14 @@ def test_the_site_says_which_contributors_an_operator_vouched_for(tmp_path: Path
     assert "Operator-vouched" not in alice
     index = (out / "contributors" / "index.html").read_text(encoding="utf-8")
     assert index.count("operator-vouched by olga") == 1
+
+
+def test_a_folder_no_network_runs_on_is_refused(tmp_path: Path,
+                                                 monkeypatch: pytest.MonkeyPatch) -> None:
+    """A token written into a fresh database would reach no service: refused, nothing made."""
+    monkeypatch.chdir(tmp_path)
+    for where in (["--data", str(tmp_path / "elsewhere")], []):
+        r = CliRunner().invoke(main, ["token", "issue", "--pseudonym", "lost", "--dco",
+                                      "--operator", "olga", *where])
+        _refused(r, "network-state-missing")
+    assert not (tmp_path / "elsewhere").exists() and not (tmp_path / "lemmata-data").exists()

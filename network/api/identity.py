@@ -47,6 +47,12 @@ define("operator-invalid", None, 422,
        "(over 64 characters) or holds characters other than letters, digits and _.@-.",
        "Pass --operator NAME (or run as an OS user whose name is such a name).")
 
+define("network-state-missing", None, 404,
+       "The data directory holds no network state (no service database), so a token "
+       "issued there would reach no running service.",
+       "Pass the data directory the network runs on (--data; `make run` uses .lemmata) "
+       "or its --database-url.")
+
 OPERATOR_RE = re.compile(r"[A-Za-z0-9][A-Za-z0-9_.@-]{0,63}")
 PSEUDONYM_RE = re.compile(r"[A-Za-z0-9][A-Za-z0-9_.-]{0,38}")
 DCO_TEXT_PATH = Path(__file__).with_name("dco.txt")
