@@ -411,6 +411,9 @@ def run(data_root: Path, graph_dir: Path, *, host: str = "127.0.0.1", port: int 
     if threading.current_thread() is threading.main_thread():
         previous = (signal.signal(signal.SIGINT, on_signal),
                     signal.signal(signal.SIGTERM, on_signal))
+    from network.gate.queue import health_for
+
+    health_for(forge, fresh=True)  # /info.json shows the queue "starting" from now on
     queue_thread = threading.Thread(
         target=_queue_loop,
         args=(data, forge, keys, stop, queue_interval_s, note, toolchain_source), name="queue",
@@ -478,12 +481,36 @@ def build_site(data: DataDir, toolchain_note: str) -> None:
 
 def _queue_loop(data: DataDir, forge: Any, keys: dict[str, tuple[str, Ed25519PrivateKey]],
                 stop: threading.Event, interval_s: float, note: str,
-                toolchain: Callable[[Any], Any]) -> None:
+                toolchain: Callable[[Any], Any], *, max_backoff_s: float = 60.0) -> None:
     """Run merge-queue passes until ``stop`` is set; rebuild the site when main moves.
 
-    Each pass gates the open pull requests oldest first (network.gate.queue), with the
-    toolchain each target pins when it is installed here, else ``toolchain-missing``.
+    Each pass completes the merge journal's unfinished merges and gates the open pull
+    requests oldest first (network.gate.queue), with the toolchain each target pins when
+    it is installed here, else ``toolchain-missing``. The runner never dies (issue 16): a
+    pass that raises anything is logged with its code and retried after a back-off
+    (``interval_s`` doubling per failure in a row, at most ``max_backoff_s``); should the
+    loop itself raise, it is restarted. Its health (:class:`~network.gate.queue.QueueHealth`:
+    last pass, last error) is what ``GET /info.json`` shows under ``service.queue``.
     """
+    from network.gate.queue import health_for
+
+    health = health_for(forge)
+    while not stop.is_set():
+        try:
+            _queue_passes(data, forge, keys, stop, interval_s, note, toolchain, health,
+                          max_backoff_s)
+        except Exception:  # the loop itself restarts (issue 16)
+            logging.getLogger(__name__).exception("merge queue: runner loop restarted")
+            health.restarted()
+            stop.wait(min(max_backoff_s, interval_s))
+    health.stopped()
+
+
+def _queue_passes(data: DataDir, forge: Any, keys: dict[str, tuple[str, Ed25519PrivateKey]],
+                  stop: threading.Event, interval_s: float, note: str,
+                  toolchain: Callable[[Any], Any], health: Any, max_backoff_s: float) -> None:
+    """The body of :func:`_queue_loop`: passes until ``stop``; a pass's exception is
+    logged, recorded in ``health`` and retried after the back-off."""
     from network.gate.queue import process_queue
     from network.gate.sandbox import Sandbox
 
@@ -491,14 +518,23 @@ def _queue_loop(data: DataDir, forge: Any, keys: dict[str, tuple[str, Ed25519Pri
     key_id, key = keys["gate"]
     seen = forge.main_sha()
     while not stop.is_set():
+        delay = interval_s
         try:
             items = process_queue(forge, toolchain=toolchain, sandbox=sandbox,
                                   gate_key=key, key_id=key_id, work_dir=data.root / "work")
             for item in items:
-                say(f"merge queue: #{item.number} {item.verdict}")
+                say(f"merge queue: #{item.number} {item.verdict}"
+                    + (f" ({item.code})" if item.code else ""))
             if forge.main_sha() != seen:
                 seen = forge.main_sha()
                 build_site(data, note)
-        except LemmataError as exc:
-            say(f"merge queue: {exc}")
-        stop.wait(interval_s)
+            health.passed(time.time())
+        except Exception as exc:  # noqa: BLE001 - logged, retried with a back-off
+            code, detail = ((exc.code, exc.detail) if isinstance(exc, LemmataError) else
+                            ("gate-internal-error", f"{type(exc).__name__}: {exc}"[:500]))
+            delay = min(max_backoff_s, interval_s * 2 ** min(health.failures_in_a_row, 16))
+            health.failed(code, detail, time.time(), delay)
+            logging.getLogger(__name__).error("merge queue: pass failed: %s: %s (retry in "
+                                              "%.1f s)", code, detail, delay)
+            say(f"merge queue: {code}: {detail} (retry in {delay:.1f} s)")
+        stop.wait(delay)

@@ -121,6 +121,8 @@ def test_up_serves_then_resumes(project: Path, tmp_path: Path) -> None:
     assert str(repo.references["refs/heads/main"].target) == main1  # nothing re-seeded
     for seen in (first, second):  # the ports differ between runs; nothing else may
         seen["info"]["service"].pop("mcp")  # type: ignore[index]
+        queue = seen["info"]["service"].pop("queue")  # type: ignore[index]
+        assert queue["state"] in ("starting", "running") and queue["last_error"] is None
     assert first["info"] == second["info"]
 
 
@@ -152,3 +154,84 @@ def test_a_taken_port_is_refused_not_reported_running(project: Path, tmp_path: P
     assert exc.value.code == "listen-failed"
     out = capsys.readouterr().out
     assert "Lemmata is running" not in out and "stopped cleanly" not in out
+
+
+class _FlakyForge:
+    """A forge stand-in for the runner loop: ``main_sha`` raises on the given calls (a
+    fault inside the loop itself, outside any pass), else answers one commit."""
+
+    def __init__(self, path: Path, fail_on: set[int]) -> None:
+        self.path = path
+        self.calls = 0
+        self.fail_on = fail_on
+
+    def main_sha(self) -> str:
+        self.calls += 1
+        if self.calls in self.fail_on:
+            raise OSError("the disk went away")
+        return "0" * 40
+
+
+def test_the_queue_runner_survives_any_exception_and_reports_its_health(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Issue 16: passes that raise (a RuntimeError, a LemmataError) are logged, recorded
+    in the health /info.json shows and retried with a doubling back-off; a fault in the
+    loop itself (main_sha at start-up) restarts the loop; a good pass clears the error."""
+    from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
+
+    from network.errors import LemmataError
+    from network.gate import queue as Q
+
+    stop = threading.Event()
+    calls: list[int] = []
+    faults: list[BaseException] = [RuntimeError("boom"),
+                                   LemmataError("sandbox-unavailable", "no bubblewrap")]
+    delays: list[float] = []
+
+    def fake_process_queue(forge, **kw):  # a test double for one pass
+        calls.append(1)
+        if faults:
+            raise faults.pop(0)
+        if len(calls) >= 4:
+            stop.set()
+        return []
+
+    real_wait = stop.wait
+
+    def quick_wait(timeout: float | None = None) -> bool:
+        delays.append(float(timeout or 0))
+        return real_wait(0)
+
+    monkeypatch.setattr(Q, "process_queue", fake_process_queue)
+    monkeypatch.setattr(stop, "wait", quick_wait)
+    forge = _FlakyForge(tmp_path / "forge.git", fail_on={1})
+    data = up.DataDir(tmp_path / "data")
+    keys = {"gate": ("gate-1", Ed25519PrivateKey.generate())}
+    health = Q.health_for(forge, fresh=True)
+    seen: list[dict[str, object]] = []
+    real_passed = health.passed
+
+    def spy_passed(now: float) -> None:
+        real_passed(now)
+        seen.append(health.snapshot())
+
+    monkeypatch.setattr(health, "passed", spy_passed)
+    errors: list[dict[str, object]] = []
+    real_failed = health.failed
+
+    def spy_failed(code: str, detail: str, now: float, retry: float) -> None:
+        real_failed(code, detail, now, retry)
+        errors.append(health.snapshot())
+
+    monkeypatch.setattr(health, "failed", spy_failed)
+    up._queue_loop(data, forge, keys, stop, 0.5, "note", lambda spec: None,
+                   max_backoff_s=0.75)
+    assert len(calls) == 4  # the loop restarted after main_sha raised, then 4 passes
+    snap = health.snapshot()
+    assert snap["restarts"] == 1 and snap["state"] == "stopped" and snap["passes"] == 2
+    assert [e["last_error"]["code"] for e in errors] == [  # type: ignore[index]
+        "gate-internal-error", "sandbox-unavailable"]
+    assert [e["next_try_in_s"] for e in errors] == [0.5, 0.75]  # doubled, capped
+    assert seen[0]["last_error"] is not None and seen[0]["failures_in_a_row"] == 0
+    assert delays[:3] == [0.5, 0.5, 0.75]  # restart wait, then the two back-offs
+    assert Q.health_if_running(forge) == snap

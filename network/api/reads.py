@@ -65,7 +65,8 @@ def info(svc: Service) -> dict[str, Any]:
     """``GET /info.json`` (server_info): the committed ``info.json`` product when present,
     else what the record gives (graph id, gate-spec hashes, schema index), plus the
     service's published limits under ``service`` (claim TTL caps, token lapse, rate
-    limits, body cap, DCO version, reserved pseudonyms).
+    limits, body cap, DCO version, reserved pseudonyms) and, where this process runs
+    the merge queue (``lemmata up``), its health under ``service.queue`` (issue 16).
 
     Raises:
         LemmataError: ``graph-unavailable``.
@@ -101,6 +102,11 @@ def info(svc: Service) -> dict[str, Any]:
         "mcp": s.public_url.rstrip("/") + "/mcp",
         "proofs": proof_checking(svc, graph),
     }
+    from network.gate.queue import health_if_running
+
+    queue = health_if_running(svc.forge)  # only where this process runs the queue (up)
+    if queue is not None:
+        body["service"]["queue"] = queue
     return body
 
 

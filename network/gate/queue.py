@@ -40,6 +40,7 @@ from __future__ import annotations
 import json
 import logging
 import os
+import threading
 from collections.abc import Callable, Sequence
 from dataclasses import asdict, dataclass, field, replace
 from pathlib import Path
@@ -531,6 +532,92 @@ def process_queue(
                 _close_quietly(forge, pr.number)  # refused: publishing it failed, not it
                 clear_intent(forge, pr.number)
     return items
+
+
+class QueueHealth:
+    """The merge-queue runner's health, written by its thread and read by the service's
+    ``GET /info.json`` (issue 16): thread-safe.
+
+    :meth:`snapshot` gives ``{"state": "starting"|"running"|"retrying"|"stopped",
+    "passes": int, "last_pass_at": int | None (seconds since the epoch),
+    "failures_in_a_row": int, "restarts": int, "last_error": {"code", "detail", "at"} | None,
+    "next_try_in_s": float | None}``.
+    """
+
+    def __init__(self) -> None:
+        self._lock = threading.Lock()
+        self._state = "starting"
+        self._passes = 0
+        self._last_pass_at: int | None = None
+        self._failures = 0
+        self._restarts = 0
+        self._last_error: dict[str, object] | None = None
+        self._next_try: float | None = None
+
+    def passed(self, now: float) -> None:
+        """A pass completed at ``now`` (seconds since the epoch)."""
+        with self._lock:
+            self._state, self._passes, self._last_pass_at = "running", self._passes + 1, int(now)
+            self._failures, self._next_try = 0, None
+
+    def failed(self, code: str, detail: str, now: float, retry_in_s: float) -> None:
+        """A pass raised (``code``, ``detail``) at ``now``; the next try is in
+        ``retry_in_s`` seconds."""
+        with self._lock:
+            self._state, self._failures = "retrying", self._failures + 1
+            self._last_error = {"code": code, "detail": detail[:500], "at": int(now)}
+            self._next_try = round(retry_in_s, 3)
+
+    def restarted(self) -> None:
+        """The runner loop itself was restarted after an exception."""
+        with self._lock:
+            self._restarts += 1
+
+    def stopped(self) -> None:
+        """The runner stopped (the service is shutting down)."""
+        with self._lock:
+            self._state = "stopped"
+
+    @property
+    def failures_in_a_row(self) -> int:
+        """Passes that raised since the last one that completed."""
+        with self._lock:
+            return self._failures
+
+    def snapshot(self) -> dict[str, object]:
+        """The health as plain JSON data (see the class doc)."""
+        with self._lock:
+            return {"state": self._state, "passes": self._passes,
+                    "last_pass_at": self._last_pass_at, "failures_in_a_row": self._failures,
+                    "restarts": self._restarts,
+                    "last_error": dict(self._last_error) if self._last_error else None,
+                    "next_try_in_s": self._next_try}
+
+
+_HEALTH: dict[str, QueueHealth] = {}
+_HEALTH_LOCK = threading.Lock()
+
+
+def health_for(forge: object, *, fresh: bool = False) -> QueueHealth:
+    """The :class:`QueueHealth` of the runner over ``forge`` (keyed by its repository
+    path), created on first use, or anew with ``fresh`` (a runner starting); the runner
+    and the service share it."""
+    key = str(Path(getattr(forge, "path", "")).resolve())
+    with _HEALTH_LOCK:
+        if fresh or key not in _HEALTH:
+            _HEALTH[key] = QueueHealth()
+        return _HEALTH[key]
+
+
+def health_if_running(forge: object) -> dict[str, object] | None:
+    """The snapshot of a runner's health over ``forge``, or None when no runner in this
+    process has registered one (the service then says nothing about a queue)."""
+    if forge is None or getattr(forge, "path", None) is None:
+        return None
+    key = str(Path(forge.path).resolve())  # type: ignore[attr-defined]
+    with _HEALTH_LOCK:
+        h = _HEALTH.get(key)
+    return None if h is None else h.snapshot()
 
 
 def _code_of(exc: BaseException) -> tuple[str, str]:
