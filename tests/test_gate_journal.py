@@ -8,6 +8,8 @@ first merge with a fresh work folder merges with its merge record and ledger lin
 from __future__ import annotations
 
 import sys
+import uuid
+from collections.abc import Iterator
 from pathlib import Path
 
 import pygit2
@@ -39,10 +41,16 @@ class Crash(BaseException):
     catches it and nothing after the step boundary runs."""
 
 
+#: root → (database URL, connect args) for networks not on SQLite (the PostgreSQL runs)
+_DATABASES: dict[Path, tuple[str, dict[str, object]]] = {}
+PG_URL = "postgresql+psycopg://postgres@127.0.0.1:5432/test"
+
+
 def open_forge(root: Path) -> LocalForge:
     """A fresh LocalForge object (a fresh engine) over ``root``'s repository and database:
     what a restarted process gets."""
-    engine = make_engine(f"sqlite:///{root / 'state.db'}")
+    url, args = _DATABASES.get(root, (f"sqlite:///{root / 'state.db'}", {}))
+    engine = make_engine(url, connect_args=args or None)
     Base.metadata.create_all(engine)
     return LocalForge(root / "forge.git", sessionmaker(engine), clock=lambda: WHEN)
 
@@ -131,6 +139,43 @@ def test_a_crash_at_any_step_boundary_ends_like_an_uncrashed_run(
         run_pass(forge, hook)
     settle(tmp_path)
     assert state(tmp_path) == reference
+
+
+@pytest.fixture()
+def pg_root(tmp_path: Path) -> Iterator[Path]:
+    """``tmp_path`` whose forge keeps its rows on PostgreSQL, in a schema of its own."""
+    psycopg = pytest.importorskip("psycopg")
+    try:
+        conn = psycopg.connect("host=127.0.0.1 port=5432 dbname=test user=postgres",
+                               connect_timeout=3, autocommit=True)
+    except Exception as exc:  # noqa: BLE001
+        pytest.skip(f"PostgreSQL at 127.0.0.1:5432 unreachable: {exc}")
+    schema = f"lemmata_journal_{uuid.uuid4().hex[:12]}"
+    conn.execute(f'CREATE SCHEMA "{schema}"')
+    _DATABASES[tmp_path] = (PG_URL, {"options": f"-csearch_path={schema}"})
+    try:
+        yield tmp_path
+    finally:
+        _DATABASES.pop(tmp_path, None)
+        conn.execute(f'DROP SCHEMA "{schema}" CASCADE')
+        conn.close()
+
+
+@pytest.mark.postgres
+@pytest.mark.parametrize("step", Q.STEPS)
+def test_the_crash_matrix_on_postgresql(pg_root: Path, reference: dict[str, object],
+                                        step: str) -> None:
+    """The same matrix (first occurrence) with the pull-request rows on PostgreSQL."""
+    forge = network(pg_root)
+
+    def hook(name: str) -> None:
+        if name == step:
+            raise Crash(step)
+
+    with pytest.raises(Crash):
+        run_pass(forge, hook)
+    settle(pg_root)
+    assert state(pg_root) == reference
 
 
 def test_a_pull_request_already_on_main_without_a_journal_is_not_gated_again(
