@@ -31,6 +31,7 @@ from network.gate import artifacts as gate_artifacts
 from network.gate import attestation as gate_attestation
 from network.gate import run as gate_run
 from network.gate.diff import diff_commits
+from network.gate.references import precheck_key
 from network.gate.step2 import run_steps_1_2
 from network.record import derive
 from network.record import models as m
@@ -321,7 +322,9 @@ def _record(kind: str, node: str = "open") -> Setup:
         elif kind == "approach":
             b.approach(T, TS, WHO, "a strategy")
         elif kind == "precheck":
-            rec = m.PrecheckRecord(target=T, node=node, statement_hash="ab" * 32,
+            stmt = b.sha(f"{ND}/{node}/Statement.lean")  # named after its D-34 key
+            path = path.replace("ab" * 32, precheck_key(stmt, None, 3))
+            rec = m.PrecheckRecord(target=T, node=node, statement_hash=stmt,
                                    verdict="precheck-fail", first_failing_step=3, steps=[],
                                    toolchain="leanprover/lean4:v4.22.0", date="2026-01-02")
             b.write(path, rec.model_dump_json(by_alias=True, exclude_none=True))
