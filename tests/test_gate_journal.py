@@ -127,6 +127,8 @@ def test_a_crash_at_any_step_boundary_ends_like_an_uncrashed_run(
         tmp_path: Path, reference: dict[str, object], step: str, occurrence: int) -> None:
     """Crash at the ``occurrence``-th time ``step`` finishes (1: alice's proof, with the
     racer to move; 2: the next pull request reaching that step), restart, settle."""
+    if step == "racer-opened" and occurrence == 2:
+        pytest.skip("one racer moves in this network")
     forge = network(tmp_path)
     seen: list[str] = []
 

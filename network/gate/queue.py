@@ -149,12 +149,17 @@ def _added_proofs(forge: LocalForge, pr: PullRequest, main: str) -> dict[str, by
 
 def move_losing_racers(forge: LocalForge, merged: GateOutcome | Sequence[m.Attestation], *,
                        toolchain: ToolchainSource, sandbox: SandboxRunner, skip: set[int],
-                       graphs: MainGraph | None = None) -> list[int]:
+                       graphs: MainGraph | None = None,
+                       step_hook: StepHook | None = None) -> list[int]:
     """D-25 v3.21: close each open pull request that adds the Proof.lean of a node whose
     proof just merged, and open its text as an alternate from main. ``merged`` is the
     merge's gate outcome or its pass attestations (what a recovered merge still has).
     Returns the new pull requests' numbers. ``graphs`` holds the graph at main when the
-    caller has it (the queue's), else it is loaded here."""
+    caller has it (the queue's), else it is loaded here.
+
+    Idempotent (issue 16): the alternate is opened before the racer is closed, and a racer
+    whose alternate is already open (``… (from #n)``, a run that died between the two) is
+    only closed; ``step_hook`` (tests only) hears ``racer-opened`` between them."""
     if isinstance(merged, GateOutcome):
         won = {f"targets/{r.artifact.target}/nodes/{r.artifact.node}/Proof.lean"
                for r in merged.runs if r.verdict == "pass" and r.artifact.kind.value == "proof"}
@@ -166,7 +171,8 @@ def move_losing_racers(forge: LocalForge, merged: GateOutcome | Sequence[m.Attes
     main = forge.main_sha()
     graph = (graphs or MainGraph(forge)).at(main)
     opened: list[int] = []
-    for pr in forge.list_open():
+    open_now = forge.list_open()
+    for pr in open_now:
         if pr.number in skip:
             continue
         try:
@@ -187,7 +193,10 @@ def move_losing_racers(forge: LocalForge, merged: GateOutcome | Sequence[m.Attes
             waiver = f"{node_dir}/waivers/native_decide.yaml"
             if waiver in added and waiver not in graph.files:
                 files[waiver] = added[waiver]
-        forge.close(pr.number)
+        mark = f"(from #{pr.number})"
+        if any(mark in o.title and o.author == pr.author for o in open_now):
+            forge.close(pr.number)  # its alternate opened before a crash
+            continue
         msg = (f"Alternate proof moved from #{pr.number} (D-25 v3.21)\n\n"
                f"Signed-off-by: {pr.author} <{pr.author}@users.lemmata.invalid>\n")
         head = forge.commit_files(main, files, msg,
@@ -201,11 +210,14 @@ def move_losing_racers(forge: LocalForge, merged: GateOutcome | Sequence[m.Attes
             if t is not None and "none" in t.gate_spec.precheck.accepted_signature_kinds:
                 raw = A.precheck_from_body(A.precheck_block(atts[0]))
         new = forge.open_from_commit(
-            head, title=f"Alternate proof of {', '.join(losing)} (from #{pr.number})",
+            head, title=f"Alternate proof of {', '.join(losing)} {mark}",
             body=(f"The node's proof merged first, so this text moved unchanged from "
                   f"#{pr.number} to its alternate path (D-25 v3.21).\n"),
             author=pr.author, precheck_attestation=raw, base_sha=main)
         opened.append(new.number)
+        if step_hook is not None:
+            step_hook("racer-opened")
+        forge.close(pr.number)
     return opened
 
 
@@ -216,7 +228,7 @@ StepHook = Callable[[str], None]
 
 #: The step boundaries of one pull request's handling, in order (issue 16).
 STEPS = ("judged", "journaled", "published", "planned", "main-moved", "row-merged",
-         "postmerge", "racers-moved")
+         "postmerge", "racer-opened", "racers-moved")
 
 JOURNAL_DIR = "lemmata-merge-journal"
 
@@ -395,7 +407,7 @@ def _complete(forge: LocalForge, intent: MergeIntent, item: QueueItem, ctx: _Ctx
     ctx.hook("postmerge")
     item.moved = move_losing_racers(forge, atts, toolchain=ctx.toolchain,
                                     sandbox=ctx.sandbox, skip={intent.number},
-                                    graphs=ctx.graphs)
+                                    graphs=ctx.graphs, step_hook=ctx.hook)
     ctx.hook("racers-moved")
     clear_intent(forge, intent.number)
 
