@@ -262,3 +262,25 @@ def test_the_journal_is_written_atomically_and_an_unreadable_file_is_skipped(
     Q.clear_intent(forge, 7)
     Q.clear_intent(forge, 7)  # idempotent
     assert Q.read_intents(forge) == []
+
+
+def test_a_planned_merge_whose_pull_request_closed_first_does_not_move_main(
+        tmp_path: Path) -> None:
+    """Killed after planning the merge; the submitter withdraws (the row is closed) before
+    the restart: main does not move, and the intent is cleared rather than retried."""
+    forge = network(tmp_path)
+
+    def hook(name: str) -> None:
+        if name == "planned":
+            raise Crash(name)
+
+    with pytest.raises(Crash):
+        run_pass(forge, hook)
+    forge = open_forge(tmp_path)
+    [intent] = Q.read_intents(forge)
+    assert intent.new_main is not None and forge.main_sha() == intent.base
+    forge.close(intent.number)
+    items = run_pass(forge)
+    assert items[0].number == intent.number and items[0].merge_sha is None
+    assert not forge.contains(forge.main_sha(), intent.new_main)
+    assert Q.read_intents(forge) == [] and forge.get(intent.number).state == "closed"

@@ -379,13 +379,21 @@ def _complete(forge: LocalForge, intent: MergeIntent, item: QueueItem, ctx: _Ctx
             intent is cleared; the pull request stays open to be judged again).
     """
     assert intent.new_main is not None
+    if forge.get(intent.number).state == "closed":  # withdrawn before main moved
+        if not forge.contains(forge.main_sha(), intent.new_main):
+            clear_intent(forge, intent.number)
+            item.notes.append("closed before main moved: not merged")
+            return
+        _log.error("merge queue: #%d is closed but main holds its merge %s", intent.number,
+                   intent.new_main[:12])
     try:
         moved_now = forge.advance_main(intent.base, intent.new_main)
     except LemmataError:
         clear_intent(forge, intent.number)
         raise
     ctx.hook("main-moved")
-    forge.mark_merged(intent.number, intent.new_main)
+    if forge.get(intent.number).state != "closed":
+        forge.mark_merged(intent.number, intent.new_main)
     ctx.hook("row-merged")
     item.merge_sha = intent.new_main
     # main moved just now: no post-merge job can have run for it, and main is not loaded
