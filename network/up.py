@@ -472,11 +472,13 @@ def build_site(data: DataDir, toolchain_note: str) -> None:
     Raises:
         LemmataError: ``site-tool-missing`` (no Graphviz) and the builder's other codes.
     """
+    from network.api.identity import read_vouches
     from network.site.build import build_site as site_build
     from network.site.config import SiteConfig
 
     site_build(SiteConfig(graph=data.forge, out=data.site, commit="refs/heads/main",
-                          toolchain_note=toolchain_note))
+                          toolchain_note=toolchain_note,
+                          vouched=read_vouches(data.database_url)))
 
 
 def _queue_loop(data: DataDir, forge: Any, keys: dict[str, tuple[str, Ed25519PrivateKey]],
