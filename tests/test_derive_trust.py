@@ -49,6 +49,20 @@ def test_an_unsigned_steward_record_is_no_steward(b: GraphBuilder) -> None:
     assert path not in d.unverified(g)
 
 
+@pytest.mark.skipif(shutil.which("dot") is None, reason="the site draws with Graphviz")
+def test_the_target_page_shows_an_unverified_record(b: GraphBuilder, tmp_path: Path) -> None:
+    from tests.site_support import build
+
+    path = b.steward(T, "steve", signed=False)
+    build(b.root, tmp_path / "site")
+    page = (tmp_path / "site" / "targets" / T / "index.html").read_text("utf-8")
+    assert "Records that do not verify" in page and path in page
+    b.steward(T, "steve")
+    build(b.root, tmp_path / "site2")
+    page = (tmp_path / "site2" / "targets" / T / "index.html").read_text("utf-8")
+    assert "Records that do not verify" not in page
+
+
 def test_a_steward_record_signed_for_someone_else_is_no_steward(b: GraphBuilder) -> None:
     rec = {"schema": "steward/v3", "pseudonym": "steve", "target": T, "real_name": "S",
            "since": "2026-01-01", "commitment": "c"}

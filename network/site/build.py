@@ -296,6 +296,10 @@ def _render_target(graph: Graph, config: SiteConfig, d: _Derived, tid: str, lay:
         "literature": [(n["id"], n["label"], n["literature"]) for n in view["nodes"]
                        if n["literature"]],
         "shelved": [n for n in view["nodes"] if n["flags"]["shelved"]],
+        # records that claim a role or a verdict and do not verify (ruling 14): shown,
+        # never counted
+        "unverified": sorted(p for p in derive.unverified(graph)
+                             if p.startswith((f"targets/{tid}/", f"attestations/{tid}--"))),
     }
     w.page("target.html", f"targets/{tid}/index.html", drawing=drawing,
            with_shelved=False, **base)
