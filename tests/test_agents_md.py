@@ -11,8 +11,10 @@ _PATHY = re.compile(r"`([A-Za-z0-9_.\-]+(?:/[A-Za-z0-9_.\-<>*]*)+|[A-Za-z0-9_\-]
 
 def named_paths(text: str) -> list[str]:
     """Backticked tokens that look like repository paths (a slash or a file suffix);
-    templated parts (``<kind>``, ``*``) are globbed."""
-    return sorted({m.group(1).rstrip("/") for m in _PATHY.finditer(text)})
+    templated parts (``<kind>``, ``*``) are globbed. Paths outside the repository
+    (``../shared/…``, beside a checkout but not in it) are not the map's to hold."""
+    return sorted({m.group(1).rstrip("/") for m in _PATHY.finditer(text)
+                   if not m.group(1).startswith("../")})
 
 
 def test_every_path_agents_md_names_exists() -> None:
