@@ -7,11 +7,14 @@ called: the verifier maps a GitHub token ``gh-<login>`` to ``<login>``.
 
 from __future__ import annotations
 
+import uuid
 from collections.abc import Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+import pytest
 from fastapi.testclient import TestClient
 
 from network.api.app import create_app
@@ -113,3 +116,26 @@ def make_api(tmp_path: Path, *, settings: dict[str, Any] | None = None,
     with TestClient(app) as client:
         yield Api(client, app, clock, b)
 
+
+PG_URL = "postgresql+psycopg://postgres@127.0.0.1:5432/test"
+"""The test PostgreSQL server (trust auth, database ``test``)."""
+
+
+@contextmanager
+def pg_schema(prefix: str = "lemmata_test") -> Iterator[str]:
+    """A fresh schema ``<prefix>_<12 hex>`` on the test PostgreSQL server, dropped with
+    everything in it afterwards; skips the test when psycopg or the server is absent.
+    Open it with ``connect_args={"options": f"-csearch_path={schema}"}``."""
+    psycopg = pytest.importorskip("psycopg")
+    try:
+        conn = psycopg.connect("host=127.0.0.1 port=5432 dbname=test user=postgres",
+                               connect_timeout=3, autocommit=True)
+    except Exception as exc:  # noqa: BLE001
+        pytest.skip(f"PostgreSQL at 127.0.0.1:5432 unreachable: {exc}")
+    schema = f"{prefix}_{uuid.uuid4().hex[:12]}"
+    conn.execute(f'CREATE SCHEMA "{schema}"')
+    try:
+        yield schema
+    finally:
+        conn.execute(f'DROP SCHEMA "{schema}" CASCADE')
+        conn.close()

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import threading
-import uuid
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -14,7 +13,7 @@ from sqlalchemy import select
 from network.api import claims, db
 from network.api.service import Caller
 from network.errors import LemmataError
-from tests.api_support import Api, auth, make_api
+from tests.api_support import PG_URL, Api, auth, make_api, pg_schema
 
 
 @pytest.fixture()
@@ -24,7 +23,6 @@ def api(tmp_path: Path) -> Iterator[Api]:
 
 
 CLAIM = {"target": "demo", "node": "root"}
-PG_URL = "postgresql+psycopg://postgres@127.0.0.1:5432/test"
 
 
 def test_undeclared_ttl_gets_the_minimum(api: Api) -> None:
@@ -200,22 +198,11 @@ def test_fifty_agents_fifty_nodes_no_lost_writes_sqlite(tmp_path: Path) -> None:
 @pytest.fixture()
 def pg_api(tmp_path: Path) -> Iterator[Api]:
     """An :class:`Api` on PostgreSQL in a schema of its own, dropped afterwards."""
-    psycopg = pytest.importorskip("psycopg")
-    try:
-        conn = psycopg.connect("host=127.0.0.1 port=5432 dbname=test user=postgres",
-                               connect_timeout=3, autocommit=True)
-    except Exception as exc:  # noqa: BLE001
-        pytest.skip(f"PostgreSQL at 127.0.0.1:5432 unreachable: {exc}")
-    schema = f"lemmata_test_{uuid.uuid4().hex[:12]}"
-    conn.execute(f'CREATE SCHEMA "{schema}"')
-    try:
+    with pg_schema() as schema:
         yield from make_api(tmp_path, settings={"database_url": PG_URL,
                                                 "rate_token_issues_per_address": 1000},
                             extra_nodes=50,
                             engine_connect_args={"options": f"-csearch_path={schema}"})
-    finally:
-        conn.execute(f'DROP SCHEMA "{schema}" CASCADE')
-        conn.close()
 
 
 @pytest.mark.postgres

@@ -8,7 +8,6 @@ first merge with a fresh work folder merges with its merge record and ledger lin
 from __future__ import annotations
 
 import sys
-import uuid
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -22,6 +21,7 @@ from network.gate import queue as Q
 from network.gate.sandbox import Sandbox
 from network.record import models as m
 from network.record.loader import load_graph
+from tests.api_support import PG_URL, pg_schema
 from tests.graphs import BUILDER_GATE_KEY, BUILDER_GATE_KEY_ID
 
 sys.path.insert(0, str(Path(__file__).parent))
@@ -43,7 +43,6 @@ class Crash(BaseException):
 
 #: root → (database URL, connect args) for networks not on SQLite (the PostgreSQL runs)
 _DATABASES: dict[Path, tuple[str, dict[str, object]]] = {}
-PG_URL = "postgresql+psycopg://postgres@127.0.0.1:5432/test"
 
 
 def open_forge(root: Path) -> LocalForge:
@@ -146,21 +145,12 @@ def test_a_crash_at_any_step_boundary_ends_like_an_uncrashed_run(
 @pytest.fixture()
 def pg_root(tmp_path: Path) -> Iterator[Path]:
     """``tmp_path`` whose forge keeps its rows on PostgreSQL, in a schema of its own."""
-    psycopg = pytest.importorskip("psycopg")
-    try:
-        conn = psycopg.connect("host=127.0.0.1 port=5432 dbname=test user=postgres",
-                               connect_timeout=3, autocommit=True)
-    except Exception as exc:  # noqa: BLE001
-        pytest.skip(f"PostgreSQL at 127.0.0.1:5432 unreachable: {exc}")
-    schema = f"lemmata_journal_{uuid.uuid4().hex[:12]}"
-    conn.execute(f'CREATE SCHEMA "{schema}"')
-    _DATABASES[tmp_path] = (PG_URL, {"options": f"-csearch_path={schema}"})
-    try:
-        yield tmp_path
-    finally:
-        _DATABASES.pop(tmp_path, None)
-        conn.execute(f'DROP SCHEMA "{schema}" CASCADE')
-        conn.close()
+    with pg_schema("lemmata_journal") as schema:
+        _DATABASES[tmp_path] = (PG_URL, {"options": f"-csearch_path={schema}"})
+        try:
+            yield tmp_path
+        finally:
+            _DATABASES.pop(tmp_path, None)
 
 
 @pytest.mark.postgres

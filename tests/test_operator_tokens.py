@@ -11,7 +11,6 @@ from __future__ import annotations
 
 import json
 import re
-import uuid
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -22,9 +21,8 @@ from fastapi.routing import APIRoute
 
 from network.api import db
 from network.cli import main
-from tests.api_support import Api, auth, make_api
+from tests.api_support import PG_URL, Api, auth, make_api, pg_schema
 
-PG_URL = "postgresql+psycopg://postgres@127.0.0.1:5432/test"
 CLAIM = {"target": "demo", "node": "root"}
 
 
@@ -188,21 +186,10 @@ def test_no_http_route_or_mcp_tool_issues_operator_tokens(api: Api) -> None:
 def pg_api(tmp_path: Path) -> Iterator[tuple[Api, str]]:
     """The service on PostgreSQL in a schema of its own (dropped afterwards), and the URL
     the CLI opens the same schema with."""
-    psycopg = pytest.importorskip("psycopg")
-    try:
-        conn = psycopg.connect("host=127.0.0.1 port=5432 dbname=test user=postgres",
-                               connect_timeout=3, autocommit=True)
-    except Exception as exc:  # noqa: BLE001
-        pytest.skip(f"PostgreSQL at 127.0.0.1:5432 unreachable: {exc}")
-    schema = f"lemmata_test_{uuid.uuid4().hex[:12]}"
-    conn.execute(f'CREATE SCHEMA "{schema}"')
-    try:
+    with pg_schema() as schema:
         for a in make_api(tmp_path, settings={"database_url": PG_URL},
                           engine_connect_args={"options": f"-csearch_path={schema}"}):
             yield a, f"{PG_URL}?options=-csearch_path%3D{schema}"
-    finally:
-        conn.execute(f'DROP SCHEMA "{schema}" CASCADE')
-        conn.close()
 
 
 @pytest.mark.postgres
