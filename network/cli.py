@@ -77,8 +77,7 @@ def sign_record(path: Path, graph: Path, key_path: Path, signer: str) -> int:
     """Sign a role act (shelving, dispute, dormancy, steward, a withdrawal of another's
     record, a steward's literature reading) in place with your SSH key, for a plain-git
     pull request (ruling 9, ruling 14). The gate verifies it against identities/."""
-    from network.gate.actors import record_model
-    from network.gate.artifacts import Kind
+    from network.gate.artifacts import Kind, record_model
     from network.record import layout, trust
 
     try:

@@ -29,7 +29,7 @@ from __future__ import annotations
 from collections.abc import Collection, Iterable
 
 from network.errors import LemmataError, define
-from network.gate.artifacts import Artifact, Kind
+from network.gate.artifacts import Artifact, Kind, record_model
 from network.gate.diff import Diff
 from network.gate.result import Diagnostic
 from network.record import derive, trust
@@ -70,30 +70,6 @@ ACTOR_FIELDS: dict[type[m.Record], tuple[str, ...]] = {
 """Each submittable record model's fields that name who acted. A steward record's
 ``pseudonym`` names the steward it admits, not the filer; its signature binds it instead."""
 
-_KIND_MODELS: dict[Kind, type[m.Record]] = {
-    Kind.POSTMORTEM: m.Postmortem,
-    Kind.GLOSS: m.Gloss,
-    Kind.EXPLAINER: m.Explainer,
-    Kind.LITERATURE: m.Literature,
-    Kind.SHELVING: m.Shelving,
-    Kind.WITHDRAWAL: m.Withdrawal,
-    Kind.PROPOSED_FOR: m.ProposedFor,
-    Kind.DEFECT: m.Defect,
-    Kind.DISPUTE: m.Dispute,
-    Kind.REVISION_REQUEST: m.RevisionRequest,
-    Kind.APPROACH: m.Approach,
-    Kind.STEWARD: m.Steward,
-    Kind.DORMANCY: m.TargetStatusRecord,
-    Kind.PRECHECK_RECORD: m.PrecheckRecord,
-}
-
-
-def record_model(kind: Kind) -> type[m.Record] | None:
-    """The record model a record-only artifact kind's file holds (``Kind.SHELVING`` →
-    ``models.Shelving``), or None for a kind that is not one record file."""
-    return _KIND_MODELS.get(kind)
-
-
 def model_of(art: Artifact, path: str) -> type[m.Record] | None:
     """The record model the file at ``path`` of ``art`` holds, or None for a Lean file, an
     annex's Markdown or anything step 2 places elsewhere."""
@@ -106,7 +82,7 @@ def model_of(art: Artifact, path: str) -> type[m.Record] | None:
         return m.Annex if name.endswith(".yaml") else None
     if not name.endswith((".yaml", ".json")):
         return None
-    return _KIND_MODELS.get(art.kind)
+    return record_model(art.kind)
 
 
 def name_pseudonym(path: str) -> str | None:

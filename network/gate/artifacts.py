@@ -21,6 +21,7 @@ from network.gate import lean_lex
 from network.gate.diff import Change, Diff
 from network.gate.result import Diagnostic
 from network.record import layout
+from network.record import models as m
 from network.record.loader import ATTEMPT_RE, RECORD_FILE_RE, Graph, Node, sha256_hex
 
 # --- catalog ---------------------------------------------------------------------------
@@ -211,6 +212,31 @@ _PRODUCTS = re.compile(r"(frontier|info|errors)\.json|targets/index\.json|target
 #: an annex file's name: the SHA-256 of the .md bytes, then .md or .yaml (D-31)
 ANNEX_FILE_RE = re.compile(r"(?P<sha>[0-9a-f]{64})\.(?P<ext>md|yaml)")
 _PIN_FILES = re.compile(r"(^|.*/)(lakefile\.lean|lakefile\.toml|lean-toolchain|lake-manifest\.json)")
+
+
+RECORD_MODELS: dict[Kind, type[m.Record]] = {
+    Kind.POSTMORTEM: m.Postmortem,
+    Kind.GLOSS: m.Gloss,
+    Kind.EXPLAINER: m.Explainer,
+    Kind.LITERATURE: m.Literature,
+    Kind.SHELVING: m.Shelving,
+    Kind.WITHDRAWAL: m.Withdrawal,
+    Kind.PROPOSED_FOR: m.ProposedFor,
+    Kind.DEFECT: m.Defect,
+    Kind.DISPUTE: m.Dispute,
+    Kind.REVISION_REQUEST: m.RevisionRequest,
+    Kind.APPROACH: m.Approach,
+    Kind.STEWARD: m.Steward,
+    Kind.DORMANCY: m.TargetStatusRecord,
+    Kind.PRECHECK_RECORD: m.PrecheckRecord,
+}
+"""The record model each record-only kind's file holds (D-34: one schema kind each)."""
+
+
+def record_model(kind: Kind) -> type[m.Record] | None:
+    """The record model a record-only artifact kind's file holds (``Kind.SHELVING`` →
+    ``models.Shelving``), or None for a kind that is not one record file."""
+    return RECORD_MODELS.get(kind)
 
 
 @dataclass
@@ -444,15 +470,15 @@ def _classify_node_path(diff: Diff, ch: Change, rest: list[str], node: Node, add
         add(Kind.PRECHECK_RECORD, tid, nid, p, True)
         return
     if name == "attempts" and len(rest) == 2:
-        m = ATTEMPT_RE.fullmatch(rest[1])
-        if m is None:
+        mt = ATTEMPT_RE.fullmatch(rest[1])
+        if mt is None:
             step2.append(Diagnostic("path-not-permitted",
                                     "attempts/ holds <ts>-<pseudonym>-<kind> files", p))
             return
-        if m.group("k"):  # a witness the route carries for hole k (D-29 v3.24)
-            add(_ATTEMPT_KINDS[m.group("kind").split(".")[0]], tid, nid, p, False)
+        if mt.group("k"):  # a witness the route carries for hole k (D-29 v3.24)
+            add(_ATTEMPT_KINDS[mt.group("kind").split(".")[0]], tid, nid, p, False)
             return
-        kind = _ATTEMPT_KINDS[m.group("kind").split(".")[0]]
+        kind = _ATTEMPT_KINDS[mt.group("kind").split(".")[0]]
         if kind is Kind.ALTERNATE:
             if "Proof" not in node.files:
                 step2.append(Diagnostic("alternate-without-proof", "no merged proof", p))

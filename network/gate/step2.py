@@ -25,6 +25,7 @@ from network.gate.artifacts import (
     classify,
     forbidden_option_findings,
     partial_label_findings,
+    record_model,
     statement_command_findings,
     use_findings,
 )
@@ -35,22 +36,6 @@ from network.record import derive, plain
 from network.record import models as m
 from network.record.loader import ATTEMPT_RE, Graph, parse_record, sha256_hex
 
-_RECORD_MODELS: dict[Kind, type[m.Record]] = {
-    Kind.POSTMORTEM: m.Postmortem,
-    Kind.GLOSS: m.Gloss,
-    Kind.EXPLAINER: m.Explainer,
-    Kind.LITERATURE: m.Literature,
-    Kind.SHELVING: m.Shelving,
-    Kind.WITHDRAWAL: m.Withdrawal,
-    Kind.PROPOSED_FOR: m.ProposedFor,
-    Kind.DEFECT: m.Defect,
-    Kind.DISPUTE: m.Dispute,
-    Kind.REVISION_REQUEST: m.RevisionRequest,
-    Kind.APPROACH: m.Approach,
-    Kind.STEWARD: m.Steward,
-    Kind.DORMANCY: m.TargetStatusRecord,
-    Kind.PRECHECK_RECORD: m.PrecheckRecord,
-}
 _LEAN_ARTIFACTS = {Kind.PROOF, Kind.ALTERNATE, Kind.PARTIAL, Kind.REDUCTION,
                    Kind.COUNTEREXAMPLE, Kind.VACUITY}
 
@@ -96,7 +81,7 @@ def _check_record(diff: Diff, art: Artifact, path: str, findings: list[Diagnosti
                   model: type[m.Record] | None = None) -> m.Record | None:
     """Validate one record file against its kind's model (or ``model``); returns the
     record, or None after appending why it does not validate."""
-    model = model or _RECORD_MODELS.get(art.kind)
+    model = model or record_model(art.kind)
     if model is None:
         return None
     text = _decode(diff, path, findings)
