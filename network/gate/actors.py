@@ -30,7 +30,7 @@ from collections.abc import Collection, Iterable
 
 from network.errors import LemmataError, define
 from network.gate.artifacts import Artifact, Kind, record_model
-from network.gate.diff import Diff
+from network.gate.diff import Change, Diff
 from network.gate.result import Diagnostic
 from network.record import derive, trust
 from network.record import models as m
@@ -93,8 +93,35 @@ def name_pseudonym(path: str) -> str | None:
     return mt.group("who") if mt is not None else None
 
 
+class ValidRecords:
+    """The record files of one pull request, each parsed once (bytes → model its place
+    holds, :func:`model_of`) for every step-2 check that reads them (actors, references).
+
+    Args:
+        diff: the pull request's changes.
+    """
+
+    def __init__(self, diff: Diff) -> None:
+        self.diff = diff
+        self._memo: dict[str, m.Record | None] = {}
+
+    def of(self, art: Artifact, path: str, change: Change) -> m.Record | None:
+        """The record at ``path`` (``change`` its diff entry) when it parses and validates
+        as its model without a problem; None otherwise, or for a file that is no record
+        (step 2's record check reports why)."""
+        if path not in self._memo:
+            model = model_of(art, path)
+            rec: m.Record | None = None
+            if model is not None:
+                parsed, problems = parse_record(path, self.diff.new_bytes(change), model)
+                rec = None if problems else parsed
+            self._memo[path] = rec
+        return self._memo[path]
+
+
 def actor_findings(diff: Diff, base: Graph, artifacts: Iterable[Artifact],
-                   submitter: str | None, skip: Collection[str] = ()) -> list[Diagnostic]:
+                   submitter: str | None, skip: Collection[str] = (),
+                   records: ValidRecords | None = None) -> list[Diagnostic]:
     """Every actor and role-signature finding over the files ``artifacts`` add.
 
     Args:
@@ -103,12 +130,15 @@ def actor_findings(diff: Diff, base: Graph, artifacts: Iterable[Artifact],
         artifacts: the artifacts :func:`network.gate.artifacts.classify` placed.
         submitter: the ledger identity the pull request is credited to, or None.
         skip: paths step 2 refused already without reading them (oversized files).
+        records: the pull request's parsed records, shared with the other checks (one
+            is made when None).
 
     Returns:
         Diagnostics with codes ``actor-not-submitter``, ``role-act-unsigned``,
         ``role-signature-invalid`` and ``role-key-unbound``; a file that does not parse
         yields none here (step 2's record check reports it).
     """
+    records = records or ValidRecords(diff)
     findings: list[Diagnostic] = []
     added = {c.path: c for c in diff.changes if c.status == "added" and c.new_id}
     for art in artifacts:
@@ -118,13 +148,10 @@ def actor_findings(diff: Diff, base: Graph, artifacts: Iterable[Artifact],
             who = name_pseudonym(path)
             if who is not None:
                 findings.extend(_bound("file name", who, submitter, path))
-            model = model_of(art, path)
-            if model is None:
+            rec = records.of(art, path, added[path])
+            if rec is None:
                 continue
-            rec, problems = parse_record(path, diff.new_bytes(added[path]), model)
-            if rec is None or problems:
-                continue
-            for fld in ACTOR_FIELDS.get(model, ()):
+            for fld in ACTOR_FIELDS.get(type(rec), ()):
                 value = getattr(rec, fld, None)
                 if value is not None:
                     findings.extend(_bound(fld, value, submitter, path))

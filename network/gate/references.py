@@ -32,13 +32,13 @@ from collections.abc import Collection, Iterable
 from typing import Any
 
 from network.errors import LemmataError, define
-from network.gate.actors import model_of
+from network.gate.actors import ValidRecords
 from network.gate.artifacts import Artifact
 from network.gate.diff import Diff
 from network.gate.result import Diagnostic
 from network.record import derive
 from network.record import models as m
-from network.record.loader import Graph, parse_document, parse_record, sha256_hex
+from network.record.loader import Graph, parse_document, sha256_hex
 from network.record.validate import ReferenceIndex, record_date, signature_problem
 
 define("precheck-record-mismatch", 2, 422,
@@ -62,7 +62,8 @@ def precheck_key(statement_hash: str, goal_state_sha256: str | None,
 
 def reference_findings(diff: Diff, base: Graph, artifacts: Iterable[Artifact],
                        skip: Collection[str] = (),
-                       judged: Iterable[Diagnostic] = ()) -> list[Diagnostic]:
+                       judged: Iterable[Diagnostic] = (),
+                       records: ValidRecords | None = None) -> list[Diagnostic]:
     """Every reference, signature and precheck-record finding over the record files
     ``artifacts`` add or change.
 
@@ -73,6 +74,8 @@ def reference_findings(diff: Diff, base: Graph, artifacts: Iterable[Artifact],
         skip: paths step 2 refused already without reading them (oversized files).
         judged: the actor findings already made; a record refused with a role-act code
             (:data:`ROLE_CODES`) is not judged for its signature again.
+        records: the pull request's parsed records, shared with the actor checks (one
+            is made when None).
 
     Returns:
         Diagnostics with codes ``dangling-reference``, ``bad-signature``,
@@ -81,6 +84,7 @@ def reference_findings(diff: Diff, base: Graph, artifacts: Iterable[Artifact],
         2's record check reports it), nor does one that does not validate as the model
         its place holds (:func:`network.gate.actors.model_of`).
     """
+    records = records or ValidRecords(diff)
     changed = {c.path: c for c in diff.changes if c.new_id and c.status != "deleted"}
     gone = {c.path for c in diff.changes if c.status == "deleted"}
     index = ReferenceIndex((set(base.files) - gone) | set(changed))
@@ -91,13 +95,10 @@ def reference_findings(diff: Diff, base: Graph, artifacts: Iterable[Artifact],
         for path in art.paths:
             if path in skip or path not in changed or not path.endswith((".yaml", ".json")):
                 continue
-            model = model_of(art, path)
-            if model is None:
-                continue
-            data = diff.new_bytes(changed[path])
-            rec, problems = parse_record(path, data, model)
-            if rec is None or problems:
+            rec = records.of(art, path, changed[path])
+            if rec is None:
                 continue  # step 2's record check reports it; only valid shapes are judged
+            data = diff.new_bytes(changed[path])
             try:
                 obj: dict[str, Any] = parse_document(path, data)
             except LemmataError:

@@ -16,7 +16,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from network.gate.actors import actor_findings
+from network.gate.actors import ValidRecords, actor_findings
 from network.gate.artifacts import (
     ANNEX_FILE_RE,
     Artifact,
@@ -254,9 +254,11 @@ def run_steps_1_2(diff: Diff, base: Graph, submitter: str | None) -> Steps12:
             if art.kind in (Kind.PARTIAL, Kind.REDUCTION):
                 findings.extend(annex_citation_findings(
                     text, art.main, _annexes_on_node(diff, base, art.target, art.node)))
-    actors = actor_findings(diff, base, c.artifacts, submitter, c.oversized)
+    records = ValidRecords(diff)  # each record parsed once for both checks
+    actors = actor_findings(diff, base, c.artifacts, submitter, c.oversized, records)
     findings.extend(actors)
-    findings.extend(reference_findings(diff, base, c.artifacts, c.oversized, actors))
+    findings.extend(reference_findings(diff, base, c.artifacts, c.oversized, actors,
+                                       records))
     step1 = StepResult.from_findings(1, c.step1)
     step2 = StepResult.from_findings(2, findings)
     return Steps12(c.artifacts, step1, step2)
