@@ -23,7 +23,23 @@ What it writes into target.yaml:
   without "(Lean)"): class calibration, ``calibration: true`` — a calibration candidate,
   never labelled an open problem — and a curator-attention item when that relabels it.
 
-A target.yaml is rewritten only when its content changes, so a re-run changes nothing.
+A target.yaml is rewritten only when its content changes, and attaching is idempotent: the
+database reference replaces its earlier self in place and the page and formal-statement links
+are added only when absent, so the first re-run already changes nothing (issue 12).
+
+Disagreements (issue 12): where the target came from Formal Conjectures and its category
+(``research open`` / ``research solved``, ``textbook``, …) and the database's ``status``
+differ on solved/open, the import reports it (``disagreements``, with the Formal Conjectures
+commit and date and the database state and date), lists it for curator attention
+(``registries-disagree``) on every run, and says so in the database paragraph of the
+target's prior-art summary, so the record and its site page carry it. No record model
+changes: the target page reads the paragraph's sources back with :func:`target_provenance`.
+
+The database is external data: a file unreadable as a whole (bad YAML, anchors or aliases,
+deep nesting, not a list, too large, not UTF-8) is refused with its catalog code; a
+malformed entry (odd types, oversize or control-character strings, a number given twice) is
+one ``rejected`` report line with code ``import-malformed-registry``, and the other entries
+import.
 """
 
 from __future__ import annotations
