@@ -3,6 +3,7 @@ prior-art artifact of the matching target (D-6 item 1, D-10); `open` is never pr
 
 from __future__ import annotations
 
+import json
 import shutil
 from pathlib import Path
 
@@ -278,3 +279,7 @@ def test_cli(tmp_path: Path, graph: Path) -> None:
     res = CliRunner().invoke(main, ["import", "erdosproblems",
                                     str(FIXTURES / "malformed/bad_problems.yaml")])
     assert res.exit_code == 1 and "import-malformed-registry" in res.output
+    res = CliRunner().invoke(main, ["import", "erdosproblems",
+                                    str(FIXTURES / "malformed/wrong_shape.yaml")])
+    assert res.exit_code == 0, res.output  # a malformed entry is a line, not the run's end
+    assert json.loads(res.output)["rejected"][0]["code"] == "import-malformed-registry"
