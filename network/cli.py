@@ -503,14 +503,20 @@ def import_formal_conjectures(path: Path, problems: tuple[str, ...], include_tes
 @click.option("--problem", "problems", multiple=True, help="Consider only this problem number.")
 @click.option("--graph", type=click.Path(path_type=Path), default=None,
               help="Attach to this graph work tree's targets and write the changes into it.")
+@click.option("--commit", default=None, help="The database commit FILE is an untouched copy "
+              "of (for a copy outside git, e.g. an unpacked archive); default: its git HEAD.")
 @click.option("--dry-run", is_flag=True, help="Report what would change; write nothing.")
 @guarded
 def import_erdosproblems(file: Path, problems: tuple[str, ...], graph: Path | None,
-                         dry_run: bool) -> int:
-    """Attach an erdosproblems database FILE to matching targets as prior art (D-6, D-10)."""
+                         commit: str | None, dry_run: bool) -> int:
+    """Attach an erdosproblems database FILE to matching targets as prior art (D-6, D-10).
+
+    A malformed entry is a report line (``rejected``), never the run's end; every solved/open
+    disagreement with Formal Conjectures is listed (``disagreements``) with both dates."""
     from network.importers.erdosproblems import plan_erdosproblems_import
 
-    plan = plan_erdosproblems_import(file, graph, problems=list(problems) or None)
+    plan = plan_erdosproblems_import(file, graph, problems=list(problems) or None,
+                                     commit=commit)
     return _finish_import(plan, graph, dry_run)
 
 
