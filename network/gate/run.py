@@ -63,6 +63,7 @@ from pydantic import ValidationError
 
 from network import ids, signing
 from network.errors import LemmataError, define
+from network.gate import answers
 from network.gate import attestation as A
 from network.gate.artifacts import Artifact, Kind, import_lines, partial_label_findings
 from network.gate.axioms import identity_problems, is_native_axiom
@@ -1098,6 +1099,17 @@ def _meta_for(ctx: _Ctx, art: Artifact) -> m.Meta | None:
     return meta
 
 
+def _answer_echo_findings(ctx: _Ctx, art: Artifact) -> list[Diagnostic]:
+    """Step 6's syntactic anti-echo check over every Statement.lean the artifact adds
+    (:func:`network.gate.answers.syntactic_findings`; issue 12, Formal Conjectures #4923)."""
+    out: list[Diagnostic] = []
+    for ch in ctx.diff.changes:
+        if ch.path in art.paths and ch.path.endswith("/Statement.lean") and ch.new_id:
+            text = ctx.diff.new_bytes(ch).decode("utf-8", "replace")
+            out += answers.syntactic_findings(text, ch.path)
+    return out
+
+
 def _static_steps(ctx: _Ctx, run: _Run, spec: m.GateSpec, spec_sha: str,
                   step1_diff: list[Diagnostic], step2_findings: list[Diagnostic]) -> bool:
     """Steps 2, 0 and 1 of a building artifact, in that order (issue 9); True when all
@@ -1111,9 +1123,14 @@ def _static_steps(ctx: _Ctx, run: _Run, spec: m.GateSpec, spec_sha: str,
     the step-2 findings. The steps list is in the order run, ``[2, 0, 1]`` (``[2, 1]`` in
     precheck mode), and the verdict is read from the first failing entry: ``fail`` for a
     step-2 refusal, ``bounced`` for step 0 after a passing step 2, never a pass without
-    a toolchain (its step 1 refuses).
+    a toolchain (its step 1 refuses). Step 6's syntactic anti-echo finding (issue 12) needs
+    no Lean either: it is listed right after step 2 (``[2, 6, 0, 1]``) and refuses the
+    artifact before any build.
     """
     res2 = run.add(StepResult.from_findings(2, step2_findings))
+    echoes = _answer_echo_findings(ctx, run.art)
+    if echoes:  # step 6's syntactic anti-echo layer needs no Lean (issue 12)
+        run.add(StepResult.refused(6, echoes))
     if ctx.mode == "authoritative":
         res0, run.consumed = _step0(ctx, run.art, spec, spec_sha)
         if not run.add(res0) and res2:
