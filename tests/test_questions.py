@@ -222,6 +222,15 @@ def test_an_honest_answer_passes_the_syntactic_layer(text: str) -> None:
     assert syntactic_findings(text, "x/Statement.lean") == []
 
 
+def test_a_dotted_formal_conjectures_name_is_read_whole() -> None:
+    """FC's variant names are dotted (several tokens): the probe renames the whole name."""
+    [e] = answer_echoes(FC_1008_34)
+    assert e.decl == "erdos_1008.variants.three_quarters" and e.answer == "False"
+    probe = echo_probe_text(FC_1008_34, e, "erdos_1008.variants.three_quarters.answer_probe")
+    assert probe.startswith("theorem erdos_1008.variants.three_quarters.answer_probe : "
+                            "answer(∃ c > (0 : ℝ),")
+
+
 @pytest.mark.parametrize("text", [FC_321, FC_699])
 def test_a_question_has_no_answer_to_check(text: str) -> None:
     assert answer_echoes(text) == []
@@ -351,3 +360,138 @@ def test_without_a_toolchain_the_restated_answer_is_still_reported(tmp_path: Pat
     assert out.verdict == "fail" and out.exit_code == 1
     found = refusals(out)
     assert (6, "answer-restates-target") in found and (1, "toolchain-missing") in found
+
+
+# --- the definitional layer inside the gate: plan and step 6 ---------------------------
+
+
+DISGUISED_STMT = "theorem Demo.v (N : Nat) :\n    N * N = answer(id (N * N)) := by\n  sorry\n"
+
+
+def _plan_for(tmp_path: Path, stmt: str) -> Any:
+    from network.gate.artifacts import Artifact, Kind
+    from network.gate.run import plan_workspace
+    from tests.gate_scenarios import base_repo
+    b, _ = base_repo(tmp_path / "g")
+    files = _variant("v", "Demo.v", stmt)
+    head = {p: (d.encode() if isinstance(d, str) else d) for p, d in files.items()
+            if d is not None}
+    art = Artifact(Kind.VARIANT, T, "v", sorted(head), f"{ND}/v/Statement.lean")
+    return plan_workspace(load_graph(b.root), head, art)
+
+
+def test_a_filled_answer_adds_the_probe_to_the_contributed_build(tmp_path: Path) -> None:
+    """The probe is the statement with the other side in the answer's place, renamed
+    Demo.v.answer_probe, built with the statement in the contributor's scratch domain."""
+    plan = _plan_for(tmp_path, DISGUISED_STMT)
+    probe = plan.answer_probe
+    assert probe is not None and probe.decl == "Demo.v.answer_probe" and probe.line == 2
+    assert probe.source.module == "Lemmata.demo.v.AnswerProbe"
+    assert probe.source.data == (b"theorem Demo.v.answer_probe (N : Nat) :\n"
+                                 b"    N * N = answer(N * N) := by\n  sorry\n")
+    assert probe.source.module in plan.contributed
+    assert probe.source in plan.sources and probe.source not in plan.base_sources
+
+
+@pytest.mark.parametrize("stmt", [
+    "theorem Demo.v (N : Nat) : N * N = N * N := by\n  sorry\n",       # no answer(…)
+    ECHO_STMT,                                                        # refused statically
+    "theorem Demo.v (N : Nat) :\n    N * N = answer(sorry) := by\n  sorry\n",  # a question
+])
+def test_no_probe_where_there_is_nothing_to_compare(tmp_path: Path, stmt: str) -> None:
+    """Every workspace without a filled, unrefused answer is exactly what it was (the
+    recordings of every other scenario stay as they are)."""
+    plan = _plan_for(tmp_path, stmt)
+    assert plan.answer_probe is None
+    assert [s.module for s in plan.sources if s.module.endswith("AnswerProbe")] == []
+
+
+@dataclass
+class _Step6Answers(_DefEqAnswers):
+    """Step 6's two Lean calls: the hazard checkers find nothing in ``N * N = id (N * N)``
+    (no subtraction, division, cast or range in it) and ``defeq`` answers as declared."""
+
+    def hazards(self, *args: Any) -> Any:
+        from network.gate.toolchain import HazardsResult
+        return HazardsResult(True, None, ())
+
+
+@pytest.mark.parametrize(("defeq", "codes"), [
+    (DefEqResult(True, None, True, True), ["answer-defeq-target"]),   # id unfolds: an echo
+    (DefEqResult(False, "toolchain-missing", detail="no Lean"), ["toolchain-missing"]),
+    (DefEqResult(True, None, None, False, "constants differ"), ["checker-failed"]),
+])
+def test_step_6_refuses_an_answer_definitionally_the_other_side(
+        tmp_path: Path, defeq: DefEqResult, codes: list[str]) -> None:
+    """The disguised echo the syntax let through is refused at step 6 by the definitional
+    layer; a test that did not run refuses too (fail closed), never a pass."""
+    from types import SimpleNamespace
+
+    from network.gate.run import _step6
+    plan = _plan_for(tmp_path, DISGUISED_STMT)
+    spec = m.GateSpec.model_validate({"lean_toolchain": "leanprover/lean4:v4.22.0"})
+    tc = _Step6Answers(defeq, spec)
+    meta = m.Meta.model_validate(yaml.safe_load(_variant("v", "Demo.v", DISGUISED_STMT)[
+        f"{ND}/v/META.yaml"]))  # type: ignore[arg-type]
+    res = _step6(SimpleNamespace(sandbox=None), tc, None, plan, m.Caps(), meta,  # type: ignore[arg-type]
+                 f"{ND}/v/Statement.lean")
+    assert not res.ok and [d.code for d in res.diagnostics] == codes
+    assert tc.asked == (TermRef(plan.statement_module, "Demo.v"),
+                        TermRef("Lemmata.demo.v.AnswerProbe", "Demo.v.answer_probe"))
+
+
+def test_step_6_passes_an_answer_that_is_a_value(tmp_path: Path) -> None:
+    """``N * N = 4`` against ``N * N = N * N``: not definitionally equal for a variable N."""
+    from types import SimpleNamespace
+
+    from network.gate.run import _step6
+    stmt = "theorem Demo.v (N : Nat) :\n    N * N = answer(4) := by\n  sorry\n"
+    plan = _plan_for(tmp_path, stmt)
+    spec = m.GateSpec.model_validate({"lean_toolchain": "leanprover/lean4:v4.22.0"})
+    meta = m.Meta.model_validate(yaml.safe_load(_variant("v", "Demo.v", stmt)[
+        f"{ND}/v/META.yaml"]))  # type: ignore[arg-type]
+    res = _step6(SimpleNamespace(sandbox=None),  # type: ignore[arg-type]
+                 _Step6Answers(DefEqResult(True, None, False, True), spec), None, plan,
+                 m.Caps(), meta, f"{ND}/v/Statement.lean")
+    assert res.ok
+
+
+# --- the service: claim refuses the question with its code ------------------------------
+
+#: 1119.lean, `Erdos1119.erdos_1119` (research solved: a calibration target, which needs no
+#: steward, so nothing but the question rule stands between it and a claim).
+FC_1119 = ("theorem erdos_1119 : answer(sorry) ↔\n"
+           "    ∀ (m : Cardinal.{0}), ℵ₀ < m → m < 𝔠 →\n"
+           "    ∀ F : Set (ℂ → ℂ), (∀ f ∈ F, Differentiable ℂ f) →\n"
+           "      (∀ z₀ : ℂ, #{y : ℂ | ∃ f ∈ F, f z₀ = y} ≤ m) →\n"
+           "      #F ≤ m := by\n  sorry\n")
+
+
+def test_the_1119_statement_is_the_snapshots() -> None:
+    assert FC_1119.rstrip() in _snapshot_text("1119")
+
+
+def test_the_service_refuses_a_claim_on_a_question(tmp_path: Path) -> None:
+    """POST /claims on the held root answers 409 claim-node-question (derive.claimable's
+    code, nothing of the service's own); the same target's proposition variant is claimable."""
+    from tests.api_support import auth, make_api
+    from tests.graphs import git_commit
+    it = make_api(tmp_path)
+    api = next(it)
+    try:
+        b = api.graph
+        b.target("erdos-1119", cls="calibration", calibration=True, steward=None,
+                 answer_question=True)
+        b.node("erdos-1119", "root", statement=FC_1119, declaration="Erdos1119.erdos_1119",
+               provenance={"source": "formal-conjectures", "answer_question": True})
+        b.node("erdos-1119", "variant-easy-case", declaration="Erdos1119.erdos_1119.variants.easy_case")
+        git_commit(b.root, "a question")
+        tok = api.token("alice")["token"]
+        r = api.client.post("/claims", json={"target": "erdos-1119", "node": "root"},
+                            headers=auth(tok))
+        assert (r.status_code, r.json()["code"]) == (409, "claim-node-question")
+        ok = api.client.post("/claims", json={"target": "erdos-1119",
+                                              "node": "variant-easy-case"}, headers=auth(tok))
+        assert ok.status_code == 201, ok.text
+    finally:
+        it.close()

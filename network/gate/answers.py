@@ -38,7 +38,7 @@ from network.gate.lean_lex import Token, lex
 from network.gate.result import Diagnostic
 from network.gate.sandbox import SandboxRunner
 from network.gate.toolchain import TermRef, Toolchain
-from network.gate.workspace import Workspace
+from network.gate.workspace import Source, Workspace, node_source
 from network.record.models import Caps
 
 define("answer-restates-target", 6, 422,
@@ -58,6 +58,10 @@ _CLOSE = set(_OPEN.values())
 _RELATIONS = ("=", "≤", "≥", "<=", ">=")
 _DECL_KEYWORDS = ("theorem", "lemma")
 _SORRY = ("sorry",)
+PROBE_STEM = "AnswerProbe"
+"""The file stem of the probe module (:func:`answer_probe`), ``Lemmata.<t>.<n>.AnswerProbe``."""
+PROBE_SUFFIX = "answer_probe"
+"""The probe theorem is the statement's declaration with this last component added."""
 
 
 @dataclass(frozen=True)
@@ -186,6 +190,19 @@ def _span(text: str, toks: Sequence[Token]) -> tuple[int, int]:
     return toks[0].start, toks[-1].start + len(toks[-1].text)
 
 
+def _dotted_name(code: Sequence[Token], i: int) -> tuple[str, int]:
+    """The declaration name starting at ``code[i]`` (``Erdos1.erdos_1.variants.x`` is
+    several tokens: name parts joined by adjacent dots) and the index after it."""
+    j = i
+    if j >= len(code) or code[j].kind != "name":
+        return "", i
+    j += 1
+    while j + 1 < len(code) and code[j].text == "." and code[j + 1].kind == "name" \
+            and _adjacent(code[j - 1], code[j]) and _adjacent(code[j], code[j + 1]):
+        j += 2
+    return "".join(t.text for t in code[i:j]), j
+
+
 def _theorem_types(code: list[Token]) -> list[tuple[str, int, list[Token]]]:
     """``(name, line, type tokens)`` of every theorem/lemma: from the first ``:`` at depth
     0 after the name to the ``:=`` (or ``|``/``where``) at depth 0."""
@@ -194,8 +211,8 @@ def _theorem_types(code: list[Token]) -> list[tuple[str, int, list[Token]]]:
     while i < len(code):
         t = code[i]
         if t.kind == "keyword" and t.text in _DECL_KEYWORDS and i + 1 < len(code):
-            name = code[i + 1].text
-            j, depth, colon = i + 2, 0, -1
+            name, j = _dotted_name(code, i + 1)
+            depth, colon = 0, -1
             while j < len(code):
                 x = code[j]
                 if x.text in _OPEN:
@@ -304,10 +321,12 @@ def echo_probe_text(text: str, echo: AnswerEcho, probe_decl: str) -> str:
     swapped = text[:a0] + "answer(" + text[o0:o1] + ")" + text[a1:]
     code = _code(lex(swapped).tokens)
     for i, t in enumerate(code):
-        if t.kind == "keyword" and t.text in _DECL_KEYWORDS and i + 1 < len(code) \
-                and code[i + 1].text == echo.decl:
-            n = code[i + 1]
-            return swapped[:n.start] + probe_decl + swapped[n.start + len(n.text):]
+        if t.kind == "keyword" and t.text in _DECL_KEYWORDS:
+            name, end = _dotted_name(code, i + 1)
+            if name == echo.decl:
+                last = code[end - 1]
+                return (swapped[:code[i + 1].start] + probe_decl
+                        + swapped[last.start + len(last.text):])
     raise ValueError(f"no theorem {echo.decl} in the text")
 
 
@@ -337,3 +356,43 @@ def definitional_echo(tc: Toolchain, ws: Workspace, statement: TermRef, probe: T
                            "of its relation, so it holds by rfl without answering",
                            path, line)]
     return []
+
+
+@dataclass(frozen=True)
+class AnswerProbe:
+    """The definitional layer's second module for one statement (:func:`answer_probe`).
+
+    Attributes:
+        source: the probe module (built with the statement, in the contributor's scratch
+            domain, its olean carried like the statement's: issue 10, D-4 v3.27).
+        decl: the probe theorem's full name, ``<statement decl>.answer_probe``.
+        line: the line of the statement's ``answer``.
+    """
+
+    source: Source
+    decl: str
+    line: int
+
+
+def answer_probe(target: str, node: str, statement: bytes, decl: str) -> AnswerProbe | None:
+    """The probe for a proposed statement whose filled ``answer(T)`` the syntactic layer
+    did not call a copy; None when it has none (no filled answer, or one already refused).
+
+    Only the first theorem with such a side is probed (a Statement.lean declares one).
+
+    Raises:
+        LemmataError: ``bad-target-id``/``bad-node-id`` (from :func:`node_source`).
+    """
+    text = statement.decode("utf-8", "replace")
+    echoes = answer_echoes(text)
+    if not echoes or any(e.restates for e in echoes):
+        return None
+    e = echoes[0]
+    probe_decl = f"{decl}.{PROBE_SUFFIX}"
+    written = f"{e.decl}.{PROBE_SUFFIX}"
+    try:
+        body = echo_probe_text(text, e, written)
+    except ValueError:
+        return None  # a name the probe cannot rename: step 4 holds the declaration anyway
+    return AnswerProbe(node_source(target, node, PROBE_STEM, body.encode("utf-8")),
+                       probe_decl, e.line)
