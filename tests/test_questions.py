@@ -495,3 +495,59 @@ def test_the_service_refuses_a_claim_on_a_question(tmp_path: Path) -> None:
         assert ok.status_code == 201, ok.text
     finally:
         it.close()
+
+
+# --- step 9: a person judges a resolving answer ------------------------------------------
+
+#: 1119's question answered "no" as a resolving variant (what erdos_1119.variants would
+#: state if ZFC decided it; the statement's truth does not matter to step 9's basis).
+FC_1119_NO = FC_1119.replace("theorem erdos_1119 : answer(sorry)",
+                             "theorem erdos_1119.variants.no : answer(False)")
+
+
+def _question_graph(tmp_path: Path, *, question: bool) -> Graph:
+    from tests.graphs import GraphBuilder
+    b = GraphBuilder(tmp_path / "q")
+    b.base()
+    b.target("erdos-1119", cls="calibration", calibration=True, steward=None,
+             answer_question=question)
+    b.node("erdos-1119", "root", statement=FC_1119, declaration="Erdos1119.erdos_1119")
+    b.node("erdos-1119", "variant-no", statement=FC_1119_NO, origin="variant",
+           declaration="Erdos1119.erdos_1119.variants.no",
+           variant={"of": "root", "relation": "resolves", "pertinence": "answers no"})
+    b.node("erdos-1119", "variant-easy", origin="variant",
+           declaration="Erdos1119.erdos_1119.variants.easy_case",
+           variant={"of": "root", "relation": "related", "pertinence": "the easy case"})
+    return load_graph(b.root)
+
+
+def _proof_of(nid: str) -> Any:
+    from network.gate.artifacts import Artifact, Kind
+    path = f"targets/erdos-1119/nodes/{nid}/Proof.lean"
+    return Artifact(Kind.PROOF, "erdos-1119", nid, [path], path)
+
+
+def test_a_resolving_answer_waits_on_a_person_even_on_a_calibration_target(
+        tmp_path: Path) -> None:
+    """A proof of a resolves variant would settle the question: step 9 holds it for a
+    non-author's review though the target is calibration (which otherwise asks none)."""
+    from network.gate.run import Review, step9_basis
+    g = _question_graph(tmp_path, question=True)
+    basis, held = step9_basis(g, _proof_of("variant-no"), "alice", None)
+    assert (basis.basis, held) == ("awaiting-review", True)
+    basis, held = step9_basis(g, _proof_of("variant-no"), "alice", Review("alice"))
+    assert (basis.basis, held) == ("awaiting-review", True)       # the author is no reviewer
+    basis, held = step9_basis(g, _proof_of("variant-no"), "alice", Review("bob"))
+    assert (basis.basis, basis.reviewer, held) == ("review", "bob", False)
+    basis, held = step9_basis(g, _proof_of("root"), "alice", None)  # `True ↔ …` as written
+    assert (basis.basis, held) == ("awaiting-review", True)
+
+
+def test_work_that_settles_nothing_and_plain_calibration_keep_their_basis(
+        tmp_path: Path) -> None:
+    from network.gate.run import step9_basis
+    g = _question_graph(tmp_path / "a", question=True)
+    assert step9_basis(g, _proof_of("variant-easy"), "alice", None)[0].basis == "calibration"
+    plain = _question_graph(tmp_path / "b", question=False)
+    assert step9_basis(plain, _proof_of("variant-no"), "alice", None) == (
+        m.Step9(basis="calibration"), False)

@@ -1072,10 +1072,23 @@ def settles_target(base: Graph, art: Artifact) -> bool:
     return False
 
 
+def _answers_a_question(base: Graph, art: Artifact) -> bool:
+    """Would ``art`` settle a target whose root is a question (``answer(sorry)``,
+    :func:`derive.is_question`)? Not an alternate: its node was settled already."""
+    t = base.targets[art.target]
+    if art.kind is Kind.ALTERNATE or not t.record.answer_question or ids.ROOT not in t.nodes:
+        return False
+    return derive.is_question(base, art.target, ids.ROOT) and settles_target(base, art)
+
+
 def step9_basis(base: Graph, art: Artifact, submitter: str | None,
                 review: Review | None) -> tuple[m.Step9, bool]:
     """Step 9's recorded basis and whether the run is held (D-4 v3.11/v3.13/v3.15/v3.20,
     D-9 v3.39; ruling 5).
+
+    An artifact that would settle a target whose root is a question (a proof of a
+    resolving variant that fills the answer) always waits on a non-author's review, even
+    on a calibration target (issue 12).
 
     Returns:
         (the attestation's ``step9``, True when the artifact waits on a review).
@@ -1085,6 +1098,13 @@ def step9_basis(base: Graph, art: Artifact, submitter: str | None,
     node = t.nodes.get(art.node or "")
     if rec.target_class == "tutorial" or (node is not None and node.meta.tutorial):
         return m.Step9(basis="tutorial"), False
+    if _answers_a_question(base, art):
+        # whether a filled answer really answers is a person's judgment, on a calibration
+        # target too and whatever vouches for the question's own statement (issue 12;
+        # DESIGN.md "Importing from public registries")
+        if review is not None and review.approved and review.reviewer != submitter:
+            return m.Step9(basis="review", reviewer=review.reviewer), False
+        return m.Step9(basis="awaiting-review"), True
     if rec.calibration or rec.target_class == "calibration":
         return m.Step9(basis="calibration"), False
     if art.kind is Kind.ALTERNATE:
