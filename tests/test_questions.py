@@ -203,6 +203,12 @@ RESTATED = [
     FC_321.replace("(N : ℕ) :\n    R N = answer(sorry)",
                    ":\n    ∀ N : ℕ, 0 < N → R N = answer(R N)"),  # binders in the type
     _filled(FC_699, f"answer({FC_699_RHS})"),                # a yes/no question echoed
+    _filled(FC_321, "answer(R N) ∧ True"),                   # a conjunct beside it
+    FC_321.replace("R N = answer(sorry)", "True ∧ (answer(R N) = R N)"),
+    FC_321.replace("R N = answer(sorry)", "R N = answer(R N) → R N = R N"),  # a hypothesis
+    FC_321.replace("R N = answer(sorry)", "∃ c : ℕ, c = answer(c)"),
+    FC_321.replace("R N = answer(sorry)", "¬ ¬ (R N = answer(R N))"),
+    _filled(FC_699, f"(answer({FC_699_RHS}))").replace("↔", "<->"),  # ASCII iff, parens
 ]
 
 
@@ -251,6 +257,24 @@ def test_a_disguised_echo_passes_the_syntax_and_needs_the_definitional_layer(tex
     assert probe.startswith("theorem erdos_321.answer_probe (N : ℕ) :")
     assert "R N = answer(R N) := by" in probe
     assert syntactic_findings(text, "x") == []
+
+
+def test_every_answer_of_the_statement_is_probed(tmp_path: Path) -> None:
+    """Two answers, one honest and one disguised: each gets its own probe, so the
+    disguised one cannot hide behind the first."""
+    stmt = ("theorem Demo.v (N : Nat) :\n    N * N = answer(4) ∧ "
+            "(N + N = answer(id (N + N))) := by\n  sorry\n")
+    first, second = _plan_for(tmp_path, stmt).answer_probes
+    assert (first.decl, second.decl) == ("Demo.v.answer_probe", "Demo.v.answer_probe_2")
+    assert second.source.module == "Lemmata.demo.v.AnswerProbe2"
+    assert b"N * N = answer(N * N) \xe2\x88\xa7 (N + N = answer(id (N + N)))" in first.source.data
+    assert b"N * N = answer(4) \xe2\x88\xa7 (N + N = answer(N + N))" in second.source.data
+
+
+def test_a_parenthesised_answer_is_swapped_whole(tmp_path: Path) -> None:
+    stmt = "theorem Demo.v (N : Nat) :\n    N * N = ((answer(id (N * N)))) := by\n  sorry\n"
+    [probe] = _plan_for(tmp_path, stmt).answer_probes
+    assert b"N * N = ((answer(N * N))) := by" in probe.source.data
 
 
 def test_text_in_strings_and_comments_is_not_read_as_an_answer() -> None:
@@ -384,8 +408,8 @@ def test_a_filled_answer_adds_the_probe_to_the_contributed_build(tmp_path: Path)
     """The probe is the statement with the other side in the answer's place, renamed
     Demo.v.answer_probe, built with the statement in the contributor's scratch domain."""
     plan = _plan_for(tmp_path, DISGUISED_STMT)
-    probe = plan.answer_probe
-    assert probe is not None and probe.decl == "Demo.v.answer_probe" and probe.line == 2
+    [probe] = plan.answer_probes
+    assert probe.decl == "Demo.v.answer_probe" and probe.line == 2
     assert probe.source.module == "Lemmata.demo.v.AnswerProbe"
     assert probe.source.data == (b"theorem Demo.v.answer_probe (N : Nat) :\n"
                                  b"    N * N = answer(N * N) := by\n  sorry\n")
@@ -402,7 +426,7 @@ def test_no_probe_where_there_is_nothing_to_compare(tmp_path: Path, stmt: str) -
     """Every workspace without a filled, unrefused answer is exactly what it was (the
     recordings of every other scenario stay as they are)."""
     plan = _plan_for(tmp_path, stmt)
-    assert plan.answer_probe is None
+    assert plan.answer_probes == []
     assert [s.module for s in plan.sources if s.module.endswith("AnswerProbe")] == []
 
 
@@ -551,3 +575,25 @@ def test_work_that_settles_nothing_and_plain_calibration_keep_their_basis(
     plain = _question_graph(tmp_path / "b", question=False)
     assert step9_basis(plain, _proof_of("variant-no"), "alice", None) == (
         m.Step9(basis="calibration"), False)
+
+
+def test_no_statement_of_the_real_collection_is_called_an_echo() -> None:
+    """Over all 610 Erdős files of the snapshot the syntactic layer reads every filled
+    answer that is a side of a relation (279 at 488aade) and calls none a copy: Formal
+    Conjectures' own answers are values, so the layer refuses nothing honest there."""
+    filled, echoes = 0, []
+    with tarfile.open(SNAPSHOT) as tf:
+        for member in tf.getmembers():
+            if f"/{ERDOS.rsplit('/', 1)[1]}/" not in f"/{member.name}" or \
+                    not member.name.endswith(".lean"):
+                continue
+            f = tf.extractfile(member)
+            assert f is not None
+            text = f.read().decode("utf-8")
+            if "answer(" not in text:
+                continue
+            found = answer_echoes(text)
+            filled += len(found)
+            echoes += [(member.name, e.decl) for e in found if e.restates]
+    assert filled > 250
+    assert echoes == []

@@ -10,12 +10,16 @@ closable that way. The gate refuses them in two layers:
 * **syntactic** (:func:`answer_echoes`): no Lean needed, so the finding is reported even
   where no toolchain is installed (the gate runs it beside step 2, issue 9). The theorem's
   type is read through :mod:`network.gate.lean_lex` (comments, strings and nesting as
-  Lean reads them): leading ``∀ …,`` prefixes and ``… →`` hypotheses are dropped, the
-  conclusion splits at its top-level ``↔`` (else its first top-level ``=``, ``≤``, ``≥``,
-  ``<=``, ``>=``), and one side is ``answer(T)`` whose ``T``, compared token by token
-  after dropping whitespace, comments, redundant parentheses and nested ``answer(…)``
-  wrappers, is the other side. Either side may hold the answer (swapped sides are the
-  same echo). Refused as ``answer-restates-target``.
+  Lean reads them) and taken apart as Lean's precedences nest it: a binder ``∀``/``∃ …,``
+  reaches to the end, then the top-level ``↔`` (whose two sides are also compared), ``→``,
+  ``∨``, ``∧``, then ``¬``, down to each relation (the first top-level ``=``, ``≤``,
+  ``≥``, ``<=``, ``>=``; ``=Θ[…]``-style asymptotics are not relations). Wherever one side
+  of such a relation is ``answer(T)``, ``T`` is compared token by token with the other
+  side after dropping whitespace, comments, redundant parentheses and nested
+  ``answer(…)`` wrappers. Either side may hold the answer (swapped sides are the same
+  echo), and a hypothesis or a conjunct is read like the conclusion. An equal pair is
+  refused as ``answer-restates-target``. A relation inside a term (an argument of a
+  function) is not reached.
 * **definitional** (:func:`definitional_echo`): what the syntax cannot see — ``id T``,
   ``(T : ℕ)``, ``T + 0``, an unfolded definition — goes through the
   :class:`~network.gate.toolchain.Toolchain`'s ``defeq``: the statement's type against a
@@ -33,7 +37,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from network.errors import define
+from network.errors import LemmataError, define
 from network.gate.lean_lex import Token, lex
 from network.gate.result import Diagnostic
 from network.gate.sandbox import SandboxRunner
@@ -59,14 +63,14 @@ _RELATIONS = ("=", "≤", "≥", "<=", ">=")
 _DECL_KEYWORDS = ("theorem", "lemma")
 _SORRY = ("sorry",)
 PROBE_STEM = "AnswerProbe"
-"""The file stem of the probe module (:func:`answer_probe`), ``Lemmata.<t>.<n>.AnswerProbe``."""
+"""The file stem of the probe module (:func:`answer_probes`), ``Lemmata.<t>.<n>.AnswerProbe``."""
 PROBE_SUFFIX = "answer_probe"
 """The probe theorem is the statement's declaration with this last component added."""
 
 
 @dataclass(frozen=True)
 class AnswerEcho:
-    """One ``answer(…)`` filled in a statement's top-level relation.
+    """One ``answer(…)`` filled as a side of a relation the statement is built from.
 
     Attributes:
         decl: the theorem's name as written.
@@ -145,22 +149,57 @@ def _relation_at(toks: Sequence[Token], i: int) -> str | None:
     return None
 
 
-def _strip_binders(toks: list[Token]) -> list[Token]:
-    """Drop ``∀ …,`` prefixes and ``… →`` hypotheses: what is left is the conclusion."""
-    while toks:
-        if toks[0].text in ("∀", "forall", "∀'"):
-            comma = next((i for i in _top_level(toks) if toks[i].text == ","), -1)
-            if comma < 0:
-                return toks
-            toks = toks[comma + 1:]
+_BINDERS = ("∀", "forall", "∃", "exists", "∃!", "∀'")
+_CONNECTIVES = (("↔",), ("→", "->"), ("∨",), ("∧",))
+"""Top-level connectives in the order Lean's precedences nest them (``↔`` 20, ``→`` 25,
+``∨`` 30, ``∧`` 35; a relation 50 binds tighter than all of them)."""
+
+
+def _connective_at(toks: Sequence[Token], i: int) -> tuple[str, int] | None:
+    """The connective ``toks[i]`` starts and its width in tokens, or None."""
+    rel = _relation_at(toks, i)
+    if rel == "↔":
+        return "↔", 2 if toks[i].text == "<-" else 1
+    if toks[i].kind not in ("string", "char", "raw", "symbol") and toks[i].text in (
+            "→", "->", "∨", "∧"):
+        return toks[i].text, 1
+    return None
+
+
+def _sides(toks: list[Token], out: list[tuple[str, list[Token], list[Token]]]) -> None:
+    """Collect ``(relation, left, right)`` for every relation a proposition is built from
+    by binders, ``¬`` and the connectives (a relation inside a term is not reached)."""
+    while toks and toks[0].text == "(" and _match(toks, 0) == len(toks) - 1:
+        toks = toks[1:-1]
+    if not toks:
+        return
+    top = _top_level(toks)
+    if toks[0].text in _BINDERS:  # a binder reaches as far right as it can
+        comma = next((i for i in top if toks[i].text == ","), -1)
+        if comma >= 0:
+            _sides(toks[comma + 1:], out)
+        return
+    for level in _CONNECTIVES:
+        cuts = [(i, c[1]) for i in top if (c := _connective_at(toks, i)) and c[0] in level]
+        if not cuts:
             continue
-        arrows = [i for i in _top_level(toks) if toks[i].text in ("→", "->")]
-        iff = [i for i in _top_level(toks) if _relation_at(toks, i) == "↔"]
-        if arrows and not iff:  # `→` binds tighter than `↔`: `A → B ↔ C` is an iff
-            toks = toks[arrows[-1] + 1:]
-            continue
-        return toks
-    return toks
+        if level == ("↔",):  # one ↔ (it does not chain): its sides are compared too
+            i, w = cuts[0]
+            out.append(("↔", toks[:i], toks[i + w:]))
+        start = 0
+        for i, w in cuts:
+            _sides(toks[start:i], out)
+            start = i + w
+        _sides(toks[start:], out)
+        return
+    if toks[0].text == "¬":
+        _sides(toks[1:], out)
+        return
+    at = next((i for i in top if _relation_at(toks, i) in _RELATIONS), None)
+    if at is not None:
+        rel = _relation_at(toks, at)
+        assert rel is not None
+        out.append((rel, toks[:at], toks[at + 1:]))
 
 
 def _unwrap(toks: list[Token]) -> list[Token]:
@@ -176,10 +215,16 @@ def _unwrap(toks: list[Token]) -> list[Token]:
     return toks
 
 
-def _answer_inner(side: list[Token]) -> list[Token] | None:
-    """``T`` when the side is exactly ``answer(T)`` (redundant parentheses aside)."""
+def _bare(side: list[Token]) -> list[Token]:
+    """The side without redundant parentheses around the whole."""
     while side and side[0].text == "(" and _match(side, 0) == len(side) - 1:
         side = side[1:-1]
+    return side
+
+
+def _answer_inner(side: list[Token]) -> list[Token] | None:
+    """``T`` when the side is exactly ``answer(T)`` (redundant parentheses aside)."""
+    side = _bare(side)
     if len(side) >= 3 and side[0].kind == "name" and side[0].text == "answer" \
             and side[1].text == "(" and _match(side, 1) == len(side) - 1:
         return side[2:-1]
@@ -247,15 +292,15 @@ def _theorem_types(code: list[Token]) -> list[tuple[str, int, list[Token]]]:
 
 
 def answer_echoes(text: str) -> list[AnswerEcho]:
-    """Every ``answer(T)`` (``T`` not ``sorry``) that is one side of a theorem's top-level
-    relation, with the syntactic verdict (see the module docstring for the exact rule).
+    """Every ``answer(T)`` (``T`` not ``sorry``) that is one side of a relation a theorem's
+    type is built from, with the syntactic verdict (the module docstring gives the rule).
 
     Args:
         text: a Statement.lean (decoded UTF-8).
 
     Returns:
-        One :class:`AnswerEcho` per theorem whose conclusion has such a side; ``restates``
-        says whether ``T`` is the other side token for token. A text the lexer cannot
+        One :class:`AnswerEcho` per such relation, in the order read; ``restates`` says
+        whether ``T`` is the other side token for token. A text the lexer cannot
         vouch for gives ``[]``: step 2 refuses it (``lean-lex-ambiguous``).
 
     Implements D-4 step 6's anti-echo check, syntactic layer (issue 12; Formal
@@ -266,30 +311,24 @@ def answer_echoes(text: str) -> list[AnswerEcho]:
         return []
     out: list[AnswerEcho] = []
     for name, _line, typ in _theorem_types(_code(lexed.tokens)):
-        concl = _strip_binders(list(typ))
-        top = _top_level(concl)
-        rel_at = next((i for i in top if _relation_at(concl, i) == "↔"), None)
-        if rel_at is None:
-            rel_at = next((i for i in top if _relation_at(concl, i) not in (None, "↔")), None)
-        if rel_at is None:
-            continue
-        rel = _relation_at(concl, rel_at)
-        assert rel is not None
-        width = 2 if concl[rel_at].text == "<-" else 1
-        left, right = concl[:rel_at], concl[rel_at + width:]
-        if not left or not right:
-            continue
-        for side, other in ((left, right), (right, left)):
-            inner = _answer_inner(side)
-            if inner is None or not inner or tuple(t.text for t in _unwrap(inner)) == _SORRY:
+        sides: list[tuple[str, list[Token], list[Token]]] = []
+        _sides(list(typ), sides)
+        for rel, left, right in sides:
+            if not left or not right:
                 continue
-            same = [t.text for t in _unwrap(list(inner))] == [t.text for t in _unwrap(other)]
-            a_span, o_span = _span(text, side), _span(text, other)
-            a_tok = next(t for t in side if t.text == "answer")
-            out.append(AnswerEcho(
-                name, a_tok.line, rel, text[_span(text, inner)[0]:_span(text, inner)[1]],
-                text[o_span[0]:o_span[1]], same, (a_tok.start, a_span[1]), o_span))
-            break
+            for side, other in ((left, right), (right, left)):
+                inner = _answer_inner(side)
+                if not inner or [t.text for t in _unwrap(list(inner))] == list(_SORRY):
+                    continue
+                bare = _bare(side)
+                same = [t.text for t in _unwrap(list(inner))] == [
+                    t.text for t in _unwrap(other)]
+                o_span = _span(text, other)
+                i0, i1 = _span(text, inner)
+                out.append(AnswerEcho(name, bare[0].line, rel, text[i0:i1],
+                                      text[o_span[0]:o_span[1]], same, _span(text, bare),
+                                      o_span))
+                break
     return out
 
 
@@ -308,14 +347,15 @@ def syntactic_findings(text: str, path: str) -> list[Diagnostic]:
 def echo_probe_text(text: str, echo: AnswerEcho, probe_decl: str) -> str:
     """The probe the definitional layer compares with: the statement's text with its
     ``answer(T)`` replaced by ``answer(<other side>)`` and the theorem renamed
-    ``probe_decl``. Its type is definitionally the statement's exactly when ``T`` is
+    ``probe_decl`` (the statement's written name with one part added). Its type is definitionally the statement's exactly when ``T`` is
     definitionally the other side (everything else is the same text in the same scope).
 
     Raises:
-        ValueError: ``probe_decl`` is not a plain dotted name.
+        ValueError: ``probe_decl`` is not ``<the written name>.<identifier>``.
     """
-    if not probe_decl or not all(p.isidentifier() for p in probe_decl.split(".")):
-        raise ValueError(f"not a plain declaration name: {probe_decl!r}")
+    head, _, last = probe_decl.rpartition(".")
+    if head != echo.decl or not last.isidentifier():
+        raise ValueError(f"not the statement's name with one plain part added: {probe_decl!r}")
     a0, a1 = echo.answer_span
     o0, o1 = echo.other_span
     swapped = text[:a0] + "answer(" + text[o0:o1] + ")" + text[a1:]
@@ -360,7 +400,7 @@ def definitional_echo(tc: Toolchain, ws: Workspace, statement: TermRef, probe: T
 
 @dataclass(frozen=True)
 class AnswerProbe:
-    """The definitional layer's second module for one statement (:func:`answer_probe`).
+    """The definitional layer's second module for one statement (:func:`answer_probes`).
 
     Attributes:
         source: the probe module (built with the statement, in the contributor's scratch
@@ -374,25 +414,31 @@ class AnswerProbe:
     line: int
 
 
-def answer_probe(target: str, node: str, statement: bytes, decl: str) -> AnswerProbe | None:
-    """The probe for a proposed statement whose filled ``answer(T)`` the syntactic layer
-    did not call a copy; None when it has none (no filled answer, or one already refused).
-
-    Only the first theorem with such a side is probed (a Statement.lean declares one).
+def answer_probes(target: str, node: str, statement: bytes, decl: str) -> list[AnswerProbe]:
+    """One probe per filled ``answer(T)`` of the statement's theorem ``decl`` (the one META
+    names), each swapping that one answer for its other side; ``[]`` when there is none,
+    or when the syntactic layer refuses one already (nothing is built for a refused
+    statement). Probes are named ``<decl>.answer_probe`` (the first) and
+    ``<decl>.answer_probe_<k>``, in modules ``AnswerProbe`` and ``AnswerProbe<k>``.
 
     Raises:
-        LemmataError: ``bad-target-id``/``bad-node-id`` (from :func:`node_source`).
+        LemmataError: ``bad-target-id``/``bad-node-id`` (from :func:`node_source`);
+            ``checker-failed`` when a probe cannot be written (fail closed: no statement
+            with a filled answer goes unprobed).
     """
     text = statement.decode("utf-8", "replace")
     echoes = answer_echoes(text)
-    if not echoes or any(e.restates for e in echoes):
-        return None
-    e = echoes[0]
-    probe_decl = f"{decl}.{PROBE_SUFFIX}"
-    written = f"{e.decl}.{PROBE_SUFFIX}"
-    try:
-        body = echo_probe_text(text, e, written)
-    except ValueError:
-        return None  # a name the probe cannot rename: step 4 holds the declaration anyway
-    return AnswerProbe(node_source(target, node, PROBE_STEM, body.encode("utf-8")),
-                       probe_decl, e.line)
+    if any(e.restates for e in echoes):
+        return []
+    mine = [e for e in echoes if decl == e.decl or decl.endswith("." + e.decl)]
+    out = []
+    for k, e in enumerate(mine, start=1):
+        suffix = PROBE_SUFFIX if k == 1 else f"{PROBE_SUFFIX}_{k}"
+        try:
+            body = echo_probe_text(text, e, f"{e.decl}.{suffix}")
+        except ValueError as exc:
+            raise LemmataError("checker-failed", f"the answer probe of {decl}: {exc}") from exc
+        stem = PROBE_STEM if k == 1 else f"{PROBE_STEM}{k}"
+        out.append(AnswerProbe(node_source(target, node, stem, body.encode("utf-8")),
+                               f"{decl}.{suffix}", e.line))
+    return out

@@ -395,8 +395,8 @@ class WorkPlan:
         contributed: the modules whose bytes come from the pull request (the solution, or
             a proposal's Statement, Witness and Relation): built only in scratch, their
             oleans carried into the check workspace (issue 10, D-4 v3.27).
-        answer_probe: a proposal whose statement fills ``answer(…)``: the probe step 6's
-            definitional anti-echo layer compares it with (:func:`answers.answer_probe`,
+        answer_probes: a proposal whose statement fills ``answer(…)``: the probes step
+            6's definitional anti-echo layer compares it with (:func:`answers.answer_probes`,
             issue 12), contributed like the statement.
     """
 
@@ -413,7 +413,7 @@ class WorkPlan:
     relation_module: str | None = None
     relation: tuple[RelationKind, TermRef, TermRef] | None = None
     contributed: list[str] = field(default_factory=list)
-    answer_probe: answers.AnswerProbe | None = None
+    answer_probes: list[answers.AnswerProbe] = field(default_factory=list)
 
     def __post_init__(self) -> None:
         if not self.solution_decl:
@@ -524,10 +524,10 @@ def plan_workspace(base: Graph, head_bytes: Mapping[str, bytes], art: Artifact) 
                             if src.module not in {d.module for d in defs}
                             and (not rel_terms or src.module != rel_terms[2].module)]
         plan.node_of_module[_unquote(stmt.module)] = nid
-        plan.answer_probe = answers.answer_probe(tid, nid, stmt.data, meta.declaration)
-        if plan.answer_probe is not None:
-            plan.sources.append(plan.answer_probe.source)
-            plan.contributed.append(plan.answer_probe.source.module)
+        plan.answer_probes = answers.answer_probes(tid, nid, stmt.data, meta.declaration)
+        for probe in plan.answer_probes:
+            plan.sources.append(probe.source)
+            plan.contributed.append(probe.source.module)
         return plan
     stmt_bytes = base.source.read(node.files["Statement"].path)
     stmt = node_source(tid, nid, "Statement", stmt_bytes)
@@ -915,8 +915,8 @@ def _step5(ctx: _Ctx, run: _Run, spec: m.GateSpec, meta: m.Meta) -> StepResult:
 
 def _step6(ctx: _Ctx, tc: Toolchain, ws: Workspace, plan: WorkPlan, caps: m.Caps,
            meta: m.Meta, stmt_path: str) -> StepResult:
-    """Step 6 (D-4): hazards, then the definitional anti-echo layer when the plan has an
-    answer probe (``answer-defeq-target``; a test that did not run refuses with its code)."""
+    """Step 6 (D-4): hazards, then the definitional anti-echo layer for each answer probe
+    of the plan (``answer-defeq-target``; a test that did not run refuses with its code)."""
     res = tc.hazards(ws, plan.statement_module, [plan.decl], list(tc.spec.hazard_checkers),
                      ctx.sandbox, caps)
     if not res.ok:
@@ -932,8 +932,7 @@ def _step6(ctx: _Ctx, tc: Toolchain, ws: Workspace, plan: WorkPlan, caps: m.Caps
             notes.append(Diagnostic("hazard-on-hole", msg, stmt_path, f.line))
         else:
             refused.append(Diagnostic("hazard-found", msg, stmt_path, f.line))
-    probe = plan.answer_probe
-    if probe is not None:  # the definitional anti-echo layer (issue 12)
+    for probe in plan.answer_probes:  # the definitional anti-echo layer (issue 12)
         found = answers.definitional_echo(
             tc, ws, TermRef(plan.statement_module, plan.decl),
             TermRef(probe.source.module, probe.decl), ctx.sandbox, caps, stmt_path, probe.line)
