@@ -364,9 +364,9 @@ def echo_probe_text(text: str, echo: AnswerEcho, probe_decl: str) -> str:
         if t.kind == "keyword" and t.text in _DECL_KEYWORDS:
             name, end = _dotted_name(code, i + 1)
             if name == echo.decl:
-                last = code[end - 1]
+                tail = code[end - 1]
                 return (swapped[:code[i + 1].start] + probe_decl
-                        + swapped[last.start + len(last.text):])
+                        + swapped[tail.start + len(tail.text):])
     raise ValueError(f"no theorem {echo.decl} in the text")
 
 
