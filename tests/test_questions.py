@@ -597,3 +597,13 @@ def test_no_statement_of_the_real_collection_is_called_an_echo() -> None:
             echoes += [(member.name, e.decl) for e in found if e.restates]
     assert filled > 250
     assert echoes == []
+
+
+def test_an_oversized_statement_is_step_2s_and_is_not_read(tmp_path: Path) -> None:
+    """A Statement.lean over its size limit is refused at step 2 (file-too-large); the
+    anti-echo scan leaves its bytes unread rather than lex a megabyte."""
+    big = ECHO_STMT + "-- " + "x" * 1_100_000 + "\n"
+    out = pull_request(tmp_path, _variant("v", "Demo.v", big))
+    found = refusals(out)
+    assert (2, "file-too-large") in found
+    assert (6, "answer-restates-target") not in found

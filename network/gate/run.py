@@ -91,7 +91,7 @@ from network.gate.workspace import (
     place_carried,
     write_workspace,
 )
-from network.record import derive
+from network.record import derive, layout
 from network.record import models as m
 from network.record.loader import Graph, load_graph, parse_record, sha256_hex
 
@@ -1144,9 +1144,18 @@ def _answer_echo_findings(ctx: _Ctx, art: Artifact) -> list[Diagnostic]:
     (:func:`network.gate.answers.syntactic_findings`; issue 12, Formal Conjectures #4923)."""
     out: list[Diagnostic] = []
     for ch in ctx.diff.changes:
-        if ch.path in art.paths and ch.path.endswith("/Statement.lean") and ch.new_id:
+        if ch.path not in art.paths or not ch.path.endswith("/Statement.lean") \
+                or not ch.new_id or ch.mode == 0o120000:
+            continue
+        row = layout.match(ch.path)
+        if row is None or ctx.diff.new_size(ch) > row[0].max_bytes(
+                ctx.base.policy.max_file_bytes):
+            continue  # step 2 refuses it and its bytes stay unread
+        try:
             text = ctx.diff.new_bytes(ch).decode("utf-8", "replace")
-            out += answers.syntactic_findings(text, ch.path)
+        except LemmataError:
+            continue  # not a file: step 2's finding
+        out += answers.syntactic_findings(text, ch.path)
     return out
 
 
