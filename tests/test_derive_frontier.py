@@ -16,7 +16,8 @@ FIELDS = {
     "target", "node", "status", "relation", "deps", "library_tags", "origin", "attempts",
     "refuted_route_classes", "failure_classes", "ready_since", "claim_status",
     "claim_history", "claimable", "claimable_reason", "annex", "bounty", "literature",
-    "shelved", "dormant", "speculative", "closable", "label", "claim", "label_source",
+    "shelved", "dormant", "speculative", "closable", "question", "label", "claim",
+    "label_source",
 }
 
 

@@ -32,7 +32,10 @@ everything to fix, and the verdict is step 2's ``fail`` (see ``_static_steps``):
    holes; compiler-trusting axioms only under ``waivers/native_decide.yaml`` plus a
    reviewer's sign-off, flagged on the attestation (D-4 Detail).
 6. hazards over the statement, findings matched against META.yaml's
-   ``acknowledged_hazards`` (see :func:`hazard_location_key` for the one location format).
+   ``acknowledged_hazards`` (see :func:`hazard_location_key` for the one location format);
+   and the anti-echo check of a proposed statement's filled ``answer(…)``
+   (:mod:`network.gate.answers`, issue 12): its syntactic layer beside step 2, with no
+   Lean, its definitional layer here through ``defeq`` against the plan's answer probe.
 7. the non-vacuity witness (and every witness a route carries, D-29 v3.24); a vacuity
    certificate, which proves none exists, passes with ``witness-not-applicable``.
 8. declared dependencies: the nodes the kernel term uses against deps, lemmas and use
@@ -63,6 +66,7 @@ from pydantic import ValidationError
 
 from network import ids, signing
 from network.errors import LemmataError, define
+from network.gate import answers
 from network.gate import attestation as A
 from network.gate.artifacts import Artifact, Kind, import_lines, partial_label_findings
 from network.gate.axioms import identity_problems, is_native_axiom
@@ -87,7 +91,7 @@ from network.gate.workspace import (
     place_carried,
     write_workspace,
 )
-from network.record import derive
+from network.record import derive, layout
 from network.record import models as m
 from network.record.loader import Graph, load_graph, parse_record, sha256_hex
 
@@ -391,6 +395,9 @@ class WorkPlan:
         contributed: the modules whose bytes come from the pull request (the solution, or
             a proposal's Statement, Witness and Relation): built only in scratch, their
             oleans carried into the check workspace (issue 10, D-4 v3.27).
+        answer_probes: a proposal whose statement fills ``answer(…)``: the probes step
+            6's definitional anti-echo layer compares it with (:func:`answers.answer_probes`,
+            issue 12), contributed like the statement.
     """
 
     sources: list[Source]
@@ -406,6 +413,7 @@ class WorkPlan:
     relation_module: str | None = None
     relation: tuple[RelationKind, TermRef, TermRef] | None = None
     contributed: list[str] = field(default_factory=list)
+    answer_probes: list[answers.AnswerProbe] = field(default_factory=list)
 
     def __post_init__(self) -> None:
         if not self.solution_decl:
@@ -516,6 +524,10 @@ def plan_workspace(base: Graph, head_bytes: Mapping[str, bytes], art: Artifact) 
                             if src.module not in {d.module for d in defs}
                             and (not rel_terms or src.module != rel_terms[2].module)]
         plan.node_of_module[_unquote(stmt.module)] = nid
+        plan.answer_probes = answers.answer_probes(tid, nid, stmt.data, meta.declaration)
+        for probe in plan.answer_probes:
+            plan.sources.append(probe.source)
+            plan.contributed.append(probe.source.module)
         return plan
     stmt_bytes = base.source.read(node.files["Statement"].path)
     stmt = node_source(tid, nid, "Statement", stmt_bytes)
@@ -903,6 +915,8 @@ def _step5(ctx: _Ctx, run: _Run, spec: m.GateSpec, meta: m.Meta) -> StepResult:
 
 def _step6(ctx: _Ctx, tc: Toolchain, ws: Workspace, plan: WorkPlan, caps: m.Caps,
            meta: m.Meta, stmt_path: str) -> StepResult:
+    """Step 6 (D-4): hazards, then the definitional anti-echo layer for each answer probe
+    of the plan (``answer-defeq-target``; a test that did not run refuses with its code)."""
     res = tc.hazards(ws, plan.statement_module, [plan.decl], list(tc.spec.hazard_checkers),
                      ctx.sandbox, caps)
     if not res.ok:
@@ -918,6 +932,13 @@ def _step6(ctx: _Ctx, tc: Toolchain, ws: Workspace, plan: WorkPlan, caps: m.Caps
             notes.append(Diagnostic("hazard-on-hole", msg, stmt_path, f.line))
         else:
             refused.append(Diagnostic("hazard-found", msg, stmt_path, f.line))
+    for probe in plan.answer_probes:  # the definitional anti-echo layer (issue 12)
+        found = answers.definitional_echo(
+            tc, ws, TermRef(plan.statement_module, plan.decl),
+            TermRef(probe.source.module, probe.decl), ctx.sandbox, caps, stmt_path, probe.line)
+        if found and found[0].code != "answer-defeq-target":
+            return StepResult.refused(6, found)  # the test did not run: fail closed
+        refused += found
     return StepResult.refused(6, refused) if refused else StepResult.passed(6, *notes)
 
 
@@ -1050,10 +1071,23 @@ def settles_target(base: Graph, art: Artifact) -> bool:
     return False
 
 
+def _answers_a_question(base: Graph, art: Artifact) -> bool:
+    """Would ``art`` settle a target whose root is a question (``answer(sorry)``,
+    :func:`derive.is_question`)? Not an alternate: its node was settled already."""
+    t = base.targets[art.target]
+    if art.kind is Kind.ALTERNATE or not t.record.answer_question or ids.ROOT not in t.nodes:
+        return False
+    return derive.is_question(base, art.target, ids.ROOT) and settles_target(base, art)
+
+
 def step9_basis(base: Graph, art: Artifact, submitter: str | None,
                 review: Review | None) -> tuple[m.Step9, bool]:
     """Step 9's recorded basis and whether the run is held (D-4 v3.11/v3.13/v3.15/v3.20,
     D-9 v3.39; ruling 5).
+
+    An artifact that would settle a target whose root is a question (a proof of a
+    resolving variant that fills the answer) always waits on a non-author's review, even
+    on a calibration target (issue 12).
 
     Returns:
         (the attestation's ``step9``, True when the artifact waits on a review).
@@ -1063,6 +1097,13 @@ def step9_basis(base: Graph, art: Artifact, submitter: str | None,
     node = t.nodes.get(art.node or "")
     if rec.target_class == "tutorial" or (node is not None and node.meta.tutorial):
         return m.Step9(basis="tutorial"), False
+    if _answers_a_question(base, art):
+        # whether a filled answer really answers is a person's judgment, on a calibration
+        # target too and whatever vouches for the question's own statement (issue 12;
+        # DESIGN.md "Importing from public registries")
+        if review is not None and review.approved and review.reviewer != submitter:
+            return m.Step9(basis="review", reviewer=review.reviewer), False
+        return m.Step9(basis="awaiting-review"), True
     if rec.calibration or rec.target_class == "calibration":
         return m.Step9(basis="calibration"), False
     if art.kind is Kind.ALTERNATE:
@@ -1098,6 +1139,26 @@ def _meta_for(ctx: _Ctx, art: Artifact) -> m.Meta | None:
     return meta
 
 
+def _answer_echo_findings(ctx: _Ctx, art: Artifact) -> list[Diagnostic]:
+    """Step 6's syntactic anti-echo check over every Statement.lean the artifact adds
+    (:func:`network.gate.answers.syntactic_findings`; issue 12, Formal Conjectures #4923)."""
+    out: list[Diagnostic] = []
+    for ch in ctx.diff.changes:
+        if ch.path not in art.paths or not ch.path.endswith("/Statement.lean") \
+                or not ch.new_id or ch.mode == 0o120000:
+            continue
+        row = layout.match(ch.path)
+        if row is None or ctx.diff.new_size(ch) > row[0].max_bytes(
+                ctx.base.policy.max_file_bytes):
+            continue  # step 2 refuses it and its bytes stay unread
+        try:
+            text = ctx.diff.new_bytes(ch).decode("utf-8", "replace")
+        except LemmataError:
+            continue  # not a file: step 2's finding
+        out += answers.syntactic_findings(text, ch.path)
+    return out
+
+
 def _static_steps(ctx: _Ctx, run: _Run, spec: m.GateSpec, spec_sha: str,
                   step1_diff: list[Diagnostic], step2_findings: list[Diagnostic]) -> bool:
     """Steps 2, 0 and 1 of a building artifact, in that order (issue 9); True when all
@@ -1111,9 +1172,14 @@ def _static_steps(ctx: _Ctx, run: _Run, spec: m.GateSpec, spec_sha: str,
     the step-2 findings. The steps list is in the order run, ``[2, 0, 1]`` (``[2, 1]`` in
     precheck mode), and the verdict is read from the first failing entry: ``fail`` for a
     step-2 refusal, ``bounced`` for step 0 after a passing step 2, never a pass without
-    a toolchain (its step 1 refuses).
+    a toolchain (its step 1 refuses). Step 6's syntactic anti-echo finding (issue 12) needs
+    no Lean either: it is listed right after step 2 (``[2, 6, 0, 1]``) and refuses the
+    artifact before any build.
     """
     res2 = run.add(StepResult.from_findings(2, step2_findings))
+    echoes = _answer_echo_findings(ctx, run.art)
+    if echoes:  # step 6's syntactic anti-echo layer needs no Lean (issue 12)
+        run.add(StepResult.refused(6, echoes))
     if ctx.mode == "authoritative":
         res0, run.consumed = _step0(ctx, run.art, spec, spec_sha)
         if not run.add(res0) and res2:

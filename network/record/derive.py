@@ -48,6 +48,12 @@ define("claim-node-closed", None, 409, "The node is already proved, refuted or d
        "Pick an open node from frontier.json; a different proof merges as an alternate.")
 define("claim-node-superseded", None, 409, "The node was superseded by a revision (D-8).",
        "Claim the revision named by superseded_by instead.")
+define("claim-node-question", None, 409,
+       "The node asks for a value (its statement is written with answer(sorry)): a question, "
+       "held, not a proposition to prove (D-10; DESIGN.md \"Importing from public "
+       "registries\").",
+       "Propose a variant that fixes an answer (answer(c) with = c, <= c, ...) and work "
+       "on it; a resolving one is judged by a person at step 9.")
 define("claim-node-disputed", None, 409,
        "A curator accepted a defect claim against the node (D-18 v3.28).",
        "Wait until the dispute ends in a revision or is withdrawn.")
@@ -112,6 +118,9 @@ class NodeFlags:
         speculative: the proposer's label, only while the node is unsettled (D-14 v3.19).
         bountied: named in target.yaml bountied_nodes and the target not dormant (D-26, D-33).
         dormant: the target is dormant (D-33).
+        question: the statement asks for a value (``answer(sorry)``): held, never claimable
+            as a proposition; progress comes through variants fixing an answer
+            (:func:`is_question`; D-10, DESIGN.md "Importing from public registries").
     """
 
     closable: bool = False
@@ -122,6 +131,7 @@ class NodeFlags:
     speculative: bool = False
     bountied: bool = False
     dormant: bool = False
+    question: bool = False
 
     def to_dict(self) -> dict[str, bool]:
         """JSON form, keys sorted by the caller's json.dumps."""
@@ -456,6 +466,14 @@ class _Index:
 
     def is_root(self, tid: str, nid: str) -> bool:
         return ids.revision_base(nid)[0] == ids.ROOT and ids.parent_of(nid) is None
+
+    def question(self, tid: str, nid: str) -> bool:
+        """:func:`is_question` (private form)."""
+        said = self.node(tid, nid).meta.provenance.get("answer_question")
+        if said is True:
+            return True
+        return (said is None and self.is_root(tid, nid)
+                and self.g.targets[tid].record.answer_question)
 
     # -- routes -----------------------------------------------------------------------
 
@@ -890,8 +908,35 @@ def node_flags(graph: Graph, target: str, node: str) -> NodeFlags:
         speculative=bool(ix.node(target, node).meta.speculative) and st in ("open", "blocked"),
         bountied=node in t.record.bountied_nodes and not dormant,
         dormant=dormant,
+        question=ix.question(target, node),
     )
     return flags
+
+
+def is_question(graph: Graph, target: str, node: str) -> bool:
+    """Whether the node's statement asks for a value rather than states a proposition
+    (D-10; DESIGN.md "Importing from public registries"; issue 12).
+
+    A Formal Conjectures statement written with ``answer(sorry)`` is a question: Lean
+    elaborates ``answer(sorry)`` of type ``Prop`` to ``True`` and of any other type to
+    ``sorryAx``, so its root reads as a proposition it is not. The importer records it as
+    ``answer_question: true`` in target.yaml (the target's root) and in the node's META
+    provenance. True when the META provenance says ``answer_question: true``, or the node
+    is the target's root (or a revision of it) in a target whose ``answer_question`` is
+    true and whose META does not say ``answer_question: false``.
+
+    Such a node is held: its status stays as derived (``open`` while unsettled), it is
+    published on the frontier with ``question: true`` so an agent sees where to work, and
+    :func:`claimable` refuses it with ``claim-node-question``; progress comes through
+    variants that fix an answer, judged by a person at step 9 (the gate's step 6 refuses
+    one whose answer restates the other side, :mod:`network.gate.answers`).
+
+    Raises:
+        LemmataError: ``unknown-node``.
+    """
+    ix = _ix(graph)
+    _check(ix, target, node)
+    return ix.question(target, node)
 
 
 def node_state(graph: Graph, target: str, node: str) -> NodeState:
@@ -1062,7 +1107,8 @@ def claimable(graph: Graph, target: str, node: str) -> tuple[bool, str | None]:
 
     The one function the frontier, the service and the site use (ruling 1). Refusals, in
     this order: ``claim-node-superseded`` (D-8), ``claim-node-closed`` (proved, refuted or
-    defective; D-33 v3.20), ``claim-node-disputed`` (D-18 v3.28), ``claim-node-shelved``
+    defective; D-33 v3.20), ``claim-node-question`` (the statement asks for a value,
+    :func:`is_question`; D-10), ``claim-node-disputed`` (D-18 v3.28), ``claim-node-shelved``
     (D-14 v3.47), ``claim-target-dormant`` (ruling 13), ``claim-no-steward`` (open-problem
     target without a standing steward record, D-6 v3.17), ``claim-node-blocked`` (D-29),
     ``claim-dependency-disputed`` (D-18), ``claim-not-ready`` (a declared dependency not
@@ -1089,6 +1135,8 @@ def _claimable(ix: _Index, target: str, node: str) -> tuple[bool, str | None]:
         return False, "claim-node-superseded"
     if st in CLOSED:
         return False, "claim-node-closed"
+    if ix.question(target, node):
+        return False, "claim-node-question"
     if ix.disputed(target, node):
         return False, "claim-node-disputed"
     if ix.shelved(target, node):
@@ -1403,8 +1451,9 @@ def frontier_entry(graph: Graph, target: str, node: str) -> dict[str, Any]:
     revisions), library_tags, origin, attempts, refuted_route_classes, failure_classes,
     ready_since, claim_status (None: live claims are the service's overlay, ruling 13),
     claim_history (from the record: none is recorded yet, so []), claimable,
-    claimable_reason, annex, bounty, literature, shelved, dormant, speculative, label,
-    claim, label_source.
+    claimable_reason, annex, bounty, literature, shelved, dormant, speculative, closable,
+    question (:func:`is_question`: a held question, never claimable), label, claim,
+    label_source.
 
     Raises:
         LemmataError: ``unknown-node``.
@@ -1442,6 +1491,7 @@ def _frontier_entry(ix: _Index, tid: str, nid: str) -> dict[str, Any]:
         "dormant": flags.dormant,
         "speculative": flags.speculative,
         "closable": flags.closable,
+        "question": flags.question,
         "label": lab.label,
         "claim": lab.claim,
         "label_source": lab.source,

@@ -86,7 +86,7 @@ def drawing(graph: Graph, tid: str, view: dict[str, Any], lay: Layout,
             hidden.add(b.key)
             continue
         classes = [f"st-{n['status']}"]
-        for flag in ("shelved", "speculative", "closable", "disputed", "stale"):
+        for flag in ("shelved", "speculative", "closable", "disputed", "stale", "question"):
             if n["flags"][flag]:
                 classes.append(flag)
         if b.band:
