@@ -238,38 +238,69 @@ def _add_file(co: Path, name: str, data: bytes) -> None:
     commit_all(co, f"add {name}")
 
 
-def test_lean_file_without_theorem(tmp_path: Path) -> None:
+def _line(plan, path: str) -> dict:
+    return next(f for f in plan.report["files"] if f["path"] == path)
+
+
+def _others_untouched(plan) -> None:
+    """The good fixture files still import beside a bad one (per-file isolation)."""
+    assert {"erdos-9001", "erdos-9002", "erdos-9005"} <= {t["id"] for t in plan.report["targets"]}
+    c = plan.report["counts"]
+    assert c["declarations"] == c["imported"] + c["skipped"]
+
+
+def test_lean_file_without_theorem_is_its_line(tmp_path: Path) -> None:
     co, _ = fc_checkout(tmp_path)
     _add_file(co, "9100.lean", (FIXTURES / "malformed/no_theorem.lean").read_bytes())
-    with pytest.raises(LemmataError) as exc:
-        plan_formal_conjectures_import(co, None, problems=["9100"], curator="c")
-    assert exc.value.code == "import-no-theorem"
-    assert exc.value.path == "FormalConjectures/ErdosProblems/9100.lean"
+    plan = plan_formal_conjectures_import(co, None, curator="c")
+    line = _line(plan, "FormalConjectures/ErdosProblems/9100.lean")
+    assert line["status"] == "nothing-imported" and line["code"] == "import-no-theorem"
+    assert line["declarations"] == line["skipped"]
+    assert not any(p.startswith("targets/erdos-9100") for p in plan.files)
+    _others_untouched(plan)
 
 
-def test_unterminated_comment(tmp_path: Path) -> None:
+def test_unterminated_comment_is_its_line(tmp_path: Path) -> None:
     co, _ = fc_checkout(tmp_path)
     _add_file(co, "9101.lean", (FIXTURES / "malformed/unterminated.lean").read_bytes())
-    with pytest.raises(LemmataError) as exc:
-        plan_formal_conjectures_import(co, None, problems=["9101"], curator="c")
-    assert exc.value.code == "import-malformed-lean" and "unterminated" in exc.value.detail
+    plan = plan_formal_conjectures_import(co, None, curator="c")
+    line = _line(plan, "FormalConjectures/ErdosProblems/9101.lean")
+    assert line["status"] == "refused" and line["code"] == "import-malformed-lean"
+    assert "unterminated" in line["detail"]
+    assert not any(p.startswith("targets/erdos-9101") for p in plan.files)
+    _others_untouched(plan)
 
 
-@pytest.mark.parametrize("name", ["7$(exit 99).lean", "8 .lean", "-rf.lean", "ﬁ9.lean"])
-def test_hostile_file_name(tmp_path: Path, name: str) -> None:
+@pytest.mark.parametrize("name", ["7$(exit 99).lean", "8 .lean", "-rf.lean", "ﬁ9.lean",
+                                  "Erdos7.lean"])
+def test_hostile_file_name_is_refused_unread(tmp_path: Path, name: str) -> None:
     co, _ = fc_checkout(tmp_path)
-    _add_file(co, name, b"theorem erdos_7 : True := by\n  sorry\n")
-    with pytest.raises(LemmataError) as exc:
-        plan_formal_conjectures_import(co, None, curator="c")
-    assert exc.value.code == "import-hostile-path"
+    _add_file(co, name, b"@[category research open]\ntheorem erdos_7 : True := by\n  sorry\n")
+    plan = plan_formal_conjectures_import(co, None, curator="c")
+    bad = [f for f in plan.report["files"] if f["status"] == "refused"]
+    assert len(bad) == 1 and bad[0]["code"] in ("import-hostile-path", "import-problem-not-found")
+    assert bad[0]["declarations"] == 0
+    assert not any(p.startswith("targets/erdos-7") for p in plan.files)
+    _others_untouched(plan)
 
 
-def test_symlinked_problem_file(tmp_path: Path) -> None:
+def test_symlinked_problem_file_is_refused_unread(tmp_path: Path) -> None:
     co, _ = fc_checkout(tmp_path)
     os.symlink("/etc/passwd", co / "FormalConjectures/ErdosProblems/9200.lean")
     commit_all(co, "link")
+    plan = plan_formal_conjectures_import(co, None, curator="c")
+    line = _line(plan, "FormalConjectures/ErdosProblems/9200.lean")
+    assert line["status"] == "refused" and line["code"] == "import-hostile-path"
+    assert not any("9200" in p for p in plan.files)
+    _others_untouched(plan)
+
+
+@pytest.mark.parametrize("coll", ["../etc", "FormalConjectures/../..", "/etc",
+                                  "FormalConjectures/Wiki pedia", "FormalConjectures//x", ""])
+def test_hostile_collection(tmp_path: Path, coll: str) -> None:
+    co, _ = fc_checkout(tmp_path)
     with pytest.raises(LemmataError) as exc:
-        plan_formal_conjectures_import(co, None, curator="c")
+        plan_formal_conjectures_import(co, None, curator="c", collection=coll)
     assert exc.value.code == "import-hostile-path"
 
 

@@ -581,8 +581,10 @@ def parse_problem_file(number: str | None, path: str, data: bytes, *,
         notes += _moddoc_notes(c.text, c.line)
     pages = [mt for c in moddocs for mt in re.finditer(
         r"https?://(?:www\.)?erdosproblems\.com/([0-9]{1,6})\b", c.text)]
-    page = next((mt for mt in pages if mt.group(1) == number), None) if number else \
-        (pages[0] if pages else None)
+    # The Erdős collection's file N.lean is problem N (a link's URL can be a typo upstream:
+    # 67.lean links .../66); elsewhere the module doc's first erdosproblems.com link, if any.
+    page = f"https://www.erdosproblems.com/{number}" if number else \
+        (pages[0].group(0) if pages else None)
     comments = [c for c in cmds if c.kind == "comment"]
     header = comments[0].text if comments and comments[0].line <= 3 else ""
     authors = [a.strip().rstrip(".") for a in re.findall(r"Copyright\s+\d{4}\s+(.+)", header)]
@@ -594,8 +596,7 @@ def parse_problem_file(number: str | None, path: str, data: bytes, *,
         if c.text != header:
             notes.append({"line": c.line, "text": c.text[:4000]})
     notes = _merge_line_comments(sorted(notes, key=lambda n: int(n["line"])))
-    pf = ProblemFile(number, path, imports, title, reference,
-                     page.group(0) if page else None, authors[:20], licence, [], [], [],
+    pf = ProblemFile(number, path, imports, title, reference, page, authors[:20], licence, [], [], [],
                      notes=notes[:200], uses_fc=any(_FC_IMPORT_RE.match(i) for i in imports),
                      base_id=base_id or f"erdos-{number}")
     for c in cmds:
@@ -706,9 +707,7 @@ def _root_suffix(st: Statement, pf: ProblemFile) -> str:
     name = st.name
     if pf.number:
         name = re.sub(rf"^erdos_?{pf.number}(?![0-9])", "", name)
-    segs = [s for s in re.split(r"\.", name.lstrip("._")) if s]
-    if segs and segs[0] in ("parts", *_VARIANT_MARKERS):
-        segs = segs[1:]
+    segs = [s for s in name.lstrip("._").split(".") if s not in ("", "parts", *_VARIANT_MARKERS)]
     return ".".join(segs) or st.name
 
 
