@@ -337,3 +337,61 @@ def test_cli_writes_and_reports(tmp_path: Path) -> None:
     assert '"answer-question"' in res.output
     res = runner.invoke(main, ["import", "formal-conjectures", str(co), "--problem", "../x"])
     assert res.exit_code == 1 and "import-hostile-path" in res.output
+
+
+def test_cli_collection_option(tmp_path: Path) -> None:
+    from network.cli import main
+
+    co, _ = fc_checkout(tmp_path)
+    other = co / "FormalConjectures/Wikipedia"
+    other.mkdir(parents=True)
+    shutil.copy(co / "FormalConjectures/ErdosProblems/9005.lean", other / "Infinite_Primes.lean")
+    commit_all(co, "a second collection")
+    g = graph_copy(tmp_path)
+    runner = CliRunner()
+    res = runner.invoke(main, ["import", "formal-conjectures", str(co), "--graph", str(g),
+                               "--collection", "FormalConjectures/Wikipedia"])
+    assert res.exit_code == 0, res.output
+    assert (g / "targets/wikipedia-infinite-primes/target.yaml").is_file()
+    assert not (g / "targets/erdos-9005").exists()
+    res = runner.invoke(main, ["import", "formal-conjectures", str(co), "--collection", "../.."])
+    assert res.exit_code == 1 and "import-hostile-path" in res.output
+    res = runner.invoke(main, ["import", "formal-conjectures", str(co), "--collection", "Nope"])
+    assert res.exit_code == 1 and "import-source-invalid" in res.output
+
+
+def test_unit_naming_rules() -> None:
+    """Roots, parts, lettered statements, variants and collisions, on one small file."""
+    from network.importers.formal_conjectures import classify, parse_problem_file
+
+    src = """namespace Erdos7
+@[category research open]
+theorem erdos_7a : True := by sorry
+@[category research open]
+theorem erdos_7b : True := by sorry
+@[category research solved]
+theorem erdos_7a.variants.weak : True := by sorry
+@[category research solved]
+theorem erdos_7a.variants.Weak : True := by sorry
+@[category research solved]
+theorem erdos_7a.variants.weak' : True := by sorry
+@[category research open]
+theorem erdos_7.parts.i : True := by sorry
+@[category research solved]
+theorem erdos_7.variants.orphan : True := by sorry
+@[category API]
+lemma helper : True := by sorry
+instance : Inhabited Nat := ⟨0⟩
+end Erdos7
+""".encode()
+    pf = parse_problem_file("7", "FormalConjectures/ErdosProblems/7.lean", src)
+    groups = classify(pf, include_test=False)
+    got = {g[0].target: [s.node for s in g] for g in groups}
+    assert set(got) == {"erdos-7-a", "erdos-7-b", "erdos-7-i", "erdos-7-orphan"}
+    nodes = got["erdos-7-a"]
+    assert nodes[:2] == ["root", "variant-weak"] and nodes[3] == "variant-weak-prime"
+    assert nodes[2].startswith("variant-weak-") and len(set(nodes)) == 4  # case collision
+    again = classify(parse_problem_file("7", "FormalConjectures/ErdosProblems/7.lean", src),
+                     include_test=False)
+    assert [[s.node for s in g] for g in again] == [[s.node for s in g] for g in groups]
+    assert pf.decl_count == 9 and pf.defs[0].full_name == "<anonymous instance, line 18>"
