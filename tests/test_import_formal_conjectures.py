@@ -395,3 +395,37 @@ end Erdos7
                      include_test=False)
     assert [[s.node for s in g] for g in again] == [[s.node for s in g] for g in groups]
     assert pf.decl_count == 9 and pf.defs[0].full_name == "<anonymous instance, line 18>"
+
+
+def test_source_commit_of_a_snapshot(tmp_path: Path) -> None:
+    """A snapshot committed into a scratch repository records the upstream commit."""
+    co, head = fc_checkout(tmp_path)
+    up = "488aade228ec37880b8fec178c173c07d279bb53"
+    plan = plan_formal_conjectures_import(co, None, problems=["9001"], curator="c",
+                                          source_commit=up, source_date="2026-08-22")
+    assert plan.report["commit"] == up and plan.report["read_at"] == head
+    target = yaml.safe_load(plan.files["targets/erdos-9001/target.yaml"])
+    assert target["intake"]["provenance"]["commit"] == up and target["listed"] == "2026-08-22"
+    assert f"/blob/{up}/" in plan.files["targets/erdos-9001/target.yaml"].decode()
+    assert up.encode() in plan.files["targets/erdos-9001/gate-spec.json"]
+    for bad in ({"source_commit": "HEAD"}, {"source_commit": up.upper()},
+                {"source_date": "2026-13-01"}, {"source_date": "yesterday"}):
+        with pytest.raises(LemmataError) as exc:
+            plan_formal_conjectures_import(co, None, curator="c", **bad)
+        assert exc.value.code == "import-source-invalid"
+
+
+def test_hostile_names_inside_another_collection(tmp_path: Path) -> None:
+    co, _ = fc_checkout(tmp_path)
+    other = co / "FormalConjectures/Books"
+    (other / "bad dir").mkdir(parents=True)
+    body = (co / "FormalConjectures/ErdosProblems/9005.lean").read_bytes()
+    (other / "bad dir/X.lean").write_bytes(body)
+    (other / "$(x).lean").write_bytes(body)
+    (other / "Good.lean").write_bytes(body)
+    os.symlink("/etc/passwd", other / "Link.lean")
+    commit_all(co, "books")
+    plan = plan_formal_conjectures_import(co, None, curator="c", collection="FormalConjectures/Books")
+    status = sorted((f["status"], f.get("code")) for f in plan.report["files"])
+    assert status == [("imported", None)] + [("refused", "import-hostile-path")] * 3
+    assert {p.split("/")[1] for p in plan.files} == {"books-good"}

@@ -1061,7 +1061,8 @@ def plan_formal_conjectures_import(
     checkout: str | Path, graph: str | Path | Source | CommitSource | GraphView | None, *,
     problems: list[str] | None = None, include_test: bool = False,
     curator: str | None = None, repository: str | None = None,
-    collection: str | None = None,
+    collection: str | None = None, source_commit: str | None = None,
+    source_date: str | None = None,
 ) -> ImportPlan:
     """Compute the file set importing a Formal Conjectures collection into a graph (D-6,
     D-9, D-10, D-30; DESIGN.md "Importing from public registries"; ruling 13).
@@ -1076,6 +1077,12 @@ def plan_formal_conjectures_import(
         repository: the https URL to record; default: origin, else :data:`FC_REPOSITORY`.
         collection: the folder to import, relative to the checkout's root; default
             :data:`ERDOS_DIR`.
+        source_commit: the upstream commit the checkout's HEAD is a copy of (40 hex), for
+            a snapshot committed into a scratch repository: recorded as the provenance
+            commit and the Formal Conjectures pin instead of HEAD (the report keeps HEAD as
+            ``read_at``); default: HEAD itself.
+        source_date: the upstream commit's date ``YYYY-MM-DD`` (the ``listed`` date);
+            default: HEAD's committer date.
 
     Returns:
         An :class:`ImportPlan`: only new or changed graph files, the report, and the
@@ -1095,6 +1102,21 @@ def plan_formal_conjectures_import(
             ``import-no-curator``. Problems of one file are that file's report line.
     """
     co = open_checkout(checkout, repository)
+    read_at = co.commit
+    if source_commit is not None:
+        if not re.fullmatch(r"[0-9a-f]{40}", source_commit):
+            raise LemmataError("import-source-invalid",
+                               f"source commit {source_commit[:60]!r} is not 40 lowercase hex")
+        co.commit = source_commit
+    if source_date is not None:
+        try:
+            dt.date.fromisoformat(source_date)
+        except ValueError as exc:
+            raise LemmataError("import-source-invalid",
+                               f"source date {source_date[:40]!r} is not YYYY-MM-DD") from exc
+        if not re.fullmatch(r"[0-9]{4}-[0-9]{2}-[0-9]{2}", source_date):
+            raise LemmataError("import-source-invalid", "source date is not YYYY-MM-DD")
+        co.date = source_date
     coll = collection_of(co, collection)
     view = graph if isinstance(graph, GraphView) else GraphView(graph)
     who = curator or view.default_curator()
@@ -1107,7 +1129,7 @@ def plan_formal_conjectures_import(
     pins = read_pins(co, view)
     plan = ImportPlan(report={
         "source": "formal-conjectures", "repository": co.repository, "commit": co.commit,
-        "date": co.date, "curator": who, "collection": coll.folder,
+        "date": co.date, "read_at": read_at, "curator": who, "collection": coll.folder,
         "pins": {"lean_toolchain": pins.toolchain,
                  "mathlib": pins.mathlib.rev if pins.mathlib else None,
                  "formal_conjectures": co.commit, "source": pins.source,
