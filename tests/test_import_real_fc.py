@@ -90,6 +90,9 @@ def test_real_naming(real) -> None:
     assert {"erdos-92-weak", "erdos-92-strong"} <= set(graph.targets)
     assert any(a.code == "variant-without-root" and a.target == "erdos-92-weak"
                for a in plan.attention)
+    # a variant of a root the file does not state joins the file's main statement
+    assert "variant-minimum-overlap-lower-erdos-1955" in graph.targets["erdos-36"].nodes
+    assert not any(t.startswith("erdos-36-") for t in graph.targets)
     # .parts. are targets; a name extending another statement is its variant
     assert {"erdos-12-i", "erdos-12-ii"} <= set(graph.targets)
     assert decl["Erdos170.erdos170.existing_bounds"]["target"] == "erdos-170"

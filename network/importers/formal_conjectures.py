@@ -743,12 +743,16 @@ def classify(pf: ProblemFile, include_test: bool,
     main = next((st for st in roots if st.name == expected), None)
     if main is None and len(roots) == 1 and ".parts." not in f".{roots[0].name}.":
         main = roots[0]
-    groups: list[list[Statement]] = []
-    for st in roots:
+    for st in list(roots):
         segs = st.name.split(".")
         if any(s in _VARIANT_MARKERS for s in segs[1:]):
             st.promoted = ".".join(segs[:next(k for k, s in enumerate(segs) if k and
                                              s in _VARIANT_MARKERS)])
+            if main is not None and st is not main:  # a variant of a root the file lacks:
+                owner[id(st)] = main                 # the file's problem is its main root
+                roots.remove(st)
+    groups: list[list[Statement]] = []
+    for st in roots:
         wanted = pf.base_id if st is main else _cap_id(
             f"{pf.base_id}-{_slug(_root_suffix(st, pf))}", st.declaration)
         st.target = ids.check_target_id(_distinct(wanted, used, f"{pf.path}:{st.declaration}", 64))
@@ -762,9 +766,12 @@ def classify(pf: ProblemFile, include_test: bool,
         top = owner[id(st)]
         while id(top) in owner:
             top = owner[id(top)]
-        rest = st.name.split(".")[len(top.name.split(".")):]
-        if rest and rest[0] in _VARIANT_MARKERS and len(rest) > 1:
-            rest = rest[1:]
+        if st.name.startswith(top.name + "."):
+            rest = st.name.split(".")[len(top.name.split(".")):]
+            if rest and rest[0] in _VARIANT_MARKERS and len(rest) > 1:
+                rest = rest[1:]
+        else:
+            rest = [s for s in st.name.split(".") if s not in _VARIANT_MARKERS]
         st.target, st.variant = top.target, True
         st.node = ids.check_node_id(_distinct(variant_node_id(".".join(rest)), nodes[top.target],
                                               st.declaration, 150))
@@ -1227,11 +1234,14 @@ def _plan_file(plan: ImportPlan, view: GraphView, co: Checkout, pf: ProblemFile,
                                  "class": "open-problem" if root.kind == OPEN else "calibration",
                                  "existing": exists, "nodes": []}
         plan.report["targets"].append(entry)
-        if root.promoted:
-            plan.attention.append(Attention(
-                "variant-without-root", tid, ids.ROOT,
-                f"`{root.declaration}` is named as a variant of `{root.promoted}`, which this "
-                "file does not state (or does not import); it is imported as its own target."))
+        for st in group:
+            if st.promoted:
+                plan.attention.append(Attention(
+                    "variant-without-root", tid, st.node,
+                    f"`{st.declaration}` is named as a variant of `{st.promoted}`, which this "
+                    "file does not state (or does not import); it is imported "
+                    + (f"as a variant of the file's main statement `{root.declaration}`."
+                       if st.variant else "as its own target.")))
         files: dict[str, bytes] = {}
         if not exists:
             files[f"{base}/target.yaml"] = r.target(root, tid)
