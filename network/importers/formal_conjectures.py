@@ -21,10 +21,13 @@ What a file's declarations become is read from the file itself, not from a list 
   proof is supplied (D-30); a leading ``variants``/``variant`` segment is dropped from
   ``<rest>``;
 - every other statement is the root of its own target, including ``.parts.<p>`` (always a
-  target of its own), lettered statements (``erdos_18a``), roots under other names
-  (``HadwigerNelsonProblem``) and variants whose named root is not in the file or not
-  imported. The file's *main* root (the one named ``erdos_<N>`` in the Erdős collection, or
-  the only root) gets the file's id (``erdos-N``); the others ``<file id>-<suffix>``;
+  target of its own), lettered statements (``erdos_18a``) and roots under other names
+  (``HadwigerNelsonProblem``). The file's *main* root (the one named ``erdos_<N>`` in the
+  Erdős collection, or the only root) gets the file's id (``erdos-N``); the others
+  ``<file id>-<suffix>``;
+- a ``.variants.`` statement whose named root the file does not state (or does not import)
+  is a variant of the file's main root when there is one, else a target of its own; either
+  way the curator is told (``variant-without-root``);
 - ids that collide after slugging (case, a prime ``'`` is written ``-prime``) stay
   distinct: the first in file order keeps the plain id, each later one gets ``-`` and six hex
   digits of its declaration's SHA-256, so the same source always gives the same ids;
@@ -1012,9 +1015,10 @@ class _Render:
             "problem is open. "
             + ("The category says it is solved or a known result, so the target is a "
                "calibration candidate and is never labelled open." if calibration else
-               "A curator checks the literature and the erdosproblems database before "
-               "relying on it; a later finding that it is solved relabels the target a "
-               "known result (D-6)."))
+               "A curator checks the literature"
+               + (" and the erdosproblems database" if self.pf.erdos_page else "")
+               + " before relying on it; a later finding that it is solved relabels the "
+               "target a known result (D-6)."))
         coverage = (
             "Not assessed at import (D-6 item 2). Pins "
             f"{_PIN_WORDS[self.pins.source]}: {self.pins.toolchain}, Mathlib "
