@@ -477,8 +477,17 @@ def _finish_import(plan: Any, graph: Path | None, dry_run: bool) -> int:
 @import_group.command("formal-conjectures")
 @click.argument("path", type=click.Path(path_type=Path))
 @click.option("--problem", "problems", multiple=True, help="Import only this problem id "
-              "(repeatable); default: every FormalConjectures/ErdosProblems/<N>.lean.")
+              "(repeatable): the file's stem, e.g. 242 for ErdosProblems/242.lean; default: "
+              "every file of the collection.")
+@click.option("--collection", default=None, metavar="DIR", help="The folder of PATH to "
+              "import, e.g. FormalConjectures/Wikipedia (default: "
+              "FormalConjectures/ErdosProblems).")
 @click.option("--include-test", is_flag=True, help="Also import statements of category test.")
+@click.option("--source-commit", default=None, metavar="SHA", help="The upstream commit PATH's "
+              "HEAD is a copy of (a snapshot committed into a scratch repository): recorded "
+              "instead of HEAD.")
+@click.option("--source-date", default=None, metavar="YYYY-MM-DD",
+              help="That upstream commit's date (default: HEAD's).")
 @click.option("--graph", type=click.Path(path_type=Path), default=None,
               help="Compare against this graph work tree and write the new files into it.")
 @click.option("--curator", default=None, help="The curator signing the intake (default: the "
@@ -486,15 +495,21 @@ def _finish_import(plan: Any, graph: Path | None, dry_run: bool) -> int:
 @click.option("--repository", default=None, help="The https URL to record (default: origin).")
 @click.option("--dry-run", is_flag=True, help="Report what would change; write nothing.")
 @guarded
-def import_formal_conjectures(path: Path, problems: tuple[str, ...], include_test: bool,
-                              graph: Path | None, curator: str | None,
-                              repository: str | None, dry_run: bool) -> int:
-    """Make listed targets from a Formal Conjectures checkout at PATH (D-6, D-10, D-30)."""
+def import_formal_conjectures(path: Path, problems: tuple[str, ...], collection: str | None,
+                              include_test: bool, source_commit: str | None,
+                              source_date: str | None, graph: Path | None,
+                              curator: str | None, repository: str | None,
+                              dry_run: bool) -> int:
+    """Make listed targets from a Formal Conjectures checkout at PATH (D-6, D-10, D-30).
+
+    One file's problem is that file's line in the report (``files``), never the run's end.
+    """
     from network.importers.formal_conjectures import plan_formal_conjectures_import
 
     plan = plan_formal_conjectures_import(
         path, graph, problems=list(problems) or None, include_test=include_test,
-        curator=curator or ("importer" if graph is None else None), repository=repository)
+        curator=curator or ("importer" if graph is None else None), repository=repository,
+        collection=collection, source_commit=source_commit, source_date=source_date)
     return _finish_import(plan, graph, dry_run)
 
 

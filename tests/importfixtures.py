@@ -40,3 +40,19 @@ def graph_copy(tmp_path: Path, name: str = "graph") -> Path:
     dest = tmp_path / name
     shutil.copytree(REPO_ROOT / "graph", dest)
     return dest
+
+
+FC_REAL_ARCHIVE = FIXTURES / "formal-conjectures-488aade-erdos.tar.gz"
+FC_REAL_COMMIT = "488aade228ec37880b8fec178c173c07d279bb53"
+
+
+def fc_real_checkout(dest: Path) -> tuple[Path, str]:
+    """The real Formal Conjectures snapshot (Erdős collection, upstream commit
+    :data:`FC_REAL_COMMIT`) unpacked into ``dest`` and committed there, so the importer
+    reads it at a git HEAD; returns (path, the scratch commit)."""
+    import tarfile
+
+    dest.mkdir(parents=True)
+    with tarfile.open(FC_REAL_ARCHIVE) as tar:
+        tar.extractall(dest, filter="data")
+    return dest, commit_all(dest, f"formal-conjectures {FC_REAL_COMMIT}")

@@ -238,38 +238,69 @@ def _add_file(co: Path, name: str, data: bytes) -> None:
     commit_all(co, f"add {name}")
 
 
-def test_lean_file_without_theorem(tmp_path: Path) -> None:
+def _line(plan, path: str) -> dict:
+    return next(f for f in plan.report["files"] if f["path"] == path)
+
+
+def _others_untouched(plan) -> None:
+    """The good fixture files still import beside a bad one (per-file isolation)."""
+    assert {"erdos-9001", "erdos-9002", "erdos-9005"} <= {t["id"] for t in plan.report["targets"]}
+    c = plan.report["counts"]
+    assert c["declarations"] == c["imported"] + c["skipped"]
+
+
+def test_lean_file_without_theorem_is_its_line(tmp_path: Path) -> None:
     co, _ = fc_checkout(tmp_path)
     _add_file(co, "9100.lean", (FIXTURES / "malformed/no_theorem.lean").read_bytes())
-    with pytest.raises(LemmataError) as exc:
-        plan_formal_conjectures_import(co, None, problems=["9100"], curator="c")
-    assert exc.value.code == "import-no-theorem"
-    assert exc.value.path == "FormalConjectures/ErdosProblems/9100.lean"
+    plan = plan_formal_conjectures_import(co, None, curator="c")
+    line = _line(plan, "FormalConjectures/ErdosProblems/9100.lean")
+    assert line["status"] == "nothing-imported" and line["code"] == "import-no-theorem"
+    assert line["declarations"] == line["skipped"]
+    assert not any(p.startswith("targets/erdos-9100") for p in plan.files)
+    _others_untouched(plan)
 
 
-def test_unterminated_comment(tmp_path: Path) -> None:
+def test_unterminated_comment_is_its_line(tmp_path: Path) -> None:
     co, _ = fc_checkout(tmp_path)
     _add_file(co, "9101.lean", (FIXTURES / "malformed/unterminated.lean").read_bytes())
-    with pytest.raises(LemmataError) as exc:
-        plan_formal_conjectures_import(co, None, problems=["9101"], curator="c")
-    assert exc.value.code == "import-malformed-lean" and "unterminated" in exc.value.detail
+    plan = plan_formal_conjectures_import(co, None, curator="c")
+    line = _line(plan, "FormalConjectures/ErdosProblems/9101.lean")
+    assert line["status"] == "refused" and line["code"] == "import-malformed-lean"
+    assert "unterminated" in line["detail"]
+    assert not any(p.startswith("targets/erdos-9101") for p in plan.files)
+    _others_untouched(plan)
 
 
-@pytest.mark.parametrize("name", ["7$(exit 99).lean", "8 .lean", "-rf.lean", "ﬁ9.lean"])
-def test_hostile_file_name(tmp_path: Path, name: str) -> None:
+@pytest.mark.parametrize("name", ["7$(exit 99).lean", "8 .lean", "-rf.lean", "ﬁ9.lean",
+                                  "Erdos7.lean"])
+def test_hostile_file_name_is_refused_unread(tmp_path: Path, name: str) -> None:
     co, _ = fc_checkout(tmp_path)
-    _add_file(co, name, b"theorem erdos_7 : True := by\n  sorry\n")
-    with pytest.raises(LemmataError) as exc:
-        plan_formal_conjectures_import(co, None, curator="c")
-    assert exc.value.code == "import-hostile-path"
+    _add_file(co, name, b"@[category research open]\ntheorem erdos_7 : True := by\n  sorry\n")
+    plan = plan_formal_conjectures_import(co, None, curator="c")
+    bad = [f for f in plan.report["files"] if f["status"] == "refused"]
+    assert len(bad) == 1 and bad[0]["code"] in ("import-hostile-path", "import-problem-not-found")
+    assert bad[0]["declarations"] == 0
+    assert not any(p.startswith("targets/erdos-7") for p in plan.files)
+    _others_untouched(plan)
 
 
-def test_symlinked_problem_file(tmp_path: Path) -> None:
+def test_symlinked_problem_file_is_refused_unread(tmp_path: Path) -> None:
     co, _ = fc_checkout(tmp_path)
     os.symlink("/etc/passwd", co / "FormalConjectures/ErdosProblems/9200.lean")
     commit_all(co, "link")
+    plan = plan_formal_conjectures_import(co, None, curator="c")
+    line = _line(plan, "FormalConjectures/ErdosProblems/9200.lean")
+    assert line["status"] == "refused" and line["code"] == "import-hostile-path"
+    assert not any("9200" in p for p in plan.files)
+    _others_untouched(plan)
+
+
+@pytest.mark.parametrize("coll", ["../etc", "FormalConjectures/../..", "/etc",
+                                  "FormalConjectures/Wiki pedia", "FormalConjectures//x", ""])
+def test_hostile_collection(tmp_path: Path, coll: str) -> None:
+    co, _ = fc_checkout(tmp_path)
     with pytest.raises(LemmataError) as exc:
-        plan_formal_conjectures_import(co, None, curator="c")
+        plan_formal_conjectures_import(co, None, curator="c", collection=coll)
     assert exc.value.code == "import-hostile-path"
 
 
@@ -306,3 +337,95 @@ def test_cli_writes_and_reports(tmp_path: Path) -> None:
     assert '"answer-question"' in res.output
     res = runner.invoke(main, ["import", "formal-conjectures", str(co), "--problem", "../x"])
     assert res.exit_code == 1 and "import-hostile-path" in res.output
+
+
+def test_cli_collection_option(tmp_path: Path) -> None:
+    from network.cli import main
+
+    co, _ = fc_checkout(tmp_path)
+    other = co / "FormalConjectures/Wikipedia"
+    other.mkdir(parents=True)
+    shutil.copy(co / "FormalConjectures/ErdosProblems/9005.lean", other / "Infinite_Primes.lean")
+    commit_all(co, "a second collection")
+    g = graph_copy(tmp_path)
+    runner = CliRunner()
+    res = runner.invoke(main, ["import", "formal-conjectures", str(co), "--graph", str(g),
+                               "--collection", "FormalConjectures/Wikipedia"])
+    assert res.exit_code == 0, res.output
+    assert (g / "targets/wikipedia-infinite-primes/target.yaml").is_file()
+    assert not (g / "targets/erdos-9005").exists()
+    res = runner.invoke(main, ["import", "formal-conjectures", str(co), "--collection", "../.."])
+    assert res.exit_code == 1 and "import-hostile-path" in res.output
+    res = runner.invoke(main, ["import", "formal-conjectures", str(co), "--collection", "Nope"])
+    assert res.exit_code == 1 and "import-source-invalid" in res.output
+
+
+def test_unit_naming_rules() -> None:
+    """Roots, parts, lettered statements, variants and collisions, on one small file."""
+    from network.importers.formal_conjectures import classify, parse_problem_file
+
+    src = """namespace Erdos7
+@[category research open]
+theorem erdos_7a : True := by sorry
+@[category research open]
+theorem erdos_7b : True := by sorry
+@[category research solved]
+theorem erdos_7a.variants.weak : True := by sorry
+@[category research solved]
+theorem erdos_7a.variants.Weak : True := by sorry
+@[category research solved]
+theorem erdos_7a.variants.weak' : True := by sorry
+@[category research open]
+theorem erdos_7.parts.i : True := by sorry
+@[category research solved]
+theorem erdos_7.variants.orphan : True := by sorry
+@[category API]
+lemma helper : True := by sorry
+instance : Inhabited Nat := ⟨0⟩
+end Erdos7
+""".encode()
+    pf = parse_problem_file("7", "FormalConjectures/ErdosProblems/7.lean", src)
+    groups = classify(pf, include_test=False)
+    got = {g[0].target: [s.node for s in g] for g in groups}
+    assert set(got) == {"erdos-7-a", "erdos-7-b", "erdos-7-i", "erdos-7-orphan"}
+    nodes = got["erdos-7-a"]
+    assert nodes[:2] == ["root", "variant-weak"] and nodes[3] == "variant-weak-prime"
+    assert nodes[2].startswith("variant-weak-") and len(set(nodes)) == 4  # case collision
+    again = classify(parse_problem_file("7", "FormalConjectures/ErdosProblems/7.lean", src),
+                     include_test=False)
+    assert [[s.node for s in g] for g in again] == [[s.node for s in g] for g in groups]
+    assert pf.decl_count == 9 and pf.defs[0].full_name == "<anonymous instance, line 18>"
+
+
+def test_source_commit_of_a_snapshot(tmp_path: Path) -> None:
+    """A snapshot committed into a scratch repository records the upstream commit."""
+    co, head = fc_checkout(tmp_path)
+    up = "488aade228ec37880b8fec178c173c07d279bb53"
+    plan = plan_formal_conjectures_import(co, None, problems=["9001"], curator="c",
+                                          source_commit=up, source_date="2026-08-22")
+    assert plan.report["commit"] == up and plan.report["read_at"] == head
+    target = yaml.safe_load(plan.files["targets/erdos-9001/target.yaml"])
+    assert target["intake"]["provenance"]["commit"] == up and target["listed"] == "2026-08-22"
+    assert f"/blob/{up}/" in plan.files["targets/erdos-9001/target.yaml"].decode()
+    assert up.encode() in plan.files["targets/erdos-9001/gate-spec.json"]
+    for bad in ({"source_commit": "HEAD"}, {"source_commit": up.upper()},
+                {"source_date": "2026-13-01"}, {"source_date": "yesterday"}):
+        with pytest.raises(LemmataError) as exc:
+            plan_formal_conjectures_import(co, None, curator="c", **bad)
+        assert exc.value.code == "import-source-invalid"
+
+
+def test_hostile_names_inside_another_collection(tmp_path: Path) -> None:
+    co, _ = fc_checkout(tmp_path)
+    other = co / "FormalConjectures/Books"
+    (other / "bad dir").mkdir(parents=True)
+    body = (co / "FormalConjectures/ErdosProblems/9005.lean").read_bytes()
+    (other / "bad dir/X.lean").write_bytes(body)
+    (other / "$(x).lean").write_bytes(body)
+    (other / "Good.lean").write_bytes(body)
+    os.symlink("/etc/passwd", other / "Link.lean")
+    commit_all(co, "books")
+    plan = plan_formal_conjectures_import(co, None, curator="c", collection="FormalConjectures/Books")
+    status = sorted((f["status"], f.get("code")) for f in plan.report["files"])
+    assert status == [("imported", None)] + [("refused", "import-hostile-path")] * 3
+    assert {p.split("/")[1] for p in plan.files} == {"books-good"}

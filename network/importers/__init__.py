@@ -41,11 +41,12 @@ define("import-hostile-path", None, 422,
        "control or shell character).",
        "Import from an untouched checkout and give problem ids as plain numbers.")
 define("import-no-theorem", None, 422,
-       "A registry Lean file declares no statement the importer can take as a target "
-       "(no `erdos_N` theorem).",
-       "Check the file: its main statement must be a theorem named erdos_<N>.")
+       "A registry Lean file declares no statement the importer can take as a target (no "
+       "theorem with an imported category); it is that file's report line, not the run's end.",
+       "Check the file's categories (API and test statements are not imported by default).")
 define("import-problem-not-found", None, 404, "The registry holds no file for that problem id.",
-       "Use the number of an existing FormalConjectures/ErdosProblems/<N>.lean file.")
+       "Use the stem of an existing file of the collection (FormalConjectures/ErdosProblems/"
+       "<N>.lean: the number N).")
 define("import-malformed-registry", None, 422,
        "The registry database could not be read: bad YAML, or an entry of the wrong shape.",
        "Fix the file at the reported place, or import an untouched copy of the database.")
@@ -280,6 +281,10 @@ def pull_request_body(plan: ImportPlan) -> str:
     for t in plan.report.get("targets", []):
         lines.append(f"- target `{t['id']}` ({t.get('class', '?')}): "
                      f"{', '.join(t.get('nodes', [])) or 'record only'}")
+    unread = [f for f in plan.report.get("files", []) if f.get("status") == "refused"]
+    if unread:
+        lines += ["", "Files not imported:"]
+        lines += [f"- `{f['path']}` [{f.get('code')}]: {f.get('detail', '')}" for f in unread]
     if plan.attention:
         lines += ["", "Curator attention:"]
         lines += [f"- [{a.code}] {a.target}{'/' + a.node if a.node else ''}: {a.detail}"

@@ -1,29 +1,62 @@
-"""Import statements from a Formal Conjectures checkout as listed targets (D-6, D-10, D-30;
-DESIGN.md "Importing from public registries"; Foundation ruling 13).
+"""Import statements from a Formal Conjectures checkout as listed targets (D-6, D-9, D-10,
+D-30; DESIGN.md "Importing from public registries"; Foundation ruling 13).
 
-For each chosen ``FormalConjectures/ErdosProblems/<N>.lean`` the importer takes:
+A run imports one *collection*: a folder of the checkout (default
+``FormalConjectures/ErdosProblems``; ``--collection FormalConjectures/Wikipedia`` and so
+on). Each ``.lean`` file of it is read on its own: a file that cannot be read is that
+file's line in the report (``report["files"]``), never the run's end, and every
+declaration of every file read is accounted for (``report["declarations"]``): imported as a
+root, a variant or a definition, or skipped with its reason.
 
-- the statement: the main theorem ``erdos_N`` (and each ``erdos_N.parts.<p>``) becomes
-  the root of a listed target ``erdos-N`` (``erdos-N-<p>``); its Statement.lean keeps the
-  file's imports and namespace, the docstring and the theorem verbatim up to ``:= by sorry``,
-  with the Formal Conjectures attributes ``category``/``AMS``/``formal_proof`` removed (they
-  are recorded in the provenance instead);
-- the ``answer(…)`` convention: a statement containing ``answer(sorry)`` is a question,
-  imported with ``answer_question: true``; its root is held and not provable as written,
-  and progress comes through variants that fix a value;
-- each variant ``erdos_N.variants.<name>`` as a node ``variant-<name>`` of origin variant,
-  relation ``related`` until a relation proof is supplied (D-30);
-- the file's definitions into the target's defs/ tier (D-3, D-9);
-- provenance (repository, commit from the checkout's git HEAD, file, declaration, authors
-  from the header, category, AMS) and the gate-spec pins: toolchain and Mathlib from the
-  checkout's ``lean-toolchain``/``lake-manifest.json``, else the graph's common pins, else
-  :data:`DEFAULT_TOOLCHAIN`/:data:`DEFAULT_MATHLIB` (the report says which), with the
-  Formal Conjectures commit as a lake package beside Mathlib.
+What a file's declarations become is read from the file itself, not from a list of names:
 
-Categories: ``research open`` → an open-problem target; ``research solved`` (also
-"formally solved"), ``textbook``, ``undergraduate``, ``graduate``, ``high_school`` → a
-calibration candidate (class calibration, ``calibration: true``, never labelled open);
-``test`` only with ``include_test``; ``API`` and anything unknown are skipped and reported.
+- a *statement* is a theorem or lemma carrying a Formal Conjectures ``category`` that is
+  imported (``research open`` → an open-problem target; ``research solved``, ``textbook``,
+  ``undergraduate``, ``graduate``, ``high_school`` → a calibration candidate; ``test`` only
+  with ``include_test``); ``API``, unknown categories and lemmas without a category are
+  skipped with that reason;
+- a statement whose name extends another statement's name (``erdos_1.variants.weak``,
+  ``erdos_160.better_upper`` under ``erdos_160``, ``erdos_9.varaints.x``) is a variant of
+  that statement's target: node ``variant-<rest>``, relation ``related`` until a relation
+  proof is supplied (D-30); a leading ``variants``/``variant`` segment is dropped from
+  ``<rest>``;
+- every other statement is the root of its own target, including ``.parts.<p>`` (always a
+  target of its own), lettered statements (``erdos_18a``) and roots under other names
+  (``HadwigerNelsonProblem``). The file's *main* root (the one named ``erdos_<N>`` in the
+  Erdős collection, or the only root) gets the file's id (``erdos-N``); the others
+  ``<file id>-<suffix>``;
+- a ``.variants.`` statement whose named root the file does not state (or does not import)
+  is a variant of the file's main root when there is one, else a target of its own; either
+  way the curator is told (``variant-without-root``);
+- ids that collide after slugging (case, a prime ``'`` is written ``-prime``) stay
+  distinct: the first in file order keeps the plain id, each later one gets ``-`` and six hex
+  digits of its declaration's SHA-256, so the same source always gives the same ids;
+- definitions (``def``, ``abbrev``, ``structure``, ``instance`` — anonymous ones too) go
+  to each imported target's defs/ tier (D-3, D-9).
+
+Target ids come from paths: ``erdos-<N>`` for ``ErdosProblems/<N>.lean``; elsewhere
+``<collection>-<relative path>`` slugged (``wikipedia-goldbach``), cut to the id length
+with a hash when long; names that are not plain portable names are refused (that file's
+line); only :mod:`network.ids` turns ids into graph paths.
+
+Kept from the source: the statement verbatim up to ``:= by sorry``, its docstring, the
+file's imports, namespace and scoped commands; the Formal Conjectures attributes are
+removed from the Lean text and recorded instead: category and AMS in the provenance,
+``formal_proof using X at "URL"`` in META's provenance (``formal_proofs``) and as a
+prior-art reference; column-0 comments and the module doc's formalisation notes in META's
+provenance (``source_notes``), so the fidelity review (D-9) sees them; the module doc's
+references block, whatever its heading (``*Reference:*``, ``*References:*``, ``Ref:``).
+Erdős-specific parts (the erdosproblems.com link, the problem number) apply where they fit.
+
+Questions: a statement containing ``answer(sorry)`` is a question, imported with
+``answer_question: true``; its root is held and not provable as written, and progress comes
+through variants that fix a value.
+
+Pins: toolchain and Mathlib from the checkout's ``lean-toolchain``/``lake-manifest.json``,
+else the graph's common pins, else :data:`DEFAULT_TOOLCHAIN`/:data:`DEFAULT_MATHLIB` (the
+report says which). A target whose statements import Formal Conjectures modules pins the
+Formal Conjectures commit as a lake package beside Mathlib, whether the target is new or
+already in the graph (an existing gate-spec without the pin gains it).
 
 No steward record is written (ruling 13): an open-problem target stays listed and refuses
 claims until a real steward signs up. Everything is read from the checkout's HEAD commit,
@@ -79,13 +112,19 @@ DEFAULT_MATHLIB = m.LakePackage(name="mathlib",
 OPEN, CALIBRATION, TEST, SKIP = "open", "calibration", "test", "skip"
 _CALIBRATION_CATEGORIES = ("research solved", "research formally solved", "textbook",
                            "undergraduate", "graduate", "high_school")
-_NAME_RE = re.compile(
-    r"erdos_(?P<n>[0-9]+)(?:\.parts\.(?P<part>[A-Za-z0-9_']+))?"
-    r"(?:\.variants\.(?P<variant>[A-Za-z0-9_'.]+))?")
 _PROBLEM_ID_RE = re.compile(r"[0-9]{1,6}")
 _SAFE_NAME_RE = re.compile(r"[A-Za-z0-9_][A-Za-z0-9_.-]*")
+_SAFE_FOLDER_RE = re.compile(r"[A-Za-z0-9_][A-Za-z0-9_-]*")
 _FC_ATTRS = ("category", "AMS", "formal_proof")
+_VARIANT_MARKERS = ("variants", "variant")
+_PREAMBLE_KINDS = frozenset({
+    "open", "variable", "universe", "local", "scoped", "notation", "set_option", "attribute",
+    "include", "omit", "macro", "macro_rules", "syntax", "infix", "infixl", "infixr", "prefix",
+    "postfix", "instance_priority"})
+_DECL_KINDS = DEF_KEYWORDS | THEOREM_KEYWORDS | {"example", "axiom"}
 MAX_LEAN_BYTES = 1_000_000
+MAX_FILES = 20_000
+_FC_IMPORT_RE = re.compile(r"^import\s+FormalConjectures", re.MULTILINE)
 
 
 # --- the checkout ----------------------------------------------------------------------
@@ -147,7 +186,7 @@ def open_checkout(path: str | Path, repository: str | None = None) -> Checkout:
 
     Raises:
         LemmataError: ``import-source-invalid`` when ``path`` is not inside a git
-            repository with a commit, or has no ``FormalConjectures/ErdosProblems`` folder.
+            repository with a commit.
     """
     p = Path(path)
     found = pygit2.discover_repository(str(p)) if p.is_dir() else None
@@ -170,10 +209,7 @@ def open_checkout(path: str | Path, repository: str | None = None) -> Checkout:
     if not re.fullmatch(r"https://[A-Za-z0-9.-]+(/[A-Za-z0-9_.-]+)+", url):
         raise LemmataError("import-source-invalid", f"repository URL {url!r} is not plain https")
     date = dt.datetime.fromtimestamp(head.commit_time, dt.UTC).strftime("%Y-%m-%d")
-    co = Checkout(repo, str(head.id), date, tree, url)
-    if not isinstance(co.entry(ERDOS_DIR), pygit2.Tree):
-        raise LemmataError("import-source-invalid", f"no {ERDOS_DIR}/ folder at HEAD {co.commit}")
-    return co
+    return Checkout(repo, str(head.id), date, tree, url)
 
 
 def _origin_url(repo: pygit2.Repository) -> str | None:
@@ -185,43 +221,141 @@ def _origin_url(repo: pygit2.Repository) -> str | None:
     return url if url.startswith("https://") else None
 
 
-def problem_files(co: Checkout, problems: list[str] | None) -> list[tuple[str, str]]:
-    """The ``(problem id, path)`` pairs to import, in numeric order.
+@dataclass(frozen=True)
+class Collection:
+    """The folder of the checkout a run imports.
+
+    Attributes:
+        folder: the folder's path in the checkout (``FormalConjectures/Wikipedia``).
+        erdos: whether it is the Erdős collection (``<N>.lean`` files, ``erdos-N`` ids,
+            erdosproblems.com links).
+        prefix: the first segment of every target id (``erdos``, ``wikipedia``).
+    """
+
+    folder: str
+    erdos: bool
+    prefix: str
+
+
+def collection_of(co: Checkout, folder: str | None) -> Collection:
+    """Check and resolve ``--collection`` (a folder relative to the checkout's root).
+
+    Raises:
+        LemmataError: ``import-hostile-path`` for an absolute path, ``..``, an empty or
+            non-portable segment; ``import-source-invalid`` when HEAD has no such folder.
+    """
+    folder = ERDOS_DIR if folder is None else folder
+    segs = folder.strip("/").split("/") if not folder.startswith("/") else [""]
+    if not segs or any(not _SAFE_FOLDER_RE.fullmatch(s) for s in segs) or len(folder) > 300:
+        raise LemmataError("import-hostile-path", "a collection is a relative folder of plain "
+                           "portable names", path=repr(folder)[:300])
+    folder = "/".join(segs)
+    if not isinstance(co.entry(folder), pygit2.Tree):
+        raise LemmataError("import-source-invalid", f"no {folder}/ folder at HEAD {co.commit}")
+    erdos = folder == ERDOS_DIR
+    return Collection(folder, erdos, "erdos" if erdos else _slug(segs[-1]))
+
+
+@dataclass
+class SourceFile:
+    """One file of the collection, as listed before it is read.
+
+    Attributes:
+        path: the file's path in the checkout.
+        stem: its path relative to the collection without ``.lean`` (``242``, ``Sub/Foo``).
+        number: the Erdős problem number, or None outside the Erdős collection.
+        base_id: the id of the file's main target (``erdos-242``, ``wikipedia-goldbach``).
+        refused: ``(catalog code, detail)`` when the file is not read at all.
+    """
+
+    path: str
+    stem: str
+    number: str | None
+    base_id: str
+    refused: tuple[str, str] | None = None
+
+
+def problem_files(co: Checkout, problems: list[str] | None,
+                  collection: Collection | None = None) -> list[SourceFile]:
+    """The files of a collection to import, in a fixed order (Erdős: numeric).
 
     Args:
         co: the checkout.
-        problems: ids to import (plain numbers), or None for every ``<N>.lean``.
+        problems: file stems to import (Erdős: plain numbers), or None for every file.
+        collection: the collection (default: the Erdős collection).
+
+    Returns:
+        One :class:`SourceFile` per ``.lean`` file; an entry that is a link, a submodule or
+        not a portable name is listed with ``refused`` set and is never read.
 
     Raises:
-        LemmataError: ``import-hostile-path`` for an id that is not a plain number, or a
-            folder entry that is a link, a submodule or not a portable name;
-            ``import-problem-not-found`` for an id with no file.
+        LemmataError: ``import-hostile-path`` for a ``problems`` entry that is not a plain
+            name; ``import-problem-not-found`` for one with no file.
     """
-    folder = co.entry(ERDOS_DIR)
-    assert isinstance(folder, pygit2.Tree)
-    present: dict[str, str] = {}
-    for ent in folder:
-        name = ent.name or ""
-        if not _SAFE_NAME_RE.fullmatch(name) or ".." in name:
-            raise LemmataError("import-hostile-path", "not a plain portable name",
-                               path=f"{ERDOS_DIR}/{name!r}")
-        if ent.filemode in (pygit2.enums.FileMode.LINK, pygit2.enums.FileMode.COMMIT):
-            raise LemmataError("import-hostile-path", "a symbolic link or submodule",
-                               path=f"{ERDOS_DIR}/{name}")
-        mt = re.fullmatch(r"([0-9]+)\.lean", name)
-        if mt and ent.filemode != pygit2.enums.FileMode.TREE:
-            present[mt.group(1)] = f"{ERDOS_DIR}/{name}"
-    if problems is None:
-        chosen = sorted(present, key=int)
+    coll = collection or collection_of(co, None)
+    listed: list[SourceFile] = []
+    _walk(co, coll, coll.folder, "", listed)
+    if len(listed) > MAX_FILES:
+        raise LemmataError("import-source-invalid", f"more than {MAX_FILES} files")
+    if coll.erdos:
+        listed.sort(key=lambda f: (f.number is None, int(f.number or 0), f.path))
     else:
-        chosen = []
-        for pid in problems:
-            if not _PROBLEM_ID_RE.fullmatch(pid):
-                raise LemmataError("import-hostile-path", f"problem id {pid!r} is not a number")
-            if pid not in present:
-                raise LemmataError("import-problem-not-found", f"no {ERDOS_DIR}/{pid}.lean")
-            chosen.append(pid)
-    return [(pid, present[pid]) for pid in chosen]
+        listed.sort(key=lambda f: f.path)
+    if problems is None:
+        return listed
+    by_stem = {f.stem: f for f in listed if f.refused is None}
+    chosen: list[SourceFile] = []
+    for pid in problems:
+        ok = (_PROBLEM_ID_RE.fullmatch(pid) if coll.erdos else
+              all(_SAFE_NAME_RE.fullmatch(s) and ".." not in s for s in pid.split("/")))
+        if not ok:
+            raise LemmataError("import-hostile-path", f"problem id {pid!r} is not a plain name")
+        if pid not in by_stem:
+            raise LemmataError("import-problem-not-found", f"no {coll.folder}/{pid}.lean")
+        chosen.append(by_stem[pid])
+    return chosen
+
+
+def _walk(co: Checkout, coll: Collection, folder: str, rel: str,
+          out: list[SourceFile]) -> None:
+    tree = co.entry(folder)
+    assert isinstance(tree, pygit2.Tree)
+    for ent in tree:
+        name = ent.name or ""
+        path = f"{folder}/{name}"
+        safe = bool(_SAFE_NAME_RE.fullmatch(name)) and ".." not in name
+        if ent.filemode == pygit2.enums.FileMode.TREE:
+            if coll.erdos:
+                continue  # the Erdős collection is flat: <N>.lean
+            if not (safe and _SAFE_FOLDER_RE.fullmatch(name)):
+                out.append(SourceFile(f"{folder}/{name!r}"[:400], name[:100], None, "",
+                                      ("import-hostile-path",
+                                       "a folder whose name is not portable; not read")))
+                continue
+            _walk(co, coll, path, f"{rel}{name}/", out)
+            continue
+        if not name.endswith(".lean") and safe:
+            continue  # README, data: not Lean
+        stem = f"{rel}{name.removesuffix('.lean')}"
+        if not safe:
+            out.append(SourceFile(f"{folder}/{name!r}"[:400], stem[:100], None, "",
+                                  ("import-hostile-path", "not a plain portable name; not read")))
+            continue
+        if ent.filemode in (pygit2.enums.FileMode.LINK, pygit2.enums.FileMode.COMMIT):
+            out.append(SourceFile(path, stem, None, "",
+                                  ("import-hostile-path", "a symbolic link or submodule; not read")))
+            continue
+        if coll.erdos:
+            mt = re.fullmatch(r"([0-9]{1,6})\.lean", name)
+            if mt is None:
+                out.append(SourceFile(path, stem, None, "",
+                                      ("import-problem-not-found",
+                                       "not an Erdős problem file <N>.lean; not read")))
+                continue
+            out.append(SourceFile(path, stem, mt.group(1), f"erdos-{mt.group(1)}"))
+        else:
+            out.append(SourceFile(path, stem, None,
+                                  _cap_id(f"{coll.prefix}-{_slug(stem)}", stem)))
 
 
 # --- reading one file ------------------------------------------------------------------
@@ -229,7 +363,7 @@ def problem_files(co: Checkout, problems: list[str] | None) -> list[tuple[str, s
 
 @dataclass
 class Statement:
-    """One theorem of a problem file, classified.
+    """One theorem of a problem file that carries a category, classified.
 
     Attributes:
         cmd: the command as read.
@@ -237,10 +371,12 @@ class Statement:
         category: the Formal Conjectures category text (``research open``), or None.
         ams: AMS subject codes from the ``AMS`` attribute.
         kept_attrs: attribute entries that are not Formal Conjectures bookkeeping.
-        target_key: ``(N, part or None)`` — which target it belongs to.
-        variant: the variant name after ``.variants.``, or None for a target's root.
+        formal_proofs: ``{"using": …, "at": URL}`` for each ``formal_proof`` attribute.
         question: whether it contains ``answer(sorry)``.
         unhedged: the answer term when ``answer(T)`` copies the other side, else None.
+        target: the target id it belongs to (set when the file is classified).
+        node: its node id in that target (``root`` or ``variant-…``).
+        variant: True when it is a variant of the target's root.
     """
 
     cmd: Command
@@ -248,15 +384,23 @@ class Statement:
     category: str | None
     ams: list[str]
     kept_attrs: list[str]
-    target_key: tuple[str, str | None]
-    variant: str | None
+    formal_proofs: list[dict[str, str]]
     question: bool
     unhedged: str | None
+    target: str = ""
+    node: str = ""
+    variant: bool = False
+    promoted: str | None = None
 
     @property
     def declaration(self) -> str:
         """The full Lean name, e.g. ``Erdos242.erdos_242.variants.known_result``."""
         return self.cmd.full_name
+
+    @property
+    def name(self) -> str:
+        """The name as declared, without ``_root_.``."""
+        return (self.cmd.name or "").removeprefix("_root_.")
 
     @property
     def kind(self) -> str:
@@ -269,30 +413,39 @@ class ProblemFile:
     """A parsed problem file.
 
     Attributes:
-        number: the problem id (the file's stem).
+        number: the Erdős problem number, or None outside the Erdős collection.
         path: the file's path in the checkout.
         imports: its ``import`` lines, verbatim.
-        title: the module doc's ``#`` heading, or ``Erdős Problem <N>``.
-        reference: the module doc's ``*Reference:*`` line, or None.
+        title: the module doc's ``#`` heading, or ``Erdős Problem <N>`` / the file stem.
+        reference: the module doc's references block (any heading), or None.
+        erdos_page: the erdosproblems.com page the module doc links, or None.
         authors: from the header's copyright line or an ``Authors:`` line.
         licence: ``Apache-2.0`` when the header says so, else None.
-        preamble: ``open``/``variable``/``universe`` commands outside declarations.
+        preamble: ``open``/``variable``/notation commands outside declarations.
         defs: definition commands (def, abbrev, structure, inductive, class, instance).
-        statements: every theorem named after the problem, in file order.
-        others: ``(name, why)`` for theorems and lemmas that are not imported.
+        statements: every theorem or lemma that could be read, in file order.
+        others: ``(declaration, why)`` for declarations that are skipped while reading.
+        notes: ``{"line", "text"}`` column-0 comments and formalisation notes (D-9).
+        uses_fc: whether the file imports Formal Conjectures modules.
+        base_id: the id of the file's main target.
     """
 
-    number: str
+    number: str | None
     path: str
     imports: list[str]
     title: str
     reference: str | None
+    erdos_page: str | None
     authors: list[str]
     licence: str | None
     preamble: list[Command]
     defs: list[Command]
     statements: list[Statement]
     others: list[tuple[str, str]] = field(default_factory=list)
+    notes: list[dict[str, Any]] = field(default_factory=list)
+    uses_fc: bool = False
+    base_id: str = ""
+    decl_count: int = 0
 
 
 def category_kind(category: str | None) -> str:
@@ -325,10 +478,21 @@ def _split_attr(inside: str) -> list[str]:
     return [e for e in out if e]
 
 
+_FORMAL_PROOF_RE = re.compile(r'formal_proof\s+using\s+(\S+)\s+at\s+"([^"\s]{1,500})"', re.DOTALL)
+
+
 def _category(attrs: list[str]) -> tuple[str | None, list[str], list[str]]:
+    category, ams, kept, _ = _attributes(attrs)
+    return category, ams, kept
+
+
+def _attributes(attrs: list[str]) -> tuple[str | None, list[str], list[str],
+                                           list[dict[str, str]]]:
+    """Category, AMS codes, kept attributes and ``formal_proof`` citations of a declaration."""
     category: str | None = None
     ams: list[str] = []
     kept: list[str] = []
+    proofs: list[dict[str, str]] = []
     for block in attrs:
         for entry in _split_attr(block):
             head = entry.split(None, 1)
@@ -337,18 +501,66 @@ def _category(attrs: list[str]) -> tuple[str | None, list[str], list[str]]:
                 category = " ".join(rest.split())
             elif word == "AMS":
                 ams.extend(t for t in rest.split() if re.fullmatch(r"[0-9]{1,2}[A-Z0-9]*", t))
+            elif word == "formal_proof":
+                mt = _FORMAL_PROOF_RE.search(entry)
+                proofs.append({"using": mt.group(1)[:100], "at": mt.group(2)} if mt else
+                              {"text": " ".join(entry.split())[:500]})
             elif word not in _FC_ATTRS:
                 kept.append(entry)
-    return category, ams, kept
+    return category, ams, kept, proofs
 
 
-def parse_problem_file(number: str, path: str, data: bytes) -> ProblemFile:
+_REF_HEAD_RE = re.compile(r"^[*_ ]*(?:References?|Refs?)[*_ ]*:?[*_ ]*(?::|$|\s)", re.MULTILINE)
+_NOTE_RE = re.compile(r"formali[sz]ation\s+notes?", re.IGNORECASE)
+
+
+def _references_block(moddoc: str) -> str | None:
+    """The module doc's references: from a references heading to the next blank line."""
+    mt = _REF_HEAD_RE.search(moddoc)
+    if mt is None:
+        return None
+    lines: list[str] = []
+    for line in moddoc[mt.start():].splitlines():
+        if not line.strip() or line.strip() == "-/":
+            break
+        lines.append(line.rstrip())
+    block = "\n".join(lines).removesuffix("-/").rstrip()
+    return block[:2000] or None
+
+
+def _moddoc_notes(moddoc: str, line0: int) -> list[dict[str, Any]]:
+    """Formalisation-note paragraphs or sections of a module doc, with their line."""
+    out: list[dict[str, Any]] = []
+    lines = moddoc.splitlines()
+    k = 0
+    while k < len(lines):
+        if _NOTE_RE.search(lines[k]):
+            j = k + 1
+            heading = lines[k].lstrip().startswith("#")
+            while j < len(lines) and lines[j].strip() != "-/" and not (
+                    lines[j].lstrip().startswith("#") or (not heading and not lines[j].strip())):
+                j += 1
+            out.append({"line": line0 + k, "text": "\n".join(lines[k:j]).strip()[:4000]})
+            k = j
+        else:
+            k += 1
+    return out
+
+
+def parse_problem_file(number: str | None, path: str, data: bytes, *,
+                       base_id: str | None = None) -> ProblemFile:
     """Read one problem file into its parts (no elaboration; see lean_text).
+
+    Args:
+        number: the Erdős problem number, or None outside the Erdős collection.
+        path: the file's path in the checkout.
+        data: its bytes.
+        base_id: the id of its main target (default ``erdos-<number>``).
 
     Raises:
         LemmataError: ``not-utf8``; ``import-malformed-lean`` (unterminated comment or
-            string, a theorem without ``:`` or ``:=``); ``import-no-theorem`` when no
-            theorem is named ``erdos_<N>…``.
+            string). A theorem whose parts cannot be found is listed in ``others`` with the
+            reason, not raised.
     """
     try:
         text = data.decode("utf-8")
@@ -359,59 +571,80 @@ def parse_problem_file(number: str, path: str, data: bytes) -> ProblemFile:
     except LemmataError as exc:
         raise LemmataError(exc.code, exc.detail, path=path) from exc
     imports = [c.text for c in cmds if c.kind == "import"]
-    title, reference = f"Erdős Problem {number}", None
-    for c in cmds:
-        if c.kind == "moddoc":
-            h = re.search(r"^#\s+(.+)$", c.text, re.MULTILINE)
-            r = re.search(r"^\*Reference:\*.*$", c.text, re.MULTILINE)
-            title = h.group(1).strip()[:200] if h else title
-            reference = r.group(0).strip() if r else reference
-            break
-    header = next((c.text for c in cmds if c.kind == "comment"), "")
+    stem = path.rsplit("/", 1)[-1].removesuffix(".lean")
+    title = f"Erdős Problem {number}" if number else stem
+    reference: str | None = None
+    notes: list[dict[str, Any]] = []
+    moddocs = [c for c in cmds if c.kind == "moddoc"]
+    for c in moddocs[:1]:
+        h = re.search(r"^#\s+(.+)$", c.text, re.MULTILINE)
+        title = h.group(1).strip()[:200] if h else title
+        reference = _references_block(c.text)
+    for c in moddocs:
+        notes += _moddoc_notes(c.text, c.line)
+    pages = [mt for c in moddocs for mt in re.finditer(
+        r"https?://(?:www\.)?erdosproblems\.com/([0-9]{1,6})\b", c.text)]
+    # The Erdős collection's file N.lean is problem N (a link's URL can be a typo upstream:
+    # 67.lean links .../66); elsewhere the module doc's first erdosproblems.com link, if any.
+    page = f"https://www.erdosproblems.com/{number}" if number else \
+        (pages[0].group(0) if pages else None)
+    comments = [c for c in cmds if c.kind == "comment"]
+    header = comments[0].text if comments and comments[0].line <= 3 else ""
     authors = [a.strip().rstrip(".") for a in re.findall(r"Copyright\s+\d{4}\s+(.+)", header)]
-    for c in cmds:
-        if c.kind in ("comment", "moddoc"):
-            for line in re.findall(r"^\s*Authors?:\s*(.+)$", c.text, re.MULTILINE):
-                authors += [a.strip().rstrip(".") for a in line.split(",") if a.strip()]
+    for c in comments + moddocs:
+        for line in re.findall(r"^\s*Authors?:\s*(.+)$", c.text, re.MULTILINE):
+            authors += [a.strip().rstrip(".") for a in line.split(",") if a.strip()]
     licence = "Apache-2.0" if "Apache License" in header else None
-    pf = ProblemFile(number, path, imports, title, reference, authors[:20], licence, [], [], [])
+    for c in comments:
+        if c.text != header:
+            notes.append({"line": c.line, "text": c.text[:4000]})
+    notes = _merge_line_comments(sorted(notes, key=lambda n: int(n["line"])))
+    pf = ProblemFile(number, path, imports, title, reference, page, authors[:20], licence, [], [], [],
+                     notes=notes[:200], uses_fc=any(_FC_IMPORT_RE.match(i) for i in imports),
+                     base_id=base_id or f"erdos-{number}")
     for c in cmds:
-        if c.kind in ("open", "variable", "universe"):
+        if c.kind in _DECL_KINDS:
+            pf.decl_count += 1
+        if c.kind in _PREAMBLE_KINDS:
             pf.preamble.append(c)
         elif c.kind in DEF_KEYWORDS:
             pf.defs.append(c)
         elif c.kind in THEOREM_KEYWORDS and c.name:
-            st = _statement(c, path)
-            if st is None:
-                pf.others.append((c.full_name, "not named erdos_<N>, .parts. or .variants."))
-            else:
-                pf.statements.append(st)
+            try:
+                pf.statements.append(_statement(c, path))
+            except LemmataError as exc:
+                pf.others.append((c.full_name, f"could not be read ({exc.code}): {exc.detail}"))
         elif c.kind in THEOREM_KEYWORDS | {"example", "axiom"}:
-            pf.others.append((c.name or c.kind, f"{c.kind} not imported"))
-    if not any(s.variant is None for s in pf.statements):
-        raise LemmataError("import-no-theorem",
-                           f"no theorem named erdos_{number} (or erdos_{number}.parts.<p>)",
-                           path=path)
+            pf.others.append((c.full_name, f"{c.kind} not imported"))
     return pf
 
 
-def _statement(c: Command, path: str) -> Statement | None:
-    assert c.name is not None
-    mt = _NAME_RE.fullmatch(c.name)
-    if mt is None:
-        return None
+def _merge_line_comments(notes: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """Join runs of ``--`` comments on consecutive lines into one note."""
+    out: list[dict[str, Any]] = []
+    for n in notes:
+        prev = out[-1] if out else None
+        if (prev is not None and str(n["text"]).startswith("--")
+                and str(prev["text"]).startswith("--")
+                and int(prev["line"]) + str(prev["text"]).count("\n") + 1 == int(n["line"])):
+            prev["text"] = f"{prev['text']}\n{n['text']}"[:4000]
+        else:
+            out.append(dict(n))
+    return out
+
+
+def _statement(c: Command, path: str) -> Statement:
     try:
         parts = theorem_parts(c)
-        category, ams, kept = _category(c.attrs)
+        category, ams, kept, proofs = _attributes(c.attrs)
         question = is_question(parts.conclusion)
         unhedged = unhedged_answer(parts.conclusion)
     except LemmataError as exc:
         raise LemmataError(exc.code, exc.detail, path=path) from exc
-    return Statement(c, parts, category, ams, kept, (mt.group("n"), mt.group("part")),
-                     mt.group("variant"), question, unhedged)
+    return Statement(c, parts, category, ams, kept, proofs, question, unhedged)
 
 
-# --- rendering -------------------------------------------------------------------------
+# --- naming: which statement is which target's root, which a variant -------------------
 
 
 def target_id(key: tuple[str, str | None]) -> str:
@@ -421,18 +654,132 @@ def target_id(key: tuple[str, str | None]) -> str:
         LemmataError: ``bad-target-id`` when the part name cannot make a valid id.
     """
     n, part = key
-    return ids.check_target_id(f"erdos-{n}" + (f"-{_slug(part)}" if part else ""))
+    return ids.check_target_id(_cap_id(f"erdos-{n}" + (f"-{_slug(part)}" if part else ""),
+                                       part or n))
 
 
 def variant_node_id(name: str) -> str:
     """``variant-<slug>`` for ``erdos_N.variants.<name>`` (D-30 node ids take a named
     first segment). Raises: LemmataError ``bad-node-id``."""
-    return ids.check_node_id(f"variant-{_slug(name)}")
+    return ids.check_node_id(f"variant-{_slug(name)}"[:150].rstrip("-"))
 
 
 def _slug(name: str) -> str:
-    s = re.sub(r"[^a-z0-9]+", "-", name.lower().replace("'", "")).strip("-")
+    s = name.replace("'", "-prime-").lower()
+    s = re.sub(r"[^a-z0-9]+", "-", s).strip("-")
     return re.sub(r"-+", "-", s) or "x"
+
+
+def _hash6(text: str) -> str:
+    return sha256_hex(text.encode("utf-8"))[:6]
+
+
+def _cap_id(tid: str, seed: str) -> str:
+    """A target id cut to the 64 characters ids allow, with a hash of ``seed`` when cut."""
+    if len(tid) <= 64:
+        return tid
+    return f"{tid[:56].rstrip('-')}-{_hash6(seed)}"
+
+
+def _distinct(wanted: str, used: set[str], seed: str, cap: int) -> str:
+    """``wanted`` if unused, else ``wanted-<6 hex of seed's SHA-256>`` (deterministic)."""
+    out = wanted
+    if out in used:
+        out = f"{wanted[:cap - 7].rstrip('-')}-{_hash6(seed)}"
+        k = 2
+        while out in used:  # a hash prefix collision: vanishingly rare, still deterministic
+            out = f"{wanted[:cap - 10].rstrip('-')}-{_hash6(seed)}{k}"
+            k += 1
+    used.add(out)
+    return out
+
+
+def _imported(st: Statement, include_test: bool) -> str | None:
+    """None when ``st`` is imported, else the reason it is skipped."""
+    if st.category is None:
+        return "no category attribute: a lemma of the file, not a registry statement"
+    if st.kind == SKIP:
+        return f"category {st.category!r} is not imported"
+    if st.kind == TEST and not include_test:
+        return "category test (pass --include-test)"
+    return None
+
+
+def _root_suffix(st: Statement, pf: ProblemFile) -> str:
+    """What distinguishes a non-main root's target id from the file's id."""
+    name = st.name
+    if pf.number:
+        name = re.sub(rf"^erdos_?{pf.number}(?![0-9])", "", name)
+    segs = [s for s in name.lstrip("._").split(".") if s not in ("", "parts", *_VARIANT_MARKERS)]
+    return ".".join(segs) or st.name
+
+
+def classify(pf: ProblemFile, include_test: bool,
+             taken: set[str] | None = None) -> list[list[Statement]]:
+    """Group a file's imported statements into targets (see the module doc).
+
+    Args:
+        pf: the parsed file.
+        include_test: whether ``test`` statements are imported.
+        taken: target ids already used in this run by other files (updated).
+
+    Returns:
+        One list per target, root first; each statement's ``target``, ``node`` and
+        ``variant`` are set. Statements not imported are not in any list.
+
+    Raises:
+        LemmataError: ``bad-target-id``, ``bad-node-id`` (not expected: ids are slugged).
+    """
+    used = taken if taken is not None else set()
+    chosen = [st for st in pf.statements if _imported(st, include_test) is None]
+    by_name = {st.name: st for st in chosen}
+    owner: dict[int, Statement] = {}
+    for st in chosen:
+        segs = st.name.split(".")
+        for j in range(len(segs) - 1, 0, -1):
+            cand = by_name.get(".".join(segs[:j]))
+            if cand is not None and cand is not st and segs[j] != "parts":
+                owner[id(st)] = cand
+                break
+    roots = [st for st in chosen if id(st) not in owner]
+    expected = f"erdos_{pf.number}" if pf.number else None
+    main = next((st for st in roots if st.name == expected), None)
+    if main is None and len(roots) == 1 and ".parts." not in f".{roots[0].name}.":
+        main = roots[0]
+    for st in list(roots):
+        segs = st.name.split(".")
+        if any(s in _VARIANT_MARKERS for s in segs[1:]):
+            st.promoted = ".".join(segs[:next(k for k, s in enumerate(segs) if k and
+                                             s in _VARIANT_MARKERS)])
+            if main is not None and st is not main:  # a variant of a root the file lacks:
+                owner[id(st)] = main                 # the file's problem is its main root
+                roots.remove(st)
+    groups: list[list[Statement]] = []
+    for st in roots:
+        wanted = pf.base_id if st is main else _cap_id(
+            f"{pf.base_id}-{_slug(_root_suffix(st, pf))}", st.declaration)
+        st.target = ids.check_target_id(_distinct(wanted, used, f"{pf.path}:{st.declaration}", 64))
+        st.node = ids.ROOT
+        groups.append([st])
+    index = {st.target: g for g in groups for st in g[:1]}
+    nodes: dict[str, set[str]] = {g[0].target: {ids.ROOT} for g in groups}
+    for st in chosen:
+        if id(st) not in owner:
+            continue
+        top = owner[id(st)]
+        while id(top) in owner:
+            top = owner[id(top)]
+        if st.name.startswith(top.name + "."):
+            rest = st.name.split(".")[len(top.name.split(".")):]
+            if rest and rest[0] in _VARIANT_MARKERS and len(rest) > 1:
+                rest = rest[1:]
+        else:
+            rest = [s for s in st.name.split(".") if s not in _VARIANT_MARKERS]
+        st.target, st.variant = top.target, True
+        st.node = ids.check_node_id(_distinct(variant_node_id(".".join(rest)), nodes[top.target],
+                                              st.declaration, 150))
+        index[top.target].append(st)
+    return groups
 
 
 def _docstring_text(doc: str | None) -> str | None:
@@ -522,7 +869,9 @@ class _Render:
 
     def defs_stem(self) -> str:
         ns = next((d.namespace for d in self.pf.defs if d.namespace), "")
-        stem = ns.split(".")[0] if ns else f"Erdos{self.pf.number}Defs"
+        fallback = f"Erdos{self.pf.number}Defs" if self.pf.number else \
+            "Defs" + "".join(w.capitalize() for w in _slug(self.pf.base_id).split("-"))
+        stem = ns.split(".")[0] if ns else fallback
         return re.sub(r"[^A-Za-z0-9_]", "_", stem)
 
     def header(self, heading: str, what: str) -> str:
@@ -621,10 +970,12 @@ class _Render:
             out += "\n" + self._wrap(ns, [], inside, "\n\n".join(items))
         return out.encode("utf-8")
 
+    def fc_package(self) -> m.LakePackage:
+        return m.LakePackage(name=FC_PACKAGE, url=self.co.repository, rev=self.co.commit)
+
     def gate_spec(self) -> bytes:
-        fc = m.LakePackage(name=FC_PACKAGE, url=self.co.repository, rev=self.co.commit)
         spec = m.GateSpec(lean_toolchain=self.pins.toolchain, mathlib=self.pins.mathlib,
-                          packages=[fc])
+                          packages=[self.fc_package()] if self.pf.uses_fc else [])
         return json_bytes(record_dict(spec))
 
     def provenance(self, st: Statement) -> m.Provenance:
@@ -639,7 +990,7 @@ class _Render:
         calibration = st.kind != OPEN
         informal = _docstring_text(st.cmd.doc) or (
             f"The source gives no docstring for `{st.declaration}`; see "
-            f"{self.pf.reference or 'the problem page on erdosproblems.com'}.")
+            f"{self.pf.erdos_page or self.file_url}.")
         if st.question:
             informal += "\n\n" + textwrap.fill(
                 "This statement asks for a value: it is written with `answer(sorry)`, so its "
@@ -647,10 +998,16 @@ class _Render:
                 "variants that fix a value.", 90)
         refs = [m.Reference(title=f"Formal Conjectures: {self.pf.path}", url=self.file_url,
                             note=f"{st.declaration} is tagged `{st.category}` at this commit.")]
-        page = re.search(r"https?://(?:www\.)?erdosproblems\.com/[0-9]+", self.pf.reference or "")
-        if page:
-            refs.append(m.Reference(title=f"Erdős Problem #{self.pf.number} (erdosproblems.com)",
-                                    url=page.group(0)))
+        if self.pf.erdos_page:
+            num = self.pf.erdos_page.rstrip("/").rsplit("/", 1)[-1]
+            refs.append(m.Reference(title=f"Erdős Problem #{num} (erdosproblems.com)",
+                                    url=self.pf.erdos_page))
+        for fp in st.formal_proofs:
+            if re.fullmatch(r"https?://\S{1,490}", fp.get("at", "")):
+                refs.append(m.Reference(
+                    title=f"Formal proof using {fp['using']}, cited by Formal Conjectures",
+                    url=fp["at"], note=f"Cited in `{st.declaration}`'s formal_proof attribute; "
+                                       "not checked by this import."))
         summary = (
             "Prior-art check required (D-6 item 1); none has been made. Formal Conjectures "
             f"(commit {self.co.commit}) tags `{st.declaration}` as `{st.category}`: that is "
@@ -658,9 +1015,10 @@ class _Render:
             "problem is open. "
             + ("The category says it is solved or a known result, so the target is a "
                "calibration candidate and is never labelled open." if calibration else
-               "A curator checks the literature and the erdosproblems database before "
-               "relying on it; a later finding that it is solved relabels the target a "
-               "known result (D-6)."))
+               "A curator checks the literature"
+               + (" and the erdosproblems database" if self.pf.erdos_page else "")
+               + " before relying on it; a later finding that it is solved relabels the "
+               "target a known result (D-6)."))
         coverage = (
             "Not assessed at import (D-6 item 2). Pins "
             f"{_PIN_WORDS[self.pins.source]}: {self.pins.toolchain}, Mathlib "
@@ -672,8 +1030,8 @@ class _Render:
             provenance=self.provenance(st),
             witness=f"{ids.node_dir(tid, ids.ROOT)}/Witness.lean",
             curator=self.curator)
-        title = self.pf.title if st.target_key[1] is None else \
-            f"{self.pf.title} (part {st.target_key[1]})"
+        title = self.pf.title if st.target == self.pf.base_id else \
+            f"{self.pf.title} ({_root_suffix(st, self.pf)})"
         rec = m.TargetRecord.model_validate({
             "id": tid, "title": title[:200],
             "class": "calibration" if calibration else "open-problem",
@@ -688,10 +1046,14 @@ class _Render:
             prov["answer_question"] = True
         if not st.parts.sorry_body:
             prov["upstream_proof"] = True
+        if st.formal_proofs:
+            prov["formal_proofs"] = st.formal_proofs
+        if self.pf.notes:
+            prov["source_notes"] = self.pf.notes
         if attention:
             prov["curator_attention"] = [{"code": a.code, "detail": a.detail} for a in attention]
         variant = None
-        if st.variant is not None:
+        if st.variant:
             variant = m.VariantOf(
                 of=ids.ROOT, relation="related",
                 pertinence=f"Imported from Formal Conjectures as `{st.declaration}`; no "
@@ -710,30 +1072,63 @@ def plan_formal_conjectures_import(
     checkout: str | Path, graph: str | Path | Source | CommitSource | GraphView | None, *,
     problems: list[str] | None = None, include_test: bool = False,
     curator: str | None = None, repository: str | None = None,
+    collection: str | None = None, source_commit: str | None = None,
+    source_date: str | None = None,
 ) -> ImportPlan:
-    """Compute the file set importing a Formal Conjectures checkout into a graph (D-6, D-10,
-    D-30; DESIGN.md "Importing from public registries"; ruling 13).
+    """Compute the file set importing a Formal Conjectures collection into a graph (D-6,
+    D-9, D-10, D-30; DESIGN.md "Importing from public registries"; ruling 13).
 
     Args:
         checkout: the checkout's root folder (read at its git HEAD).
         graph: the graph to compare against (a folder, a Source at main, or None: empty).
-        problems: problem ids to import (``["242"]``); None imports every file.
+        problems: file stems to import (``["242"]``; elsewhere ``["Goldbach"]``); None
+            imports every file of the collection.
         include_test: also import statements of category ``test``.
         curator: the pseudonym signing the intake; default: the graph's ``*`` curator.
         repository: the https URL to record; default: origin, else :data:`FC_REPOSITORY`.
+        collection: the folder to import, relative to the checkout's root; default
+            :data:`ERDOS_DIR`.
+        source_commit: the upstream commit the checkout's HEAD is a copy of (40 hex), for
+            a snapshot committed into a scratch repository: recorded as the provenance
+            commit and the Formal Conjectures pin instead of HEAD (the report keeps HEAD as
+            ``read_at``); default: HEAD itself.
+        source_date: the upstream commit's date ``YYYY-MM-DD`` (the ``listed`` date);
+            default: HEAD's committer date.
 
     Returns:
         An :class:`ImportPlan`: only new or changed graph files, the report, and the
-        curator-attention items. Existing targets keep their target.yaml and gate-spec.json;
-        an existing node whose Statement.lean differs is never overwritten (statements are
-        immutable, D-8) and is reported as ``statement-changed-upstream``.
+        curator-attention items. The report's ``files`` has one line per file (``status``
+        ``imported``, ``nothing-imported`` or ``refused`` with the catalog ``code``), its
+        ``declarations`` one line per declaration read (``outcome`` root, variant,
+        definition or skipped, with ``reason``), and ``counts`` the totals, which add up:
+        declarations = imported + skipped, per file. A refused file contributes no files
+        to the plan. Existing targets keep their target.yaml; an existing node whose
+        Statement.lean differs is never overwritten (statements are immutable, D-8) and is
+        reported as ``statement-changed-upstream``; an existing gate-spec.json without the
+        Formal Conjectures pin gains it when new nodes import Formal Conjectures.
 
     Raises:
-        LemmataError: ``import-source-invalid``, ``import-hostile-path``,
-            ``import-problem-not-found``, ``import-no-theorem``, ``import-malformed-lean``,
-            ``import-no-curator``, ``not-utf8``, ``file-too-large``, ``bad-target-id``.
+        LemmataError: ``import-source-invalid``, ``import-hostile-path`` (a ``problems``
+            entry or ``collection`` that is not a plain name), ``import-problem-not-found``,
+            ``import-no-curator``. Problems of one file are that file's report line.
     """
     co = open_checkout(checkout, repository)
+    read_at = co.commit
+    if source_commit is not None:
+        if not re.fullmatch(r"[0-9a-f]{40}", source_commit):
+            raise LemmataError("import-source-invalid",
+                               f"source commit {source_commit[:60]!r} is not 40 lowercase hex")
+        co.commit = source_commit
+    if source_date is not None:
+        try:
+            dt.date.fromisoformat(source_date)
+        except ValueError as exc:
+            raise LemmataError("import-source-invalid",
+                               f"source date {source_date[:40]!r} is not YYYY-MM-DD") from exc
+        if not re.fullmatch(r"[0-9]{4}-[0-9]{2}-[0-9]{2}", source_date):
+            raise LemmataError("import-source-invalid", "source date is not YYYY-MM-DD")
+        co.date = source_date
+    coll = collection_of(co, collection)
     view = graph if isinstance(graph, GraphView) else GraphView(graph)
     who = curator or view.default_curator()
     if who is None:
@@ -745,51 +1140,112 @@ def plan_formal_conjectures_import(
     pins = read_pins(co, view)
     plan = ImportPlan(report={
         "source": "formal-conjectures", "repository": co.repository, "commit": co.commit,
-        "date": co.date, "curator": who,
+        "date": co.date, "read_at": read_at, "curator": who, "collection": coll.folder,
         "pins": {"lean_toolchain": pins.toolchain,
                  "mathlib": pins.mathlib.rev if pins.mathlib else None,
                  "formal_conjectures": co.commit, "source": pins.source,
                  "explanation": _PIN_WORDS[pins.source]},
-        "targets": [], "skipped": []})
-    for pid, path in problem_files(co, problems):
-        data = co.read(path)
-        if data is None:
-            raise LemmataError("import-problem-not-found", "not a file at HEAD", path=path)
-        pf = parse_problem_file(pid, path, data)
-        _plan_file(plan, view, co, pf, pins, who, include_test)
+        "targets": [], "skipped": [], "files": [], "declarations": []})
+    taken: set[str] = set()
+    for sf in problem_files(co, problems, coll):
+        _plan_one_file(plan, view, co, sf, pins, who, include_test, taken)
+    plan.report["counts"] = _counts(plan.report["files"])
     return plan
 
 
-def _skip(plan: ImportPlan, decl: str, why: str) -> None:
-    plan.report["skipped"].append({"declaration": decl, "reason": why})
+def _counts(lines: list[dict[str, Any]]) -> dict[str, int]:
+    keys = ("declarations", "imported", "skipped", "roots", "variants", "definitions")
+    out = {k: sum(int(f.get(k, 0)) for f in lines) for k in keys}
+    out["files"] = len(lines)
+    out["files_refused"] = sum(1 for f in lines if f["status"] == "refused")
+    out["files_imported"] = sum(1 for f in lines if f["status"] == "imported")
+    return out
+
+
+def _plan_one_file(plan: ImportPlan, view: GraphView, co: Checkout, sf: SourceFile,
+                   pins: _Pins, curator: str, include_test: bool, taken: set[str]) -> None:
+    """Plan one file in isolation: its problem is its report line, never the run's end."""
+    line: dict[str, Any] = {"path": sf.path, "status": "refused", "declarations": 0,
+                            "imported": 0, "skipped": 0}
+    plan.report["files"].append(line)
+    if sf.refused is not None:
+        line["code"], line["detail"] = sf.refused
+        return
+    sub = ImportPlan(report={"targets": [], "skipped": [], "declarations": []})
+    used = set(taken)
+    try:
+        data = co.read(sf.path)
+        if data is None:
+            raise LemmataError("import-problem-not-found", "not a file at HEAD", path=sf.path)
+        pf = parse_problem_file(sf.number, sf.path, data, base_id=sf.base_id)
+        _plan_file(sub, view, co, pf, pins, curator, include_test, used)
+    except LemmataError as exc:
+        line["code"], line["detail"] = exc.code, exc.detail
+        return
+    decls = sub.report["declarations"]
+    imported = [d for d in decls if d["outcome"] != "skipped"]
+    line.update({
+        "status": "imported" if any(d["outcome"] == "root" for d in decls) else
+        "nothing-imported", "declarations": pf.decl_count, "imported": len(imported),
+        "skipped": len(decls) - len(imported),
+        "roots": sum(1 for d in decls if d["outcome"] == "root"),
+        "variants": sum(1 for d in decls if d["outcome"] == "variant"),
+        "definitions": sum(1 for d in decls if d["outcome"] == "definition")})
+    if line["status"] == "nothing-imported":
+        line["code"] = "import-no-theorem"
+    if len(decls) != pf.decl_count:  # the reader lost one: a bug, said, not hidden
+        line["status"], line["code"] = "refused", "import-malformed-lean"
+        line["detail"] = (f"{pf.decl_count} declarations read but {len(decls)} accounted "
+                          "for; nothing of this file is imported")
+        return
+    taken |= used
+    plan.files.update(sub.files)
+    plan.attention.extend(sub.attention)
+    for key in ("targets", "skipped", "declarations"):
+        plan.report[key].extend(sub.report[key])
+
+
+def _skip(plan: ImportPlan, decl: str, why: str, path: str = "") -> None:
+    plan.report["skipped"].append({"declaration": decl, "reason": why, "file": path})
+    plan.report["declarations"].append({"declaration": decl, "file": path,
+                                        "outcome": "skipped", "reason": why})
 
 
 def _plan_file(plan: ImportPlan, view: GraphView, co: Checkout, pf: ProblemFile,
-               pins: _Pins, curator: str, include_test: bool) -> None:
+               pins: _Pins, curator: str, include_test: bool, used: set[str]) -> None:
     r = _Render(co, pf, pins, curator)
-    for name, why in pf.others:
-        _skip(plan, name, why)
-    roots: dict[tuple[str, str | None], Statement] = {}
+    for name, reason in pf.others:
+        _skip(plan, name, reason, pf.path)
     for st in pf.statements:
-        if st.target_key[0] != pf.number:
-            _skip(plan, st.declaration, f"named for problem {st.target_key[0]}, "
-                                        f"in the file of {pf.number}")
-        elif st.variant is None:
-            if st.kind == SKIP:
-                _skip(plan, st.declaration, f"category {st.category!r} is not imported")
-            elif st.kind == TEST and not include_test:
-                _skip(plan, st.declaration, "category test (pass --include-test)")
-            else:
-                roots[st.target_key] = st
-    for key, root in roots.items():
-        tid = target_id(key)
+        why = _imported(st, include_test)
+        if why is not None:
+            _skip(plan, st.declaration, why, pf.path)
+    groups = classify(pf, include_test, used)
+    decls = plan.report["declarations"]
+    for d in pf.defs:
+        if groups:
+            decls.append({"declaration": d.full_name, "file": pf.path, "outcome": "definition",
+                          "targets": [g[0].target for g in groups]})
+        else:
+            _skip(plan, d.full_name, "no statement of this file is imported", pf.path)
+    for group in groups:
+        root = group[0]
+        tid = root.target
         base = f"{ids.target_dir(tid)}"
         exists = view.read(f"{base}/target.yaml") is not None
-        entry: dict[str, Any] = {"id": tid, "declaration": root.declaration,
+        entry: dict[str, Any] = {"id": tid, "declaration": root.declaration, "file": pf.path,
                                  "category": root.category, "answer_question": root.question,
                                  "class": "open-problem" if root.kind == OPEN else "calibration",
                                  "existing": exists, "nodes": []}
         plan.report["targets"].append(entry)
+        for st in group:
+            if st.promoted:
+                plan.attention.append(Attention(
+                    "variant-without-root", tid, st.node,
+                    f"`{st.declaration}` is named as a variant of `{st.promoted}`, which this "
+                    "file does not state (or does not import); it is imported "
+                    + (f"as a variant of the file's main statement `{root.declaration}`."
+                       if st.variant else "as its own target.")))
         files: dict[str, bytes] = {}
         if not exists:
             files[f"{base}/target.yaml"] = r.target(root, tid)
@@ -811,28 +1267,45 @@ def _plan_file(plan: ImportPlan, view: GraphView, co: Checkout, pf: ProblemFile,
                     "definitions-changed-upstream", tid, None,
                     f"{dpath} differs from the source; definitions are immutable (D-3): "
                     "a revision (D-8) is needed, the file is left as it is."))
-        nodes = [(ids.ROOT, root)] + [
-            (variant_node_id(st.variant), st) for st in pf.statements
-            if st.variant is not None and st.target_key == key]
-        seen: set[str] = set()
-        for node, st in nodes:
-            if node in seen:
-                _skip(plan, st.declaration, f"node id {node} already used in this file")
-                continue
-            seen.add(node)
-            if st.variant is not None and st.kind == SKIP:
-                _skip(plan, st.declaration, f"category {st.category!r} is not imported")
-                continue
-            if st.variant is not None and st.kind == TEST and not include_test:
-                _skip(plan, st.declaration, "category test (pass --include-test)")
-                continue
-            _plan_node(plan, view, r, files, tid, node, st)
-            entry["nodes"].append(node)
+        new_nodes = False
+        for st in group:
+            decls.append({"declaration": st.declaration, "file": pf.path,
+                          "outcome": "variant" if st.variant else "root", "target": tid,
+                          "node": st.node, "category": st.category,
+                          "answer_question": st.question})
+            new_nodes |= _plan_node(plan, view, r, files, tid, st.node, st)
+            entry["nodes"].append(st.node)
+        if exists and new_nodes and pf.uses_fc:
+            _pin_existing(plan, view, r, files, tid)
         plan.files.update(files)
 
 
+def _pin_existing(plan: ImportPlan, view: GraphView, r: _Render, files: dict[str, bytes],
+                  tid: str) -> None:
+    """Pins follow imports: an existing target gaining nodes that import Formal Conjectures
+    pins the Formal Conjectures commit in its gate-spec (D-4 step 1)."""
+    path = f"{ids.target_dir(tid)}/gate-spec.json"
+    spec = view.record(path, m.GateSpec)
+    if spec is None:
+        plan.attention.append(Attention(
+            "gate-spec-unreadable", tid, None,
+            f"{path} is missing or invalid, so the Formal Conjectures pin the new nodes need "
+            "could not be added; fix it before the import merges."))
+        return
+    have = [p for p in spec.packages if p.name == FC_PACKAGE]
+    if not have:
+        fresh = spec.model_copy(update={"packages": [*spec.packages, r.fc_package()]})
+        files[path] = json_bytes(record_dict(fresh))
+    elif have[0].rev != r.co.commit:
+        plan.attention.append(Attention(
+            "formal-conjectures-pin-differs", tid, None,
+            f"{path} pins Formal Conjectures at {have[0].rev}, the new nodes come from "
+            f"{r.co.commit}; the pin is left as it is: check the new nodes build against it."))
+
+
 def _plan_node(plan: ImportPlan, view: GraphView, r: _Render, files: dict[str, bytes],
-               tid: str, node: str, st: Statement) -> None:
+               tid: str, node: str, st: Statement) -> bool:
+    """Plan one node's files; True when it is new (False: already in the graph)."""
     ndir = f"{ids.node_dir(tid, node)}"
     statement = r.statement(st, tid)
     old = view.read(f"{ndir}/Statement.lean")
@@ -842,7 +1315,7 @@ def _plan_node(plan: ImportPlan, view: GraphView, r: _Render, files: dict[str, b
                 "statement-changed-upstream", tid, node,
                 f"{st.declaration} differs from the graph's Statement.lean; statements are "
                 "immutable: propose a revision (D-8). Nothing was overwritten."))
-        return
+        return False
     notes: list[Attention] = []
     if st.unhedged is not None:
         notes.append(Attention(
@@ -869,3 +1342,4 @@ def _plan_node(plan: ImportPlan, view: GraphView, r: _Render, files: dict[str, b
     files[f"{ndir}/Statement.lean"] = statement
     files[f"{ndir}/Witness.lean"] = witness
     files[f"{ndir}/META.yaml"] = r.meta(st, tid, node, statement, notes)
+    return True

@@ -170,8 +170,11 @@ class Command:
 
     @property
     def full_name(self) -> str:
-        """The declaration's full Lean name: namespace-qualified unless ``_root_.``."""
-        assert self.name is not None
+        """The declaration's full Lean name: namespace-qualified unless ``_root_.``. An
+        anonymous declaration (``instance : Foo …``) has none; it is labelled
+        ``<anonymous instance, line L>`` so a report can still name it."""
+        if self.name is None:
+            return f"<anonymous {self.kind}, line {self.line}>"
         if self.name.startswith("_root_."):
             return self.name[len("_root_."):]
         return f"{self.namespace}.{self.name}" if self.namespace else self.name
@@ -194,7 +197,7 @@ def commands(text: str) -> list[Command]:
         if line[:1] and not line[:1].isspace():
             candidates.append(pos)
         pos += len(line)
-    inside = _inside_offsets(text, candidates)
+    inside = _inside_offsets(text, candidates) | _inside_brackets(masked, candidates)
     starts = [c for c in candidates if c not in inside]
     starts.append(len(text))
     out: list[Command] = []
@@ -217,7 +220,12 @@ def commands(text: str) -> list[Command]:
                 k = _skip_ws(text, end, b)
             elif text.startswith("--", k):
                 nl = text.find("\n", k, b)
-                k = _skip_ws(text, b if nl < 0 else nl, b)
+                end = b if nl < 0 else nl
+                if k == 0 or text[k - 1] == "\n":  # a column-0 comment: kept, for review
+                    out.append(Command("comment", None, _ns(ns), None, [], [],
+                                       text[k:end].rstrip(), masked[k:end].rstrip(),
+                                       _line(text, k)))
+                k = _skip_ws(text, end, b)
             elif text.startswith("@[", k):
                 end = matching(masked, k + 1)
                 attrs.append(text[k + 2:end - 1])
@@ -230,7 +238,7 @@ def commands(text: str) -> list[Command]:
         lineno = _line(text, k)
         first = mbody.split(None, 1)[0] if mbody.strip() else ""
         m = _DECL_RE.match(mbody)
-        if first == "open" and re.search(r"\bin\s*$", mbody):
+        if first in ("open", "set_option") and re.search(r"\bin\s*$", mbody):
             prefix.append(body)
             continue
         if m:
@@ -286,6 +294,23 @@ def _inside_offsets(text: str, offsets: list[int]) -> set[int]:
             in_str, i = True, i + 1
         else:
             i += 1
+    return out
+
+
+def _inside_brackets(masked: str, offsets: list[int]) -> set[int]:
+    """Those of ``offsets`` (ascending) that lie inside an open bracket: a column-0 line
+    that continues an attribute or a term (``@[…,\n"https://…"]``) starts no command."""
+    out: set[int] = set()
+    depth, prev = 0, 0
+    for off in offsets:
+        for c in masked[prev:off]:
+            if c in _OPEN:
+                depth += 1
+            elif c in _CLOSE:
+                depth = max(0, depth - 1)
+        prev = off
+        if depth > 0:
+            out.add(off)
     return out
 
 
