@@ -35,11 +35,19 @@ define("data-dir-invalid", None, 500, "The data directory exists but is not a Le
        "Point --data at an empty folder or at one a previous `lemmata up` created.")
 define("listen-failed", None, 500, "The network could not listen on an address it needs.",
        "Another process probably holds the port: stop it, or pass --port / --site-port.")
+define("data-dir-other-database", None, 409,
+       "The network on this data directory keeps its state in another database than the "
+       "one this process would open, so it would not serve the same claims and tokens.",
+       "Pass the network's own database (--database-url or LEMMATA_DATABASE_URL, named in "
+       "the detail). To move the network to a new database on purpose, delete the data "
+       "directory's service.json first.")
 
 KEY_KINDS = ("gate", "approval", "service")
 FORGE_DIR = "forge.git"
 SITE_DIR = "site"
 MAIN = "refs/heads/main"
+#: The file in a data directory naming the database its network's state lives in.
+SERVICE_FILE = "service.json"
 
 
 @dataclass(frozen=True)
@@ -71,6 +79,72 @@ class DataDir:
     @property
     def database_url(self) -> str:
         return f"sqlite:///{self.root / 'state.db'}"
+
+    def database_name(self, url: str) -> str:
+        """How ``service.json`` names the database at ``url``: ``sqlite:<file>`` for a
+        SQLite file inside this directory (so the folder may be moved), else the URL with
+        any password masked (``***``); never a secret."""
+        from sqlalchemy.engine import make_url
+
+        parsed = make_url(url)
+        if parsed.get_backend_name() == "sqlite" and parsed.database:
+            path = Path(parsed.database).resolve()
+            if path.parent == self.root.resolve():
+                return f"sqlite:{path.name}"
+        return parsed.render_as_string(hide_password=True)
+
+    def bind_database(self, url: str, *, given: bool, record: bool = True) -> None:
+        """Hold every process on this data directory to one database (issue 11: a second
+        ``serve``/``mcp``/``token`` beside a running network serves its state, or says
+        why not). The first process records the database's name (:meth:`database_name`)
+        in ``service.json``; a later one whose database differs is refused.
+
+        Args:
+            url: the database this process would open.
+            given: whether ``url`` was given (flag or environment) rather than defaulted.
+            record: write ``service.json`` when absent (False: only compare).
+
+        Raises:
+            LemmataError: ``data-dir-other-database`` naming the recorded database;
+                ``data-dir-invalid`` when ``service.json`` is not this format.
+        """
+        path = self.root / SERVICE_FILE
+        name = self.database_name(url)
+        if not path.exists():
+            if record:
+                self.root.mkdir(parents=True, exist_ok=True)
+                tmp = path.with_name(path.name + ".tmp")
+                tmp.write_text(json.dumps({"database": name}, indent=2) + "\n",
+                               encoding="utf-8")
+                tmp.replace(path)
+            return
+        try:
+            recorded = json.loads(path.read_text(encoding="utf-8"))["database"]
+        except (OSError, ValueError, KeyError, TypeError) as exc:
+            raise LemmataError("data-dir-invalid", f"{path} is not a service.json "
+                               f"({type(exc).__name__})") from None
+        if recorded == name:
+            return
+        how = (f"this process was given {name}" if given
+               else f"without --database-url it would open {name}")
+        raise LemmataError("data-dir-other-database", f"the network on {self.root} keeps "
+                           f"its state in {recorded}; {how}")
+
+    def graph_provider(self) -> Any:
+        """The :class:`network.api.graphs.GraphProvider` of the network's record: its
+        forge's main branch, versioned by main's commit (what ``lemmata up`` serves)."""
+        from network.api.graphs import GraphProvider
+        from network.record.loader import load_graph
+
+        forge = self.forge
+
+        def load_main() -> Any:
+            return load_graph(forge, MAIN)
+
+        def main_version() -> str:
+            return str(pygit2.Repository(str(forge)).references[MAIN].target)
+
+        return GraphProvider(load_main, main_version)
 
 
 def say(message: str) -> None:
@@ -345,7 +419,6 @@ def run(data_root: Path, graph_dir: Path, *, host: str = "127.0.0.1", port: int 
 
     from network.api.app import create_app
     from network.api.forge import LocalForge
-    from network.api.graphs import GraphProvider
     from network.api.settings import ServiceSettings
     from network.record.loader import load_graph
 
@@ -354,6 +427,7 @@ def run(data_root: Path, graph_dir: Path, *, host: str = "127.0.0.1", port: int 
     if any(data.root.iterdir()) and not (data.forge / "HEAD").exists() and \
             not (data.root / "state.db").exists() and not data.keys.exists():
         raise LemmataError("data-dir-invalid", f"{data.root} holds other files")
+    data.bind_database(data.database_url, given=False)  # before anything is written
     say(f"[1/5] data directory {data.root}")
     keys = ensure_keys(data)
     say("[2/5] forge repository (seeded from graph/ with its history on first run)")
@@ -368,13 +442,10 @@ def run(data_root: Path, graph_dir: Path, *, host: str = "127.0.0.1", port: int 
     def load_main() -> Any:
         return load_graph(data.forge, "refs/heads/main")
 
-    def main_version() -> str:
-        return str(pygit2.Repository(str(data.forge)).references[MAIN].target)
-
     from network.gate.toolchain import detect_toolchain
 
     toolchain_source = toolchain or detect_toolchain
-    provider = GraphProvider(load_main, main_version)
+    provider = data.graph_provider()
     from sqlalchemy.orm import sessionmaker
 
     from network.api import db
