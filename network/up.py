@@ -308,19 +308,62 @@ def publish_keys(forge: Any, keys: dict[str, tuple[str, Ed25519PrivateKey]],
 # --- the static site server -------------------------------------------------------------
 
 
+#: Where the site server answers the live claim counts (the site's frontier page reads it).
+LIVE_CLAIMS_PATH = "/live/claims.json"
+
+
 class _QuietHandler(SimpleHTTPRequestHandler):
+    live: Callable[[], bytes] | None = None
+
     def log_message(self, format: str, *args: Any) -> None:
         return
 
+    def do_GET(self) -> None:
+        if self.path.split("?", 1)[0] == LIVE_CLAIMS_PATH and self.live is not None:
+            try:
+                body = self.live()
+            except Exception:  # the service's state is unreadable: the page keeps its dashes
+                logging.getLogger(__name__).exception("site: live claims unavailable")
+                self.send_error(503)
+                return
+            self.send_response(200)
+            self.send_header("Content-Type", "application/json")
+            self.send_header("Content-Length", str(len(body)))
+            self.send_header("Cache-Control", "no-store")
+            self.end_headers()
+            self.wfile.write(body)
+            return
+        super().do_GET()
+
+
+def live_claims_json(svc: Any) -> bytes:
+    """The live claim counts the site's frontier page shows (D-25, ruling 14):
+    ``{"as_of": ISO 8601, "nodes": {"<target>/<node>": {"holders": n, "since": ISO}}}``,
+    from the service's registry; service state, never written into the site or the record.
+    """
+    from network.api import claims
+    from network.api.service import iso
+
+    now = svc.now()
+    nodes = {f"{t}/{n}": {"holders": len(held), "since": min(h["claimed_at"] for h in held)}
+             for (t, n), held in sorted(claims.registry(svc, now).items())}
+    return json.dumps({"as_of": iso(now), "nodes": nodes}, sort_keys=True).encode()
+
 
 @contextmanager
-def static_server(root: Path, host: str, port: int) -> Iterator[ThreadingHTTPServer]:
-    """Serve ``root`` read-only over HTTP on ``host:port`` in a thread until the block ends.
+def static_server(root: Path, host: str, port: int,
+                  live: Callable[[], bytes] | None = None) -> Iterator[ThreadingHTTPServer]:
+    """Serve ``root`` read-only over HTTP on ``host:port`` in a thread until the block ends;
+    with ``live``, ``GET /live/claims.json`` answers its bytes (:func:`live_claims_json`).
 
     Raises:
         LemmataError: ``listen-failed`` when ``host:port`` cannot be bound.
     """
-    handler = partial(_QuietHandler, directory=str(root))
+    class _SiteHandler(_QuietHandler):
+        pass
+
+    _SiteHandler.live = staticmethod(live) if live is not None else None
+    handler = partial(_SiteHandler, directory=str(root))
     try:
         server = ThreadingHTTPServer((host, port), handler)
     except OSError as exc:
@@ -517,7 +560,8 @@ def _serve(data: DataDir, server: Any, api_thread: threading.Thread,
     Raises:
         LemmataError: ``listen-failed`` when the site or the service cannot listen.
     """
-    with static_server(data.site, host, site_port):
+    live = partial(live_claims_json, server.config.app.state.svc)
+    with static_server(data.site, host, site_port, live):
         api_thread.start()
         while not server.started and api_thread.is_alive():
             time.sleep(0.05)
