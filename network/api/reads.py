@@ -64,8 +64,9 @@ def _dump(rec: Any) -> dict[str, Any]:
 def info(svc: Service) -> dict[str, Any]:
     """``GET /info.json`` (server_info): the committed ``info.json`` product when present,
     else what the record gives (graph id, gate-spec hashes, schema index), plus the
-    service's published limits under ``service`` (claim TTL caps, token lapse, rate
-    limits, body cap, DCO version, reserved pseudonyms) and, where this process runs
+    service's published limits under ``service`` (claim TTL caps, ``claims``: advisory
+    and the live claims one identity may hold, token lapse, rate limits, body cap, DCO
+    version, reserved pseudonyms) and, where this process runs
     the merge queue (``lemmata up``), its health under ``service.queue`` (issue 16).
 
     Raises:
