@@ -78,3 +78,48 @@ def test_the_site_server_answers_live_holders_beside_the_frontier_page(
     port = _port()
     with up.static_server(out, "127.0.0.1", port, broken):
         assert _get(f"http://127.0.0.1:{port}/live/claims.json")[0] == 503
+
+
+@pytest.mark.browser
+@pytest.mark.allow_outside_writes
+def test_the_frontier_page_fills_its_holders_in_chromium(api: Api, tmp_path: Path) -> None:
+    """The page's script reads /live/claims.json from the site server beside it and writes
+    each row's holders and since when; a row nobody holds reads 0."""
+    import shutil
+
+    from tests.site_support import require_tool
+
+    require_dot()
+    require_tool("chromium", shutil.which("chromium") or Path("/usr/bin/chromium").exists())
+    require_tool("chromedriver", shutil.which("chromedriver"))
+    from selenium import webdriver
+    from selenium.webdriver.chrome.options import Options
+    from selenium.webdriver.chrome.service import Service
+    from selenium.webdriver.common.by import By
+    from selenium.webdriver.support.ui import WebDriverWait
+
+    out = tmp_path / "site"
+    build(tmp_path / "graph", out)
+    alice, bob = api.token("alice")["token"], api.token("bob")["token"]
+    first = api.client.post("/claims", json={"target": "demo", "node": "root"},
+                            headers=auth(alice)).json()
+    assert api.client.post("/claims", json={"target": "demo", "node": "root"},
+                           headers=auth(bob)).status_code == 201
+    opts = Options()
+    opts.binary_location = shutil.which("chromium") or "/usr/bin/chromium"
+    for arg in ("--headless=new", "--no-sandbox", "--disable-gpu", "--disable-dev-shm-usage"):
+        opts.add_argument(arg)
+    drv = webdriver.Chrome(service=Service(shutil.which("chromedriver")), options=opts)
+    port = _port()
+    try:
+        with up.static_server(out, "127.0.0.1", port, partial(up.live_claims_json, api.svc)):
+            drv.get(f"http://127.0.0.1:{port}/frontier/index.html")
+            cell = drv.find_element(By.CSS_SELECTOR, 'td.holders[data-node="demo/root"]')
+            WebDriverWait(drv, 20).until(lambda _: cell.text != "—")
+            assert cell.text == f"2 since {first['claimed_at']}"
+            others = drv.find_elements(By.CSS_SELECTOR, "td.holders[data-node]")
+            assert len(others) > 1
+            assert {c.text for c in others if c != cell} == {"0"}
+            assert drv.find_element(By.ID, "claims-as-of").text.startswith("as of 2026-")
+    finally:
+        drv.quit()
