@@ -262,7 +262,7 @@ def _service_parts(settings: ServiceSettings) -> dict[str, Any]:
     data.root.mkdir(parents=True, exist_ok=True)
     parts: dict[str, Any] = {"keys": ensure_keys(data)}
     if settings.forge == "github":
-        parts["forge"] = _github_forge(settings)
+        parts["forge"] = _github_forge(settings, parts["keys"].get("service"))
     elif (data.forge / "HEAD").exists():
         engine = db.make_engine(settings.resolved_database_url())
         db.migrate(engine)
@@ -270,8 +270,10 @@ def _service_parts(settings: ServiceSettings) -> dict[str, Any]:
     return parts
 
 
-def _github_forge(settings: ServiceSettings) -> Any:
-    """GitHubForge on ``settings.github_repo`` with ``$LEMMATA_GITHUB_TOKEN``.
+def _github_forge(settings: ServiceSettings, submitter_key: Any = None) -> Any:
+    """GitHubForge on ``settings.github_repo`` with ``$LEMMATA_GITHUB_TOKEN``; with
+    ``submitter_key`` (the service key ``(key_id, key)``) its pull requests carry the signed
+    ``lemmata-submitter`` block the trusted gate job credits (issue 11).
 
     Raises:
         LemmataError: ``forge-misconfigured`` when either is missing or malformed.
@@ -286,7 +288,7 @@ def _github_forge(settings: ServiceSettings) -> Any:
     if not token:
         raise LemmataError("forge-misconfigured", "LEMMATA_GITHUB_TOKEN is not set")
     return GitHubForge(owner, name, token, api_url=settings.github_api_url,
-                       timeout_s=settings.github_timeout_s)
+                       timeout_s=settings.github_timeout_s, submitter_key=submitter_key)
 
 
 @main.command("mcp")
@@ -519,14 +521,20 @@ def import_formal_conjectures(path: Path, problems: tuple[str, ...], include_tes
 @click.option("--problem", "problems", multiple=True, help="Consider only this problem number.")
 @click.option("--graph", type=click.Path(path_type=Path), default=None,
               help="Attach to this graph work tree's targets and write the changes into it.")
+@click.option("--commit", default=None, help="The database commit FILE is an untouched copy "
+              "of (for a copy outside git, e.g. an unpacked archive); default: its git HEAD.")
 @click.option("--dry-run", is_flag=True, help="Report what would change; write nothing.")
 @guarded
 def import_erdosproblems(file: Path, problems: tuple[str, ...], graph: Path | None,
-                         dry_run: bool) -> int:
-    """Attach an erdosproblems database FILE to matching targets as prior art (D-6, D-10)."""
+                         commit: str | None, dry_run: bool) -> int:
+    """Attach an erdosproblems database FILE to matching targets as prior art (D-6, D-10).
+
+    A malformed entry is a report line (``rejected``), never the run's end; every solved/open
+    disagreement with Formal Conjectures is listed (``disagreements``) with both dates."""
     from network.importers.erdosproblems import plan_erdosproblems_import
 
-    plan = plan_erdosproblems_import(file, graph, problems=list(problems) or None)
+    plan = plan_erdosproblems_import(file, graph, problems=list(problems) or None,
+                                     commit=commit)
     return _finish_import(plan, graph, dry_run)
 
 
@@ -630,7 +638,8 @@ def gate_run(graph: Path, base: str, head: str, precheck: Path | None, submitter
               help="The export folder (the artifact to upload).")
 @click.option("--login", default="", help="The GitHub login that opened the pull request.")
 @click.option("--service-login", "service_logins", multiple=True,
-              help="The service's GitHub login (its pull requests credit the commit author).")
+              help="The service's GitHub login (its pull requests credit the head commit's "
+              "sign-off here, and the signed lemmata-submitter block in the trusted job).")
 @guarded
 def gate_export(graph: Path, base: str, head: str, pull_request: int, out_dir: Path,
                 login: str, service_logins: tuple[str, ...]) -> int:
@@ -644,8 +653,8 @@ def gate_export(graph: Path, base: str, head: str, pull_request: int, out_dir: P
     from network.record.loader import load_graph
 
     repo = pygit2.Repository(str(graph))
-    author = repo.revparse_single(head).peel(pygit2.Commit).author.name
-    submitter = submitter_of(login, author, load_graph(graph, commit=base), service_logins)
+    message = repo.revparse_single(head).peel(pygit2.Commit).message
+    submitter = submitter_of(login, message, load_graph(graph, commit=base), service_logins)
     rep = export_build(graph, base, head, toolchain=detect_toolchain, sandbox=Sandbox(),
                        out=out_dir, pull_request=pull_request, submitter=submitter)
     click.echo(json.dumps({"out": str(rep.out), "modules": sorted(rep.modules),

@@ -15,9 +15,10 @@ import hashlib
 import json
 import logging
 import signal
+import textwrap
 import threading
 import time
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass
 from functools import partial
@@ -381,10 +382,45 @@ def static_server(root: Path, host: str, port: int,
 # --- the banner ---------------------------------------------------------------------------
 
 
-def banner(*, api: str, site: str, toolchain_line: str) -> str:
-    """What `make run` prints once everything is up: URLs, MCP configs, first steps."""
+def banner(*, api: str, site: str, toolchain_line: str, checkable: bool = True,
+           calibration: Sequence[str] = ()) -> str:
+    """What `make run` prints once everything is up: URLs, MCP configs, first steps.
+
+    Args:
+        api, site: the service's and the site's base URLs.
+        toolchain_line: :func:`toolchain_line`'s sentence.
+        checkable: whether the tutorial target's pinned toolchain is installed here. When
+            it is not, the first steps start from an operator token and say that proofs
+            end ``toolchain-missing`` (issue 11), in the words of
+            :mod:`network.api.guidance`.
+        calibration: the ids of the graph's calibration targets, named in the steps.
+    """
+    from network.api.guidance import WAY_FORWARD
+
     mcp = f"{api}/mcp"
     generic = json.dumps({"mcpServers": {"lemmata": {"type": "http", "url": mcp}}}, indent=2)
+    cal = (", ".join(f"`{c}`" for c in calibration) if calibration
+           else "(this graph has none)")
+    if checkable:
+        steps = f"""First three steps for an agent:
+  1. list_frontier, then get_node on the tutorial node (target `tutorial`).
+  2. precheck_submission of a tutorial proof, then get_token with that precheck:
+     keep the token where the machine remembers it, and tell your operator the
+     recovery code.
+  3. claim_node on a node of a calibration target ({cal}), precheck,
+     submit_proof, and poll get_submission until the merge queue has judged it."""
+    else:
+        steps = f"""Proofs are not checked here, so a tutorial precheck cannot prove an identity.
+First three steps:
+  1. Operator: issue the agent a token on this network's data directory:
+       lemmata token issue --pseudonym NAME --dco
+     and hand it the token; keep the recovery code.
+  2. Agent: list_frontier, then get_node on the tutorial node (target `tutorial`);
+     claim_node on a node of a calibration target ({cal}).
+  3. Agent: precheck_submission returns every finding that needs no Lean (step 2)
+     and then ends `toolchain-missing`; postmortems (submit_postmortem) need no
+     Lean and merge through the queue.
+{_wrap(WAY_FORWARD, "  ")}"""
     return f"""
 Lemmata is running on loopback.
 
@@ -400,17 +436,21 @@ Connect an agent:
                   url = "{mcp}"
   Any client:   {generic.replace(chr(10), chr(10) + '                ')}
 
-First three steps for an agent:
-  1. list_frontier, then get_node on the tutorial node (target `tutorial`).
-  2. precheck_submission of a tutorial proof, then get_token with that precheck:
-     keep the token where the machine remembers it, and tell your operator the
-     recovery code.
-     No check or GitHub here? The operator runs `lemmata token issue --pseudonym NAME --dco`.
-  3. claim_node on a node of the calibration target, precheck, submit_proof, and poll
-     get_submission until the merge queue has judged it.
+{steps}
 
 Ctrl-C stops everything; `make run` again resumes this network.
 """
+
+
+def _wrap(text: str, indent: str) -> str:
+    return textwrap.fill(text, width=88, initial_indent=indent, subsequent_indent=indent)
+
+
+def calibration_targets(graph: Any) -> list[str]:
+    """The ids of ``graph``'s calibration targets (class ``calibration`` or
+    ``calibration: true``), sorted: the banner and graph/AGENTS.md name them by id."""
+    return sorted(tid for tid, t in graph.targets.items()
+                  if t.record.target_class == "calibration" or t.record.calibration)
 
 
 def toolchain_line(specs: dict[str, Any], source: Callable[[Any], Any]) -> str:
@@ -533,8 +573,13 @@ def run(data_root: Path, graph_dir: Path, *, host: str = "127.0.0.1", port: int 
         args=(data, forge, keys, stop, queue_interval_s, note, toolchain_source), name="queue",
         daemon=True)
     try:
+        tutorial = main_graph.targets.get("tutorial")
+        first_steps = {
+            "checkable": tutorial is None or bool(
+                toolchain_source(tutorial.gate_spec).describe().ok),
+            "calibration": calibration_targets(main_graph)}
         _serve(data, server, api_thread, queue_thread, stop, host, port, site_port, note,
-               ready)
+               ready, first_steps)
     finally:
         if previous is not None:
             signal.signal(signal.SIGINT, previous[0])
@@ -554,12 +599,14 @@ def _service_main(server: Any) -> None:
 
 def _serve(data: DataDir, server: Any, api_thread: threading.Thread,
            queue_thread: threading.Thread, stop: threading.Event, host: str, port: int,
-           site_port: int, note: str, ready: Callable[[dict[str, str]], None] | None) -> None:
+           site_port: int, note: str, ready: Callable[[dict[str, str]], None] | None,
+           first_steps: dict[str, Any] | None = None) -> None:
     """Start the site server, the service and the queue; wait for ``stop``; stop them.
 
     Raises:
         LemmataError: ``listen-failed`` when the site or the service cannot listen.
     """
+    first_steps = first_steps or {}
     live = partial(live_claims_json, server.config.app.state.svc)
     with static_server(data.site, host, site_port, live):
         api_thread.start()
@@ -570,7 +617,9 @@ def _serve(data: DataDir, server: Any, api_thread: threading.Thread,
                                "(its error is printed above)")
         queue_thread.start()
         urls = {"api": f"http://{host}:{port}", "site": f"http://{host}:{site_port}"}
-        say(banner(api=urls["api"], site=urls["site"], toolchain_line=note))
+        say(banner(api=urls["api"], site=urls["site"], toolchain_line=note,
+                   checkable=first_steps.get("checkable", True),
+                   calibration=first_steps.get("calibration", ())))
         if ready is not None:
             ready(urls)
         while not stop.is_set() and api_thread.is_alive():

@@ -152,11 +152,14 @@ class Network:
 
 def launch(data: Path, graph: Path, log: Path, *, queue_interval_s: float = 0.2,
            fixtures: Path = FIXTURES, record: bool = False,
-           ready_timeout_s: float = 60.0, ports: tuple[int, int] | None = None) -> Network:
+           ready_timeout_s: float = 60.0, ports: tuple[int, int] | None = None,
+           plain: bool = False) -> Network:
     """Start the launcher on free loopback ports (or on ``ports``: service, site) and
     wait, bounded, until the service answers ``/info.json`` and the site answers ``/``.
     A free port taken between choosing it and binding it (``listen-failed``) is retried
-    on fresh ports, twice at most.
+    on fresh ports, twice at most. ``plain`` runs what `make run` runs (``python -m
+    network.cli up``) instead of the launcher: no stand-in, and no Lean to be found
+    (:func:`without_lean`).
 
     Raises:
         AssertionError: it exited or did not answer in time (its output attached).
@@ -166,7 +169,7 @@ def launch(data: Path, graph: Path, log: Path, *, queue_interval_s: float = 0.2,
         try:
             return _launch_once(data, graph, log, queue_interval_s=queue_interval_s,
                                 fixtures=fixtures, record=record,
-                                ready_timeout_s=ready_timeout_s, ports=ports)
+                                ready_timeout_s=ready_timeout_s, ports=ports, plain=plain)
         except AssertionError:
             tail = log.read_bytes()[start:].decode("utf-8", errors="replace")
             if attempt == 2 or ports is not None or "listen-failed" not in tail:
@@ -174,21 +177,37 @@ def launch(data: Path, graph: Path, log: Path, *, queue_interval_s: float = 0.2,
     raise AssertionError("unreachable")
 
 
+def without_lean(scratch: Path) -> dict[str, str]:
+    """The environment with no Lean toolchain to be found: every PATH folder holding
+    ``lean``, ``lake`` or ``elan`` dropped, and HOME a fresh folder (no ``~/.elan``)."""
+    keep = [d for d in os.environ.get("PATH", "").split(os.pathsep)
+            if d and not any((Path(d) / exe).exists() for exe in ("lean", "lake", "elan"))]
+    home = scratch / "home-without-lean"
+    home.mkdir(exist_ok=True)
+    return dict(os.environ, PYTHONUNBUFFERED="1", PATH=os.pathsep.join(keep),
+                HOME=str(home), PYTHONPATH=str(REPO_ROOT))
+
+
 def _launch_once(data: Path, graph: Path, log: Path, *, queue_interval_s: float,
                  fixtures: Path, record: bool, ready_timeout_s: float,
-                 ports: tuple[int, int] | None) -> Network:
+                 ports: tuple[int, int] | None, plain: bool = False) -> Network:
     if ports is not None:
         port, site_port = ports
     else:
         port, site_port = free_port(), free_port()
         while site_port == port:
             site_port = free_port()
-    cmd = [sys.executable, str(LAUNCHER), "--data", str(data), "--graph", str(graph),
-           "--port", str(port), "--site-port", str(site_port),
-           "--queue-interval", str(queue_interval_s), "--fixtures", str(fixtures)]
-    if record:
-        cmd.append("--record")
-    env = dict(os.environ, PYTHONUNBUFFERED="1")
+    if plain:  # `lemmata up` itself: no launcher, no stand-in, no toolchain
+        cmd = [sys.executable, "-m", "network.cli", "up", "--data", str(data), "--graph",
+               str(graph), "--port", str(port), "--site-port", str(site_port)]
+        env = without_lean(data.parent)
+    else:
+        cmd = [sys.executable, str(LAUNCHER), "--data", str(data), "--graph", str(graph),
+               "--port", str(port), "--site-port", str(site_port),
+               "--queue-interval", str(queue_interval_s), "--fixtures", str(fixtures)]
+        if record:
+            cmd.append("--record")
+        env = dict(os.environ, PYTHONUNBUFFERED="1")
     with log.open("ab") as out:
         proc = subprocess.Popen(cmd, stdout=out, stderr=subprocess.STDOUT, env=env,
                                 cwd=str(data.parent))

@@ -155,7 +155,7 @@ def test_without_a_toolchain_the_precheck_ends_toolchain_missing(tmp_path: Path,
         job = client.get(f"/precheck/{r.json()['job_id']}").json()
         assert job["state"] == "toolchain-missing" and job["code"] == "toolchain-missing"
         assert job["attestation"]["verdict"] == "precheck-fail"
-        assert "Nothing was checked" in job["next"]
+        assert "No proof was checked" in job["next"]
         t = client.post("/tokens", json={"pseudonym": "x", "dco": "1.1", "proof": {
             "kind": "precheck", "job_id": job["job_id"]}})
         _code(t, "proof-invalid")

@@ -696,11 +696,13 @@ def test_the_submitter_is_the_github_login_bound_in_identities_not_the_commit_au
 
     class PR:
         def __init__(self, login: str, author: str) -> None:
-            self.login, self.author = login, author
+            self.login, self.author, self.body, self.head_sha = login, author, "", "0" * 40
 
     assert T.submitter_for(PR("alice-gh", "mallory"), g) == "alice"
     assert T.submitter_for(PR("mallory", "alice"), g) is None
-    assert T.submitter_for(PR("lemmata-bot", "alice"), g, ["lemmata-bot"]) == "alice"
+    # a service pull request credits only its signed lemmata-submitter block
+    # (tests/test_pr_submitter.py), never the commit author's text
+    assert T.submitter_for(PR("lemmata-bot", "alice"), g, ["lemmata-bot"]) is None
     assert T.submitter_for(PR("", "alice"), g, [""]) is None
 
 

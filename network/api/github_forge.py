@@ -198,8 +198,10 @@ class GitHubForge:
                  api_url: str = "https://api.github.com", client: httpx.Client | None = None,
                  committer: tuple[str, str] = ("Lemmata service", "service@lemmata.invalid"),
                  timeout_s: float = 30.0,
-                 clock: Callable[[], float] | None = None) -> None:
+                 clock: Callable[[], float] | None = None,
+                 submitter_key: tuple[str, Any] | None = None) -> None:
         self.owner, self.repo = parse_repo(f"{owner}/{repo}")
+        self._submitter_key = submitter_key
         if not token or not isinstance(token, str):
             raise LemmataError("forge-misconfigured", "no GitHub token was given")
         self._token = token
@@ -480,7 +482,8 @@ class GitHubForge:
         try:
             r = self._request("POST", "/pulls", expect=(201,), json={
                 "title": _one_line(title)[:256], "head": branch, "base": "main",
-                "body": with_precheck_block(body, precheck_attestation)})
+                "body": self._signed_body(with_precheck_block(body, precheck_attestation),
+                                          author, head_sha)})
         except LemmataError:
             self._delete_branch(branch)
             raise
@@ -511,7 +514,22 @@ class GitHubForge:
                                  author=(author, f"{author}@users.lemmata.invalid"))
         self._request("PATCH", f"/git/refs/heads/{pr.head_ref}",
                       json={"sha": head, "force": False}, on={422: "merge-conflict"})
+        if self._submitter_key is not None:  # the signed block follows the new head
+            body = self._signed_body(pr.body, author, head)
+            self._request("PATCH", f"/pulls/{pr.number}", json={"body": body})
+            pr = replace(pr, body=body)
         return replace(pr, head_sha=head, author=author)
+
+    def _signed_body(self, body: str, author: str, head_sha: str) -> str:
+        """``body`` with the signed ``lemmata-submitter`` block for ``author`` at
+        ``head_sha`` (:mod:`network.gate.pr_submitter`), when the forge holds the service
+        key; the trusted gate job credits a service pull request only through it."""
+        if self._submitter_key is None:
+            return body
+        from network.gate.pr_submitter import submitter_block, with_submitter_block
+
+        return with_submitter_block(body, submitter_block(
+            author, head_sha, self._submitter_key, now=self._clock()))
 
     def close(self, number: int) -> GitHubPullRequest:
         """Close unmerged (``PATCH /pulls/{n}`` state closed) and delete its branch when it

@@ -25,6 +25,7 @@ from sqlalchemy import select, update
 from sqlalchemy.exc import IntegrityError
 
 from network.api import db, pseudonyms
+from network.api.guidance import not_checkable
 from network.api.service import (
     Caller,
     Service,
@@ -252,6 +253,10 @@ def _issue_precheck(svc: Service, pseudonym: str, job_id: str, now: int) -> dict
     try:
         with db.transaction(svc.sessions) as s:
             job = s.get(db.PrecheckJobRow, job_id)
+            if job is not None and job.tutorial and job.state == "toolchain-missing":
+                raise LemmataError("proof-invalid", f"precheck {job_id!r} ended "
+                                   f"toolchain-missing, so it proves nothing. "
+                                   + not_checkable())
             if job is None or job.state != "pass" or not job.tutorial:
                 raise LemmataError("proof-invalid", f"precheck {job_id!r} is not a passing "
                                    "precheck of a tutorial node")

@@ -38,6 +38,7 @@ from sqlalchemy import select
 
 from network import ids, signing
 from network.api import db
+from network.api.guidance import not_checkable, target_checkable
 from network.api.service import Caller, Service, Who, iso, rate_hit, sha256_hex, write_identity
 from network.errors import LemmataError, define
 from network.gate import attestation as A
@@ -279,9 +280,8 @@ def _guidance(row: db.PrecheckJobRow) -> str:
         return (f"Passed. Submit exactly these files with submit_proof(precheck_id={jid!r}) "
                 "(POST /submissions); the signed attestation rides in the pull request.")
     if row.state == "toolchain-missing":
-        return ("Nothing was checked: this service has no Lean toolchain for the target's "
-                "pin (get_gate_spec). Run pregate.sh where the pinned toolchain is installed "
-                "and submit with its attestation, or try a service that has one.")
+        return ("No proof was checked; the diagnostics hold every finding that needs no "
+                "Lean (fix those first). " + not_checkable())
     if row.state == "fail":
         return ("Fix what the diagnostics name (the first failing step and its code; "
                 "list_error_codes explains each), then precheck again.")
@@ -334,7 +334,10 @@ def precheck_submission(svc: Service, caller: Caller, *, target: str, node: str,
         files: further node-relative files (see :func:`build_bundle`).
 
     Returns:
-        :func:`job_view` of the queued job (``state == "queued"``).
+        :func:`job_view` of the queued job (``state == "queued"``), plus
+        ``checkable_here`` (bool: the target's pinned toolchain is installed here) and,
+        when it is not, ``notice`` (:func:`network.api.guidance.not_checkable`): the job
+        will end ``toolchain-missing`` after the findings that need no Lean.
 
     Raises:
         LemmataError: ``rate-limited``; ``token-missing`` (no token, not the tutorial
@@ -374,6 +377,10 @@ def precheck_submission(svc: Service, caller: Caller, *, target: str, node: str,
         s.add(row)
         s.flush()
         out = job_view(row)
+    checkable, pin = target_checkable(svc, target)
+    out["checkable_here"] = checkable
+    if not checkable:  # said up front, before the job ends toolchain-missing (issue 11)
+        out["notice"] = not_checkable(pin)
     pool(svc).submit(job_id)
     return out
 

@@ -34,7 +34,8 @@ if TYPE_CHECKING:
 # --- the service's refusals ------------------------------------------------------------
 define("token-missing", None, 401, "A route that needs a write token was called without one.",
        "Send `Authorization: Bearer <token>` (MCP: the `token` argument); get a token with "
-       "POST /tokens (get_token).")
+       "POST /tokens (get_token). Where this service cannot check proofs (GET /info.json, "
+       "`service.proofs`), its operator can issue one: `lemmata token issue`.")
 define("token-invalid", None, 401,
        "The bearer token is not one the service issued, or it was retired by renewal or "
        "recovery.",
@@ -69,7 +70,11 @@ define("proof-invalid", None, 403,
        "The proof of identity did not verify: no GitHub login, or no unspent passing "
        "tutorial precheck (D-19, D-27).",
        "Send proof {kind: github, token} with a GitHub token, or {kind: precheck, job_id} "
-       "naming a passing precheck of the tutorial node.")
+       "naming a passing precheck of the tutorial node. Where no pinned toolchain checks "
+       "proofs here a tutorial precheck ends toolchain-missing and proves nothing: ask the "
+       "operator for a token (`lemmata token issue --pseudonym NAME --dco`), precheck where "
+       "the pinned toolchain is installed, or have the operator run `lemmata toolchain "
+       "install`.")
 define("proof-unavailable", None, 503,
        "The proof could not be checked now (GitHub or the precheck queue is unreachable).",
        "Retry later; nothing was recorded.")

@@ -65,21 +65,25 @@ def base_module_hashes(base: Graph) -> dict[str, str]:
     return out
 
 
-def submitter_of(login: str, commit_author: str, graph: Graph,
+def submitter_of(login: str, head_message: str, graph: Graph,
                  service_logins: Sequence[str] = ()) -> str | None:
-    """The pseudonym credited for a pull request on GitHub (ruling 9, ruling 14).
+    """The pseudonym the unprivileged export job builds for (ruling 9, ruling 14): a hint
+    for its steps, never a verdict; the trusted job decides from signed metadata
+    (:func:`network.gate.pr_submitter.submitter_of`).
 
-    The commit author is whatever the contributor typed, so it is believed only when the
-    pull request was opened by the service itself (``login`` is one of
-    ``service_logins``), which authors its commits as the submitter's pseudonym (D-35).
-    Otherwise it is the pseudonym ``identities/`` at base binds to ``login``, or None
-    when no single pseudonym is bound (records then fail closed on their actor).
+    For a pull request the service opened (``login`` is one of ``service_logins``) it is
+    the single ``Signed-off-by`` name of the head commit, which the service writes as the
+    submitter's pseudonym (D-23, D-35); never the service account's login. Otherwise the
+    pseudonym ``identities/`` at base binds to ``login`` (the sign-off picks one when the
+    login binds several), or None.
     """
+    from network.gate.pr_submitter import sign_offs
+    from network.gate.pr_submitter import submitter_of as credited
+
     if login and login in {s for s in service_logins if s}:
-        return commit_author or None
-    bound = [p for p, ident in graph.identities.items()
-             if ident.github is not None and login and ident.github.lower() == login.lower()]
-    return bound[0] if len(bound) == 1 else None
+        names = sorted(set(sign_offs(head_message)))
+        return names[0] if len(names) == 1 else None
+    return credited(login, graph, head_message=head_message, service_logins=())
 
 
 @dataclass

@@ -59,8 +59,8 @@ from network.gate.github_export import (
     EXPORT_FORMAT,
     EXPORT_MANIFEST,
     base_module_hashes,
-    submitter_of,
 )
+from network.gate.pr_submitter import submitter_of as credited_submitter
 from network.gate.result import Diagnostic
 from network.gate.sandbox import SandboxRunner
 from network.gate.toolchain import BuildResult, Toolchain
@@ -596,11 +596,17 @@ class TrustedDecision:
                 "attestations": [A.attestation_id(a) for a in self.attestations]}
 
 
-def submitter_for(pr: Any, graph: Graph, service_logins: Sequence[str] = ()) -> str | None:
-    """The pseudonym credited for the pull request ``pr`` (its ``login`` and ``author``):
-    :func:`~network.gate.github_export.submitter_of`."""
-    return submitter_of(str(getattr(pr, "login", "") or ""), str(pr.author or ""), graph,
-                        service_logins)
+def submitter_for(pr: Any, graph: Graph, service_logins: Sequence[str] = (), *,
+                  head_message: str = "") -> str | None:
+    """The pseudonym credited for the pull request ``pr`` (its ``login``, ``body`` and
+    ``head_sha``) with its head commit's message ``head_message`` read from the trusted
+    checkout: :func:`network.gate.pr_submitter.submitter_of`. A service pull request is
+    credited only through the service's signed ``lemmata-submitter`` block for this head;
+    never the service login, never the commit author's text (issue 11)."""
+    return credited_submitter(str(getattr(pr, "login", "") or ""), graph,
+                              body=str(getattr(pr, "body", "") or ""),
+                              head_sha=str(getattr(pr, "head_sha", "") or ""),
+                              head_message=head_message, service_logins=service_logins)
 
 
 _SIGN_OFF_RE = re.compile(r"^\s*sign-off:\s*([a-z_]+)\s*$", re.IGNORECASE | re.MULTILINE)
@@ -702,8 +708,8 @@ def decide(graph: Path, ev: WorkflowRunEvent, pr: Any, export_dir: Path, *,
         approvals: the pull request's approving reviews (:func:`review_for` picks the
             one step 9 may count).
         work_dir: where workspaces go (temporary when None).
-        service_logins: the service's GitHub logins, whose pull requests credit the
-            commit author (:func:`submitter_for`).
+        service_logins: the service's GitHub logins, whose pull requests credit only the
+            pseudonym of their signed ``lemmata-submitter`` block (:func:`submitter_for`).
 
     Returns:
         the :class:`TrustedDecision`; ``merge`` rests only on attestations this call
@@ -738,7 +744,8 @@ def decide(graph: Path, ev: WorkflowRunEvent, pr: Any, export_dir: Path, *,
     def tc_for(spec: m.GateSpec) -> Toolchain:
         return ExportedBuild(toolchain(spec), export, hashes, pr_hashes)
 
-    submitter = submitter_for(pr, base_graph, service_logins)
+    head_message = r.revparse_single(head).peel(pygit2.Commit).message
+    submitter = submitter_for(pr, base_graph, service_logins, head_message=head_message)
     outcome = run_gate(graph, base_sha, head, toolchain=tc_for, sandbox=sandbox,
                        precheck_raw=pr.precheck_attestation, submitter=submitter,
                        gate_key=gate_key, key_id=key_id, runner="hosted",

@@ -33,8 +33,10 @@ from network.record.models import Caps, GateSpec
 
 define("toolchain-missing", 1, 503,
        "No Lean toolchain is installed where this check ran, so nothing was checked.",
-       "Run the check where lean and lake are installed (elan), e.g. the gate image or CI; "
-       "without them the gate never reports a pass.")
+       "Run the check where lean and lake are installed (elan), e.g. the gate image or CI, "
+       "or install the pins (`lemmata toolchain install`); without them the gate never "
+       "reports a pass. On a service without them, its operator can still issue a token "
+       "(`lemmata token issue`) for the work that needs no Lean.")
 define("toolchain-mismatch", 1, 503,
        "The installed Lean toolchain or prebuilt packages differ from gate-spec.json's pins.",
        "Install exactly the pinned toolchain and Mathlib revision (elan, lake exe cache get).")

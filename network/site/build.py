@@ -36,6 +36,7 @@ from jinja2 import Environment, FileSystemLoader, StrictUndefined, select_autoes
 from markupsafe import Markup, escape
 
 from network.errors import LemmataError, define
+from network.importers.erdosproblems import target_provenance
 from network.record import derive
 from network.record.loader import Graph, load_graph
 from network.site import pages
@@ -296,6 +297,9 @@ def _render_target(graph: Graph, config: SiteConfig, d: _Derived, tid: str, lay:
         "literature": [(n["id"], n["label"], n["literature"]) for n in view["nodes"]
                        if n["literature"]],
         "shelved": [n for n in view["nodes"] if n["flags"]["shelved"]],
+        # where the target came from: the registry file at its commit, the
+        # erdosproblems.com page, the database's status with its date (issue 12)
+        "provenance": target_provenance(t.record),
         # records that claim a role or a verdict and do not verify (ruling 14): shown,
         # never counted
         "unverified": sorted(p for p in derive.unverified(graph)

@@ -1,0 +1,56 @@
+"""What the service tells a newcomer when proofs cannot be checked here (issue 11).
+
+The banner of `make run`, the tutorial target's text, a precheck's ``notice`` and ``next``,
+``proof-invalid`` and ``token-missing`` all say the same true thing with the same words:
+without the pinned Lean toolchain a precheck still reports every finding that needs no
+Lean (step 2, then steps 0 and 1) and ends ``toolchain-missing``, never a pass; so a
+tutorial precheck cannot prove an identity here, and the ways forward are an operator
+token, a machine with the pinned toolchain, or ``lemmata toolchain install``
+(DESIGN.md "Lean"; D-19, D-27, D-35).
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+WAY_FORWARD = (
+    "Ways forward: ask this network's operator for a token (`lemmata token issue "
+    "--pseudonym NAME --dco` on the network's data directory), which is enough for claims "
+    "and postmortems; run the check where the pinned toolchain is installed (`pregate.sh`, "
+    "graph/AGENTS.md) and submit with its attestation; or have the operator install the "
+    "pins here (`lemmata toolchain install`).")
+"""The three ways forward, named everywhere the service says proofs are not checked."""
+
+
+def not_checkable(pin: str | None = None) -> str:
+    """The one sentence saying proofs cannot be checked here, then :data:`WAY_FORWARD`.
+
+    Args:
+        pin: the Lean toolchain the target pins (``leanprover/lean4:v4.34.0``), if known.
+
+    Returns:
+        Plain text for a ``notice``/``next`` field or an error message.
+    """
+    which = f"the pinned Lean toolchain {pin}" if pin else "the pinned Lean toolchain"
+    return (f"Proofs cannot be checked on this service: {which} is not installed here, so a "
+            "precheck reports the findings that need no Lean (step 2, then steps 0 and 1) "
+            "and ends `toolchain-missing`, never a pass, and a tutorial precheck cannot "
+            f"prove an identity. {WAY_FORWARD}")
+
+
+def target_checkable(svc: Any, target: str) -> tuple[bool, str | None]:
+    """Whether ``target``'s pinned toolchain is found by the service's toolchain source.
+
+    Reads :func:`network.api.reads.proof_checking` (cached per pin), so the answer is the
+    one /info.json publishes.
+
+    Returns:
+        ``(checkable, pin)``; ``(False, None)`` for a target the graph does not hold.
+    """
+    from network.api.reads import proof_checking
+
+    graph = svc.graphs.snapshot().graph
+    entry = proof_checking(svc, graph)["targets"].get(target)
+    if entry is None:
+        return False, None
+    return bool(entry["checkable"]), str(entry["pinned"])
