@@ -177,7 +177,8 @@ def _state_options(fn: Callable[..., Any]) -> Callable[..., Any]:
     fn = click.option("--database-url", default=None,
                       help="SQLAlchemy URL (default: SQLite in the data folder).")(fn)
     return click.option("--data", "data_dir", type=click.Path(path_type=Path), default=None,
-                        help="Folder of the operational state (default ./lemmata-data).")(fn)
+                        help="The network's data directory (default ./.lemmata, the one "
+                        "`lemmata up` runs on).")(fn)
 
 
 def _service_settings(**given: Any) -> ServiceSettings:
@@ -206,12 +207,40 @@ def serve(host: str | None, port: int | None, data_dir: Path | None,
 
     from network.api.app import create_app
 
-    settings = _service_settings(host=host, port=port, data_dir=data_dir,
-                                 database_url=database_url, graph=graph, forge=forge,
-                                 github_repo=github_repo)
-    app = create_app(settings, **_service_parts(settings))
+    settings, loader = _network_settings(host=host, port=port, data_dir=data_dir,
+                                         database_url=database_url, graph=graph, forge=forge,
+                                         github_repo=github_repo)
+    app = create_app(settings, graph_loader=loader, **_service_parts(settings))
     uvicorn.run(app, host=settings.host, port=settings.port)
     return EXIT_OK
+
+
+def _network_settings(*, record: bool = True, **given: Any) -> tuple[ServiceSettings, Any]:
+    """The settings of a process on a network's data directory, and the graph it serves.
+
+    Every process on one data directory serves one state (issue 11): the database is the
+    one the directory's ``service.json`` names (checked by
+    :meth:`network.up.DataDir.bind_database`; SQLite in WAL mode or a shared PostgreSQL
+    URL), and in a ``lemmata up`` directory (one holding ``forge.git``) the graph is its
+    forge's main branch unless ``--graph``/``LEMMATA_GRAPH`` says otherwise.
+
+    Returns:
+        ``(settings, graph_loader)``; ``graph_loader`` is None where ``settings.graph`` is
+        served.
+
+    Raises:
+        LemmataError: ``data-dir-other-database``; ``data-dir-invalid``.
+    """
+    from network.up import DataDir
+
+    settings = _service_settings(**given)
+    data = DataDir(settings.data_dir)
+    data.bind_database(settings.resolved_database_url(), given=settings.database_url is not None,
+                       record=record)
+    loader = None
+    if "graph" not in settings.model_fields_set and (data.forge / "HEAD").exists():
+        loader = data.graph_provider()
+    return settings, loader
 
 
 def _service_parts(settings: ServiceSettings) -> dict[str, Any]:
@@ -275,8 +304,9 @@ def mcp_cmd(data_dir: Path | None, database_url: str | None, graph: Path | None)
     from network.api.app import create_app
     from network.api.tools import build_mcp
 
-    settings = _service_settings(data_dir=data_dir, database_url=database_url, graph=graph)
-    app = create_app(settings, **_service_parts(settings))
+    settings, loader = _network_settings(data_dir=data_dir, database_url=database_url,
+                                         graph=graph)
+    app = create_app(settings, graph_loader=loader, **_service_parts(settings))
     server = build_mcp(app.state.svc, default_token=os.environ.get("LEMMATA_TOKEN"))
     anyio.run(server.run_stdio_async)
     return EXIT_OK
@@ -294,14 +324,15 @@ def _operator_service(data_dir: Path | None, database_url: str | None,
     act: the database the network's service opens (migrated) and the graph it serves (for
     the reserved and role pseudonyms). Starts no server, worker or forge.
 
-    A ``lemmata up`` data directory (one holding ``forge.git``; ``.lemmata`` when
-    ``--data`` is not given and the ``serve`` default folder does not exist) is read as
-    ``up`` runs it: its ``state.db`` and its forge's main branch, unless
-    ``--database-url``/``--graph`` say otherwise. Otherwise ``serve``'s defaults apply.
+    The data directory (``--data``, default ``.lemmata``: the one ``lemmata up`` runs
+    on) is read as every process on it reads it (:func:`_network_settings`): the database
+    its ``service.json`` names, and in a ``lemmata up`` directory its forge's main
+    branch, unless ``--database-url``/``--graph`` say otherwise.
 
     Raises:
         LemmataError: ``network-state-missing`` when the SQLite database is not there (a
-            token written into a new one would reach no service).
+            token written into a new one would reach no service);
+            ``data-dir-other-database``.
     """
     import time
 
@@ -310,22 +341,9 @@ def _operator_service(data_dir: Path | None, database_url: str | None,
     from network.api import db
     from network.api.graphs import GraphProvider
     from network.api.service import Service
-    from network.record.loader import load_graph
-    from network.up import MAIN, DataDir
 
-    settings = _service_settings(data_dir=data_dir, database_url=database_url, graph=graph)
-    root = settings.data_dir
-    if data_dir is None and not root.exists() and (Path(".lemmata") / "forge.git").is_dir():
-        root = Path(".lemmata")  # what `make run` (lemmata up) uses
-    up_dir = DataDir(root)
-    provider = None
-    if (up_dir.forge / "HEAD").exists():
-        settings = _service_settings(data_dir=root,
-                                     database_url=database_url or up_dir.database_url,
-                                     graph=graph)
-        if graph is None:
-            forge = up_dir.forge
-            provider = GraphProvider(lambda: load_graph(forge, MAIN))
+    settings, loader = _network_settings(record=False, data_dir=data_dir,
+                                         database_url=database_url, graph=graph)
     url = settings.resolved_database_url()
     if url.startswith("sqlite:///") and not Path(url.removeprefix("sqlite:///")).is_file():
         raise LemmataError("network-state-missing", f"{settings.data_dir} holds no service "
@@ -334,7 +352,7 @@ def _operator_service(data_dir: Path | None, database_url: str | None,
     db.migrate(engine)
     return Service(settings=settings, engine=engine,
                    sessions=sessionmaker(engine, expire_on_commit=False),
-                   graphs=provider or GraphProvider.for_path(settings.graph), clock=time.time)
+                   graphs=loader or GraphProvider.for_path(settings.graph), clock=time.time)
 
 
 def _os_user() -> str:
@@ -536,19 +554,21 @@ def import_erdosproblems(file: Path, problems: tuple[str, ...], graph: Path | No
 
 
 @main.command()
-@click.option("--data", "data_dir", type=click.Path(path_type=Path), default=Path(".lemmata"),
-              show_default=True, help="The network's data directory.")
+@click.option("--data", "data_dir", type=click.Path(path_type=Path), default=None,
+              help="The network's data directory (default ./.lemmata, or $LEMMATA_DATA_DIR: "
+              "the one serve, mcp and token default to).")
 @click.option("--graph", type=click.Path(path_type=Path), default=Path("graph"),
               show_default=True, help="The graph folder that seeds the forge on first run.")
 @click.option("--host", default="127.0.0.1", show_default=True, help="Loopback address.")
 @click.option("--port", type=int, default=8000, show_default=True, help="Service port.")
 @click.option("--site-port", type=int, default=8001, show_default=True, help="Site port.")
 @guarded
-def up(data_dir: Path, graph: Path, host: str, port: int, site_port: int) -> int:
+def up(data_dir: Path | None, graph: Path, host: str, port: int, site_port: int) -> int:
     """Run the whole network on the embedded defaults (README command one)."""
     from network.up import run
 
-    return run(data_dir, graph, host=host, port=port, site_port=site_port)
+    root = data_dir if data_dir is not None else _service_settings().data_dir
+    return run(root, graph, host=host, port=port, site_port=site_port)
 
 
 # --- the gate (D-4, D-5, D-27) ---------------------------------------------------------

@@ -36,11 +36,19 @@ define("data-dir-invalid", None, 500, "The data directory exists but is not a Le
        "Point --data at an empty folder or at one a previous `lemmata up` created.")
 define("listen-failed", None, 500, "The network could not listen on an address it needs.",
        "Another process probably holds the port: stop it, or pass --port / --site-port.")
+define("data-dir-other-database", None, 409,
+       "The network on this data directory keeps its state in another database than the "
+       "one this process would open, so it would not serve the same claims and tokens.",
+       "Pass the network's own database (--database-url or LEMMATA_DATABASE_URL, named in "
+       "the detail). To move the network to a new database on purpose, delete the data "
+       "directory's service.json first.")
 
 KEY_KINDS = ("gate", "approval", "service")
 FORGE_DIR = "forge.git"
 SITE_DIR = "site"
 MAIN = "refs/heads/main"
+#: The file in a data directory naming the database its network's state lives in.
+SERVICE_FILE = "service.json"
 
 
 @dataclass(frozen=True)
@@ -72,6 +80,72 @@ class DataDir:
     @property
     def database_url(self) -> str:
         return f"sqlite:///{self.root / 'state.db'}"
+
+    def database_name(self, url: str) -> str:
+        """How ``service.json`` names the database at ``url``: ``sqlite:<file>`` for a
+        SQLite file inside this directory (so the folder may be moved), else the URL with
+        any password masked (``***``); never a secret."""
+        from sqlalchemy.engine import make_url
+
+        parsed = make_url(url)
+        if parsed.get_backend_name() == "sqlite" and parsed.database:
+            path = Path(parsed.database).resolve()
+            if path.parent == self.root.resolve():
+                return f"sqlite:{path.name}"
+        return parsed.render_as_string(hide_password=True)
+
+    def bind_database(self, url: str, *, given: bool, record: bool = True) -> None:
+        """Hold every process on this data directory to one database (issue 11: a second
+        ``serve``/``mcp``/``token`` beside a running network serves its state, or says
+        why not). The first process records the database's name (:meth:`database_name`)
+        in ``service.json``; a later one whose database differs is refused.
+
+        Args:
+            url: the database this process would open.
+            given: whether ``url`` was given (flag or environment) rather than defaulted.
+            record: write ``service.json`` when absent (False: only compare).
+
+        Raises:
+            LemmataError: ``data-dir-other-database`` naming the recorded database;
+                ``data-dir-invalid`` when ``service.json`` is not this format.
+        """
+        path = self.root / SERVICE_FILE
+        name = self.database_name(url)
+        if not path.exists():
+            if record:
+                self.root.mkdir(parents=True, exist_ok=True)
+                tmp = path.with_name(path.name + ".tmp")
+                tmp.write_text(json.dumps({"database": name}, indent=2) + "\n",
+                               encoding="utf-8")
+                tmp.replace(path)
+            return
+        try:
+            recorded = json.loads(path.read_text(encoding="utf-8"))["database"]
+        except (OSError, ValueError, KeyError, TypeError) as exc:
+            raise LemmataError("data-dir-invalid", f"{path} is not a service.json "
+                               f"({type(exc).__name__})") from None
+        if recorded == name:
+            return
+        how = (f"this process was given {name}" if given
+               else f"without --database-url it would open {name}")
+        raise LemmataError("data-dir-other-database", f"the network on {self.root} keeps "
+                           f"its state in {recorded}; {how}")
+
+    def graph_provider(self) -> Any:
+        """The :class:`network.api.graphs.GraphProvider` of the network's record: its
+        forge's main branch, versioned by main's commit (what ``lemmata up`` serves)."""
+        from network.api.graphs import GraphProvider
+        from network.record.loader import load_graph
+
+        forge = self.forge
+
+        def load_main() -> Any:
+            return load_graph(forge, MAIN)
+
+        def main_version() -> str:
+            return str(pygit2.Repository(str(forge)).references[MAIN].target)
+
+        return GraphProvider(load_main, main_version)
 
 
 def say(message: str) -> None:
@@ -235,19 +309,62 @@ def publish_keys(forge: Any, keys: dict[str, tuple[str, Ed25519PrivateKey]],
 # --- the static site server -------------------------------------------------------------
 
 
+#: Where the site server answers the live claim counts (the site's frontier page reads it).
+LIVE_CLAIMS_PATH = "/live/claims.json"
+
+
 class _QuietHandler(SimpleHTTPRequestHandler):
+    live: Callable[[], bytes] | None = None
+
     def log_message(self, format: str, *args: Any) -> None:
         return
 
+    def do_GET(self) -> None:
+        if self.path.split("?", 1)[0] == LIVE_CLAIMS_PATH and self.live is not None:
+            try:
+                body = self.live()
+            except Exception:  # the service's state is unreadable: the page keeps its dashes
+                logging.getLogger(__name__).exception("site: live claims unavailable")
+                self.send_error(503)
+                return
+            self.send_response(200)
+            self.send_header("Content-Type", "application/json")
+            self.send_header("Content-Length", str(len(body)))
+            self.send_header("Cache-Control", "no-store")
+            self.end_headers()
+            self.wfile.write(body)
+            return
+        super().do_GET()
+
+
+def live_claims_json(svc: Any) -> bytes:
+    """The live claim counts the site's frontier page shows (D-25, ruling 14):
+    ``{"as_of": ISO 8601, "nodes": {"<target>/<node>": {"holders": n, "since": ISO}}}``,
+    from the service's registry; service state, never written into the site or the record.
+    """
+    from network.api import claims
+    from network.api.service import iso
+
+    now = svc.now()
+    nodes = {f"{t}/{n}": {"holders": len(held), "since": min(h["claimed_at"] for h in held)}
+             for (t, n), held in sorted(claims.registry(svc, now).items())}
+    return json.dumps({"as_of": iso(now), "nodes": nodes}, sort_keys=True).encode()
+
 
 @contextmanager
-def static_server(root: Path, host: str, port: int) -> Iterator[ThreadingHTTPServer]:
-    """Serve ``root`` read-only over HTTP on ``host:port`` in a thread until the block ends.
+def static_server(root: Path, host: str, port: int,
+                  live: Callable[[], bytes] | None = None) -> Iterator[ThreadingHTTPServer]:
+    """Serve ``root`` read-only over HTTP on ``host:port`` in a thread until the block ends;
+    with ``live``, ``GET /live/claims.json`` answers its bytes (:func:`live_claims_json`).
 
     Raises:
         LemmataError: ``listen-failed`` when ``host:port`` cannot be bound.
     """
-    handler = partial(_QuietHandler, directory=str(root))
+    class _SiteHandler(_QuietHandler):
+        pass
+
+    _SiteHandler.live = staticmethod(live) if live is not None else None
+    handler = partial(_SiteHandler, directory=str(root))
     try:
         server = ThreadingHTTPServer((host, port), handler)
     except OSError as exc:
@@ -385,7 +502,6 @@ def run(data_root: Path, graph_dir: Path, *, host: str = "127.0.0.1", port: int 
 
     from network.api.app import create_app
     from network.api.forge import LocalForge
-    from network.api.graphs import GraphProvider
     from network.api.settings import ServiceSettings
     from network.record.loader import load_graph
 
@@ -394,6 +510,7 @@ def run(data_root: Path, graph_dir: Path, *, host: str = "127.0.0.1", port: int 
     if any(data.root.iterdir()) and not (data.forge / "HEAD").exists() and \
             not (data.root / "state.db").exists() and not data.keys.exists():
         raise LemmataError("data-dir-invalid", f"{data.root} holds other files")
+    data.bind_database(data.database_url, given=False)  # before anything is written
     say(f"[1/5] data directory {data.root}")
     keys = ensure_keys(data)
     say("[2/5] forge repository (seeded from graph/ with its history on first run)")
@@ -408,13 +525,10 @@ def run(data_root: Path, graph_dir: Path, *, host: str = "127.0.0.1", port: int 
     def load_main() -> Any:
         return load_graph(data.forge, "refs/heads/main")
 
-    def main_version() -> str:
-        return str(pygit2.Repository(str(data.forge)).references[MAIN].target)
-
     from network.gate.toolchain import detect_toolchain
 
     toolchain_source = toolchain or detect_toolchain
-    provider = GraphProvider(load_main, main_version)
+    provider = data.graph_provider()
     from sqlalchemy.orm import sessionmaker
 
     from network.api import db
@@ -493,7 +607,8 @@ def _serve(data: DataDir, server: Any, api_thread: threading.Thread,
         LemmataError: ``listen-failed`` when the site or the service cannot listen.
     """
     first_steps = first_steps or {}
-    with static_server(data.site, host, site_port):
+    live = partial(live_claims_json, server.config.app.state.svc)
+    with static_server(data.site, host, site_port, live):
         api_thread.start()
         while not server.started and api_thread.is_alive():
             time.sleep(0.05)

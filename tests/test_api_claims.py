@@ -1,4 +1,5 @@
-"""The live claim registry: TTL caps, release, renewal, expiry and concurrency (D-25)."""
+"""The live claim registry: advisory claims with several holders, TTL caps, release,
+renewal, expiry, the per-identity limit and concurrency (D-25, ruling 14)."""
 
 from __future__ import annotations
 
@@ -54,15 +55,53 @@ def test_graph_policy_caps_win(tmp_path: Path) -> None:
     it.close()
 
 
-def test_one_holder_release_and_reclaim(api: Api) -> None:
+def _entry(api: Api, node: str = "root") -> dict[str, Any]:
+    front = api.client.get("/frontier.json").json()["nodes"]
+    return next(e for e in front if e["target"] == "demo" and e["node"] == node)  # type: ignore[no-any-return]
+
+
+def test_several_holders_each_with_its_own_ttl(api: Api) -> None:
+    """Claims are advisory (D-25, ruling 14): bob's claim on alice's node is taken, each
+    keeps its own TTL, each sees the other in list_my_claims (D-28), and the frontier
+    says how many hold the node and since when."""
+    alice = api.token("alice")["token"]
+    bob = api.token("bob")["token"]
+    a = api.client.post("/claims", json={**CLAIM, "ttl_s": 3600}, headers=auth(alice)).json()
+    assert a["other_holders"] == [] and a["already_held"] is False
+    api.clock.advance(60)
+    r = api.client.post("/claims", json={**CLAIM, "ttl_s": 7200}, headers=auth(bob))
+    assert r.status_code == 201, r.text
+    b = r.json()
+    assert b["claim_id"] != a["claim_id"] and b["ttl_s"] == 7200
+    assert b["other_holders"] == [{"pseudonym": "alice", "claimed_at": a["claimed_at"],
+                                   "expires_at": a["expires_at"]}]
+    assert "1 other identity holds this node" in b["next"]
+    [mine] = api.client.get("/claims/mine", headers=auth(alice)).json()["claims"]
+    assert mine["claim_id"] == a["claim_id"]
+    assert mine["other_holders"] == [{"pseudonym": "bob", "claimed_at": b["claimed_at"],
+                                      "expires_at": b["expires_at"]}]
+    e = _entry(api)
+    assert e["claim_status"] == "claimed" and e["claim_holders"] == 2
+    assert e["claimed_since"] == a["claimed_at"]
+    assert [h["pseudonym"] for h in e["live_claims"]] == ["alice", "bob"]
+    assert all("claim_id" not in h for h in e["live_claims"])  # receipts stay private
+    bundle = api.client.get("/targets/demo/nodes/root").json()["claims"]
+    assert [h["pseudonym"] for h in bundle["live"]] == ["alice", "bob"]
+    # alice's hour ends, bob's two hours do not: one holder left, held since bob's claim
+    api.clock.advance(3600 - 60)
+    e = _entry(api)
+    assert e["claim_holders"] == 1 and e["claimed_since"] == b["claimed_at"]
+    assert api.client.get("/claims/mine", headers=auth(bob)).json()["claims"][0][
+        "other_holders"] == []
+    api.clock.advance(3660)
+    assert _entry(api)["claim_holders"] == 0 and _entry(api)["claimed_since"] is None
+
+
+def test_release_is_the_holders_own_and_leaves_the_others(api: Api) -> None:
     alice = api.token("alice")["token"]
     bob = api.token("bob")["token"]
     claim_id = api.client.post("/claims", json=CLAIM, headers=auth(alice)).json()["claim_id"]
-    held = api.client.post("/claims", json=CLAIM, headers=auth(bob))
-    assert held.status_code == 409 and held.json()["code"] == "claim-held"
-    assert "alice" in held.json()["detail"]
-    mine_again = api.client.post("/claims", json=CLAIM, headers=auth(alice)).json()
-    assert mine_again["code"] == "claim-held" and claim_id in mine_again["detail"]
+    assert api.client.post("/claims", json=CLAIM, headers=auth(bob)).status_code == 201
     not_yours = api.client.delete(f"/claims/{claim_id}", headers=auth(bob))
     assert not_yours.status_code == 403 and not_yours.json()["code"] == "claim-not-yours"
     r = api.client.delete(f"/claims/{claim_id}", headers=auth(alice))
@@ -71,9 +110,65 @@ def test_one_holder_release_and_reclaim(api: Api) -> None:
     assert twice.status_code == 409 and twice.json()["code"] == "claim-not-live"
     assert api.client.delete("/claims/claim-nope", headers=auth(alice)).json()["code"] == \
         "claim-not-found"
-    assert api.client.post("/claims", json=CLAIM, headers=auth(bob)).status_code == 201
+    assert [h["pseudonym"] for h in _entry(api)["live_claims"]] == ["bob"]
+    again = api.client.post("/claims", json=CLAIM, headers=auth(alice)).json()
+    assert again["claim_id"] != claim_id and again["already_held"] is False
     history = api.client.get("/targets/demo/nodes/root").json()["claims"]["history"]
-    assert [h["state"] for h in history] == ["released", "live"]
+    assert [(h["pseudonym"], h["state"]) for h in history] == [
+        ("alice", "released"), ("bob", "live"), ("alice", "live")]
+
+
+def test_claiming_a_node_you_hold_keeps_your_one_claim(api: Api) -> None:
+    """The same identity claiming the same node again gets the same claim back: extended
+    to now + ttl when that is later, never shortened, and never a second row."""
+    alice = api.token("alice")["token"]
+    first = api.client.post("/claims", json={**CLAIM, "ttl_s": 7200}, headers=auth(alice)).json()
+    api.clock.advance(600)
+    shorter = api.client.post("/claims", json=CLAIM, headers=auth(alice)).json()  # min: 1 h
+    assert shorter["claim_id"] == first["claim_id"] and shorter["already_held"] is True
+    assert shorter["expires_at"] == first["expires_at"] and shorter["renewals"] == 0
+    longer = api.client.post("/claims", json={**CLAIM, "ttl_s": 86400},
+                             headers=auth(alice)).json()
+    assert longer["claim_id"] == first["claim_id"] and longer["renewals"] == 1
+    assert longer["ttl_s"] == 86400 and longer["expires_at"] > first["expires_at"]
+    assert api.client.post("/claims", json={**CLAIM, "ttl_s": 59},
+                           headers=auth(alice)).json()["code"] == "claim-ttl-out-of-range"
+    with api.svc.sessions() as s:
+        assert len(s.execute(select(db.ClaimRow)).scalars().all()) == 1
+    assert _entry(api)["claim_holders"] == 1
+    # once it has expired, claiming again makes a new claim; the old one stays as history
+    api.clock.advance(86400)
+    renewed = api.client.post("/claims", json=CLAIM, headers=auth(alice)).json()
+    assert renewed["claim_id"] != first["claim_id"] and renewed["already_held"] is False
+
+
+def test_per_identity_limit_on_nodes_held(tmp_path: Path) -> None:
+    it = make_api(tmp_path, settings={"claims_per_identity": 2}, extra_nodes=3)
+    a = next(it)
+    alice = a.token("alice")["token"]
+    bob = a.token("bob")["token"]
+    assert a.client.get("/info.json").json()["service"]["claims"] == {
+        "advisory": True, "per_identity": 2}
+    ids = [a.client.post("/claims", json={"target": "demo", "node": n},
+                         headers=auth(alice)).json()["claim_id"] for n in ("n1", "n2")]
+    over = a.client.post("/claims", json={"target": "demo", "node": "n3"}, headers=auth(alice))
+    assert over.status_code == 409 and over.json()["code"] == "claim-limit-reached"
+    assert "(2)" in over.json()["detail"]
+    # claiming a node one holds is no new claim; another identity is not limited by alice
+    assert a.client.post("/claims", json={"target": "demo", "node": "n1"},
+                         headers=auth(alice)).json()["already_held"] is True
+    assert a.client.post("/claims", json={"target": "demo", "node": "n3"},
+                         headers=auth(bob)).status_code == 201
+    mine = a.client.get("/claims/mine", headers=auth(alice)).json()
+    assert mine["limit"] == 2 and len(mine["claims"]) == 2
+    a.client.delete(f"/claims/{ids[0]}", headers=auth(alice))
+    assert a.client.post("/claims", json={"target": "demo", "node": "n3"},
+                         headers=auth(alice)).status_code == 201
+    a.clock.advance(3601)  # every claim expired: the slots are free again
+    for n in ("n1", "n2"):
+        assert a.client.post("/claims", json={"target": "demo", "node": n},
+                             headers=auth(alice)).status_code == 201
+    it.close()
 
 
 def test_renew_before_expiry(api: Api) -> None:
@@ -159,57 +254,155 @@ def _race(a: Api, callers: list[Caller], nodes: list[str]) -> list[Any]:
     return results
 
 
-def _check_one_holder(a: Api, n: int) -> None:
+def _rows(a: Api) -> list[db.ClaimRow]:
+    with a.svc.sessions() as s:
+        return list(s.execute(select(db.ClaimRow)).scalars().all())
+
+
+def _check_all_hold(a: Api, n: int) -> None:
+    """n distinct agents claim one node at once: all n hold it, one row each."""
     callers = _agents(a, n)
     results = _race(a, callers, ["root"] * n)
+    assert all(isinstance(r, dict) and r["already_held"] is False for r in results), results
+    rows = _rows(a)
+    assert len(rows) == n and len({r.identity_id for r in rows}) == n
+    assert sorted(r.public_id for r in rows) == sorted(r["claim_id"] for r in results)
+    assert len({r.live_key for r in rows}) == n
+    assert claims.live_for_node(a.svc, "demo", "root").__len__() == n
+
+
+def _check_one_agent_one_claim(a: Api, n: int) -> None:
+    """One agent claims one node n times at once: one claim, every answer naming it."""
+    [caller] = _agents(a, 1)
+    results = _race(a, [caller] * n, ["root"] * n)
+    assert all(isinstance(r, dict) for r in results), results
+    rows = _rows(a)
+    assert len(rows) == 1, [(r.public_id, r.live_key) for r in rows]
+    assert {r["claim_id"] for r in results} == {rows[0].public_id}
+    assert sum(1 for r in results if not r["already_held"]) == 1
+    assert rows[0].live_key == claims.live_key(rows[0].identity_id, "demo", "root")
+
+
+def _check_limit_holds(a: Api, n: int, limit: int) -> None:
+    """One agent claims n nodes at once with a limit of ``limit``: exactly that many."""
+    [caller] = _agents(a, 1)
+    results = _race(a, [caller] * n, [f"n{i + 1}" for i in range(n)])
     wins = [r for r in results if isinstance(r, dict)]
-    assert len(wins) == 1, results
-    assert sorted(r for r in results if not isinstance(r, dict)) == ["claim-held"] * (n - 1)
-    with a.svc.sessions() as s:
-        rows = s.execute(select(db.ClaimRow)).scalars().all()
-        assert len(rows) == 1 and rows[0].public_id == wins[0]["claim_id"]
-        assert rows[0].live_key == "demo/root"
+    assert len(wins) == limit, results
+    assert sorted(r for r in results if not isinstance(r, dict)) == \
+        ["claim-limit-reached"] * (n - limit)
+    assert sorted(r.public_id for r in _rows(a)) == sorted(w["claim_id"] for w in wins)
 
 
 def _check_no_lost_writes(a: Api, n: int) -> None:
     callers = _agents(a, n)
     results = _race(a, callers, [f"n{i + 1}" for i in range(n)])
     assert all(isinstance(r, dict) for r in results), results
-    with a.svc.sessions() as s:
-        rows = s.execute(select(db.ClaimRow)).scalars().all()
-        assert sorted(r.node for r in rows) == sorted(f"n{i + 1}" for i in range(n))
-        assert len({r.public_id for r in rows}) == n
+    rows = _rows(a)
+    assert sorted(r.node for r in rows) == sorted(f"n{i + 1}" for i in range(n))
+    assert len({r.public_id for r in rows}) == n
 
 
-def test_fifty_agents_one_node_exactly_one_holder_sqlite(tmp_path: Path) -> None:
-    it = make_api(tmp_path, settings={"rate_token_issues_per_address": 1000})
-    a = next(it)
-    _check_one_holder(a, 50)
+RACE = {"rate_token_issues_per_address": 1000, "rate_writes_per_identity": 1000}
+
+
+def test_fifty_agents_one_node_all_hold_it_sqlite(tmp_path: Path) -> None:
+    it = make_api(tmp_path, settings=RACE)
+    _check_all_hold(next(it), 50)
+    it.close()
+
+
+def test_one_agent_racing_itself_gets_one_claim_sqlite(tmp_path: Path) -> None:
+    it = make_api(tmp_path, settings=RACE)
+    _check_one_agent_one_claim(next(it), 50)
+    it.close()
+
+
+def test_per_identity_limit_holds_under_a_race_sqlite(tmp_path: Path) -> None:
+    it = make_api(tmp_path, settings={**RACE, "claims_per_identity": 5}, extra_nodes=50)
+    _check_limit_holds(next(it), 50, 5)
     it.close()
 
 
 def test_fifty_agents_fifty_nodes_no_lost_writes_sqlite(tmp_path: Path) -> None:
-    it = make_api(tmp_path, settings={"rate_token_issues_per_address": 1000}, extra_nodes=50)
-    a = next(it)
-    _check_no_lost_writes(a, 50)
+    it = make_api(tmp_path, settings=RACE, extra_nodes=50)
+    _check_no_lost_writes(next(it), 50)
     it.close()
 
 
 @pytest.fixture()
 def pg_api(tmp_path: Path) -> Iterator[Api]:
-    """An :class:`Api` on PostgreSQL in a schema of its own, dropped afterwards."""
+    """An :class:`Api` on PostgreSQL in a schema of its own, dropped afterwards; one
+    identity may hold five live claims."""
     with pg_schema() as schema:
-        yield from make_api(tmp_path, settings={"database_url": PG_URL,
-                                                "rate_token_issues_per_address": 1000},
+        yield from make_api(tmp_path, settings={"database_url": PG_URL, **RACE,
+                                                "claims_per_identity": 5},
                             extra_nodes=50,
                             engine_connect_args={"options": f"-csearch_path={schema}"})
 
 
 @pytest.mark.postgres
-def test_fifty_agents_one_node_exactly_one_holder_postgres(pg_api: Api) -> None:
-    _check_one_holder(pg_api, 50)
+def test_fifty_agents_one_node_all_hold_it_postgres(pg_api: Api) -> None:
+    _check_all_hold(pg_api, 50)
+
+
+@pytest.mark.postgres
+def test_one_agent_racing_itself_gets_one_claim_postgres(pg_api: Api) -> None:
+    _check_one_agent_one_claim(pg_api, 50)
+
+
+@pytest.mark.postgres
+def test_per_identity_limit_holds_under_a_race_postgres(pg_api: Api) -> None:
+    _check_limit_holds(pg_api, 50, 5)
 
 
 @pytest.mark.postgres
 def test_fifty_agents_fifty_nodes_no_lost_writes_postgres(pg_api: Api) -> None:
     _check_no_lost_writes(pg_api, 50)
+
+
+# --- migration 0006 ----------------------------------------------------------------------
+
+
+def _alembic(engine: Any, fn: str, revision: str) -> None:
+    from alembic import command
+    from alembic.config import Config
+
+    cfg = Config()
+    cfg.set_main_option("script_location", str(db.MIGRATIONS_DIR))
+    with engine.begin() as conn:
+        cfg.attributes["connection"] = conn
+        getattr(command, fn)(cfg, revision)
+
+
+def test_migration_0006_keeps_live_claims_and_downgrades_to_one_holder(tmp_path: Path) -> None:
+    """A claim live under 0005's ``<target>/<node>`` key is still live, with its holder,
+    after 0006; going back keeps each node's oldest live claim and releases the rest."""
+    from sqlalchemy import insert
+
+    engine = db.make_engine(f"sqlite:///{tmp_path / 'x.sqlite3'}")
+    _alembic(engine, "upgrade", "0005")
+    row = {"target": "demo", "node": "root", "ttl_s": 3600, "created_at": 1,
+           "expires_at": 10**10, "renewals": 0}
+    with engine.begin() as conn:
+        for i in (1, 2):
+            conn.execute(insert(db.IdentityRow.__table__).values(
+                id=i, pseudonym=f"p{i}", pseudonym_key=f"p{i}", proof_kind="github",
+                created_at=1))
+        conn.execute(insert(db.ClaimRow.__table__).values(
+            public_id="claim-old", identity_id=1, live_key="demo/root", **row))
+        conn.execute(insert(db.ClaimRow.__table__).values(
+            public_id="claim-gone", identity_id=2, live_key=None, released_at=5,
+            release_reason="released", **row))
+    _alembic(engine, "upgrade", "0006")
+    with engine.begin() as conn:
+        conn.execute(insert(db.ClaimRow.__table__).values(
+            public_id="claim-new", identity_id=2, live_key="2:demo/root", **row))
+        keys = dict(conn.execute(select(db.ClaimRow.public_id, db.ClaimRow.live_key)).all())
+    assert keys == {"claim-old": "1:demo/root", "claim-gone": None, "claim-new": "2:demo/root"}
+    _alembic(engine, "downgrade", "0005")
+    with engine.begin() as conn:
+        after = {r.public_id: (r.live_key, r.release_reason) for r in conn.execute(
+            select(db.ClaimRow.public_id, db.ClaimRow.live_key, db.ClaimRow.release_reason))}
+    assert after == {"claim-old": ("demo/root", None), "claim-gone": (None, "released"),
+                     "claim-new": (None, "downgraded")}

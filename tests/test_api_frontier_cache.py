@@ -67,7 +67,8 @@ def test_cached_bytes_match_across_claim_renew_release_and_expiry(api: Api) -> N
     assert r.status_code == 201
     claim_id, expires = r.json()["claim_id"], r.json()["expires_at"]
     status, live = _status(_same(api), "n1")
-    assert status == "claimed" and live == [{"pseudonym": "alice", "expires_at": expires}]
+    assert status == "claimed" and live == [{"pseudonym": "alice", "expires_at": expires,
+                                             "claimed_at": r.json()["claimed_at"]}]
     filtered = _same(api, "?claim_status=claimed", {"claim_status": "claimed"})
     assert [e["node"] for e in filtered["nodes"]] == ["n1"]
 
@@ -75,6 +76,18 @@ def test_cached_bytes_match_across_claim_renew_release_and_expiry(api: Api) -> N
     renewed = api.client.post(f"/claims/{claim_id}/renew", json={"ttl_s": 3600},
                               headers=auth(tok)).json()
     assert _status(_same(api), "n1")[1][0]["expires_at"] == renewed["expires_at"] != expires
+    # a second holder (advisory claims, ruling 14), then alice extending hers by claiming
+    # the node again: each changes the served bytes exactly as the uncached body
+    bob = api.token("bob")["token"]
+    assert api.client.post("/claims", json={"target": "demo", "node": "n1"},
+                           headers=auth(bob)).status_code == 201
+    assert [h["pseudonym"] for h in _status(_same(api), "n1")[1]] == ["alice", "bob"]
+    again = api.client.post("/claims", json={"target": "demo", "node": "n1", "ttl_s": 7200},
+                            headers=auth(tok)).json()
+    assert again["claim_id"] == claim_id and again["expires_at"] != renewed["expires_at"]
+    assert _status(_same(api), "n1")[1][0]["expires_at"] == again["expires_at"]
+    bob_id = api.client.get("/claims/mine", headers=auth(bob)).json()["claims"][0]["claim_id"]
+    assert api.client.delete(f"/claims/{bob_id}", headers=auth(bob)).status_code == 200
 
     assert api.client.delete(f"/claims/{claim_id}", headers=auth(tok)).status_code == 200
     assert _status(_same(api), "n1") == ("unclaimed", [])

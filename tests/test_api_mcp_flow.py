@@ -90,8 +90,7 @@ def test_restart_mid_queue_loses_no_pull_request_claim_or_precheck(
         net: FlowNet, monkeypatch: pytest.MonkeyPatch) -> None:
     with net.serve() as (url, app):
         first = anyio.run(agent_flow, url)
-        second = anyio.run(lambda: agent_flow(url, pseudonym="racer", proof=PROOF_MID_RACER,
-                                              claim=False))
+        second = anyio.run(lambda: agent_flow(url, pseudonym="racer", proof=PROOF_MID_RACER))
         # a precheck accepted just before the process dies: queued, never handed to a worker
         monkeypatch.setattr(precheck.PrecheckPool, "submit", lambda self, job_id: None)
         c = app.state.svc
@@ -101,7 +100,10 @@ def test_restart_mid_queue_loses_no_pull_request_claim_or_precheck(
             c, Caller(token=None, address="9.9.9.9"), target="tutorial", node="tutorial",
             artifact_type="proof", text=TUTORIAL_PROOF)
         monkeypatch.undo()
-    assert second["submission"]["claim"]["claimed"] is False  # advisory: racing is allowed
+    # advisory claims (ruling 14): the racer claimed the node agent holds, and both hold it
+    assert second["claim"]["pseudonym"] == "racer"
+    assert [h["pseudonym"] for h in second["claim"]["other_holders"]] == ["agent"]
+    assert second["submission"]["claim"]["claimed"] is True
     with net.serve() as (_url2, app2):  # a new app over the same data dir, DB and forge
         from fastapi.testclient import TestClient
 
@@ -112,6 +114,7 @@ def test_restart_mid_queue_loses_no_pull_request_claim_or_precheck(
         token = first["receipt"]["token"]
         mine = client.get("/claims/mine", headers={"Authorization": f"Bearer {token}"})
         assert [(x["target"], x["node"]) for x in mine.json()["claims"]] == [("demo", "mid")]
+        assert [h["pseudonym"] for h in mine.json()["claims"][0]["other_holders"]] == ["racer"]
         precheck.pool(app2.state.svc).drain()
         resumed = client.get(f"/precheck/{pending['job_id']}").json()
         assert resumed["state"] == "pass", resumed

@@ -102,7 +102,7 @@ def test_errors_render_code_detail_action_with_catalog_status(api: Api) -> None:
 
 def test_every_code_the_service_defines_is_published(api: Api) -> None:
     codes = {e["code"] for e in api.client.get("/errors.json").json()["errors"]}
-    for code in ("token-missing", "token-invalid", "token-expired", "claim-held",
+    for code in ("token-missing", "token-invalid", "token-expired", "claim-limit-reached",
                  "claim-ttl-out-of-range", "rate-limited", "body-too-large",
                  "pseudonym-reserved", "claim-node-closed"):
         assert code in codes

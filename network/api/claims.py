@@ -1,10 +1,21 @@
 """The live claim registry: advisory claims with a TTL inside published flat caps (D-25).
 
+* Claims are advisory (D-25: "racing is permitted and on hard nodes desirable"; DESIGN.md
+  ruling 14). A node may have several live holders at once, each with its own TTL; a
+  claim on a node someone else holds is never refused. The first merged proof wins, and
+  the service moves a losing racer's proof to its alternate path
+  (``network.gate.queue.move_losing_racers``, D-25 v3.21).
+* One live claim per (identity, node): an identity claiming a node it already holds keeps
+  its one claim (same ``claim_id``), its expiry moved to ``now + ttl`` when that is later
+  (never shortened). The ``claims.live_key`` UNIQUE constraint
+  (``"<identity id>:<target>/<node>"``, migration 0006) holds it under any concurrency.
+* Per-identity limit: one identity holds at most ``claims_per_identity`` live claims at a
+  time (``claim-limit-reached``; the service's setting, published by ``GET /info.json``).
+  The count and the insert run in one transaction serialized per identity (SQLite's
+  ``BEGIN IMMEDIATE``; PostgreSQL's row lock on the identity), so a race cannot exceed it.
 * A claim declares its TTL in seconds within the caps ``policy.json`` publishes (a
   target may override them under ``policy.claim_ttl`` in target.yaml, ruling 13); an
   undeclared TTL gets the minimum, never the maximum.
-* One live holder per node at a time, held by the ``claims.live_key`` UNIQUE constraint
-  inside a transaction, so concurrent claimers cannot both win and no write is lost.
 * Expiry is an auto-release derived at read time from ``expires_at``; the row is reaped
   (``release_reason = expired``) the next time anyone claims the node. Rows are never
   deleted: the history stays.
@@ -23,7 +34,6 @@ from dataclasses import dataclass
 from typing import Any
 
 from sqlalchemy import BigInteger, Select, and_, bindparam, case, func, select, update
-from sqlalchemy.exc import IntegrityError
 
 from network import ids
 from network.api import db
@@ -35,9 +45,10 @@ define("claim-ttl-out-of-range", None, 422,
        "The declared claim TTL is outside the published flat caps (D-25).",
        "Declare ttl_s between the caps GET /info.json publishes, or omit it to get the "
        "minimum.")
-define("claim-held", None, 409, "Another live claim holds this node (one holder at a time).",
-       "Claims are advisory: pick another node from the frontier, wait for the expiry named, "
-       "or race without a claim (D-25).")
+define("claim-limit-reached", None, 409,
+       "This identity already holds as many live claims as one identity may (D-25, D-19).",
+       "Release a claim you no longer work on (release_claim; list_my_claims lists them), "
+       "or let one expire; GET /info.json publishes the limit.")
 define("claim-not-found", None, 404, "No claim has this id.",
        "List your claims with GET /claims/mine (list_my_claims).")
 define("claim-not-yours", None, 403, "The claim belongs to another identity.",
@@ -108,14 +119,64 @@ def _check_claimable(svc: Service, target: str, node: str) -> None:
                            f"{target}/{node}: {entry.meaning if entry else code}")
 
 
-def reap_expired(session: Any, key: str, now: int) -> None:
-    """Release, as expired at its own expiry time, the live claim on ``key``
-    (``<target>/<node>``) whose expiry (epoch seconds) is at or before ``now``, so its
-    live-key slot is free for a new holder (D-25: claims auto-release on expiry)."""
-    session.execute(update(db.ClaimRow)
-                    .where(db.ClaimRow.live_key == key, db.ClaimRow.expires_at <= now)
-                    .values(live_key=None, released_at=db.ClaimRow.expires_at,
-                            release_reason="expired"))
+def live_key(identity_id: int, target: str, node: str) -> str:
+    """``"<identity id>:<target>/<node>"``: the value of ``claims.live_key`` while that
+    identity's claim holds the node (one live claim per identity and node, migration
+    0006)."""
+    return f"{identity_id}:{target}/{node}"
+
+
+def reap_expired(session: Any, target: str, node: str, now: int) -> None:
+    """Release, each as expired at its own expiry time, every live claim on the node
+    whose expiry (epoch seconds) is at or before ``now``, so its holder's live-key slot is
+    free for a new claim (D-25: claims auto-release on expiry)."""
+    c = db.ClaimRow
+    session.execute(update(c)
+                    .where(c.target == target, c.node == node, c.live_key.is_not(None),
+                           c.expires_at <= now)
+                    .values(live_key=None, released_at=c.expires_at, release_reason="expired"))
+
+
+def hold(svc: Service, session: Any, identity_id: int, target: str, node: str, ttl: int,
+         now: int) -> tuple[db.ClaimRow, bool]:
+    """Inside ``session``'s transaction: the identity's one live claim on the node, held
+    until at least ``now + ttl`` (an existing claim is extended, never shortened), or a
+    new claim when it holds none. Other holders are left alone (claims are advisory, D-25).
+
+    Returns:
+        ``(row, created)``.
+
+    Raises:
+        LemmataError: ``claim-limit-reached`` when a new claim would exceed
+            ``settings.claims_per_identity`` live claims for the identity.
+    """
+    c = db.ClaimRow
+    # PostgreSQL: one identity's claims are decided one transaction at a time, so the
+    # count below cannot be raced past the limit (SQLite's BEGIN IMMEDIATE already is).
+    session.execute(select(db.IdentityRow.id).where(db.IdentityRow.id == identity_id)
+                    .with_for_update())
+    reap_expired(session, target, node, now)
+    key = live_key(identity_id, target, node)
+    mine = session.execute(select(c).where(c.live_key == key)).scalar_one_or_none()
+    if mine is not None:
+        if now + ttl > mine.expires_at:
+            mine.ttl_s = ttl
+            mine.expires_at = now + ttl
+            mine.renewals += 1
+        session.flush()
+        return mine, False
+    held = session.execute(select(func.count(c.id)).where(
+        c.identity_id == identity_id, c.live_key.is_not(None), c.expires_at > now)).scalar_one()
+    limit = svc.settings.claims_per_identity
+    if held >= limit:
+        raise LemmataError("claim-limit-reached", f"you hold {held} live claims, the most "
+                           f"one identity may hold at once ({limit})")
+    row = db.ClaimRow(public_id="claim-" + secrets.token_hex(10), target=target, node=node,
+                      identity_id=identity_id, ttl_s=ttl, created_at=now, expires_at=now + ttl,
+                      renewals=0, live_key=key)
+    session.add(row)
+    session.flush()
+    return row, True
 
 
 def _is_live(row: db.ClaimRow, now: int) -> bool:
@@ -135,16 +196,22 @@ def _public(row: db.ClaimRow, pseudonym: str, now: int) -> dict[str, Any]:
     }
 
 
-def _next_steps(claim_id: str) -> str:
+def _next_steps(claim_id: str, others: int) -> str:
+    racing = (f" {others} other identit{'y holds' if others == 1 else 'ies hold'} this node "
+              "too: claims are advisory, racing is permitted" if others else
+              " Claims are advisory: others may claim and race")
     return (f"Work on the node, then release with DELETE /claims/{claim_id} (release_claim). "
             f"To keep it longer, renew before expires_at with POST /claims/{claim_id}/renew "
-            "(renew_claim). Claims are advisory: others may race, and the first merged proof "
-            "wins (D-25).")
+            f"(renew_claim).{racing}, and the first merged proof wins; a later complete "
+            "proof is moved to its alternate path (D-25).")
 
 
 def claim_node(svc: Service, caller: Caller, *, target: str, node: str,
                ttl_s: int | None = None) -> dict[str, Any]:
-    """Register an advisory claim and return its receipt (POST /claims, claim_node; D-25).
+    """Register an advisory claim and return its receipt (POST /claims, claim_node; D-25,
+    ruling 14). A node someone else holds is claimed all the same (several live holders,
+    each with its own TTL); a node the caller already holds keeps its one claim, its
+    expiry moved to ``now + ttl`` when that is later (``already_held`` true).
 
     Args:
         target, node: the node claimed.
@@ -152,45 +219,28 @@ def claim_node(svc: Service, caller: Caller, *, target: str, node: str,
 
     Returns:
         ``{claim_id, target, node, pseudonym, ttl_s, claimed_at, expires_at, state,
-        released_at, renewals, next}``.
+        released_at, renewals, already_held, other_holders: [{pseudonym, claimed_at,
+        expires_at}], next}``.
 
     Raises:
         LemmataError: the write guard's codes; ``claim-ttl-out-of-range``;
             ``target-not-found``/``node-not-found`` and the codes ``claimable()`` names
-            (``claim-node-closed``, ``claim-no-steward``, ...); ``claim-held`` (naming holder and expiry).
+            (``claim-node-closed``, ``claim-no-steward``, ...); ``claim-limit-reached``.
     """
     who = write_identity(svc, caller)
     _check_claimable(svc, target, node)
     ttl = _ttl(svc, target, ttl_s)
-    key = f"{target}/{node}"
     now = svc.now()
-    public_id = "claim-" + secrets.token_hex(10)
-    try:
-        with db.transaction(svc.sessions) as s:
-            reap_expired(s, key, now)
-            row = db.ClaimRow(public_id=public_id, target=target, node=node,
-                              identity_id=who.id, ttl_s=ttl, created_at=now,
-                              expires_at=now + ttl, renewals=0, live_key=key)
-            s.add(row)
-            s.flush()
-            out = _public(row, who.pseudonym, now)
-    except IntegrityError:
-        raise _held(svc, key, who.id) from None
-    out["next"] = _next_steps(public_id)
-    return out
-
-
-def _held(svc: Service, key: str, my_id: int) -> LemmataError:
     with db.transaction(svc.sessions) as s:
-        found = s.execute(select(db.ClaimRow, db.IdentityRow.pseudonym)
-                          .join(db.IdentityRow, db.IdentityRow.id == db.ClaimRow.identity_id)
-                          .where(db.ClaimRow.live_key == key)).first()
-    if found is None:
-        return LemmataError("claim-held", f"{key} was claimed concurrently; try again")
-    row, pseudonym = found
-    mine = f" (yours: {row.public_id}; renew it instead)" if row.identity_id == my_id else ""
-    return LemmataError("claim-held", f"{key} is claimed by {pseudonym} until "
-                        f"{iso(row.expires_at)}{mine}")
+        row, created = hold(svc, s, who.id, target, node, ttl, now)
+        out = _public(row, who.pseudonym, now)
+        others = [{k: v for k, v in h.items() if k != "claim_id"}
+                  for h in live_for_node(svc, target, node, session=s, now=now)
+                  if h["claim_id"] != row.public_id]
+    out["already_held"] = not created
+    out["other_holders"] = others
+    out["next"] = _next_steps(row.public_id, len(others))
+    return out
 
 
 def _own_live(svc: Service, s: Any, claim_id: str, who_id: int, now: int) -> db.ClaimRow:
@@ -243,13 +293,21 @@ def renew_claim(svc: Service, caller: Caller, *, claim_id: str,
         row.renewals += 1
         s.flush()
         out = _public(row, who.pseudonym, now)
-    out["next"] = _next_steps(claim_id)
+        others = sum(1 for h in live_for_node(svc, row.target, row.node, session=s, now=now)
+                     if h["claim_id"] != claim_id)
+    out["next"] = _next_steps(claim_id, others)
     return out
 
 
 def my_claims(svc: Service, caller: Caller) -> dict[str, Any]:
     """The caller's own live claims with their ids, and each node's other live holders
-    (GET /claims/mine, list_my_claims). The one read that needs a token.
+    (GET /claims/mine, list_my_claims; D-28 notation note 2026-09-24). The one read that
+    needs a token.
+
+    Returns:
+        ``{pseudonym, limit, claims: [{claim_id, target, node, ttl_s, claimed_at,
+        expires_at, ..., other_holders: [{pseudonym, claimed_at, expires_at}]}]}``, oldest
+        claim first; ``limit`` is how many live claims one identity may hold.
 
     Raises:
         LemmataError: ``token-missing``; ``token-invalid``; ``token-expired``.
@@ -263,26 +321,30 @@ def my_claims(svc: Service, caller: Caller) -> dict[str, Any]:
         out = []
         for row in rows:
             item = _public(row, who.pseudonym, now)
-            others = live_for_node(svc, row.target, row.node, session=s)
+            others = live_for_node(svc, row.target, row.node, session=s, now=now)
             item["other_holders"] = [{k: v for k, v in c.items() if k != "claim_id"}
                                      for c in others if c["claim_id"] != row.public_id]
             out.append(item)
-    return {"pseudonym": who.pseudonym, "claims": out}
+    return {"pseudonym": who.pseudonym, "limit": svc.settings.claims_per_identity,
+            "claims": out}
 
 
-def live_for_node(svc: Service, target: str, node: str, *, session: Any = None) -> list[dict[str, Any]]:
-    """The node's live claims: ``[{claim_id, pseudonym, expires_at}]``. The claim id is
-    the holder's receipt: strip it before publishing to anyone else."""
-    now = svc.now()
+def live_for_node(svc: Service, target: str, node: str, *, session: Any = None,
+                  now: int | None = None) -> list[dict[str, Any]]:
+    """The node's live claims, oldest first: ``[{claim_id, pseudonym, claimed_at,
+    expires_at}]`` (ISO 8601 UTC). The claim id is the holder's receipt: strip it before
+    publishing to anyone else."""
+    at = svc.now() if now is None else now
 
     def run(s: Any) -> list[dict[str, Any]]:
         rows = s.execute(select(db.ClaimRow, db.IdentityRow.pseudonym)
                          .join(db.IdentityRow, db.IdentityRow.id == db.ClaimRow.identity_id)
                          .where(db.ClaimRow.target == target, db.ClaimRow.node == node,
                                 db.ClaimRow.released_at.is_(None),
-                                db.ClaimRow.expires_at > now)).all()
-        return [{"claim_id": r.public_id, "pseudonym": p, "expires_at": iso(r.expires_at)}
-                for r, p in rows]
+                                db.ClaimRow.expires_at > at)
+                         .order_by(db.ClaimRow.id)).all()
+        return [{"claim_id": r.public_id, "pseudonym": p, "claimed_at": iso(r.created_at),
+                 "expires_at": iso(r.expires_at)} for r, p in rows]
 
     if session is not None:
         return run(session)
@@ -291,8 +353,9 @@ def live_for_node(svc: Service, target: str, node: str, *, session: Any = None) 
 
 
 def registry(svc: Service, now: int | None = None) -> dict[tuple[str, str], list[dict[str, Any]]]:
-    """Every live claim, public view (pseudonym and expiry only), keyed by (target, node):
-    what ``GET /frontier.json`` overlays on the committed product (ruling 13).
+    """Every live claim, public view (pseudonym, claimed_at and expires_at only), keyed by
+    (target, node), each node's holders oldest first: what ``GET /frontier.json`` overlays
+    on the committed product (ruling 13; several holders per node, ruling 14).
 
     Args:
         now: the instant (whole epoch seconds) the registry is read at; default
@@ -309,7 +372,7 @@ def registry(svc: Service, now: int | None = None) -> dict[tuple[str, str], list
                          .order_by(db.ClaimRow.id)).all()
     for r, p in rows:
         out.setdefault((r.target, r.node), []).append(
-            {"pseudonym": p, "expires_at": iso(r.expires_at)})
+            {"pseudonym": p, "claimed_at": iso(r.created_at), "expires_at": iso(r.expires_at)})
     return out
 
 

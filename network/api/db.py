@@ -97,11 +97,13 @@ class RecoveryCodeRow(Base):
 class ClaimRow(Base):
     """One advisory claim on a node (D-25); rows are never deleted, so history is kept.
 
-    ``live_key`` is ``"<target>/<node>"`` while the claim holds the node and NULL once
-    it is released or reaped after expiry. Its UNIQUE constraint is what makes "one live
-    holder per node" hold under any concurrency, in SQLite and PostgreSQL alike (NULLs
-    are distinct). A claim whose ``expires_at`` has passed is read as released even
-    before it is reaped (auto-release derived at read time).
+    ``live_key`` is ``"<identity id>:<target>/<node>"`` while the claim holds the node
+    and NULL once it is released or reaped after expiry (migration 0006; before it,
+    ``"<target>/<node>"``). Claims are advisory, so a node may have several live holders
+    (ruling 14); the UNIQUE constraint is what makes "one live claim per identity and
+    node" hold under any concurrency, in SQLite and PostgreSQL alike (NULLs are
+    distinct). A claim whose ``expires_at`` has passed is read as released even before it
+    is reaped (auto-release derived at read time).
     """
 
     __tablename__ = "claims"

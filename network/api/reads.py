@@ -64,8 +64,9 @@ def _dump(rec: Any) -> dict[str, Any]:
 def info(svc: Service) -> dict[str, Any]:
     """``GET /info.json`` (server_info): the committed ``info.json`` product when present,
     else what the record gives (graph id, gate-spec hashes, schema index), plus the
-    service's published limits under ``service`` (claim TTL caps, token lapse, rate
-    limits, body cap, DCO version, reserved pseudonyms) and, where this process runs
+    service's published limits under ``service`` (claim TTL caps, ``claims``: advisory
+    and the live claims one identity may hold, token lapse, rate limits, body cap, DCO
+    version, reserved pseudonyms) and, where this process runs
     the merge queue (``lemmata up``), its health under ``service.queue`` (issue 16).
 
     Raises:
@@ -96,6 +97,7 @@ def info(svc: Service) -> dict[str, Any]:
             "token_issues_per_address": s.rate_token_issues_per_address,
             "auth_failures_per_address": s.rate_auth_failures_per_address,
         },
+        "claims": {"advisory": True, "per_identity": s.claims_per_identity},
         "max_body_bytes": s.max_body_bytes,
         "dco_version": s.dco_version,
         "reserved_pseudonyms": reserved_pseudonyms(svc),
@@ -391,13 +393,20 @@ def frontier_overlay(product: Any, live: dict[tuple[str, str], list[dict[str, An
                      filters: dict[str, str] | None = None) -> dict[str, Any]:
     """The frontier body without its ``live_claims_as_of``: ``product`` (left untouched)
     with ``live`` (:func:`claims.registry`'s answer) overlaid on each entry and
-    ``filters`` applied (ruling 13, D-35). Pure: the same arguments give an equal body."""
+    ``filters`` applied (ruling 13, D-35). Each entry gains ``live_claims`` (its holders
+    oldest first: pseudonym, claimed_at, expires_at), ``claim_holders`` (how many hold it;
+    claims are advisory, so any number may, ruling 14) and ``claimed_since`` (the oldest
+    live claim's ``claimed_at``, or None), and its ``claim_status`` becomes ``claimed`` or
+    ``unclaimed``. Service state only: the committed product stays the record's. Pure:
+    the same arguments give an equal body."""
     entries = _entries(product)
     overlaid: dict[int, dict[str, Any]] = {}
     for entry in entries:
         key = (str(entry.get("target")), str(entry.get("node", entry.get("id"))))
         held = live.get(key, [])
-        overlaid[id(entry)] = {**entry, "live_claims": held,
+        overlaid[id(entry)] = {**entry, "live_claims": held, "claim_holders": len(held),
+                               "claimed_since": min((h["claimed_at"] for h in held),
+                                                    default=None),
                                "claim_status": "claimed" if held else "unclaimed"}
     body: dict[str, Any] = dict(product) if isinstance(product, dict) else {"nodes": product}
     for list_key in ("nodes", "frontier", "entries", "ready"):
@@ -413,7 +422,8 @@ def frontier_overlay(product: Any, live: dict[tuple[str, str], list[dict[str, An
 def frontier(svc: Service, filters: dict[str, str] | None = None) -> dict[str, Any]:
     """``GET /frontier.json`` (list_frontier): the committed ``frontier.json`` with the
     live claim registry overlaid (ruling 13, D-35): each entry's ``claim_status`` becomes
-    ``claimed`` or ``unclaimed`` and it gains ``live_claims`` (pseudonym and expiry only).
+    ``claimed`` or ``unclaimed`` and it gains ``live_claims`` (pseudonym, claimed_at and
+    expires_at only), ``claim_holders`` and ``claimed_since`` (:func:`frontier_overlay`).
     A graph with no committed product is answered with what
     ``network.record.products.frontier_json`` derives from the same snapshot. ``filters``
     keeps the entries whose top-level field equals the value (a list field: contains it);

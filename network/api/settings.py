@@ -26,6 +26,16 @@ BUILTIN_RESERVED_PSEUDONYMS: tuple[str, ...] = (
 )
 
 
+#: The one default data directory of ``lemmata up``, ``serve``, ``mcp`` and ``token``
+#: (issue 11: a second process beside a running network serves the same state).
+DEFAULT_DATA_DIR = Path(".lemmata")
+
+#: The SQLite file of the operational state inside a data directory.
+STATE_DB = "state.db"
+#: What ``lemmata serve`` called it before issue 11; still opened where it is the only one.
+LEGACY_STATE_DB = "service.sqlite3"
+
+
 class ServiceSettings(BaseSettings):
     """Configuration of ``lemmata serve`` and ``lemmata mcp`` (D-35, D-28).
 
@@ -36,13 +46,18 @@ class ServiceSettings(BaseSettings):
     model_config = SettingsConfigDict(env_prefix="LEMMATA_", extra="forbid",
                                       use_attribute_docstrings=True)
 
-    data_dir: Path = Field(Path("lemmata-data"))
-    """Folder holding the service's operational state (the SQLite database by default).
-    Created on start. Losing it changes no verdict (DESIGN.md)."""
+    data_dir: Path = Field(DEFAULT_DATA_DIR)
+    """Folder holding the network's operational state: the SQLite database by default,
+    the keys, and (for ``lemmata up``) the LocalForge and the site. The same folder
+    ``lemmata up`` runs on (``.lemmata``, issue 11), so ``serve`` and ``mcp`` started
+    beside a running network serve its state. Created on start. Losing it changes no
+    verdict (DESIGN.md)."""
 
     database_url: str | None = None
     """SQLAlchemy URL of the operational database; ``None`` means
-    ``sqlite:///<data_dir>/service.sqlite3``. PostgreSQL: ``postgresql+psycopg://...``."""
+    ``sqlite:///<data_dir>/state.db`` (the file ``lemmata up`` uses; a data folder holding
+    only the older ``service.sqlite3`` keeps that one). PostgreSQL:
+    ``postgresql+psycopg://...``."""
 
     graph: Path = Field(Path("graph"))
     """The graph repository the read routes serve: a work tree, or a git repository
@@ -67,6 +82,11 @@ class ServiceSettings(BaseSettings):
 
     claim_ttl_max_s: int = Field(14 * 86400, ge=60)
     """The longest claim, in seconds (D-25). ``policy.json`` ``claim_ttl.max_s`` wins."""
+
+    claims_per_identity: int = Field(20, ge=1)
+    """Live claims one identity may hold at once (D-25 with D-19's identity-layer limits,
+    ruling 14); a claim past it is ``claim-limit-reached``. Claims are advisory: this
+    bounds what one identity holds, never how many hold one node."""
 
     rate_window_s: int = Field(3600, ge=1)
     """Length of one rate-limit window, in seconds (fixed windows)."""
@@ -163,4 +183,7 @@ class ServiceSettings(BaseSettings):
         """The database URL to connect to: :attr:`database_url`, or SQLite in the data dir."""
         if self.database_url:
             return self.database_url
-        return f"sqlite:///{(self.data_dir / 'service.sqlite3').resolve()}"
+        name = STATE_DB
+        if not (self.data_dir / STATE_DB).exists() and (self.data_dir / LEGACY_STATE_DB).exists():
+            name = LEGACY_STATE_DB
+        return f"sqlite:///{(self.data_dir / name).resolve()}"

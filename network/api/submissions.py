@@ -360,32 +360,20 @@ def _precheck_bundle(svc: Service, who: Who, precheck_id: str) -> tuple[Bundle, 
 
 def _claim_for(svc: Service, who: Who, target: str, node: str) -> dict[str, Any]:
     """Claim the node for the submitter for the longest published TTL (D-25: opening a
-    submission claims the node); a live claim of another holder is left alone (claims are
-    advisory, racing is permitted)."""
+    submission claims the node), or extend the submitter's own claim to it; other holders
+    are left alone (claims are advisory, racing is permitted; ruling 14). At the
+    per-identity limit the submission still opens, unclaimed (``reason`` says why)."""
     ttl = claims.ttl_caps(svc, target).max_s
-    key = f"{target}/{node}"
     now = svc.now()
     try:
         with db.transaction(svc.sessions) as s:
-            claims.reap_expired(s, key, now)
-            live = s.execute(select(db.ClaimRow).where(db.ClaimRow.live_key == key)
-                             ).scalar_one_or_none()
-            if live is not None:
-                if live.identity_id == who.id:
-                    live.expires_at = max(live.expires_at, now + ttl)
-                    return {"claimed": True, "claim_id": live.public_id,
-                            "expires_at": iso(live.expires_at)}
-                holder = s.get(db.IdentityRow, live.identity_id)
-                return {"claimed": False, "held_by": holder.pseudonym if holder else None,
-                        "expires_at": iso(live.expires_at)}
-            row = db.ClaimRow(public_id="claim-" + secrets.token_hex(10), target=target,
-                              node=node, identity_id=who.id, ttl_s=ttl, created_at=now,
-                              expires_at=now + ttl, renewals=0, live_key=key)
-            s.add(row)
-            s.flush()
-            return {"claimed": True, "claim_id": row.public_id, "expires_at": iso(row.expires_at)}
-    except IntegrityError:
-        return {"claimed": False, "held_by": "another claimant (concurrently)"}
+            row, _ = claims.hold(svc, s, who.id, target, node, ttl, now)
+            return {"claimed": True, "claim_id": row.public_id,
+                    "expires_at": iso(row.expires_at)}
+    except LemmataError as exc:
+        if exc.code != "claim-limit-reached":
+            raise
+        return {"claimed": False, "reason": f"claim-limit-reached: {exc.detail}"}
 
 
 def submit_proof(svc: Service, caller: Caller, *, target: str | None = None,
@@ -653,8 +641,7 @@ def withdraw_submission(svc: Service, caller: Caller, *, submission_id: str) -> 
         s.execute(update(db.SubmissionRow).where(db.SubmissionRow.id == row.id)
                   .values(state="closed", closed_at=now))
         s.execute(update(db.ClaimRow).where(
-            db.ClaimRow.live_key == f"{row.target}/{row.node}",
-            db.ClaimRow.identity_id == who.id)
+            db.ClaimRow.live_key == claims.live_key(who.id, row.target, row.node))
             .values(live_key=None, released_at=now, release_reason="released"))
     out = get_submission(svc, submission_id=row.id)
     out["withdrawn"] = True

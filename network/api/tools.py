@@ -141,8 +141,10 @@ TOOLS: tuple[Op, ...] = (
     Op("claim_node", "POST", "/claims", claims.claim_node, "bearer", True,
        (_T, _N, Param("ttl", "ttl_s", int | None, False)),
        "Register an advisory claim on a node for `ttl` seconds within the published caps "
-       "(omitted: the minimum). Keep the returned claim_id; release_claim when you stop, "
-       "renew_claim before expires_at to keep working. Others may race (D-25)."),
+       "(omitted: the minimum). Advisory: it reserves nothing, others may hold the same "
+       "node and race, and the first merged proof wins (D-25); `other_holders` names them. "
+       "Claiming a node you hold keeps your one claim. Keep the returned claim_id; "
+       "release_claim when you stop, renew_claim before expires_at to keep working."),
     Op("release_claim", "DELETE", "/claims/{claim_id}", claims.release_claim, "bearer", True,
        (Param("claim_id", "claim_id", str),),
        "Release your claim early so others see the node free. Lost the id? list_my_claims."),
@@ -152,7 +154,8 @@ TOOLS: tuple[Op, ...] = (
        "expired claim cannot be renewed: claim_node again."),
     Op("list_my_claims", "GET", "/claims/mine", claims.my_claims, "bearer", True, (),
        "Your live claims with their ids (what release_claim takes) and each node's other "
-       "holders. Needs your token because it reads your own claims."),
+       "holders (claims are advisory: several may hold a node). Needs your token because "
+       "it reads your own claims."),
     Op("precheck_submission", "POST", "/precheck", precheck.precheck_submission, "none", True,
        (_T, _N, Param("artifact_type", "artifact_type", str),
         Param("text", "text", str | None, False),

@@ -57,6 +57,23 @@
     });
   }
 
+  // Frontier: how many hold each node and since when, from the service beside the site
+  // (lemmata up's /live/claims.json); a site served elsewhere keeps its dashes.
+  var holders = document.querySelectorAll("td.holders[data-node]");
+  if (holders.length && window.fetch) {
+    var base = (document.querySelector("link[rel=stylesheet]") || {}).href || "";
+    var url = base ? new URL("../live/claims.json", base).href : "/live/claims.json";
+    fetch(url, { cache: "no-store" }).then(function (r) { return r.ok ? r.json() : null; }).then(function (live) {
+      if (!live || !live.nodes) { return; }
+      holders.forEach(function (td) {
+        var held = live.nodes[td.getAttribute("data-node")];
+        td.textContent = held ? held.holders + " since " + held.since : "0";
+      });
+      var asOf = document.getElementById("claims-as-of");
+      if (asOf) { asOf.textContent = "as of " + live.as_of; }
+    }).catch(function () { return null; });
+  }
+
   // Client-side KaTeX, only where the build could not typeset (no Node.js at build time).
   window.addEventListener("load", function () {
     if (window.renderMathInElement) {
