@@ -1,0 +1,260 @@
+"""The forge over git's smart HTTP (issue 11, network/api/git_http.py), driven by the real
+``git`` client against the service on a free loopback port: clone, commit, push to
+``submit/<name>`` with a token, and every push the forge refuses."""
+
+from __future__ import annotations
+
+import base64
+import sys
+from collections.abc import Iterator
+from dataclasses import dataclass
+from pathlib import Path
+
+import pytest
+
+sys.path.insert(0, str(Path(__file__).parent))
+from api_flow_support import FlowNet
+
+from network import proc
+from network.api import db, identity
+from network.api.git_http import MAX_BRANCH, check_branch, parse_commands
+from network.errors import LemmataError
+
+POSTMORTEM = "targets/demo/nodes/mid/attempts/20260921T141320Z-ann-postmortem.yaml"
+PM_TEXT = ("schema: d13/v1\nnode: demo/mid\ncontributor: ann\nroute: strong induction\n"
+           "route_class: induction\noutcome: exhausted\nterminal_goal_state: 'n : Nat'\n"
+           "failure_class: missing-library\n")
+
+
+@dataclass
+class Served:
+    """The network, its base URL, its app and two identities' tokens."""
+
+    net: FlowNet
+    url: str
+    app: object
+    tokens: dict[str, str]
+
+    @property
+    def git_url(self) -> str:
+        return f"{self.url}/git/graph.git"
+
+    def with_token(self, who: str) -> str:
+        host = self.url.removeprefix("http://")
+        return f"http://{who}:{self.tokens[who]}@{host}/git/graph.git"
+
+
+@pytest.fixture()
+def served(tmp_path: Path) -> Iterator[Served]:
+    net = FlowNet.create(tmp_path, None)
+    with net.serve() as (url, app):
+        svc = app.state.svc
+        tokens = {who: identity.issue_operator_token(
+            svc, pseudonym=who, dco=svc.settings.dco_version, operator="op")["token"]
+            for who in ("ann", "bob")}
+        yield Served(net, url, app, tokens)
+
+
+def git(*args: str, cwd: Path | None = None, extra: dict[str, str] | None = None
+        ) -> proc.Completed:
+    """The real git client, never prompting."""
+    return proc.run(["git", *args], cwd=cwd, timeout_s=120,
+                    git_env={"GIT_TERMINAL_PROMPT": "0", **(extra or {})})
+
+
+def clone_and_commit(s: Served, dest: Path, path: str = POSTMORTEM,
+                     text: str = PM_TEXT) -> Path:
+    done = git("clone", s.git_url, str(dest))
+    assert done.rc == 0, done.err
+    f = dest / path
+    f.parent.mkdir(parents=True, exist_ok=True)
+    f.write_text(text, "utf-8")
+    assert git("add", path, cwd=dest).rc == 0
+    done = git("commit", "-q", "-m", "postmortem of demo/mid", cwd=dest)
+    assert done.rc == 0, done.err
+    return dest
+
+
+def _prs(s: Served) -> list[object]:
+    return list(s.app.state.svc.forge.list_all())  # type: ignore[attr-defined]
+
+
+def test_clone_commit_push_opens_a_pull_request_for_the_pusher(served: Served,
+                                                               tmp_path: Path) -> None:
+    work = clone_and_commit(served, tmp_path / "w")
+    assert (work / "targets" / "demo").is_dir()  # the clone holds the graph at main
+    done = git("push", served.with_token("ann"), "HEAD:submit/mid-postmortem", cwd=work)
+    assert done.rc == 0, done.err
+    prs = _prs(served)
+    assert len(prs) == 1
+    pr = prs[0]
+    head = git("rev-parse", "HEAD", cwd=work).out.strip()
+    assert (pr.author, pr.head_sha, pr.state) == ("ann", head, "open")  # type: ignore[attr-defined]
+    assert pr.title == "postmortem of demo/mid"  # type: ignore[attr-defined]
+    forge = served.app.state.svc.forge  # type: ignore[attr-defined]
+    assert str(forge.repo.references[f"refs/heads/pr/{pr.number}"].target) == head  # type: ignore[attr-defined]
+    with served.app.state.svc.sessions() as ses:  # type: ignore[attr-defined]
+        row = ses.query(db.SubmissionRow).one()
+        ann = ses.query(db.IdentityRow).filter_by(pseudonym="ann").one()
+        assert (row.identity_id, row.pseudonym, row.kind, row.node) == (
+            ann.id, "ann", "postmortem", "mid")
+    # the merge queue gates it like any other pull request, with the pusher as submitter
+    items = served.net.run_queue()
+    assert [i.number for i in items] == [pr.number]  # type: ignore[attr-defined]
+    out = items[0].outcome
+    assert out is not None and out.runs, items[0]
+    assert [r.attestation.submitter for r in out.runs if r.attestation] == ["ann"], out
+    assert items[0].verdict == "pass" and items[0].merge_sha, items[0]
+
+
+def test_push_to_main_tags_and_other_refs_is_refused(served: Served, tmp_path: Path) -> None:
+    work = clone_and_commit(served, tmp_path / "w")
+    main_before = served.app.state.svc.forge.main_sha()  # type: ignore[attr-defined]
+    assert git("tag", "v1", cwd=work).rc == 0
+    for spec in ("HEAD:main", "v1", "HEAD:refs/heads/pr/1", "HEAD:other",
+                 "HEAD:refs/notes/x"):
+        done = git("push", served.with_token("ann"), spec, cwd=work)
+        assert done.rc != 0, spec
+        assert "git-push-ref-refused" in done.err, (spec, done.err)
+    assert served.app.state.svc.forge.main_sha() == main_before  # type: ignore[attr-defined]
+    assert _prs(served) == []
+
+
+def test_push_without_or_with_a_wrong_token_is_401(served: Served, tmp_path: Path) -> None:
+    work = clone_and_commit(served, tmp_path / "w")
+    done = git("push", served.git_url, "HEAD:submit/x", cwd=work)
+    assert done.rc != 0 and "Authentication failed" in done.err + done.out, done.err
+    served.tokens["eve"] = "lmt_not-a-token"
+    done = git("push", served.with_token("eve"), "HEAD:submit/x", cwd=work)
+    assert done.rc != 0 and "Authentication failed" in done.err + done.out, done.err
+    assert _prs(served) == []
+    import httpx
+
+    r = httpx.get(f"{served.git_url}/info/refs?service=git-receive-pack")
+    assert r.status_code == 401 and r.headers["www-authenticate"].startswith("Basic")
+    assert r.text.startswith("token-missing:")
+    bad = base64.b64encode(b"eve:lmt_wrong").decode()
+    r = httpx.get(f"{served.git_url}/info/refs?service=git-receive-pack",
+                  headers={"Authorization": f"Basic {bad}"})
+    assert r.status_code == 401 and r.text.startswith("token-invalid:")
+    # every failure counted against the address, as on the token routes
+    svc = served.app.state.svc  # type: ignore[attr-defined]
+    from network.api.service import rate_count, sha256_hex
+
+    assert rate_count(svc, f"address:{sha256_hex('127.0.0.1')}:auth-failures") >= 4
+
+
+def test_auth_failures_meet_the_rate_limit(tmp_path: Path) -> None:
+    net = FlowNet.create(tmp_path, None, rate_auth_failures_per_address=2)
+    import httpx
+
+    with net.serve() as (url, _app):
+        codes = [httpx.get(f"{url}/git/graph.git/info/refs?service=git-receive-pack",
+                           headers={"Authorization": "Basic " + base64.b64encode(
+                               b"x:lmt_wrong").decode()}).status_code for _ in range(3)]
+    assert codes == [401, 401, 429]
+
+
+@pytest.mark.parametrize("name", ["", "a..b", "-lead", ".hidden", "x.lock", "a/.b", "a//b",
+                                  "trail/", "sp ace", "tab\tx", "é", "a@{1}", "a~1", "a^",
+                                  "a:b", "q?", "st*r", "back\\slash", "x" * (MAX_BRANCH + 1)])
+def test_hostile_branch_names_are_refused(name: str) -> None:
+    with pytest.raises(LemmataError) as e:
+        check_branch("refs/heads/submit/" + name)
+    assert e.value.code == "git-push-branch-invalid"
+
+
+def test_branch_names_the_forge_takes_git_takes() -> None:
+    for name in ("x", "mid-proof", "a/b.c_d", "X9/y" + "z" * 90):
+        check_branch("refs/heads/submit/" + name)
+        assert git("check-ref-format", "refs/heads/submit/" + name).rc == 0
+
+
+def test_bad_branch_names_are_refused_over_git(served: Served, tmp_path: Path) -> None:
+    work = clone_and_commit(served, tmp_path / "w")
+    for spec in ("HEAD:submit/-x", "HEAD:submit/a.lock", "HEAD:submit/" + "y" * 101,
+                 "HEAD:submit/caf\u00e9"):
+        done = git("push", served.with_token("ann"), spec, cwd=work)
+        assert done.rc != 0, spec
+        assert "git-push-branch-invalid" in done.err, (spec, done.err)
+    assert _prs(served) == []
+
+
+def test_nobody_moves_an_opened_branch(served: Served, tmp_path: Path) -> None:
+    """Decision: a pushed branch opens one pull request; a second push to it, by another
+    identity or by its own pusher, is refused ``git-push-branch-exists`` (no force, no
+    deletion), and the pull request keeps its head."""
+    ann = clone_and_commit(served, tmp_path / "ann")
+    assert git("push", served.with_token("ann"), "HEAD:submit/mine", cwd=ann).rc == 0
+    (pr,) = _prs(served)
+    bob = clone_and_commit(served, tmp_path / "bob", text="# bob's\n")
+    for spec in ("HEAD:submit/mine", "+HEAD:submit/mine", "HEAD:submit/MINE"):
+        done = git("push", served.with_token("bob"), spec, cwd=bob)
+        assert done.rc != 0 and "git-push-branch-exists" in done.err, (spec, done.err)
+    done = git("push", served.with_token("bob"), ":submit/mine", cwd=bob)
+    assert done.rc != 0 and "git-push-delete-refused" in done.err, done.err
+    (ann / "more.md").write_text("x\n", "utf-8")
+    git("add", "more.md", cwd=ann)
+    git("commit", "-q", "-m", "more", cwd=ann)
+    done = git("push", served.with_token("ann"), "HEAD:submit/mine", cwd=ann)
+    assert done.rc != 0 and "git-push-branch-exists" in done.err, done.err
+    assert [(p.number, p.head_sha) for p in _prs(served)] == [  # type: ignore[attr-defined]
+        (pr.number, pr.head_sha)]  # type: ignore[attr-defined]
+    # a new name is a new pull request, bob's
+    assert git("push", served.with_token("bob"), "HEAD:submit/bobs", cwd=bob).rc == 0
+    assert [p.author for p in _prs(served)] == ["ann", "bob"]  # type: ignore[attr-defined]
+
+
+def test_unrelated_history_is_refused_by_the_hook(served: Served, tmp_path: Path) -> None:
+    work = tmp_path / "orphan"
+    work.mkdir()
+    git("init", "-q", "-b", "main", str(work))
+    (work / "x.md").write_text("x\n", "utf-8")
+    git("add", "x.md", cwd=work)
+    git("commit", "-q", "-m", "unrelated", cwd=work)
+    done = git("push", served.with_token("ann"), "HEAD:submit/orphan", cwd=work)
+    assert done.rc != 0 and "git-push-unrelated" in done.err, done.err
+    assert "refs/heads/submit/orphan" not in served.app.state.svc.forge.repo.references  # type: ignore[attr-defined]
+    assert _prs(served) == []
+
+
+def test_a_body_over_the_limit_is_413(tmp_path: Path) -> None:
+    net = FlowNet.create(tmp_path, None, max_body_bytes=4096)
+    with net.serve() as (url, app):
+        svc = app.state.svc
+        token = identity.issue_operator_token(svc, pseudonym="ann",
+                                              dco=svc.settings.dco_version,
+                                              operator="op")["token"]
+        s = Served(net, url, app, {"ann": token})
+        work = clone_and_commit(s, tmp_path / "w", text="".join(
+            f"{i:06d} incompressible? {i * 7919 % 1000003}\n" for i in range(4000)))
+        done = git("push", s.with_token("ann"), "HEAD:submit/big", cwd=work)
+        assert done.rc != 0 and "413" in done.err, done.err
+        assert list(svc.forge.list_all()) == []
+
+
+def test_paths_outside_the_protocol_are_404(served: Served) -> None:
+    import httpx
+
+    for path in ("HEAD", "objects/info/packs", "info/refs", "info/refs?service=git-x",
+                 "../forge.git/config", "config"):
+        r = httpx.get(f"{served.git_url}/{path}")
+        assert r.status_code == 404 and r.text.startswith("git-path-unknown"), (path, r.text)
+
+
+def test_malformed_receive_pack_bodies_are_refused() -> None:
+    zero, one = "0" * 40, "1" * 40
+    for body in (b"", b"zzzz", b"0000", b"0005", b"00ffshort",
+                 f"0030{zero} {one}\n".encode()):
+        with pytest.raises(LemmataError) as e:
+            parse_commands(body)
+        assert e.value.code == "git-push-malformed", body
+    line = f"{zero} {one} refs/heads/submit/x\n".encode()
+    many = b"".join(b"%04x" % (len(line) + 4) + line for _ in range(11)) + b"0000"
+    with pytest.raises(LemmataError) as e:
+        parse_commands(many)
+    assert e.value.code == "git-push-too-many-refs"
+    cert = b"push-cert\0report-status\n"
+    with pytest.raises(LemmataError) as e:
+        parse_commands(b"%04x" % (len(cert) + 4) + cert + b"0000")
+    assert e.value.code == "git-push-malformed"
