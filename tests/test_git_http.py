@@ -122,8 +122,8 @@ def test_push_to_main_tags_and_other_refs_is_refused(served: Served, tmp_path: P
 
 def test_push_without_or_with_a_wrong_token_is_401(served: Served, tmp_path: Path) -> None:
     work = clone_and_commit(served, tmp_path / "w")
-    done = git("push", served.git_url, "HEAD:submit/x", cwd=work)
-    assert done.rc != 0 and "Authentication failed" in done.err + done.out, done.err
+    done = git("push", served.git_url, "HEAD:submit/x", cwd=work)  # 401: git wants a user
+    assert done.rc != 0 and "could not read Username" in done.err, done.err
     served.tokens["eve"] = "lmt_not-a-token"
     done = git("push", served.with_token("eve"), "HEAD:submit/x", cwd=work)
     assert done.rc != 0 and "Authentication failed" in done.err + done.out, done.err
@@ -172,8 +172,8 @@ def test_branch_names_the_forge_takes_git_takes() -> None:
 
 def test_bad_branch_names_are_refused_over_git(served: Served, tmp_path: Path) -> None:
     work = clone_and_commit(served, tmp_path / "w")
-    for spec in ("HEAD:submit/-x", "HEAD:submit/a.lock", "HEAD:submit/" + "y" * 101,
-                 "HEAD:submit/caf\u00e9"):
+    for spec in ("HEAD:submit/-x", "HEAD:submit/" + "y" * 101, "HEAD:submit/caf\u00e9",
+                 "HEAD:submit/a_b/c@d"):
         done = git("push", served.with_token("ann"), spec, cwd=work)
         assert done.rc != 0, spec
         assert "git-push-branch-invalid" in done.err, (spec, done.err)
@@ -188,7 +188,9 @@ def test_nobody_moves_an_opened_branch(served: Served, tmp_path: Path) -> None:
     assert git("push", served.with_token("ann"), "HEAD:submit/mine", cwd=ann).rc == 0
     (pr,) = _prs(served)
     bob = clone_and_commit(served, tmp_path / "bob", text="# bob's\n")
-    for spec in ("HEAD:submit/mine", "+HEAD:submit/mine", "HEAD:submit/MINE"):
+    done = git("push", served.with_token("bob"), "HEAD:submit/mine", cwd=bob)
+    assert done.rc != 0, done.err  # git itself sees a non-fast-forward
+    for spec in ("+HEAD:submit/mine", "HEAD:submit/MINE"):  # the forge refuses these
         done = git("push", served.with_token("bob"), spec, cwd=bob)
         assert done.rc != 0 and "git-push-branch-exists" in done.err, (spec, done.err)
     done = git("push", served.with_token("bob"), ":submit/mine", cwd=bob)
@@ -237,7 +239,7 @@ def test_paths_outside_the_protocol_are_404(served: Served) -> None:
     import httpx
 
     for path in ("HEAD", "objects/info/packs", "info/refs", "info/refs?service=git-x",
-                 "../forge.git/config", "config"):
+                 "config", "objects/pack"):
         r = httpx.get(f"{served.git_url}/{path}")
         assert r.status_code == 404 and r.text.startswith("git-path-unknown"), (path, r.text)
 
@@ -258,3 +260,61 @@ def test_malformed_receive_pack_bodies_are_refused() -> None:
     with pytest.raises(LemmataError) as e:
         parse_commands(b"%04x" % (len(cert) + 4) + cert + b"0000")
     assert e.value.code == "git-push-malformed"
+
+
+def test_a_branch_may_only_point_at_a_commit(served: Served, tmp_path: Path) -> None:
+    work = clone_and_commit(served, tmp_path / "w")
+    assert git("tag", "-a", "-m", "annotated", "t1", cwd=work).rc == 0
+    for spec in ("HEAD^{tree}:refs/heads/submit/tree", "t1:refs/heads/submit/tag"):
+        done = git("push", served.with_token("ann"), spec, cwd=work)
+        assert done.rc != 0, spec
+        assert "git-push-not-commit" in done.err, (spec, done.err)
+    assert _prs(served) == []
+
+
+def test_a_pull_request_that_cannot_open_leaves_no_branch(
+        served: Served, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    forge = served.app.state.svc.forge  # type: ignore[attr-defined]
+
+    def broken(*_a: object, **_k: object) -> None:
+        raise LemmataError("merge-conflict", "the forge's database is away")
+
+    monkeypatch.setattr(forge, "open_from_commit", broken)
+    work = clone_and_commit(served, tmp_path / "w")
+    done = git("push", served.with_token("ann"), "HEAD:submit/lost", cwd=work)
+    assert done.rc != 0 and "git-push-not-opened" in done.err, done.err
+    assert "refs/heads/submit/lost" not in forge.repo.references
+    monkeypatch.undo()
+    done = git("push", served.with_token("ann"), "HEAD:submit/lost", cwd=work)
+    assert done.rc == 0, done.err  # the same push again opens it
+    assert [p.author for p in _prs(served)] == ["ann"]  # type: ignore[attr-defined]
+
+
+def test_a_compressed_or_garbled_push_body_is_refused(served: Served) -> None:
+    import httpx
+
+    token = served.tokens["ann"]
+    basic = base64.b64encode(f"ann:{token}".encode()).decode()
+    headers = {"Authorization": f"Basic {basic}",
+               "Content-Type": "application/x-git-receive-pack-request"}
+    zero, one = "0" * 40, "1" * 40
+    line = f"{zero} {one} refs/heads/submit/x\0report-status side-band-64k\n".encode()
+    body = b"%04x" % (len(line) + 4) + line + b"0000"
+    r = httpx.post(f"{served.git_url}/git-receive-pack", content=body,
+                   headers={**headers, "Content-Encoding": "gzip"})
+    assert r.status_code == 200 and b"git-push-malformed" in r.content
+    assert b"ng refs/heads/submit/x" in r.content
+    r = httpx.post(f"{served.git_url}/git-receive-pack", content=b"garbage", headers=headers)
+    assert r.status_code == 422 and r.text.startswith("git-push-malformed")
+    assert _prs(served) == []
+
+
+def test_an_unreadable_backend_answer_is_git_backend_failed() -> None:
+    from network.api.git_http import _cgi_response
+
+    for done in (proc.Completed(1, "", "boom", ("git",), b""),
+                 proc.Completed(0, "", "", ("git",), b"no header at all"),
+                 proc.Completed(0, "", "", ("git",), b"Status: xx\r\n\r\nbody")):
+        with pytest.raises(LemmataError) as e:
+            _cgi_response(done)
+        assert e.value.code == "git-backend-failed"
