@@ -88,6 +88,8 @@ def test_clone_commit_push_opens_a_pull_request_for_the_pusher(served: Served,
     prs = _prs(served)
     assert len(prs) == 1
     pr = prs[0]
+    assert f"remote: lemmata: refs/heads/submit/mid-postmortem opened pull request " \
+           f"#{pr.number} for ann" in done.err, done.err  # type: ignore[attr-defined]
     head = git("rev-parse", "HEAD", cwd=work).out.strip()
     assert (pr.author, pr.head_sha, pr.state) == ("ann", head, "open")  # type: ignore[attr-defined]
     assert pr.title == "postmortem of demo/mid"  # type: ignore[attr-defined]
@@ -98,6 +100,15 @@ def test_clone_commit_push_opens_a_pull_request_for_the_pusher(served: Served,
         ann = ses.query(db.IdentityRow).filter_by(pseudonym="ann").one()
         assert (row.identity_id, row.pseudonym, row.kind, row.node) == (
             ann.id, "ann", "postmortem", "mid")
+        assert f"GET /submissions/{row.id}" in done.err
+    import httpx
+
+    mine = httpx.get(f"{served.url}/submissions/mine",
+                     headers={"Authorization": f"Bearer {served.tokens['ann']}"}).json()
+    assert [o["pull_request"] for o in mine["open"]] == [f"local/{pr.number}"]  # type: ignore[attr-defined]
+    theirs = httpx.get(f"{served.url}/submissions/mine",
+                       headers={"Authorization": f"Bearer {served.tokens['bob']}"}).json()
+    assert theirs["open"] == []
     # the merge queue gates it like any other pull request, with the pusher as submitter
     items = served.net.run_queue()
     assert [i.number for i in items] == [pr.number]  # type: ignore[attr-defined]

@@ -45,7 +45,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from sqlalchemy import update
+from sqlalchemy import select, update
 from sqlalchemy.exc import IntegrityError
 from starlette.concurrency import run_in_threadpool
 from starlette.requests import Request
@@ -478,9 +478,13 @@ def _title_and_body(forge: LocalForge, cmd: Command, who: Who) -> tuple[str, str
     return title, body
 
 
-def open_pushed(svc: Service, forge: LocalForge, who: Who, cmd: Command) -> PullRequest:
+def open_pushed(svc: Service, forge: LocalForge, who: Who,
+                cmd: Command) -> tuple[PullRequest, str]:
     """Open the pull request of a branch the push created, with the pusher as author
     (the submitter the gate sees), and index it as the pusher's submission (ruling 12).
+
+    Returns:
+        The pull request and its submission id (``GET /submissions/<id>``).
 
     Raises:
         LemmataError: the forge's codes.
@@ -499,15 +503,30 @@ def open_pushed(svc: Service, forge: LocalForge, who: Who, cmd: Command) -> Pull
         row = dict(pull_request_url=None, identity_id=who.id, pseudonym=who.pseudonym,
                    opened_by_service=1, state="open", opened_at=svc.now(),
                    head_sha=pr.head_sha, **facts)
+        sub_id = "sub-" + secrets.token_hex(10)
         try:
             with db.transaction(svc.sessions) as s:
-                s.add(db.SubmissionRow(id="sub-" + secrets.token_hex(10), pull_request=key,
-                                       **row))
+                s.add(db.SubmissionRow(id=sub_id, pull_request=key, **row))
         except IntegrityError:  # indexed concurrently as a hand-opened one: make it ours
             with db.transaction(svc.sessions) as s:
                 s.execute(update(db.SubmissionRow).where(
                     db.SubmissionRow.pull_request == key).values(**row))
-    return pr
+                sub_id = s.execute(select(db.SubmissionRow.id).where(
+                    db.SubmissionRow.pull_request == key)).scalar_one()
+    return pr, sub_id
+
+
+def _with_messages(answer: Response, push: Push, lines: list[str]) -> Response:
+    """git's receive-pack answer with ``lines`` added on its progress band (shown as
+    ``remote:`` lines), before its closing flush; unchanged without side-band."""
+    body = bytes(answer.body)
+    if not lines or not push.caps & {"side-band-64k", "side-band"} or \
+            not body.endswith(b"0000"):
+        return answer
+    extra = b"".join(_pkt(b"\x02" + f"lemmata: {_one_line(ln)}\n".encode("utf-8", "replace"))
+                     for ln in lines)
+    return Response(body[:-4] + extra + b"0000", status_code=answer.status_code,
+                    media_type=answer.media_type, headers={"Cache-Control": "no-cache"})
 
 
 def receive(svc: Service, forge: LocalForge, caller: Caller, body: bytes,
@@ -546,9 +565,13 @@ def receive(svc: Service, forge: LocalForge, caller: Caller, body: bytes,
                              remote_user=who.pseudonym, address=caller.address)
         created = [c for c in push.commands if _ref_target(forge, c.ref) == c.new]
         failed: dict[str, LemmataError] = {}
+        opened: list[str] = []
         for cmd in created:
             try:
-                open_pushed(svc, forge, who, cmd)
+                pr, sub_id = open_pushed(svc, forge, who, cmd)
+                opened.append(f"{cmd.ref} opened pull request #{pr.number} for "
+                              f"{who.pseudonym}; the merge queue gates it: poll GET "
+                              f"/submissions/{sub_id} (get_submission)")
             except Exception as exc:  # noqa: BLE001 - the branch must not stay without its PR
                 code = exc.code if isinstance(exc, LemmataError) else type(exc).__name__
                 failed[cmd.ref] = LemmataError("git-push-not-opened", f"{code}: {exc}")
@@ -556,7 +579,7 @@ def receive(svc: Service, forge: LocalForge, caller: Caller, body: bytes,
                     forge.repo.references.delete(cmd.ref)
         if failed:
             return report(push, failed)
-        return answer
+        return _with_messages(answer, push, opened)
 
 
 def _ref_target(forge: LocalForge, ref: str) -> str | None:
