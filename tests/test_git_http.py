@@ -329,3 +329,16 @@ def test_an_unreadable_backend_answer_is_git_backend_failed() -> None:
         with pytest.raises(LemmataError) as e:
             _cgi_response(done)
         assert e.value.code == "git-backend-failed"
+
+
+def test_only_refs_git_reports_ok_open_pull_requests() -> None:
+    from network.api.git_http import _pkt, updated_refs
+
+    status = _pkt(b"unpack ok\n") + _pkt(b"ok refs/heads/submit/a\n") + \
+        _pkt(b"ng refs/heads/submit/b failed to lock\n") + b"0000"
+    plain = frozenset({"report-status"})
+    assert updated_refs(status, plain) == {"refs/heads/submit/a"}
+    banded = _pkt(b"\x02remote says ok refs/heads/submit/c\n") + \
+        _pkt(b"\x01" + status[:9]) + _pkt(b"\x01" + status[9:]) + b"0000"
+    assert updated_refs(banded, plain | {"side-band-64k"}) == {"refs/heads/submit/a"}
+    assert updated_refs(b"garbage", plain) == set()

@@ -31,7 +31,9 @@ bare repository and nothing else: the path the CGI sees is built here from a fix
   merge queue's gate sees), indexed in ``submissions`` as the pusher's (``GET
   /submissions/mine``, ``DELETE /submissions/<id>``). The merge queue gates it like any
   other pull request. A fenced ``precheck-attestation`` block in the head commit's message
-  is carried into the pull request's body (ruling 7).
+  is carried into the pull request's body (ruling 7). Only a ref git's own status report
+  calls ``ok`` opens one (:func:`updated_refs`), and the pusher is told its number and
+  submission on git's progress band.
 """
 
 from __future__ import annotations
@@ -516,6 +518,37 @@ def open_pushed(svc: Service, forge: LocalForge, who: Who,
     return pr, sub_id
 
 
+def _pkt_lines(data: bytes) -> list[bytes]:
+    """The payloads of a run of pkt-lines (flushes dropped); stops at anything else."""
+    out: list[bytes] = []
+    pos = 0
+    while pos + 4 <= len(data):
+        head = data[pos:pos + 4]
+        if not re.fullmatch(rb"[0-9a-f]{4}", head):
+            break
+        size = int(head, 16)
+        if size < 4:  # flush and the other special packets
+            pos += 4
+            continue
+        out.append(data[pos + 4:pos + size])
+        pos += size
+    return out
+
+
+def updated_refs(answer: bytes, caps: frozenset[str]) -> set[str]:
+    """The refs git's receive-pack answer reports ``ok`` (its status report, unwrapped
+    from side-band when the client asked for it): what git itself updated."""
+    report_bytes = answer
+    if caps & {"side-band-64k", "side-band"}:
+        report_bytes = b"".join(p[1:] for p in _pkt_lines(answer) if p[:1] == b"\x01")
+    out: set[str] = set()
+    for line in _pkt_lines(report_bytes):
+        text = line.decode("utf-8", "replace").rstrip("\n")
+        if text.startswith("ok "):
+            out.add(text[3:])
+    return out
+
+
 def _with_messages(answer: Response, push: Push, lines: list[str]) -> Response:
     """git's receive-pack answer with ``lines`` added on its progress band (shown as
     ``remote:`` lines), before its closing flush; unchanged without side-band."""
@@ -563,7 +596,9 @@ def receive(svc: Service, forge: LocalForge, caller: Caller, body: bytes,
         answer = run_backend(svc, forge, method="POST", path="git-receive-pack",
                              service="git-receive-pack", body=body, headers=headers,
                              remote_user=who.pseudonym, address=caller.address)
-        created = [c for c in push.commands if _ref_target(forge, c.ref) == c.new]
+        done = updated_refs(bytes(answer.body), push.caps)
+        created = [c for c in push.commands
+                   if c.ref in done and _ref_target(forge, c.ref) == c.new]
         failed: dict[str, LemmataError] = {}
         opened: list[str] = []
         for cmd in created:
@@ -640,4 +675,4 @@ def install(app: Any, svc: Service) -> None:
 
 __all__ = ["HOOK", "MOUNT", "Command", "Push", "check_branch", "install", "open_pushed",
            "parse_commands", "receive", "refusal_response", "report", "run_backend",
-           "token_of", "write_hook"]
+           "token_of", "updated_refs", "write_hook"]
