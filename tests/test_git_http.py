@@ -342,3 +342,24 @@ def test_only_refs_git_reports_ok_open_pull_requests() -> None:
         _pkt(b"\x01" + status[:9]) + _pkt(b"\x01" + status[9:]) + b"0000"
     assert updated_refs(banded, plain | {"side-band-64k"}) == {"refs/heads/submit/a"}
     assert updated_refs(b"garbage", plain) == set()
+
+
+def test_a_copy_is_refused_before_its_pull_request_opens(served: Served,
+                                                         tmp_path: Path) -> None:
+    """The pre-open refusals of POST /submissions hold for a push: a second pull request
+    carrying, comments and spacing aside, the same proof of demo/mid is submission-copy,
+    and its branch is removed again."""
+    from api_flow_support import PROOF_MID, PROOF_MID_COPY
+
+    proof = "targets/demo/nodes/mid/Proof.lean"
+    ann = clone_and_commit(served, tmp_path / "ann", path=proof, text=PROOF_MID)
+    done = git("push", served.with_token("ann"), "HEAD:submit/mid", cwd=ann)
+    assert done.rc == 0, done.err
+    bob = clone_and_commit(served, tmp_path / "bob", path=proof, text=PROOF_MID_COPY)
+    done = git("push", served.with_token("bob"), "HEAD:submit/mid-too", cwd=bob)
+    assert done.rc != 0 and "submission-copy" in done.err, done.err
+    forge = served.app.state.svc.forge  # type: ignore[attr-defined]
+    assert "refs/heads/submit/mid-too" not in forge.repo.references
+    assert [p.author for p in _prs(served)] == ["ann"]  # type: ignore[attr-defined]
+    with served.app.state.svc.sessions() as ses:  # type: ignore[attr-defined]
+        assert [(r.kind, r.node) for r in ses.query(db.SubmissionRow)] == [("proof", "mid")]

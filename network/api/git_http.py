@@ -30,7 +30,9 @@ bare repository and nothing else: the path the CGI sees is built here from a fix
   forge, from the pushed commit, with the pusher's pseudonym as author (the submitter the
   merge queue's gate sees), indexed in ``submissions`` as the pusher's (``GET
   /submissions/mine``, ``DELETE /submissions/<id>``). The merge queue gates it like any
-  other pull request. A fenced ``precheck-attestation`` block in the head commit's message
+  other pull request. The refusals ``submit_proof`` makes before a pull request opens
+  hold for a push whose first artifact it would take (:func:`check_before_opening`); a
+  refused push has its branch removed again. A fenced ``precheck-attestation`` block in the head commit's message
   is carried into the pull request's body (ruling 7). Only a ref git's own status report
   calls ``ok`` opens one (:func:`updated_refs`), and the pusher is told its number and
   submission on git's progress band.
@@ -480,41 +482,102 @@ def _title_and_body(forge: LocalForge, cmd: Command, who: Who) -> tuple[str, str
     return title, body
 
 
+def _text_at(forge: LocalForge, commit: str, path: str | None) -> str:
+    import pygit2
+
+    if not path:
+        return ""
+    try:
+        blob = forge.repo[forge.repo[commit].peel(pygit2.Commit).tree[path].id]
+    except (KeyError, ValueError):
+        return ""
+    return bytes(blob.data).decode("utf-8", "replace") if isinstance(blob, pygit2.Blob) else ""
+
+
+def check_before_opening(svc: Service, forge: LocalForge, head: str) -> dict[str, Any]:
+    """The refusals :func:`network.api.submissions.submit_proof` makes before a pull
+    request opens, applied to a pushed commit whose first artifact is one it submits
+    (the Lean kinds and a witness): shelved and unclaimable nodes, an unlabelled partial,
+    a copy of a merged or open artifact, a taken witness slot (D-25 v3.21, D-12 v3.44,
+    D-14 v3.47). Call it holding ``submissions._lock``.
+
+    Returns:
+        The index facts of the head (target, node, kind, chain_head, normalized_sha256).
+
+    Raises:
+        LemmataError: ``submission-node-shelved``; ``alternate-without-proof``;
+            ``claimable()``'s codes; ``partial-unlabelled``; ``submission-copy``;
+            ``witness-slot-taken``.
+    """
+    from types import SimpleNamespace
+
+    from network.gate.artifacts import partial_label_findings
+
+    try:
+        graph = svc.graphs.snapshot().graph
+    except LemmataError:
+        return {"target": "-", "node": "-", "kind": "unclassified", "chain_head": None,
+                "normalized_sha256": "0" * 64}
+    facts = submissions._classify_pr(svc, graph, SimpleNamespace(head_sha=head))
+    kind, target, node = facts["kind"], facts["target"], facts["node"]
+    if node == "-" or kind not in (*submissions.SUBMITTABLE, "witness"):
+        return facts
+    text = _text_at(forge, head, facts["chain_head"])
+    if kind != "witness":
+        submissions.check_node_accepts(graph, target=target, node=node, kind=kind)
+    if kind == "partial":
+        found = partial_label_findings(text, facts["chain_head"],
+                                       submissions.hole_lines(text))
+        if found:
+            raise LemmataError("partial-unlabelled", "; ".join(d.message for d in found),
+                               path=facts["chain_head"])
+    submissions.sync_index(svc)
+    submissions.check_copies(svc, graph, target=target, node=node, kind=kind, text=text)
+    return facts
+
+
 def open_pushed(svc: Service, forge: LocalForge, who: Who,
                 cmd: Command) -> tuple[PullRequest, str]:
     """Open the pull request of a branch the push created, with the pusher as author
-    (the submitter the gate sees), and index it as the pusher's submission (ruling 12).
+    (the submitter the gate sees), and index it as the pusher's submission (ruling 12),
+    after the refusals of :func:`check_before_opening`.
 
     Returns:
         The pull request and its submission id (``GET /submissions/<id>``).
 
     Raises:
-        LemmataError: the forge's codes.
+        LemmataError: :func:`check_before_opening`'s codes; ``git-push-not-opened`` when
+            the forge or the index failed.
     """
     title, body = _title_and_body(forge, cmd, who)
     with submissions._lock:  # the index's one check-then-open, as submit_proof holds it
-        pr = forge.open_from_commit(cmd.new, title=title, body=body, author=who.pseudonym,
-                                    precheck_attestation=A.precheck_from_body(body),
-                                    base_sha=forge.main_sha())
+        facts = check_before_opening(svc, forge, cmd.new)
         try:
-            facts = submissions._classify_pr(svc, svc.graphs.snapshot().graph, pr)
-        except LemmataError:
-            facts = {"target": "-", "node": "-", "kind": "unclassified", "chain_head": None,
-                     "normalized_sha256": "0" * 64}
-        key = submissions._pr_key(pr.number)
-        row = dict(pull_request_url=None, identity_id=who.id, pseudonym=who.pseudonym,
-                   opened_by_service=1, state="open", opened_at=svc.now(),
-                   head_sha=pr.head_sha, **facts)
-        sub_id = "sub-" + secrets.token_hex(10)
-        try:
-            with db.transaction(svc.sessions) as s:
-                s.add(db.SubmissionRow(id=sub_id, pull_request=key, **row))
-        except IntegrityError:  # indexed concurrently as a hand-opened one: make it ours
-            with db.transaction(svc.sessions) as s:
-                s.execute(update(db.SubmissionRow).where(
-                    db.SubmissionRow.pull_request == key).values(**row))
-                sub_id = s.execute(select(db.SubmissionRow.id).where(
-                    db.SubmissionRow.pull_request == key)).scalar_one()
+            return _open(svc, forge, who, cmd, title, body, facts)
+        except Exception as exc:  # reported to the pusher with its cause
+            code = exc.code if isinstance(exc, LemmataError) else type(exc).__name__
+            raise LemmataError("git-push-not-opened", f"{code}: {exc}") from exc
+
+
+def _open(svc: Service, forge: LocalForge, who: Who, cmd: Command, title: str, body: str,
+          facts: dict[str, Any]) -> tuple[PullRequest, str]:
+    pr = forge.open_from_commit(cmd.new, title=title, body=body, author=who.pseudonym,
+                                precheck_attestation=A.precheck_from_body(body),
+                                base_sha=forge.main_sha())
+    key = submissions._pr_key(pr.number)
+    row = dict(pull_request_url=None, identity_id=who.id, pseudonym=who.pseudonym,
+               opened_by_service=1, state="open", opened_at=svc.now(),
+               head_sha=pr.head_sha, **facts)
+    sub_id = "sub-" + secrets.token_hex(10)
+    try:
+        with db.transaction(svc.sessions) as s:
+            s.add(db.SubmissionRow(id=sub_id, pull_request=key, **row))
+    except IntegrityError:  # indexed concurrently as a hand-opened one: make it ours
+        with db.transaction(svc.sessions) as s:
+            s.execute(update(db.SubmissionRow).where(
+                db.SubmissionRow.pull_request == key).values(**row))
+            sub_id = s.execute(select(db.SubmissionRow.id).where(
+                db.SubmissionRow.pull_request == key)).scalar_one()
     return pr, sub_id
 
 
@@ -608,8 +671,8 @@ def receive(svc: Service, forge: LocalForge, caller: Caller, body: bytes,
                               f"{who.pseudonym}; the merge queue gates it: poll GET "
                               f"/submissions/{sub_id} (get_submission)")
             except Exception as exc:  # noqa: BLE001 - the branch must not stay without its PR
-                code = exc.code if isinstance(exc, LemmataError) else type(exc).__name__
-                failed[cmd.ref] = LemmataError("git-push-not-opened", f"{code}: {exc}")
+                failed[cmd.ref] = exc if isinstance(exc, LemmataError) else LemmataError(
+                    "git-push-not-opened", f"{type(exc).__name__}: {exc}")
                 if cmd.ref in forge.repo.references:
                     forge.repo.references.delete(cmd.ref)
         if failed:
@@ -673,6 +736,6 @@ def install(app: Any, svc: Service) -> None:
                                    methods=["GET", "POST"]))
 
 
-__all__ = ["HOOK", "MOUNT", "Command", "Push", "check_branch", "install", "open_pushed",
+__all__ = ["HOOK", "MOUNT", "Command", "Push", "check_before_opening", "check_branch", "install", "open_pushed",
            "parse_commands", "receive", "refusal_response", "report", "run_backend",
            "token_of", "updated_refs", "write_hook"]
