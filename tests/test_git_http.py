@@ -363,3 +363,25 @@ def test_a_copy_is_refused_before_its_pull_request_opens(served: Served,
     assert [p.author for p in _prs(served)] == ["ann"]  # type: ignore[attr-defined]
     with served.app.state.svc.sessions() as ses:  # type: ignore[attr-defined]
         assert [(r.kind, r.node) for r in ses.query(db.SubmissionRow)] == [("proof", "mid")]
+
+
+def test_a_push_passes_the_write_guard(tmp_path: Path) -> None:
+    """The write limits hold for pushes (each push is one write of its identity), told as
+    git's ng lines; an unauthenticated receive-pack body is 401 before it is read."""
+    import httpx
+
+    net = FlowNet.create(tmp_path, None, rate_writes_per_identity=1)
+    with net.serve() as (url, app):
+        svc = app.state.svc
+        token = identity.issue_operator_token(svc, pseudonym="ann",
+                                              dco=svc.settings.dco_version,
+                                              operator="op")["token"]
+        s = Served(net, url, app, {"ann": token})
+        work = clone_and_commit(s, tmp_path / "w")
+        assert git("push", s.with_token("ann"), "HEAD:submit/one", cwd=work).rc == 0
+        done = git("push", s.with_token("ann"), "HEAD:submit/two", cwd=work)
+        assert done.rc != 0 and "rate-limited" in done.err, done.err
+        assert [p.author for p in svc.forge.list_all()] == ["ann"]
+        r = httpx.post(f"{s.git_url}/git-receive-pack", content=b"garbage",
+                       headers={"Content-Type": "application/x-git-receive-pack-request"})
+        assert r.status_code == 401 and r.text.startswith("token-missing")

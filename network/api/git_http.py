@@ -42,6 +42,7 @@ from __future__ import annotations
 
 import base64
 import binascii
+import os
 import re
 import secrets
 import threading
@@ -430,8 +431,6 @@ def run_backend(svc: Service, forge: LocalForge, *, method: str, path: str, serv
         cgi["HTTP_CONTENT_ENCODING"] = encoding
     if remote_user:
         cgi["REMOTE_USER"] = remote_user
-    import os
-
     env = {k: v for k, v in os.environ.items() if k in ("PATH", "LANG", "LC_ALL", "TMPDIR")}
     env.update(cgi)
     done = proc.run(["git", "http-backend"], env=env, git_env=git_env,
@@ -634,24 +633,22 @@ def receive(svc: Service, forge: LocalForge, caller: Caller, body: bytes,
         LemmataError: ``token-missing``/``token-invalid``/``token-expired`` (rendered 401
             by the caller); ``git-backend-failed``.
     """
-    if (headers.get("content-encoding") or "identity").lower() != "identity":
-        push = None
-        try:
-            push = parse_commands(body)
-        except LemmataError:
-            pass
-        exc = LemmataError("git-push-malformed", "a compressed push body")
-        return report(push, {push.commands[0].ref: exc}) if push else refusal_response(exc)
-    try:
-        push = parse_commands(body)
-    except LemmataError as exc:
-        return refusal_response(exc)
-    try:
+    refusal: LemmataError | None = None
+    try:  # the token first: nobody unauthenticated makes the service read a push
         who = write_identity(svc, caller)
     except LemmataError as exc:
         if exc.entry.http_status == 401:
             raise
-        return report(push, {push.commands[0].ref: exc})
+        refusal = exc  # rate-limited, dco-not-accepted, ...: told as git's ng lines
+    if refusal is None and (headers.get("content-encoding") or "identity").lower() \
+            != "identity":
+        refusal = LemmataError("git-push-malformed", "a compressed push body")
+    try:
+        push = parse_commands(body)
+    except LemmataError as exc:
+        return refusal_response(refusal or exc)
+    if refusal is not None:
+        return report(push, {push.commands[0].ref: refusal})
     with _push_lock:
         refused = {c.ref: e for c in push.commands if (e := _refusal(forge, c)) is not None}
         if refused:
