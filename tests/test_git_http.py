@@ -385,3 +385,12 @@ def test_a_push_passes_the_write_guard(tmp_path: Path) -> None:
         r = httpx.post(f"{s.git_url}/git-receive-pack", content=b"garbage",
                        headers={"Content-Type": "application/x-git-receive-pack-request"})
         assert r.status_code == 401 and r.text.startswith("token-missing")
+
+
+def test_a_push_of_main_itself_is_refused(served: Served, tmp_path: Path) -> None:
+    work = tmp_path / "w"
+    assert git("clone", served.git_url, str(work)).rc == 0
+    done = git("push", served.with_token("ann"), "HEAD:submit/empty", cwd=work)
+    assert done.rc != 0 and "git-push-nothing-new" in done.err, done.err
+    assert "refs/heads/submit/empty" not in served.app.state.svc.forge.repo.references  # type: ignore[attr-defined]
+    assert _prs(served) == []

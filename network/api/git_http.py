@@ -99,6 +99,9 @@ define("git-push-unrelated", None, 422,
        "Clone the graph, commit on top of main and push that.")
 define("git-push-not-commit", None, 422, "A branch may only point at a commit.",
        "Push a commit, not a tag, tree or blob.")
+define("git-push-nothing-new", None, 422,
+       "The pushed commit is already on main: there is nothing for a pull request to hold.",
+       "Commit your change on top of main, then push it to a new submit/ branch.")
 define("git-backend-failed", None, 502,
        "git http-backend failed or answered something the service cannot read.",
        "Retry; if it persists, the operator should read the service's log.")
@@ -504,14 +507,16 @@ def check_before_opening(svc: Service, forge: LocalForge, head: str) -> dict[str
         The index facts of the head (target, node, kind, chain_head, normalized_sha256).
 
     Raises:
-        LemmataError: ``submission-node-shelved``; ``alternate-without-proof``;
-            ``claimable()``'s codes; ``partial-unlabelled``; ``submission-copy``;
-            ``witness-slot-taken``.
+        LemmataError: ``git-push-nothing-new`` for a commit main holds;
+            ``submission-node-shelved``; ``alternate-without-proof``; ``claimable()``'s
+            codes; ``partial-unlabelled``; ``submission-copy``; ``witness-slot-taken``.
     """
     from types import SimpleNamespace
 
     from network.gate.artifacts import partial_label_findings
 
+    if forge.contains(forge.main_sha(), head):
+        raise LemmataError("git-push-nothing-new", f"{head[:12]} is already on main")
     try:
         graph = svc.graphs.snapshot().graph
     except LemmataError:
@@ -653,9 +658,15 @@ def receive(svc: Service, forge: LocalForge, caller: Caller, body: bytes,
         refused = {c.ref: e for c in push.commands if (e := _refusal(forge, c)) is not None}
         if refused:
             return report(push, refused)
-        answer = run_backend(svc, forge, method="POST", path="git-receive-pack",
-                             service="git-receive-pack", body=body, headers=headers,
-                             remote_user=who.pseudonym, address=caller.address)
+        try:
+            answer = run_backend(svc, forge, method="POST", path="git-receive-pack",
+                                 service="git-receive-pack", body=body, headers=headers,
+                                 remote_user=who.pseudonym, address=caller.address)
+        except LemmataError:  # git killed or unreadable: no branch stays without its PR
+            for cmd in push.commands:
+                if _ref_target(forge, cmd.ref) == cmd.new:
+                    forge.repo.references.delete(cmd.ref)
+            raise
         done = updated_refs(bytes(answer.body), push.caps)
         created = [c for c in push.commands
                    if c.ref in done and _ref_target(forge, c.ref) == c.new]
