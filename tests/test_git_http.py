@@ -204,6 +204,7 @@ def test_nobody_moves_an_opened_branch(served: Served, tmp_path: Path) -> None:
     for spec in ("+HEAD:submit/mine", "HEAD:submit/MINE"):  # the forge refuses these
         done = git("push", served.with_token("bob"), spec, cwd=bob)
         assert done.rc != 0 and "git-push-branch-exists" in done.err, (spec, done.err)
+        assert f"it opened pull request #{pr.number} for ann" in done.err  # type: ignore[attr-defined]
     done = git("push", served.with_token("bob"), ":submit/mine", cwd=bob)
     assert done.rc != 0 and "git-push-delete-refused" in done.err, done.err
     (ann / "more.md").write_text("x\n", "utf-8")
@@ -263,7 +264,12 @@ def test_malformed_receive_pack_bodies_are_refused() -> None:
             parse_commands(body)
         assert e.value.code == "git-push-malformed", body
     line = f"{zero} {one} refs/heads/submit/x\n".encode()
-    many = b"".join(b"%04x" % (len(line) + 4) + line for _ in range(11)) + b"0000"
+    twice = b"".join(b"%04x" % (len(line) + 4) + line for _ in range(2)) + b"0000"
+    with pytest.raises(LemmataError) as e:
+        parse_commands(twice)
+    assert e.value.code == "git-push-malformed"
+    many = b"".join(b"%04x" % (len(ln) + 4) + ln for ln in (
+        f"{zero} {one} refs/heads/submit/x{i}\n".encode() for i in range(11))) + b"0000"
     with pytest.raises(LemmataError) as e:
         parse_commands(many)
     assert e.value.code == "git-push-too-many-refs"

@@ -216,7 +216,10 @@ def parse_commands(body: bytes) -> Push:
         old, new = (p.decode("ascii", "replace") for p in parts[:2])
         if not (_HEX40.fullmatch(old) and _HEX40.fullmatch(new)):
             raise LemmataError("git-push-malformed", "a command's object ids are not 40 hex")
-        commands.append(Command(old, new, parts[2].decode("utf-8", "replace")))
+        ref = parts[2].decode("utf-8", "replace")
+        if any(c.ref == ref for c in commands):
+            raise LemmataError("git-push-malformed", f"{ref[:120]!r} is updated twice")
+        commands.append(Command(old, new, ref))
         if len(commands) > MAX_REFS:
             raise LemmataError("git-push-too-many-refs", f"more than {MAX_REFS} ref updates")
     if not commands:
@@ -266,15 +269,17 @@ def _refusal(forge: LocalForge, cmd: Command) -> LemmataError | None:
 
 
 def _opened_as(forge: LocalForge, ref: str) -> str:
-    mark = _mark(ref).casefold()
+    """``: it opened pull request #n for <pusher>`` for the pull request the branch opened
+    (its body's last line, which the pusher's commit message cannot follow), else ""."""
     for pr in forge.list_all():
-        if mark in pr.body.casefold():
+        if pr.body.casefold().endswith(_mark(ref, pr.author).casefold()):
             return f": it opened pull request #{pr.number} for {pr.author}"
     return ""
 
 
-def _mark(ref: str) -> str:
-    return f"Pushed over git HTTP to `{ref}`"
+def _mark(ref: str, pseudonym: str) -> str:
+    """The last line of a pushed pull request's body."""
+    return f"Pushed over git HTTP to `{ref}` for {pseudonym} (D-35, issue 11).\n"
 
 
 def token_of(request: Request) -> str | None:
@@ -480,7 +485,7 @@ def _title_and_body(forge: LocalForge, cmd: Command, who: Who) -> tuple[str, str
     summary = _one_line(message.split("\n", 1)[0]).strip()[:200]
     title = summary or f"push to {cmd.ref[len('refs/heads/'):]}"
     body = (f"{message.rstrip()}\n\n" if message.strip() else "") + (
-        f"{_mark(cmd.ref)} for {who.pseudonym} (D-35, issue 11).\n")
+        _mark(cmd.ref, who.pseudonym))
     return title, body
 
 
