@@ -1,7 +1,8 @@
 """The one wrapper for every subprocess the network starts (STYLE.md rule 3).
 
-It strips leaked ``GIT_*`` variables, always sets a timeout, never uses a shell, and turns a
-failure to start or a timeout into a :class:`~network.errors.LemmataError`.
+It strips leaked ``GIT_*`` variables (one the caller means is passed as ``git_env``),
+always sets a timeout, never uses a shell, and turns a failure to start or a timeout into
+a :class:`~network.errors.LemmataError`.
 """
 
 from __future__ import annotations
