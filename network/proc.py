@@ -1,7 +1,8 @@
 """The one wrapper for every subprocess the network starts (STYLE.md rule 3).
 
-It strips leaked ``GIT_*`` variables, always sets a timeout, never uses a shell, and turns a
-failure to start or a timeout into a :class:`~network.errors.LemmataError`.
+It strips leaked ``GIT_*`` variables (one the caller means is passed as ``git_env``),
+always sets a timeout, never uses a shell, and turns a failure to start or a timeout into
+a :class:`~network.errors.LemmataError`.
 """
 
 from __future__ import annotations
@@ -26,12 +27,14 @@ class Completed:
         out: standard output, decoded as UTF-8 with replacement.
         err: standard error, decoded the same way.
         argv: the command that ran.
+        raw_out: standard output as bytes, undecoded (a CGI's binary answer).
     """
 
     rc: int
     out: str
     err: str
     argv: tuple[str, ...]
+    raw_out: bytes = b""
 
 
 def clean_env(env: Mapping[str, str] | None = None) -> dict[str, str]:
@@ -47,6 +50,7 @@ def run(
     env: Mapping[str, str] | None = None,
     timeout_s: float = DEFAULT_TIMEOUT_S,
     input_bytes: bytes | None = None,
+    git_env: Mapping[str, str] | None = None,
 ) -> Completed:
     """Run ``argv`` to completion and return its exit status and output.
 
@@ -56,6 +60,8 @@ def run(
         env: the complete child environment (``GIT_*`` stripped); None means ours.
         timeout_s: wall-clock limit in seconds; the child is killed when it passes.
         input_bytes: bytes written to the child's standard input.
+        git_env: ``GIT_*`` variables the caller sets on purpose (``git http-backend``'s
+            CGI environment, issue 11), added after the leaked ones are stripped.
 
     Returns:
         A :class:`Completed`; a non-zero ``rc`` is not an error here.
@@ -63,13 +69,19 @@ def run(
     Raises:
         LemmataError: ``subprocess-timeout`` when the limit passed, ``subprocess-failed``
             when the program could not be started.
+        ValueError: a ``git_env`` key that does not start with ``GIT_``.
     """
     args = tuple(str(a) for a in argv)
+    child_env = clean_env(env)
+    for key, value in (git_env or {}).items():
+        if not key.startswith("GIT_"):
+            raise ValueError(f"git_env holds {key!r}, not a GIT_ variable")
+        child_env[key] = value
     try:
         proc = subprocess.run(
             args,
             cwd=cwd,
-            env=clean_env(env),
+            env=child_env,
             input=input_bytes,
             stdin=None if input_bytes is not None else subprocess.DEVNULL,
             capture_output=True,
@@ -87,4 +99,5 @@ def run(
         out=proc.stdout.decode("utf-8", "replace"),
         err=proc.stderr.decode("utf-8", "replace"),
         argv=args,
+        raw_out=proc.stdout,
     )

@@ -281,6 +281,9 @@ def create_app(
     from network.api import record_routes
 
     record_routes.install(app, svc)
+    from network.api import git_http
+
+    git_http.install(app, svc)  # the forge over git's smart HTTP (issue 11)
     for route in mcp_starlette.routes:
         if isinstance(route, Route) and route.path == "/mcp":
             app.router.routes.append(route)

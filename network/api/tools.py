@@ -325,6 +325,8 @@ NO_TOOL: dict[tuple[str, str], str] = {
     ("GET", "/docs/oauth2-redirect"): "part of the Swagger UI",
     ("GET", "/redoc"): "human documentation of the routes (ReDoc)",
     ("*", "/mcp"): "the MCP adapter itself",
+    ("*", "/git/graph.git/{rest:path}"): "the forge over git's smart HTTP (clone, fetch, push "
+                                         "to submit/<name>, issue 11): git is its client",
 }
 
 
