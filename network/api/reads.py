@@ -514,3 +514,63 @@ def route_index(svc: Service) -> dict[str, Any]:
     if not isinstance(body, dict):
         raise LemmataError("graph-unavailable", "the route index was not built")
     return body
+
+
+def sufficient_sets_view(svc: Service, target: str) -> dict[str, Any]:
+    """``GET /targets/{target}/sufficient-sets.json`` (list_sufficient_sets): the target's
+    routes with their facts and its sufficient sets, as ``network.record.derive`` computes
+    them for the ``graph.json`` product (D-25 v3.40, v3.44, v3.46; D-28).
+
+    Returns:
+        ``{target, graph_commit, routes, sufficient_sets, selector, labels}``: ``routes``
+        is :func:`derive.target_routes` (each with its approach); ``sufficient_sets`` is
+        :func:`derive.sufficient_sets` at the product's cap (``cap``, ``truncated``, the
+        sets with their side, members, counts, assemblies and ``shared``); ``selector`` is
+        :func:`derive.selector` over those sets; ``labels`` maps each hole and member named
+        to its label (D-3 v3.44). Only the finest cut is enumerated (D-28's ``cut: any``
+        is not served). Nothing is ranked.
+
+    Raises:
+        LemmataError: ``bad-target-id``; ``target-not-found``; ``graph-unavailable``.
+    """
+    from network.record import derive
+
+    graph = _graph(svc)
+    _target(graph, target)
+    routes = derive.target_routes(graph, target)
+    sets = derive.sufficient_sets(graph, target, cap=derive.PRODUCT_SET_CAP)
+    named = {h for r in routes for h in r["holes"]}
+    named.update(x for s in sets["sets"] for x in s["members"])
+    nodes = graph.targets[target].nodes
+    labels = {nid: derive.node_label(graph, target, nid).label
+              for nid in sorted(named) if nid in nodes}
+    return {"target": target, "graph_commit": graph.commit, "routes": routes,
+            "sufficient_sets": sets, "selector": derive.selector(graph, target, sets),
+            "labels": labels}
+
+
+def registrations_view(svc: Service, target: str | None = None) -> dict[str, Any]:
+    """``GET /registrations.json`` (list_registrations): every registration of a target in
+    a public registry, derived from the target's registration records (D-3, D-10 v3.37,
+    D-28) by :func:`network.record.derive.registrations`: a record counts when a curator
+    or a listed steward of the target signed it, a withdrawn one is set aside, and the
+    latest per registry id is the one read. Nothing is ranked.
+
+    Args:
+        target: a target id; None answers every target.
+
+    Returns:
+        ``{graph_commit, target, registrations: [{target, registry, registry_id, version,
+        state, repository, commit, graph_commit, proof, attestation, by, date, path,
+        superseded}]}``. A registration record carries no URL, so none is answered.
+
+    Raises:
+        LemmataError: ``bad-target-id``; ``target-not-found``; ``graph-unavailable``.
+    """
+    from network.record.derive import registrations
+
+    graph = _graph(svc)
+    if target is not None:
+        _target(graph, target)
+    return {"graph_commit": graph.commit, "target": target,
+            "registrations": registrations(graph, target)}

@@ -25,6 +25,8 @@ from typing import Any, Literal
 
 from mcp.server.mcpserver import Context, MCPServer
 from mcp.server.mcpserver.exceptions import ToolError
+from mcp.types import CallToolResult, TextContent, Tool
+from pydantic import ValidationError
 
 from network.api import checks, claims, identity, precheck, reads, records, submissions, words
 from network.api.service import Caller, Service
@@ -40,12 +42,15 @@ class Param:
         kwarg: the operation function's keyword it is passed as.
         annotation: its Python type (drives the tool's JSON Schema).
         required: whether the tool requires it; optional ones default to None.
+        convert: applied to the validated value before the operation gets it (the
+            frontier's filters take JSON booleans and numbers and pass their text).
     """
 
     name: str
     kwarg: str
     annotation: Any
     required: bool = True
+    convert: Callable[[Any], Any] | None = None
 
 
 @dataclass(frozen=True)
@@ -112,9 +117,20 @@ TOOLS: tuple[Op, ...] = (
        "it is omitted) annex, literature, gloss and explainer prose, marked untrusted. Read "
        "the attempt log before you start, then claim_node."),
     Op("list_frontier", "GET", "/frontier.json", reads.frontier, "none", False,
-       (Param("filters", "filters", dict[str, str] | None, False),),
+       (Param("filters", "filters", dict[str, str | bool | int | float] | None, False,
+              convert=lambda f: filter_text(f)),),
        "The frontier with live claims overlaid. `filters` keeps entries whose field equals "
        "the value; nothing is ranked: choosing is yours (D-25). Then get_node and claim_node."),
+    Op("list_sufficient_sets", "GET", "/targets/{target_id}/sufficient-sets.json",
+       reads.sufficient_sets_view, "none", False, (_T,),
+       "A target's routes with their facts and its sufficient sets: each set of statements "
+       "whose proofs would prove (or refute) the root, with how many are proved and open and "
+       "the assemblies still needed, plus the selector tree over them (D-25 v3.40). Nothing "
+       "is ranked: pick a set, then claim_node an open member."),
+    Op("list_registrations", "GET", "/registrations.json", reads.registrations_view, "none",
+       False, (Param("target_id", "target", str | None, False),),
+       "Every registration of a target in a public registry such as Palomar (D-10 v3.37): "
+       "registry, id, version, state, wrapper commit, who filed it. Omit target_id for all."),
     Op("get_ledger", "GET", "/ledger.json", reads.ledger, "none", False,
        (Param("identity", "identity", str | None, False),),
        "The credit ledger (D-19): each identity's lines (proof, attempts, statement, review, "
@@ -312,6 +328,15 @@ TOOLS: tuple[Op, ...] = (
        "speculative-node, approach-record, informal-annex). Build records against it."),
 )
 
+def filter_text(filters: dict[str, Any] | None) -> dict[str, str] | None:
+    """list_frontier's filters as the text the plain route's query string carries: a JSON
+    boolean is ``true``/``false`` (as ``?claimable=true``), a number its decimal text."""
+    if filters is None:
+        return None
+    return {k: ("true" if v else "false") if isinstance(v, bool) else str(v)
+            for k, v in filters.items()}
+
+
 #: Routes with no tool, and why (D-35's "no tool" rows and the service's own docs).
 NO_TOOL: dict[tuple[str, str], str] = {
     ("POST", "/dco/accept"): "D-35 v3.37: POST /dco/accept has no tool; get_token takes `dco`.",
@@ -330,10 +355,34 @@ def tool_by_route() -> dict[tuple[str, str], Op]:
     return {(op.method, op.path): op for op in TOOLS}
 
 
-def _tool_error(exc: LemmataError) -> ToolError:
+def compact_json(body: Any) -> str:
+    """``body`` as compact JSON: no indentation, no spaces after separators, sorted keys,
+    UTF-8 kept (what every tool answer's text is)."""
+    return json.dumps(body, separators=(",", ":"), sort_keys=True, ensure_ascii=False)
+
+
+def tool_result(body: dict[str, Any]) -> CallToolResult:
+    """A tool's answer: the JSON object as ``structuredContent`` and, once, its compact
+    serialization as the one text block (the MCP specification asks a tool that returns
+    structured content to repeat it as serialized JSON in a text block, for clients that
+    read only text). Nothing else is repeated between the two."""
+    return CallToolResult(content=[TextContent(type="text", text=compact_json(body))],
+                          structured_content=body)
+
+
+def error_body(exc: LemmataError) -> dict[str, Any]:
+    """The catalog's error shape (:class:`network.api.contract.ErrorBody`: code, detail,
+    action, path, field) plus ``http_status``, the status the plain route answers."""
     body = exc.to_dict()
     body["http_status"] = exc.entry.http_status
-    return ToolError(json.dumps(body, sort_keys=True))
+    return body
+
+
+def error_result(exc: LemmataError) -> CallToolResult:
+    """A refusal as a tool error whose one text block is :func:`error_body`'s compact JSON
+    (STYLE.md rule 2)."""
+    return CallToolResult(content=[TextContent(type="text", text=compact_json(error_body(exc)))],
+                          is_error=True)
 
 
 def _caller_from(ctx: Context | None, token: str | None, default_token: str | None) -> Caller:
@@ -356,19 +405,22 @@ def _caller_from(ctx: Context | None, token: str | None, default_token: str | No
     return Caller(token=token, address=str(address), transport="mcp")
 
 
-def _make_tool(svc: Service, op: Op, default_token: str | None) -> Callable[..., dict[str, Any]]:
-    """A function with the tool's own signature that calls ``op.function``."""
+def _make_tool(svc: Service, op: Op, default_token: str | None) -> Callable[..., CallToolResult]:
+    """A function with the tool's own signature that calls ``op.function`` and answers
+    :func:`tool_result` (a refusal: :func:`error_result`)."""
 
-    def tool(**kwargs: Any) -> dict[str, Any]:
+    def tool(**kwargs: Any) -> CallToolResult:
         ctx = kwargs.pop("ctx", None)
         token = kwargs.pop("token", None)
-        args = {p.kwarg: kwargs.get(p.name) for p in op.params}
+        args = {p.kwarg: (p.convert(kwargs.get(p.name)) if p.convert is not None
+                          else kwargs.get(p.name)) for p in op.params}
         try:
             if op.takes_caller:
-                return op.function(svc, _caller_from(ctx, token, default_token), **args)
-            return op.function(svc, **args)
+                return tool_result(op.function(svc, _caller_from(ctx, token, default_token),
+                                               **args))
+            return tool_result(op.function(svc, **args))
         except LemmataError as exc:
-            raise _tool_error(exc) from exc
+            return error_result(exc)
 
     params = [inspect.Parameter(p.name, inspect.Parameter.KEYWORD_ONLY, annotation=p.annotation,
                                 **({} if p.required else {"default": None}))
@@ -380,12 +432,87 @@ def _make_tool(svc: Service, op: Op, default_token: str | None) -> Callable[...,
         annotations["token"] = str | None
     params.append(inspect.Parameter("ctx", inspect.Parameter.KEYWORD_ONLY, annotation=Context))
     annotations["ctx"] = Context
-    annotations["return"] = dict[str, Any]
-    tool.__signature__ = inspect.Signature(params, return_annotation=dict[str, Any])  # type: ignore[attr-defined]
+    annotations["return"] = CallToolResult
+    tool.__signature__ = inspect.Signature(params, return_annotation=CallToolResult)  # type: ignore[attr-defined]
     tool.__annotations__ = annotations
     tool.__name__ = op.tool
     tool.__doc__ = op.description
     return tool
+
+
+def lean_schema(schema: Any) -> Any:
+    """A tool's input JSON Schema without what tells an agent nothing: pydantic's
+    ``title`` on every level, and the ``null`` branch and ``default: null`` of an optional
+    argument (leaving it out is how an agent passes none; a ``null`` sent anyway is still
+    accepted). Everything that constrains a value is kept."""
+    if isinstance(schema, list):
+        return [lean_schema(x) for x in schema]
+    if not isinstance(schema, dict):
+        return schema
+    out: dict[str, Any] = {}
+    for key, value in schema.items():
+        if key == "title" and isinstance(value, str):
+            continue
+        if key == "default" and value is None:
+            continue
+        if key == "properties" and isinstance(value, dict):
+            out[key] = {name: lean_schema(sub) for name, sub in value.items()}
+        else:
+            out[key] = lean_schema(value)
+    branches = out.get("anyOf")
+    if isinstance(branches, list) and {"type": "null"} in branches:
+        rest = [b for b in branches if b != {"type": "null"}]
+        del out["anyOf"]
+        if len(rest) == 1 and isinstance(rest[0], dict):
+            out = {**rest[0], **out}
+        elif rest:
+            out["anyOf"] = rest
+    return out
+
+
+def first_sentence(text: str) -> str:
+    """The whole first sentence of ``text`` (whitespace joined): up to the first ``.``,
+    ``!`` or ``?`` that ends the text or is followed by a space and not by a lowercase
+    letter or digit (so ``e.g. x`` and ``v3.14`` do not end it)."""
+    flat = " ".join(text.split())
+    for i, ch in enumerate(flat):
+        if ch in ".!?":
+            nxt = flat[i + 1: i + 3]
+            if nxt == "" or (nxt[0] == " " and not (len(nxt) > 1 and
+                                                    (nxt[1].islower() or nxt[1].isdigit()))):
+                return flat[: i + 1]
+    return flat
+
+
+class LemmataMCP(MCPServer):
+    """The SDK's server with the service's answers: a tool whose arguments fail
+    validation, or that is unknown, answers the catalog's JSON error (``bad-request``,
+    ``route-not-found``), never pydantic's text; ``tools/list`` publishes each input
+    schema through :func:`lean_schema` and no output schema (every tool answers a JSON
+    object; the schema said nothing more)."""
+
+    async def list_tools(self) -> list[Tool]:
+        """Every tool, its description and its lean input schema."""
+        return [t.model_copy(update={"input_schema": lean_schema(t.input_schema),
+                                     "output_schema": None})
+                for t in await super().list_tools()]
+
+    async def call_tool(self, name: str, arguments: dict[str, Any],
+                        context: Any = None) -> Any:
+        """As the SDK's, with argument and lookup failures answered as catalog errors."""
+        try:
+            return await super().call_tool(name, arguments, context)
+        except ToolError as exc:
+            cause = exc.__cause__
+            if isinstance(cause, ValidationError):
+                problems = [f"{'.'.join(str(p) for p in err.get('loc', ())) or 'arguments'}: "
+                            f"{err.get('msg')}" for err in cause.errors()]
+                return error_result(LemmataError("bad-request", f"{name}: "
+                                                 + "; ".join(problems)))
+            if cause is None and self._tool_manager.get_tool(name) is None:
+                return error_result(LemmataError(
+                    "route-not-found", f"no tool {name!r}; list_routes names every tool"))
+            raise
 
 
 def build_mcp(svc: Service, *, default_token: str | None = None) -> MCPServer:
@@ -396,7 +523,7 @@ def build_mcp(svc: Service, *, default_token: str | None = None) -> MCPServer:
         default_token: the write token used when a call passes none (stdio: the
             operator's ``LEMMATA_TOKEN``).
     """
-    server: MCPServer = MCPServer(
+    server: MCPServer = LemmataMCP(
         "lemmata",
         instructions=(
             "Lemmata is a git-backed proof network for open mathematics in Lean 4. Start with "
@@ -407,9 +534,9 @@ def build_mcp(svc: Service, *, default_token: str | None = None) -> MCPServer:
         ),
     )
     for op in TOOLS:
-        bearer = " Needs `token` (your write token)." if op.auth == "bearer" else (
-            " Takes `token` (your write token) where the node needs one."
-            if op.token_optional else "")
+        bearer = " Needs `token`." if op.auth == "bearer" else (
+            " Takes `token` where the node needs one." if op.token_optional else "")
         server.add_tool(_make_tool(svc, op, default_token), name=op.tool,
-                        description=f"{op.description}{bearer} Plain path: {op.method} {op.path}.")
+                        description=f"{op.description}{bearer} HTTP: {op.method} {op.path}",
+                        structured_output=False)
     return server
