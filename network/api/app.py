@@ -504,7 +504,7 @@ def _build_index(app: FastAPI, settings: ServiceSettings) -> dict[str, Any]:
         methods = sorted((getattr(route, "methods", None) or {"*"}) - {"HEAD"})
         if isinstance(route, APIRoute):
             auth = getattr(route.endpoint, "__lemmata_auth__", "none")
-            purpose = (route.endpoint.__doc__ or "").strip().split("\n")[0]
+            purpose = tools.first_sentence(route.endpoint.__doc__ or "")  # whole, unwrapped
         else:
             auth = "none"
             purpose = tools.NO_TOOL.get(("GET", path)) or tools.NO_TOOL.get(("*", path), "")

@@ -241,7 +241,11 @@ def node_bundle(svc: Service, target: str, node: str,
     submissions, the node's derived state when ``network.record.derive`` provides it, and
     its row of the target's ``graph.json`` product. ``include`` selects the prose sections
     (annex, literature, gloss, explainer); None answers all of them (D-28 notation note,
-    2026-10-06). Annex and other contributor text is marked untrusted (D-31).
+    2026-10-06). Annex and other contributor text is marked untrusted (D-31): each prose
+    item carries ``untrusted: true`` and the bundle says once, under ``untrusted``, what
+    that means. Nothing is answered twice: ``graph_row`` keeps only what the committed
+    product adds to ``meta`` and ``state`` (or where it differs), and an attempt leaves
+    out the fields it has no value for.
 
     Raises:
         LemmataError: ``bad-request`` for an unknown section; ``bad-target-id``;
@@ -260,10 +264,11 @@ def node_bundle(svc: Service, target: str, node: str,
         "meta": _dump(n.meta),
         "files": {name: {"path": lf.path, "sha256": lf.sha256, "text": graph.text(lf.path)}
                   for name, lf in sorted(n.files.items())},
-        "attempts": [{"path": a.path, "kind": a.kind, "ts": a.ts, "who": a.who,
-                      "sha256": a.sha256, "hole_k": a.hole_k,
-                      "postmortem": _dump(a.postmortem) if a.postmortem else None}
-                     for a in n.attempts],
+        "attempts": [{k: v for k, v in (
+                          ("path", a.path), ("kind", a.kind), ("ts", a.ts), ("who", a.who),
+                          ("sha256", a.sha256), ("hole_k", a.hole_k),
+                          ("postmortem", _dump(a.postmortem) if a.postmortem else None))
+                      if v is not None} for a in n.attempts],
         "prechecks": [{"path": rf.path, **_dump(rf.record)} for rf in n.prechecks],
         "shelvings": [{"path": rf.path, **_dump(rf.record)} for rf in n.shelvings],
         "defects": [{"path": rf.path, **_dump(rf.record)} for rf in n.defects],
@@ -272,13 +277,13 @@ def node_bundle(svc: Service, target: str, node: str,
                    "history": claims.history_for_node(svc, target, node)},
         "submissions": _open_submissions(svc, target, node),
         "state": _derived_state(graph, target, node),
-        "graph_row": _graph_row(graph, target, node),
         "sections": sorted(wanted),
     }
+    body["graph_row"] = _row_beyond(_graph_row(graph, target, node), body)
     if "annex" in wanted:
         body["annex"] = [{"sha256": rf.record.sha256, "meta": _dump(rf.record),
                           "text": _maybe_text(graph, rf.path[:-5] + ".md"),
-                          "untrusted": True, "note": UNTRUSTED} for rf in n.annexes]
+                          "untrusted": True} for rf in n.annexes]
     if "literature" in wanted:
         body["literature"] = [{"path": rf.path, "untrusted": True, **_dump(rf.record)}
                               for rf in n.literature]
@@ -288,7 +293,34 @@ def node_bundle(svc: Service, target: str, node: str,
     if "explainer" in wanted:
         body["explainer"] = [{"path": rf.path, "untrusted": True, **_dump(rf.record)}
                              for rf in n.explainers]
+    if any(body.get(section) for section in PROSE_SECTIONS):
+        body["untrusted"] = UNTRUSTED  # said once; each prose item is marked untrusted
     return body
+
+
+def _row_beyond(row: Any, body: dict[str, Any]) -> Any:
+    """The node's ``graph.json`` row less each field the bundle already answers with the
+    same value (``id``; ``status``, ``flags``, ``claimable``, ``claimable_reason`` as in
+    ``state``; META's own fields as in ``meta``): what the committed product adds, and
+    every field where it differs from the live derivation."""
+    if not isinstance(row, dict):
+        return row
+    state = body.get("state") or {}
+    meta = body.get("meta") or {}
+    claimable = state.get("claimable") or {}
+    same = {"id": body["node"], "status": state.get("status"), "flags": state.get("flags"),
+            "claimable": claimable.get("ok"), "claimable_reason": claimable.get("code")}
+
+    def equal(key: str, value: Any) -> bool:
+        if key in same:
+            return bool(same[key] == value)
+        if value is None:
+            return key not in meta
+        if isinstance(value, dict) and isinstance(meta.get(key), dict):
+            return {k: v for k, v in value.items() if v is not None} == meta[key]
+        return key in meta and meta[key] == value
+
+    return {k: v for k, v in row.items() if not equal(k, v)}
 
 
 def _maybe_text(graph: Graph, path: str) -> str | None:
