@@ -317,8 +317,8 @@ def _row_beyond(row: Any, body: dict[str, Any]) -> Any:
         if value is None:
             return key not in meta
         if isinstance(value, dict) and isinstance(meta.get(key), dict):
-            return {k: v for k, v in value.items() if v is not None} == meta[key]
-        return key in meta and meta[key] == value
+            return bool({k: v for k, v in value.items() if v is not None} == meta[key])
+        return key in meta and bool(meta[key] == value)
 
     return {k: v for k, v in row.items() if not equal(k, v)}
 
