@@ -4,6 +4,7 @@ list, hostile identity strings refused with a catalog code (STYLE.md rule 11).""
 
 from __future__ import annotations
 
+import json
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -121,8 +122,7 @@ def test_get_ledger_tool_answers_the_route_body(
             return ok, bad
 
     ok, bad = anyio.run(call)
-    sc = ok.structured_content
-    payload = sc.get("result", sc) if isinstance(sc, dict) else None
+    payload = json.loads(ok.content[0].text)  # one compact JSON text block (issue 11)
     assert payload == reads.ledger(app.state.svc, "bob") == \
         client.get("/ledger.json?identity=bob").json()
     assert bad.is_error and "pseudonym-invalid" in bad.content[0].text

@@ -418,6 +418,20 @@ def _install_routes(app: FastAPI, svc: Service) -> None:
         """The target's pinned gate-spec.json with its SHA-256."""
         return _read(request, svc, reads.gate_spec_view(svc, target_id))
 
+    @app.get("/targets/{target_id}/sufficient-sets.json", openapi_extra=none)
+    @marks(reads.sufficient_sets_view)
+    def sufficient_sets(request: Request, target_id: str) -> Response:
+        """The target's routes with their facts, its sufficient sets and the selector tree."""
+        return _read(request, svc, reads.sufficient_sets_view(svc, target_id))
+
+    @app.get("/registrations.json", openapi_extra=none)
+    @marks(reads.registrations_view)
+    def registrations(request: Request,
+                      target_id: Annotated[str | None, Query(max_length=64)] = None
+                      ) -> Response:
+        """Every registration of a target in a public registry; `target_id` narrows."""
+        return _read(request, svc, reads.registrations_view(svc, target_id))
+
     @app.get("/targets/{target_id}/nodes/{node_id}", openapi_extra=none)
     @marks(reads.node_bundle)
     def node(request: Request, target_id: str, node_id: str,
@@ -493,7 +507,7 @@ def _build_index(app: FastAPI, settings: ServiceSettings) -> dict[str, Any]:
         methods = sorted((getattr(route, "methods", None) or {"*"}) - {"HEAD"})
         if isinstance(route, APIRoute):
             auth = getattr(route.endpoint, "__lemmata_auth__", "none")
-            purpose = (route.endpoint.__doc__ or "").strip().split("\n")[0]
+            purpose = tools.first_sentence(route.endpoint.__doc__ or "")  # whole, unwrapped
         else:
             auth = "none"
             purpose = tools.NO_TOOL.get(("GET", path)) or tools.NO_TOOL.get(("*", path), "")

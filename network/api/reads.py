@@ -243,7 +243,11 @@ def node_bundle(svc: Service, target: str, node: str,
     submissions, the node's derived state when ``network.record.derive`` provides it, and
     its row of the target's ``graph.json`` product. ``include`` selects the prose sections
     (annex, literature, gloss, explainer); None answers all of them (D-28 notation note,
-    2026-10-06). Annex and other contributor text is marked untrusted (D-31).
+    2026-10-06). Annex and other contributor text is marked untrusted (D-31): each prose
+    item carries ``untrusted: true`` and the bundle says once, under ``untrusted``, what
+    that means. Nothing is answered twice: ``graph_row`` keeps only what the committed
+    product adds to ``meta`` and ``state`` (or where it differs), and an attempt leaves
+    out the fields it has no value for.
 
     Raises:
         LemmataError: ``bad-request`` for an unknown section; ``bad-target-id``;
@@ -262,10 +266,11 @@ def node_bundle(svc: Service, target: str, node: str,
         "meta": _dump(n.meta),
         "files": {name: {"path": lf.path, "sha256": lf.sha256, "text": graph.text(lf.path)}
                   for name, lf in sorted(n.files.items())},
-        "attempts": [{"path": a.path, "kind": a.kind, "ts": a.ts, "who": a.who,
-                      "sha256": a.sha256, "hole_k": a.hole_k,
-                      "postmortem": _dump(a.postmortem) if a.postmortem else None}
-                     for a in n.attempts],
+        "attempts": [{k: v for k, v in (
+                          ("path", a.path), ("kind", a.kind), ("ts", a.ts), ("who", a.who),
+                          ("sha256", a.sha256), ("hole_k", a.hole_k),
+                          ("postmortem", _dump(a.postmortem) if a.postmortem else None))
+                      if v is not None} for a in n.attempts],
         "prechecks": [{"path": rf.path, **_dump(rf.record)} for rf in n.prechecks],
         "shelvings": [{"path": rf.path, **_dump(rf.record)} for rf in n.shelvings],
         "defects": [{"path": rf.path, **_dump(rf.record)} for rf in n.defects],
@@ -274,13 +279,13 @@ def node_bundle(svc: Service, target: str, node: str,
                    "history": claims.history_for_node(svc, target, node)},
         "submissions": _open_submissions(svc, target, node),
         "state": _derived_state(graph, target, node),
-        "graph_row": _graph_row(graph, target, node),
         "sections": sorted(wanted),
     }
+    body["graph_row"] = _row_beyond(_graph_row(graph, target, node), body)
     if "annex" in wanted:
         body["annex"] = [{"sha256": rf.record.sha256, "meta": _dump(rf.record),
                           "text": _maybe_text(graph, rf.path[:-5] + ".md"),
-                          "untrusted": True, "note": UNTRUSTED} for rf in n.annexes]
+                          "untrusted": True} for rf in n.annexes]
     if "literature" in wanted:
         body["literature"] = [{"path": rf.path, "untrusted": True, **_dump(rf.record)}
                               for rf in n.literature]
@@ -290,7 +295,34 @@ def node_bundle(svc: Service, target: str, node: str,
     if "explainer" in wanted:
         body["explainer"] = [{"path": rf.path, "untrusted": True, **_dump(rf.record)}
                              for rf in n.explainers]
+    if any(body.get(section) for section in PROSE_SECTIONS):
+        body["untrusted"] = UNTRUSTED  # said once; each prose item is marked untrusted
     return body
+
+
+def _row_beyond(row: Any, body: dict[str, Any]) -> Any:
+    """The node's ``graph.json`` row less each field the bundle already answers with the
+    same value (``id``; ``status``, ``flags``, ``claimable``, ``claimable_reason`` as in
+    ``state``; META's own fields as in ``meta``): what the committed product adds, and
+    every field where it differs from the live derivation."""
+    if not isinstance(row, dict):
+        return row
+    state = body.get("state") or {}
+    meta = body.get("meta") or {}
+    claimable = state.get("claimable") or {}
+    same = {"id": body["node"], "status": state.get("status"), "flags": state.get("flags"),
+            "claimable": claimable.get("ok"), "claimable_reason": claimable.get("code")}
+
+    def equal(key: str, value: Any) -> bool:
+        if key in same:
+            return bool(same[key] == value)
+        if value is None:
+            return key not in meta
+        if isinstance(value, dict) and isinstance(meta.get(key), dict):
+            return bool({k: v for k, v in value.items() if v is not None} == meta[key])
+        return key in meta and bool(meta[key] == value)
+
+    return {k: v for k, v in row.items() if not equal(k, v)}
 
 
 def _maybe_text(graph: Graph, path: str) -> str | None:
@@ -524,3 +556,63 @@ def route_index(svc: Service) -> dict[str, Any]:
     if not isinstance(body, dict):
         raise LemmataError("graph-unavailable", "the route index was not built")
     return body
+
+
+def sufficient_sets_view(svc: Service, target: str) -> dict[str, Any]:
+    """``GET /targets/{target}/sufficient-sets.json`` (list_sufficient_sets): the target's
+    routes with their facts and its sufficient sets, as ``network.record.derive`` computes
+    them for the ``graph.json`` product (D-25 v3.40, v3.44, v3.46; D-28).
+
+    Returns:
+        ``{target, graph_commit, routes, sufficient_sets, selector, labels}``: ``routes``
+        is :func:`derive.target_routes` (each with its approach); ``sufficient_sets`` is
+        :func:`derive.sufficient_sets` at the product's cap (``cap``, ``truncated``, the
+        sets with their side, members, counts, assemblies and ``shared``); ``selector`` is
+        :func:`derive.selector` over those sets; ``labels`` maps each hole and member named
+        to its label (D-3 v3.44). Only the finest cut is enumerated (D-28's ``cut: any``
+        is not served). Nothing is ranked.
+
+    Raises:
+        LemmataError: ``bad-target-id``; ``target-not-found``; ``graph-unavailable``.
+    """
+    from network.record import derive
+
+    graph = _graph(svc)
+    _target(graph, target)
+    routes = derive.target_routes(graph, target)
+    sets = derive.sufficient_sets(graph, target, cap=derive.PRODUCT_SET_CAP)
+    named = {h for r in routes for h in r["holes"]}
+    named.update(x for s in sets["sets"] for x in s["members"])
+    nodes = graph.targets[target].nodes
+    labels = {nid: derive.node_label(graph, target, nid).label
+              for nid in sorted(named) if nid in nodes}
+    return {"target": target, "graph_commit": graph.commit, "routes": routes,
+            "sufficient_sets": sets, "selector": derive.selector(graph, target, sets),
+            "labels": labels}
+
+
+def registrations_view(svc: Service, target: str | None = None) -> dict[str, Any]:
+    """``GET /registrations.json`` (list_registrations): every registration of a target in
+    a public registry, derived from the target's registration records (D-3, D-10 v3.37,
+    D-28) by :func:`network.record.derive.registrations`: a record counts when a curator
+    or a listed steward of the target signed it, a withdrawn one is set aside, and the
+    latest per registry id is the one read. Nothing is ranked.
+
+    Args:
+        target: a target id; None answers every target.
+
+    Returns:
+        ``{graph_commit, target, registrations: [{target, registry, registry_id, version,
+        state, repository, commit, graph_commit, proof, attestation, by, date, path,
+        superseded}]}``. A registration record carries no URL, so none is answered.
+
+    Raises:
+        LemmataError: ``bad-target-id``; ``target-not-found``; ``graph-unavailable``.
+    """
+    from network.record.derive import registrations
+
+    graph = _graph(svc)
+    if target is not None:
+        _target(graph, target)
+    return {"graph_commit": graph.commit, "target": target,
+            "registrations": registrations(graph, target)}

@@ -11,8 +11,10 @@ service's app at ``/mcp`` (see :func:`network.api.app.create_app`), and stdio
 (``lemmata mcp``). Write tools take the write token as their ``token`` argument; over
 HTTP an ``Authorization: Bearer`` header on the MCP request is used when the argument is
 absent, and over stdio the ``LEMMATA_TOKEN`` the operator started ``lemmata mcp`` with.
-A refusal comes back as a tool error whose text is the JSON ``{code, detail, action,
-http_status}`` of the catalog (STYLE.md rule 2).
+Every answer is one text block of compact JSON (:func:`tool_result`); a refusal, an
+argument that fails validation and an unknown tool come back as a tool error whose text
+is the catalog's error shape ``{code, detail, action, path, field, http_status}``
+(STYLE.md rule 2), never the SDK's or pydantic's text.
 """
 
 from __future__ import annotations
@@ -25,6 +27,8 @@ from typing import Any, Literal
 
 from mcp.server.mcpserver import Context, MCPServer
 from mcp.server.mcpserver.exceptions import ToolError
+from mcp.types import CallToolResult, TextContent, Tool
+from pydantic import ValidationError
 
 from network.api import checks, claims, identity, precheck, reads, records, submissions, words
 from network.api.service import Caller, Service
@@ -40,12 +44,15 @@ class Param:
         kwarg: the operation function's keyword it is passed as.
         annotation: its Python type (drives the tool's JSON Schema).
         required: whether the tool requires it; optional ones default to None.
+        convert: applied to the validated value before the operation gets it (the
+            frontier's filters take JSON booleans and numbers and pass their text).
     """
 
     name: str
     kwarg: str
     annotation: Any
     required: bool = True
+    convert: Callable[[Any], Any] | None = None
 
 
 @dataclass(frozen=True)
@@ -81,63 +88,64 @@ _N = Param("node_id", "node", str)
 
 TOOLS: tuple[Op, ...] = (
     Op("server_info", "GET", "/info.json", reads.info, "none", False, (),
-       "Protocol version, gate-spec hashes, schema index and the service's published limits "
-       "(claim TTL caps, token lapse, rate limits, DCO version). Call it first; then "
-       "list_frontier to choose work."),
+       "Protocol version, gate-spec hashes, schema index and the service's published limits"
+       " (claim TTLs, token lapse, rate limits, DCO version). Call it first."),
     Op("list_routes", "GET", "/", reads.route_index, "none", False, (),
-       "Every plain HTTP route with its method, whether it needs a bearer token and what it "
-       "is for, and the tool that mirrors it: nothing here is MCP-only (D-28)."),
+       "Every plain HTTP route with its method, auth, purpose and the tool that mirrors it:"
+       " nothing here is MCP-only (D-28)."),
     Op("list_error_codes", "GET", "/errors.json", reads.error_codes, "none", False,
        (Param("prefix", "prefix", str | None, False),),
-       "Every error code the gate and the service emit: what it means and what to do. Look a "
-       "refusal's `code` up here when its `action` is not enough."),
+       "The error codes the gate and the service emit, with meaning and action, one page "
+       "per `prefix` (a code, or a first word such as `token-`)."),
     Op("get_dco", "GET", "/dco.json", identity.dco_info, "none", False, (),
-       "The Developer Certificate of Origin and its version. Read it, then pass `version` as "
-       "`dco` to get_token: that is your sign-off on everything you submit (D-23)."),
+       "The Developer Certificate of Origin and its version: pass `version` as `dco` to "
+       "get_token, your sign-off on what you submit (D-23)."),
     Op("list_targets", "GET", "/targets/index.json", reads.targets_index, "none", False, (),
-       "Every target: id, root statement hash, fidelity grade, class, pinned Mathlib. Then "
-       "get_target or list_frontier."),
+       "Every target: id, root statement hash, fidelity grade, class and pinned Mathlib."),
     Op("get_target", "GET", "/targets/{target_id}", reads.target_view, "none", False, (_T,),
        "A target's record, graph structure and statuses, approach records and defs/ index."),
     Op("get_defs", "GET", "/targets/{target_id}/defs", reads.defs_view, "none", False, (_T,),
        "The target's shared definitions with their text and content hashes."),
     Op("get_gate_spec", "GET", "/targets/{target_id}/gate-spec.json", reads.gate_spec_view,
        "none", False, (_T,),
-       "The pinned toolchain, Mathlib commit, axiom allowlist, hazard checkers, resource caps "
-       "and precheck policy the gate applies to this target. Match your local build to it."),
+       "The toolchain, Mathlib commit, axiom allowlist, hazard checkers, resource caps and "
+       "precheck policy the gate pins for this target."),
     Op("get_node", "GET", "/targets/{target_id}/nodes/{node_id}", reads.node_bundle, "none",
        False, (_T, _N, Param("include", "include", list[str] | None, False)),
-       "A node's full context bundle: Statement/Context/Witness Lean, META, attempt log "
-       "with postmortems, claim status, open submissions, and (when `include` names them or "
-       "it is omitted) annex, literature, gloss and explainer prose, marked untrusted. Read "
-       "the attempt log before you start, then claim_node."),
+       "A node's context bundle: Lean files, META, attempt log with postmortems, derived "
+       "state, claims, open submissions and the prose sections `include` names (all when "
+       "omitted), marked untrusted. Read the attempts, then claim_node."),
     Op("list_frontier", "GET", "/frontier.json", reads.frontier, "none", False,
-       (Param("filters", "filters", dict[str, str] | None, False),),
-       "The frontier with live claims overlaid. `filters` keeps entries whose field equals "
-       "the value; nothing is ranked: choosing is yours (D-25). Then get_node and claim_node."),
+       (Param("filters", "filters", dict[str, str | bool | int | float] | None, False,
+              convert=lambda f: filter_text(f)),),
+       "The frontier with live claims overlaid; `filters` keeps entries whose field equals "
+       "the value (booleans as booleans). Nothing is ranked (D-25)."),
+    Op("list_sufficient_sets", "GET", "/targets/{target_id}/sufficient-sets.json",
+       reads.sufficient_sets_view, "none", False, (_T,),
+       "A target's routes with their facts, its sufficient sets (statements whose proofs "
+       "would prove or refute the root, with counts and assemblies still needed) and the "
+       "selector tree (D-25 v3.40). Nothing is ranked."),
+    Op("list_registrations", "GET", "/registrations.json", reads.registrations_view, "none",
+       False, (Param("target_id", "target", str | None, False),),
+       "Every registration of a target in a public registry such as Palomar (D-10 v3.37): "
+       "registry, id, version, state, wrapper commit, filer."),
     Op("get_ledger", "GET", "/ledger.json", reads.ledger, "none", False,
        (Param("identity", "identity", str | None, False),),
-       "The credit ledger (D-19): each identity's lines (proof, attempts, statement, review, "
-       "...) with target, node, artifact and merge order; a revoked line stays, marked "
-       "revoked with the revocation's path. Pass `identity` (your pseudonym) for yours "
-       "alone: an identity with no line gets an empty list. Credit is what merged: after "
-       "get_submission says merged, your line is here."),
+       "The credit ledger (D-19): each identity's lines with target, node, artifact and "
+       "merge order, revoked ones marked. Pass `identity` (your pseudonym) for yours alone."),
     Op("get_hosted_checkers", "GET", "/hosted-checkers.json", reads.hosted_checkers, "none",
        False, (),
-       "Which targets the hosted fast checker can serve, and whether its environment matches "
-       "the pinned Mathlib exactly (D-4 v3.14)."),
+       "Which targets the hosted fast checker serves, and whether it matches the pinned "
+       "Mathlib exactly (D-4 v3.14)."),
     Op("get_token", "POST", "/tokens", identity.issue_token, "none", True,
        (Param("pseudonym", "pseudonym", str), Param("dco", "dco", str),
         Param("proof", "proof", dict[str, Any])),
-       "Make or re-prove an identity and get a write token. proof is {kind: 'github', token} "
-       "or {kind: 'precheck', job_id} for a passing precheck of the tutorial node; dco is "
-       "get_dco's version. Keep the returned `token` where this machine remembers it across "
-       "sessions, and tell your human operator the `recovery_code` now; do not keep the code "
-       "yourself."),
+       "Make or re-prove an identity and get a write token. proof: {kind: 'github', token} "
+       "or {kind: 'precheck', job_id}; dco: get_dco's version. Keep `token` where this "
+       "machine remembers it; tell your human operator the `recovery_code`, never keep it."),
     Op("renew_token", "POST", "/tokens/renew", identity.renew_token, "bearer", True, (),
        "Trade the current token for a new one for the same identity; the old one stops "
-       "working at once. Save the new token where this machine remembers it. Never required: "
-       "a token in use does not lapse."),
+       "working at once. Never required: a token in use does not lapse."),
     Op("claim_node", "POST", "/claims", claims.claim_node, "bearer", True,
        (_T, _N, Param("ttl", "ttl_s", int | None, False)),
        "Register an advisory claim on a node for `ttl` seconds within the published caps "
@@ -160,21 +168,17 @@ TOOLS: tuple[Op, ...] = (
        (_T, _N, Param("artifact_type", "artifact_type", str),
         Param("text", "text", str | None, False),
         Param("files", "files", dict[str, str] | None, False)),
-       "Precheck an artifact before submitting it: the gate's steps 1-2 and 4-8 run "
-       "server-side in the sandbox (D-4, D-28). artifact_type is proof, alternate, "
-       "counterexample, vacuity, reduction or partial; `text` is the artifact's Lean file "
-       "(the service names its path); `files` adds node-relative files such as "
-       "waivers/native_decide.yaml or h1.witness.lean. Returns a job_id at once: a precheck "
-       "takes minutes, so poll get_precheck every 10-30 s. The tutorial node needs no token "
-       "(a pass there is the proof get_token accepts); any other node needs `token`.",
+       "Precheck an artifact before submitting it: the gate's steps 1-2 and 4-8 run in the "
+       "service's sandbox (D-4). artifact_type: proof, alternate, counterexample, vacuity, "
+       "reduction or partial; `files` adds node-relative files. Returns a job_id: poll "
+       "get_precheck every 10-30 s.",
        token_optional=True),
     Op("get_precheck", "GET", "/precheck/{job_id}", precheck.get_precheck, "none", False,
        (Param("job_id", "job_id", str),),
        "A precheck job's state (queued, running, pass, fail, toolchain-missing, error), "
-       "diagnostics per step and the attestation signed with the service key. Poll it "
-       "until the state is final; on pass call submit_proof with precheck_id (or get_token "
-       "with proof {kind: 'precheck', job_id} for the tutorial node); on fail fix what the "
-       "first failing step names; toolchain-missing means nothing was checked."),
+       "diagnostics per step and signed attestation. On pass call submit_proof with "
+       "precheck_id; on fail fix the first failing step; toolchain-missing: nothing was "
+       "checked."),
     Op("submit_proof", "POST", "/submissions", submissions.submit_proof, "bearer", True,
        (Param("precheck_id", "precheck_id", str | None, False),
         Param("target_id", "target", str | None, False),
@@ -185,91 +189,76 @@ TOOLS: tuple[Op, ...] = (
         Param("attestation", "attestation", str | None, False),
         Param("title", "title", str | None, False),
         Param("description", "description", str | None, False)),
-       "Open the pull request for a prechecked artifact (D-25, D-28): pass precheck_id of a "
-       "passing precheck (its files and signed attestation are used), or a bundle (text, "
-       "files) with the attestation pregate.sh printed. Copies of merged or open artifacts, "
-       "unlabelled partials and shelved or unclaimable nodes are refused before anything "
-       "opens. Your pseudonym is the commit author and sign-off; the node is claimed for "
-       "you. Keep the returned id and poll get_submission every minute or so until it is "
-       "merged or closed."),
+       "Open the pull request for a prechecked artifact (D-25): precheck_id of a passing "
+       "precheck, or text and files with pregate.sh's attestation. Copies and unclaimable "
+       "nodes are refused first. The node is claimed for you; poll get_submission."),
     Op("get_submission", "GET", "/submissions/{submission_id}", submissions.get_submission,
        "none", False, (Param("submission_id", "submission_id", str),),
-       "A submission's state (open, merged, closed), its place in the merge queue, the "
-       "precheck attestation it carries and the gate's attestation once judged. The polling "
-       "read after submit_proof; on closed read the first failing step, fix and resubmit."),
+       "A submission's state (open, merged, closed), merge-queue place and attestations. "
+       "Poll it after submit_proof; on closed fix the first failing step and resubmit."),
     Op("list_submissions", "GET", "/submissions.json", submissions.list_submissions, "none",
        False, (),
-       "Every open pull request on the graph (opened through the service or by hand), in "
-       "merge-queue order, with node, kind and pseudonym. Check it before working on a node "
-       "someone already submitted for."),
+       "Every open pull request on the graph, in merge-queue order, with node, kind and "
+       "pseudonym. Check it before working on a node."),
     Op("get_my_submissions", "GET", "/submissions/mine", submissions.my_submissions, "bearer",
        True, (),
-       "Your own submissions: the open ones with their merge-queue position and the recent "
-       "merged or closed ones with how they ended, so a lost id never loses a pull request. "
-       "Needs your token because it reads your own."),
+       "Your own submissions: open ones with their merge-queue place, recent merged or "
+       "closed ones with how they ended."),
     Op("withdraw_submission", "DELETE", "/submissions/{submission_id}",
        submissions.withdraw_submission, "bearer", True,
        (Param("submission_id", "submission_id", str),),
-       "Close, unmerged, a pull request the service opened for you and delete its branch; "
-       "your claim on the node is released. A merged one is part of the record and cannot be "
-       "withdrawn."),
+       "Close, unmerged, a pull request the service opened for you, delete its branch and "
+       "release your claim. A merged one cannot be withdrawn."),
     # --- record writes that are pull requests, words, check_lean (network/api/records.py,
     # words.py, checks.py) -----------------------------------------------------------------
     Op("submit_postmortem", "POST", "/postmortems", records.submit_postmortem, "bearer", True,
        (_T, _N, Param("yaml", "yaml_text", str)),
-       "Record a failed attempt as a D-13 postmortem: `yaml` is the d13/v1 document (route, "
-       "route_class, outcome, terminal_goal_state as a Lean goal, failure_class, detail); "
-       "node and contributor are filled in. get_schema('postmortem', 'v1') shows the fields. "
-       "It opens one pull request; keep submission_id and poll get_my_submissions."),
+       "Record a failed attempt as a D-13 postmortem: `yaml` is the d13/v1 document "
+       "(get_schema('postmortem', 'v1')); node and contributor are filled in. Opens one "
+       "pull request: poll get_my_submissions."),
     Op("submit_informal_annex", "POST", "/annexes", records.submit_informal_annex, "bearer",
        True, (_T, _N, Param("text", "text", str), Param("licence", "licence", str),
               Param("title", "title", str),
               Param("source", "source", dict[str, Any] | None, False)),
-       "Attach an informal argument to a node as a content-hashed annex (D-31): untrusted "
-       "data that earns nothing. Returns `sha256`: once merged, a skeleton (a partial) "
-       "derived from it cites it by the comment line `-- annex: <sha256>`."),
+       "Attach an informal argument to a node as a content-hashed annex (D-31): untrusted, "
+       "earns nothing. A skeleton derived from it cites `-- annex: <sha256>`."),
     Op("submit_approach_record", "POST", "/approaches", records.submit_approach_record,
        "bearer", True, (_T, Param("record", "record", dict[str, Any])),
-       "Record a strategy that never reached a statement (D-14 mechanism 3): `record` holds "
-       "title, state (proposed, abandoned, refuted), cause, nodes, references, detail. It "
-       "earns nothing on submission; an informal proof of one node is an annex instead."),
+       "Record a strategy that never reached a statement (D-14): `record` holds title, "
+       "state (proposed, abandoned, refuted), cause, nodes, references, detail. It earns "
+       "nothing."),
     Op("propose_witness", "POST", "/proposals/witness", records.propose_witness, "bearer", True,
        (_T, _N, Param("witness", "witness", str),
         Param("attestation", "attestation", str | None, False)),
-       "Fill the witness slot of a blocked hole (D-29): a pull request adding only its "
-       "Witness.lean. One witness per hole at a time. Precheck it first and pass the "
-       "attestation JSON, or the gate bounces it; then poll get_my_submissions."),
+       "Fill the witness slot of a blocked hole (D-29) with its Witness.lean, one per hole "
+       "at a time. Pass a precheck's attestation JSON, or the gate bounces it."),
     Op("propose_variant", "POST", "/proposals/variant", records.propose_variant, "bearer", True,
        (_T, _N, Param("stmt", "statement", str), Param("witness", "witness", str),
         Param("declaration", "declaration", str),
         Param("relation", "relation", str | None, False),
         Param("relation_proof", "relation_proof", str | None, False),
         Param("attestation", "attestation", str | None, False)),
-       "Propose a labelled variant of the root as a new node (D-30): relation is resolves, "
-       "partial, related (default) or refutes; every label but related needs relation_proof "
-       "(Relation.lean), gate-checked. node_id is the new node's id, declaration the "
-       "theorem's name. A statement already proposed and open is refused as a copy."),
+       "Propose a labelled variant of the root as a new node (D-30): relation resolves, "
+       "partial, related (default) or refutes; all but related need relation_proof. node_id"
+       " names the new node, declaration its theorem."),
     Op("propose_speculative_node", "POST", "/proposals/speculative",
        records.propose_speculative_node, "bearer", True,
        (_T, _N, Param("stmt", "statement", str), Param("witness", "witness", str),
         Param("declaration", "declaration", str),
         Param("attestation", "attestation", str | None, False)),
        "Enter the one formal statement a strategy hinges on as a speculative crux node "
-       "(D-14): body sorry, with a non-vacuity witness. Once merged it is claimable like any "
-       "open node; the label yields to any merged proof or refutation."),
+       "(D-14): body sorry, with a non-vacuity witness."),
     Op("file_defect_claim", "POST", "/defects", records.file_defect_claim, "bearer", True,
        (_T, _N, Param("defect_class", "defect_class", str), Param("line", "line", int),
         Param("claim", "claim", str), Param("exhibit", "exhibit", str | None, False)),
        "Claim the node's statement is defective (D-16): a class, the Statement.lean line, "
-       "the claim, and an exhibit path if you have one. Filing blocks nothing; a curator "
-       "accepting it does. circular-decomposition is retired (v3.43)."),
+       "the claim and an optional exhibit path. Filing blocks nothing."),
     Op("file_revision_request", "POST", "/revision-requests", records.file_revision_request,
        "bearer", True,
        (_T, _N, Param("operation", "operation", str), Param("evidence", "evidence", str),
         Param("proposed_statement_sha256", "proposed_statement_sha256", str | None, False)),
        "Ask a curator to revise a defective statement (D-8): operation revise-statement, "
-       "add-relation or revise-definition, with evidence. Never for 'should be weaker': "
-       "propose_variant is that."),
+       "add-relation or revise-definition, with evidence."),
     Op("submit_gloss", "POST", "/glosses", words.submit_gloss, "bearer", True,
        (Param("subject", "subject", str), Param("text", "text", str | None, False),
         Param("supersedes", "supersedes", str | None, False),
@@ -280,40 +269,43 @@ TOOLS: tuple[Op, ...] = (
         Param("kind", "kind", str | None, False),
         Param("sections", "sections", list[dict[str, Any]] | None, False),
         Param("drafted_with", "drafted_with", list[str] | None, False)),
-       "Write words for a Lean file (D-3 v3.30/v3.31): a gloss of a statement, witness, "
-       "relation or merged partial, or an explainer of a merged proof; subject is the file's "
-       "graph path (list_words_needed lists them). A statement gloss opens with the claim as "
-       "$$...$$ and may carry a label. supersedes names the chain's current version; one "
-       "writer per file and per head. Try dry_run first and read `warnings`; to fix your open "
-       "pull request pass amends = its submission_id."),
+       "Write words for a Lean file (D-3 v3.30): a gloss of a statement, witness, relation "
+       "or partial, or an explainer of a merged proof; subject is its graph path "
+       "(list_words_needed). Try dry_run first; amends = your open submission_id fixes it."),
     Op("withdraw_gloss", "POST", "/glosses/withdrawals", words.withdraw_gloss, "bearer", True,
        (Param("record", "record", str), Param("reason", "reason", str)),
-       "Withdraw one gloss or explainer version (its author, a steward or a curator): a pull "
-       "request appending a withdrawal record. To correct words, supersede instead."),
+       "Withdraw one gloss or explainer version (its author, a steward or a curator) by a "
+       "withdrawal record. To correct words, supersede instead."),
     Op("check_lean", "POST", "/check", checks.check_lean, "none", True,
        (_T, Param("content", "content", str), Param("mode", "mode", str | None, False),
         Param("node_id", "node", str | None, False)),
-       "Send Lean text to the hosted fast checker matched to the target's pinned Mathlib "
-       "(D-4 v3.14): errors, goal states and, in verify mode (needs node_id), the comparison "
-       "with the node's statement. Non-authoritative: read `warnings` for what the gate "
-       "would still refuse, then precheck_submission. Anonymous works; with `token` you can "
-       "read the log back by get_check.", token_optional=True),
+       "Check Lean text on the hosted fast checker matched to the target's pinned Mathlib "
+       "(D-4 v3.14): errors, goal states and, in verify mode with node_id, the comparison "
+       "with the node's statement. Non-authoritative; then precheck_submission.", token_optional=True),
     Op("get_check", "GET", "/checks/{check_id}", checks.get_check, "bearer", True,
        (Param("check_id", "check_id", str),),
-       "Your own record of one check_lean call: the text's hash and size (never the text), "
-       "the checker and how it ended. Needs your token because it reads your own."),
+       "Your own record of one check_lean call: the text's hash and size, the checker and "
+       "how it ended."),
     Op("list_words_needed", "GET", "/words-needed.json", words.list_words_needed, "none",
        False, (Param("target_id", "target", str | None, False),
                Param("kind", "kind", str | None, False)),
-       "Every Lean file and merged proof that still lacks words, with target, node, file, "
-       "kind (statement, witness, relation, proof, partial), why, node status and the open "
-       "pull request already writing one (skip those). Nothing is ranked. Then submit_gloss."),
+       "Every Lean file and merged proof still lacking words, with node, file, kind, why "
+       "and any open pull request writing one (skip those). Then submit_gloss."),
     Op("get_schema", "GET", "/schemas/{name}/{version}.json", records.get_schema, "none",
        False, (Param("name", "name", str), Param("version", "version", str)),
-       "A JSON Schema by kind and version (d13/v1, defect/v1, approach/v1, annex/v1, "
-       "gloss/v1, meta/v1 ...) or by D-28 name (postmortem, defect-claim, revision-request, "
-       "speculative-node, approach-record, informal-annex). Build records against it."),
+       "A JSON Schema by kind and version (d13/v1, defect/v1, gloss/v1 ...) or by D-28 name"
+       " (postmortem, defect-claim, revision-request, speculative-node, approach-record, "
+       "informal-annex)."),
 )
+
+def filter_text(filters: dict[str, Any] | None) -> dict[str, str] | None:
+    """list_frontier's filters as the text the plain route's query string carries: a JSON
+    boolean is ``true``/``false`` (as ``?claimable=true``), a number its decimal text."""
+    if filters is None:
+        return None
+    return {k: ("true" if v else "false") if isinstance(v, bool) else str(v)
+            for k, v in filters.items()}
+
 
 #: Routes with no tool, and why (D-35's "no tool" rows and the service's own docs).
 NO_TOOL: dict[tuple[str, str], str] = {
@@ -335,10 +327,33 @@ def tool_by_route() -> dict[tuple[str, str], Op]:
     return {(op.method, op.path): op for op in TOOLS}
 
 
-def _tool_error(exc: LemmataError) -> ToolError:
+def compact_json(body: Any) -> str:
+    """``body`` as compact JSON: no indentation, no spaces after separators, sorted keys,
+    UTF-8 kept (what every tool answer's text is)."""
+    return json.dumps(body, separators=(",", ":"), sort_keys=True, ensure_ascii=False)
+
+
+def tool_result(body: dict[str, Any]) -> CallToolResult:
+    """A tool's answer: one text block holding the JSON object, compact. The SDK requires
+    ``content`` and nothing more; ``structuredContent`` is optional in the protocol and
+    would repeat every field of the text, so it is not sent, and no output schema is
+    published (every tool answers one JSON object; the schema said nothing more)."""
+    return CallToolResult(content=[TextContent(type="text", text=compact_json(body))])
+
+
+def error_body(exc: LemmataError) -> dict[str, Any]:
+    """The catalog's error shape (:class:`network.api.contract.ErrorBody`: code, detail,
+    action, path, field) plus ``http_status``, the status the plain route answers."""
     body = exc.to_dict()
     body["http_status"] = exc.entry.http_status
-    return ToolError(json.dumps(body, sort_keys=True))
+    return body
+
+
+def error_result(exc: LemmataError) -> CallToolResult:
+    """A refusal as a tool error whose one text block is :func:`error_body`'s compact JSON
+    (STYLE.md rule 2)."""
+    return CallToolResult(content=[TextContent(type="text", text=compact_json(error_body(exc)))],
+                          is_error=True)
 
 
 def _caller_from(ctx: Context | None, token: str | None, default_token: str | None) -> Caller:
@@ -361,19 +376,22 @@ def _caller_from(ctx: Context | None, token: str | None, default_token: str | No
     return Caller(token=token, address=str(address), transport="mcp")
 
 
-def _make_tool(svc: Service, op: Op, default_token: str | None) -> Callable[..., dict[str, Any]]:
-    """A function with the tool's own signature that calls ``op.function``."""
+def _make_tool(svc: Service, op: Op, default_token: str | None) -> Callable[..., CallToolResult]:
+    """A function with the tool's own signature that calls ``op.function`` and answers
+    :func:`tool_result` (a refusal: :func:`error_result`)."""
 
-    def tool(**kwargs: Any) -> dict[str, Any]:
+    def tool(**kwargs: Any) -> CallToolResult:
         ctx = kwargs.pop("ctx", None)
         token = kwargs.pop("token", None)
-        args = {p.kwarg: kwargs.get(p.name) for p in op.params}
+        args = {p.kwarg: (p.convert(kwargs.get(p.name)) if p.convert is not None
+                          else kwargs.get(p.name)) for p in op.params}
         try:
             if op.takes_caller:
-                return op.function(svc, _caller_from(ctx, token, default_token), **args)
-            return op.function(svc, **args)
+                return tool_result(op.function(svc, _caller_from(ctx, token, default_token),
+                                               **args))
+            return tool_result(op.function(svc, **args))
         except LemmataError as exc:
-            raise _tool_error(exc) from exc
+            return error_result(exc)
 
     params = [inspect.Parameter(p.name, inspect.Parameter.KEYWORD_ONLY, annotation=p.annotation,
                                 **({} if p.required else {"default": None}))
@@ -385,12 +403,89 @@ def _make_tool(svc: Service, op: Op, default_token: str | None) -> Callable[...,
         annotations["token"] = str | None
     params.append(inspect.Parameter("ctx", inspect.Parameter.KEYWORD_ONLY, annotation=Context))
     annotations["ctx"] = Context
-    annotations["return"] = dict[str, Any]
-    tool.__signature__ = inspect.Signature(params, return_annotation=dict[str, Any])  # type: ignore[attr-defined]
+    annotations["return"] = CallToolResult
+    tool.__signature__ = inspect.Signature(params, return_annotation=CallToolResult)  # type: ignore[attr-defined]
     tool.__annotations__ = annotations
     tool.__name__ = op.tool
     tool.__doc__ = op.description
     return tool
+
+
+def lean_schema(schema: Any) -> Any:
+    """A tool's input JSON Schema without what tells an agent nothing: pydantic's
+    ``title`` on every level, and the ``null`` branch and ``default: null`` of an optional
+    argument (leaving it out is how an agent passes none; a ``null`` sent anyway is still
+    accepted), and ``additionalProperties: true``, JSON Schema's default. Everything that
+    constrains a value is kept."""
+    if isinstance(schema, list):
+        return [lean_schema(x) for x in schema]
+    if not isinstance(schema, dict):
+        return schema
+    out: dict[str, Any] = {}
+    for key, value in schema.items():
+        if key == "title" and isinstance(value, str):
+            continue
+        if key == "default" and value is None:
+            continue
+        if key == "additionalProperties" and value is True:
+            continue  # JSON Schema's default
+        if key == "properties" and isinstance(value, dict):
+            out[key] = {name: lean_schema(sub) for name, sub in value.items()}
+        else:
+            out[key] = lean_schema(value)
+    branches = out.get("anyOf")
+    if isinstance(branches, list) and {"type": "null"} in branches:
+        rest = [b for b in branches if b != {"type": "null"}]
+        del out["anyOf"]
+        if len(rest) == 1 and isinstance(rest[0], dict):
+            out = {**rest[0], **out}
+        elif rest:
+            out["anyOf"] = rest
+    return out
+
+
+def first_sentence(text: str) -> str:
+    """The whole first sentence of ``text`` (whitespace joined): up to the first ``.``,
+    ``!`` or ``?`` that ends the text or is followed by a space and not by a lowercase
+    letter or digit (so ``e.g. x`` and ``v3.14`` do not end it)."""
+    flat = " ".join(text.split())
+    for i, ch in enumerate(flat):
+        if ch in ".!?":
+            nxt = flat[i + 1: i + 3]
+            if nxt == "" or (nxt[0] == " " and not (len(nxt) > 1 and
+                                                    (nxt[1].islower() or nxt[1].isdigit()))):
+                return flat[: i + 1]
+    return flat
+
+
+class LemmataMCP(MCPServer):
+    """The SDK's server with the service's answers: a tool whose arguments fail
+    validation, or that is unknown, answers the catalog's JSON error (``bad-request``,
+    ``route-not-found``), never pydantic's text; ``tools/list`` publishes each input
+    schema through :func:`lean_schema` and no output schema (see :func:`tool_result`)."""
+
+    async def list_tools(self) -> list[Tool]:
+        """Every tool, its description and its lean input schema."""
+        return [t.model_copy(update={"input_schema": lean_schema(t.input_schema),
+                                     "output_schema": None})
+                for t in await super().list_tools()]
+
+    async def call_tool(self, name: str, arguments: dict[str, Any],
+                        context: Any = None) -> Any:
+        """As the SDK's, with argument and lookup failures answered as catalog errors."""
+        try:
+            return await super().call_tool(name, arguments, context)
+        except ToolError as exc:
+            cause = exc.__cause__
+            if isinstance(cause, ValidationError):
+                problems = [f"{'.'.join(str(p) for p in err.get('loc', ())) or 'arguments'}: "
+                            f"{err.get('msg')}" for err in cause.errors()]
+                return error_result(LemmataError("bad-request", f"{name}: "
+                                                 + "; ".join(problems)))
+            if cause is None and self._tool_manager.get_tool(name) is None:
+                return error_result(LemmataError(
+                    "route-not-found", f"no tool {name!r}; list_routes names every tool"))
+            raise
 
 
 def build_mcp(svc: Service, *, default_token: str | None = None) -> MCPServer:
@@ -401,7 +496,7 @@ def build_mcp(svc: Service, *, default_token: str | None = None) -> MCPServer:
         default_token: the write token used when a call passes none (stdio: the
             operator's ``LEMMATA_TOKEN``).
     """
-    server: MCPServer = MCPServer(
+    server: MCPServer = LemmataMCP(
         "lemmata",
         instructions=(
             "Lemmata is a git-backed proof network for open mathematics in Lean 4. Start with "
@@ -412,9 +507,9 @@ def build_mcp(svc: Service, *, default_token: str | None = None) -> MCPServer:
         ),
     )
     for op in TOOLS:
-        bearer = " Needs `token` (your write token)." if op.auth == "bearer" else (
-            " Takes `token` (your write token) where the node needs one."
-            if op.token_optional else "")
+        bearer = " Needs `token`." if op.auth == "bearer" else (
+            " Takes `token` where the node needs one." if op.token_optional else "")
         server.add_tool(_make_tool(svc, op, default_token), name=op.tool,
-                        description=f"{op.description}{bearer} Plain path: {op.method} {op.path}.")
+                        description=op.description + bearer,
+                        structured_output=False)
     return server

@@ -832,7 +832,8 @@ def unverified(graph: Graph) -> frozenset[str]:
     """Paths of the records that claim a role or a verdict and do not verify (ruling 14):
     attestations no gate key of ``keys/`` signs on their timestamp, closure records no
     gate key signs as of their merge; steward records not
-    signed by the steward they name or a curator; dormancy, dispute and shelving records,
+    signed by the steward they name or a curator; dormancy, dispute, shelving and
+    registration records,
     role-resting withdrawals, and steward's or curator's literature readings not signed by
     their actor while holding the role; words versions carrying an approval that does not
     verify. None of them changes a status; the products and the site may show the flag."""
@@ -844,6 +845,9 @@ def unverified(graph: Graph) -> frozenset[str]:
     out = set(ix.unverified)
     for tid, t in graph.targets.items():
         cur = ix.curators_of(tid)
+        for rg in t.registrations:
+            if not ix.role_signed(rg.path, rg.record, rg.record.by, rg.record.date, tid):
+                out.add(rg.path)
         for st in t.status_records:
             if not ix.role_signed(st.path, st.record, st.record.curator, st.record.date, tid,
                                   stewards=False) or st.record.curator not in cur:
@@ -2386,3 +2390,53 @@ def _describes_current(n: Node, chain: dict[str, Any], sha: str) -> bool:
     named = {rf.path: rf.record.describes_sha256 for rf in n.glosses}
     named.update({rf.path: rf.record.describes_sha256 for rf in n.explainers})
     return named.get(path) == sha
+
+
+# --- registrations in public registries (D-10 v3.37) ---------------------------------------
+
+
+def registrations(graph: Graph, target: str | None = None) -> list[dict[str, Any]]:
+    """Every registration of a target in a public registry, as the record holds it (D-3,
+    D-10 v3.37, D-28 ``list_registrations``).
+
+    A registration record counts when a curator of its target or a listed steward signed
+    it while holding the role (ruling 14); one a withdrawal record (v3.27) names is set
+    aside. Per (target, registry, registry id) the latest counting record (by date, then
+    path) is the one read. Answered in the record's order (target, date, path), ranking
+    nothing.
+
+    Args:
+        target: a target id, or None for every target.
+
+    Returns:
+        ``[{target, registry, registry_id, version, state, repository, commit,
+        graph_commit, proof, attestation, by, date, path, superseded: [paths]}]``;
+        ``superseded`` lists the earlier counting records of the same registry id.
+
+    Raises:
+        KeyError: no such target.
+    """
+    ix = _ix(graph)
+    tids = sorted(graph.targets) if target is None else [graph.targets[target].id]
+    out: list[dict[str, Any]] = []
+    for tid in tids:
+        by_id: dict[tuple[str, str], list[tuple[str, str, m.Registration]]] = {}
+        for rf in graph.targets[tid].registrations:
+            rec = rf.record
+            if rf.path in ix.withdrawn or not ix.role_signed(rf.path, rec, rec.by, rec.date,
+                                                             tid):
+                continue
+            by_id.setdefault((rec.registry, rec.registry_id), []).append(
+                (norm_date(rec.date), rf.path, rec))
+        rows = []
+        for recs in by_id.values():
+            recs.sort(key=lambda x: (x[0], x[1]))
+            date, path, rec = recs[-1]
+            rows.append((date, path, {
+                "target": tid, "registry": rec.registry, "registry_id": rec.registry_id,
+                "version": rec.version, "state": rec.state, "repository": rec.repository,
+                "commit": rec.commit, "graph_commit": rec.graph_commit, "proof": rec.proof,
+                "attestation": rec.attestation, "by": rec.by, "date": rec.date, "path": path,
+                "superseded": [p for _d, p, _r in recs[:-1]]}))
+        out.extend(row for _d, _p, row in sorted(rows, key=lambda x: (x[0], x[1])))
+    return out
