@@ -261,6 +261,41 @@ def static_server(root: Path, host: str, port: int) -> Iterator[ThreadingHTTPSer
         server.server_close()
 
 
+# --- the service in a thread ---------------------------------------------------------------
+
+
+@contextmanager
+def serve_in_thread(app: Any, host: str = "127.0.0.1", port: int = 8000, *,
+                    start_timeout_s: float = 60.0) -> Iterator[Any]:
+    """Serve ``app`` with uvicorn (one worker, lifespan on) in a daemon thread until the
+    block ends, then stop it; yields the ``uvicorn.Server`` once it listens. The test
+    networks (tests/api_flow_support.py) and the benchmarks (benchmarks/soak.py) start the
+    service this way; :func:`run` has its own start-up (signals, banner, the queue).
+
+    Raises:
+        LemmataError: ``listen-failed`` when it does not listen within
+            ``start_timeout_s`` seconds (the port is taken, or start-up failed).
+    """
+    import uvicorn
+
+    server = uvicorn.Server(uvicorn.Config(app, host=host, port=port, workers=1,
+                                           log_level="warning", lifespan="on"))
+    thread = threading.Thread(target=_service_main, args=(server,), name="service",
+                              daemon=True)
+    thread.start()
+    deadline = time.monotonic() + start_timeout_s
+    while not server.started:
+        if time.monotonic() > deadline or not thread.is_alive():
+            server.should_exit = True
+            raise LemmataError("listen-failed", f"the service did not start on {host}:{port}")
+        time.sleep(0.02)
+    try:
+        yield server
+    finally:
+        server.should_exit = True
+        thread.join(timeout=30)
+
+
 # --- the banner ---------------------------------------------------------------------------
 
 
