@@ -8,7 +8,10 @@ catalogs, claim + release by distinct identities, bad-token writes from a rotati
 addresses' worth of tokens, and unknown routes. Then it stays idle for ``--idle``
 seconds.
 
-It prints, per route, p50/p99 latency, and the process's resident memory (RSS, from
+The requests come from a separate process (:func:`drive`, one ``spawn``-ed worker), so
+the load generator's threads neither hold the service's interpreter lock nor count in
+its memory. It prints, per route, p50/p99 latency and status counts, and the service
+process's resident memory (RSS, from
 ``/proc/self/status``) at four moments: the *floor* (app built, every route called once),
 the start of the soak (after ``--warm`` seconds of the same mix), its end, and after the
 idle period (after a ``gc.collect``). With ``--trace`` it also prints the ten allocation
@@ -197,6 +200,26 @@ def paced_loop(rate: float, seconds: float, call: Callable[[int], int],
             ex.submit(call, i)
 
 
+def drive(url: str, tokens: list[str], rate: float, seconds: float
+          ) -> tuple[dict[str, list[float]], dict[str, dict[int, int]], int]:
+    """The load generator, run in its own process (so its threads share no interpreter
+    lock and no memory with the service it measures): with ``rate`` 0, every route of
+    the mix once; else :func:`run`. Returns (latencies per route in seconds, status counts
+    per route, the number of routes in the mix)."""
+    import httpx
+
+    logging.disable(logging.INFO)
+    limits = httpx.Limits(max_connections=32, max_keepalive_connections=32)
+    codes: dict[str, dict[int, int]] = {}
+    with httpx.Client(base_url=url, limits=limits, timeout=30) as client:
+        routes = mix(client, tokens)
+        if not rate:
+            for i, (_name, fn) in enumerate(routes):
+                fn(i)
+            return {}, {}, len(routes)
+        return run(rate, seconds, routes, codes), codes, len(routes)
+
+
 def main(argv: list[str] | None = None) -> int:
     """Run the soak; prints figures, returns 0."""
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
@@ -212,32 +235,29 @@ def main(argv: list[str] | None = None) -> int:
                     "after); default SQLite")
     args = ap.parse_args(argv)
     logging.disable(logging.INFO)
-    import httpx
+    import multiprocessing
+    from concurrent.futures import ProcessPoolExecutor
 
     from network.up import serve_in_thread
 
     with tempfile.TemporaryDirectory(prefix="lemmata-soak-") as tmp, \
-            database(args.database_url) as (db_url, connect_args, db_label):
+            database(args.database_url) as (db_url, connect_args, db_label), \
+            ProcessPoolExecutor(1, mp_context=multiprocessing.get_context("spawn")) as load:
         app, tokens = build(Path(tmp), args.nodes, db_url, connect_args)
         port = free_port()
-        limits = httpx.Limits(max_connections=32, max_keepalive_connections=32)
-        with serve_in_thread(app, "127.0.0.1", port), \
-                httpx.Client(base_url=f"http://127.0.0.1:{port}", limits=limits,
-                             timeout=10) as client:
-            routes = mix(client, tokens)
-            for i, (_name, fn) in enumerate(routes):
-                fn(i)
+        url = f"http://127.0.0.1:{port}"
+        with serve_in_thread(app, "127.0.0.1", port):
+            routes = load.submit(drive, url, tokens, 0, 0).result()[2]
             gc.collect()
             floor = rss_mb()
-            run(args.rate, args.warm, routes)
+            load.submit(drive, url, tokens, args.rate, args.warm).result()
             gc.collect()
             if args.trace:
                 tracemalloc.start(12)
                 before = tracemalloc.take_snapshot()
             start = rss_mb()
-            codes: dict[str, dict[int, int]] = {}
             wall = time.perf_counter()
-            per = run(args.rate, args.seconds, routes, codes)
+            per, codes, _n = load.submit(drive, url, tokens, args.rate, args.seconds).result()
             wall = time.perf_counter() - wall
             end = rss_mb()
             if args.trace:
@@ -246,7 +266,8 @@ def main(argv: list[str] | None = None) -> int:
             gc.collect()
             idle = rss_mb()
     print(f"soak: one uvicorn worker on 127.0.0.1, {args.rate:.0f} req/s for {args.seconds:.0f} s "
-          f"(mix of {len(routes)}), {args.nodes} claimable nodes, {db_label}")
+          f"(mix of {routes}), {args.nodes} claimable nodes, {db_label}; the load comes "
+          "from a separate process, RSS is the service's")
     for name, lat in sorted(per.items()):
         ms = [x * 1000 for x in lat]
         seen = " ".join(f"{c}×{k}" for c, k in sorted(codes.get(name, {}).items()))
