@@ -229,20 +229,20 @@ def rate_hit(svc: Service, key: str, limit: int) -> None:
     for _attempt in range(5):
         try:
             with db.transaction(svc.sessions) as s:
-                res = s.execute(
+                # one statement in the common case: the count as the update left it
+                found = s.execute(
                     update(db.RateBucketRow)
                     .where(db.RateBucketRow.key == key, db.RateBucketRow.window_start == start)
                     .values(count=db.RateBucketRow.count + 1)
-                )
-                if getattr(res, "rowcount", 0) == 0:
+                    .returning(db.RateBucketRow.count)
+                ).scalar_one_or_none()
+                if found is None:
                     s.execute(delete(db.RateBucketRow).where(
                         db.RateBucketRow.key == key, db.RateBucketRow.window_start < start))
                     s.add(db.RateBucketRow(key=key, window_start=start, count=1))
                     s.flush()
-                count = s.execute(
-                    select(db.RateBucketRow.count).where(
-                        db.RateBucketRow.key == key, db.RateBucketRow.window_start == start)
-                ).scalar_one()
+                    found = 1
+                count = int(found)
             break
         except IntegrityError:
             continue  # a concurrent first hit created the bucket: count again
