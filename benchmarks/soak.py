@@ -1,13 +1,17 @@
 """Benchmark: a mixed soak of the protocol service on loopback, watching memory (issue 16).
 
-Serves the app with uvicorn (one worker, in a thread of this process) on 127.0.0.1 over a
-generated graph and sends a fixed mix of requests open-loop at ``--rate`` per second for
+Serves the app with uvicorn (one worker, in a thread of this process:
+``network.up.serve_in_thread``, the start-up the test networks use too) on 127.0.0.1 over
+a generated graph and sends a fixed mix of requests open-loop at ``--rate`` per second for
 ``--seconds``: frontier reads (plain and filtered), node bundles, the info and error
 catalogs, claim + release by distinct identities, bad-token writes from a rotating set of
 addresses' worth of tokens, and unknown routes. Then it stays idle for ``--idle``
 seconds.
 
-It prints, per route, p50/p99 latency, and the process's resident memory (RSS, from
+The requests come from a separate process (:func:`drive`, one ``spawn``-ed worker), so
+the load generator's threads neither hold the service's interpreter lock nor count in
+its memory. It prints, per route, p50/p99 latency and status counts, and the service
+process's resident memory (RSS, from
 ``/proc/self/status``) at four moments: the *floor* (app built, every route called once),
 the start of the soak (after ``--warm`` seconds of the same mix), its end, and after the
 idle period (after a ``gc.collect``). With ``--trace`` it also prints the ten allocation
@@ -19,6 +23,11 @@ Usage::
     .venv/bin/python benchmarks/soak.py                   # 60 s at 100 req/s
     .venv/bin/python benchmarks/soak.py --seconds 300     # the issue's five minutes
     .venv/bin/python benchmarks/soak.py --seconds 60 --trace
+    .venv/bin/python benchmarks/soak.py --database-url postgresql://postgres@127.0.0.1:5432/test
+
+With ``--database-url`` a PostgreSQL database holds the service state, in a fresh schema
+``lemmata_soak_<12 hex>`` made for the run and dropped after it (``postgresql://`` URLs
+use the psycopg driver); without it, SQLite in a temporary folder.
 
 Goals (issue 16): RSS flat within 10% after warm-up; frontier p99 < 20 ms, node bundle
 p99 < 50 ms, claim p99 < 100 ms (the last on PostgreSQL). Figures are printed, never
@@ -35,7 +44,9 @@ import tempfile
 import threading
 import time
 import tracemalloc
-from collections.abc import Callable
+import uuid
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
@@ -44,7 +55,7 @@ for p in (ROOT, ROOT / "tests", ROOT / "benchmarks"):
     if str(p) not in sys.path:
         sys.path.insert(0, str(p))
 
-from api_load import free_port, open_loop, percentile
+from api_load import free_port, percentile
 
 _KEEP = ("network/", "fastapi", "starlette", "sqlalchemy", "pydantic")
 
@@ -60,24 +71,37 @@ def rss_mb() -> float:
     return 0.0
 
 
-def serve(app: Any, port: int) -> tuple[Any, threading.Thread]:
-    """Start uvicorn for ``app`` on 127.0.0.1:``port`` in a thread; waits until it listens."""
-    import uvicorn
+@contextmanager
+def database(url: str | None) -> Iterator[tuple[str | None, dict[str, Any] | None, str]]:
+    """(SQLAlchemy URL, engine connect args, label) of the service state: SQLite (None)
+    without ``url``, else a fresh schema on the PostgreSQL server ``url`` names, dropped
+    with everything in it when the block ends."""
+    if not url:
+        yield None, None, "SQLite"
+        return
+    import psycopg
+    from sqlalchemy.engine import make_url
 
-    server = uvicorn.Server(uvicorn.Config(app, host="127.0.0.1", port=port, workers=1,
-                                           log_level="warning", lifespan="on"))
-    thread = threading.Thread(target=server.run, daemon=True)
-    thread.start()
-    deadline = time.monotonic() + 60
-    while not server.started:
-        if time.monotonic() > deadline or not thread.is_alive():
-            raise SystemExit("soak: the service did not start")
-        time.sleep(0.05)
-    return server, thread
+    u = make_url(url)
+    if u.get_backend_name() != "postgresql":
+        raise SystemExit(f"soak: --database-url must be PostgreSQL, not {u.get_backend_name()}")
+    u = u.set(drivername="postgresql+psycopg")
+    conninfo = u.set(drivername="postgresql").render_as_string(hide_password=False)
+    schema = f"lemmata_soak_{uuid.uuid4().hex[:12]}"
+    with psycopg.connect(conninfo, autocommit=True, connect_timeout=5) as conn:
+        conn.execute(f'CREATE SCHEMA "{schema}"')
+        try:
+            yield (u.render_as_string(hide_password=False),
+                   {"options": f"-csearch_path={schema}"},
+                   f"PostgreSQL {u.host}:{u.port or 5432}/{u.database} (schema {schema})")
+        finally:
+            conn.execute(f'DROP SCHEMA "{schema}" CASCADE')
 
 
-def build(tmp: Path, nodes: int) -> tuple[Any, list[str]]:
-    """The app over a generated graph, and one token per claimable node."""
+def build(tmp: Path, nodes: int, database_url: str | None = None,
+          connect_args: dict[str, Any] | None = None) -> tuple[Any, list[str]]:
+    """The app over a generated graph (its state at ``database_url``, default SQLite in
+    ``tmp``), and one token per claimable node."""
     from network.api import identity
     from network.api.app import create_app
     from network.api.service import Caller
@@ -90,8 +114,10 @@ def build(tmp: Path, nodes: int) -> tuple[Any, list[str]]:
                                rate_token_issues_per_address=10**9,
                                rate_writes_per_identity=10**9,
                                rate_writes_per_address=10**9,
-                               rate_auth_failures_per_address=10**9)
-    app = create_app(settings, github_verifier=lambda tok: tok[3:])
+                               rate_auth_failures_per_address=10**9,
+                               database_url=database_url)
+    app = create_app(settings, github_verifier=lambda tok: tok[3:],
+                     engine_connect_args=connect_args)
     svc = app.state.svc
     tokens = [identity.issue_token(svc, Caller(token=None, address="bench"),
                                    pseudonym=f"agent{i}", dco=settings.dco_version,
@@ -134,9 +160,10 @@ def mix(client: Any, tokens: list[str]) -> list[tuple[str, Callable[[int], int]]
     ]
 
 
-def run(rate: float, seconds: float, routes: list[tuple[str, Callable[[int], int]]]
-        ) -> dict[str, list[float]]:
-    """Open-loop ``rate`` req/s for ``seconds`` over the cycled mix; latencies per route."""
+def run(rate: float, seconds: float, routes: list[tuple[str, Callable[[int], int]]],
+        codes: dict[str, dict[int, int]] | None = None) -> dict[str, list[float]]:
+    """Open-loop ``rate`` req/s for ``seconds`` over the cycled mix; latencies per route
+    (seconds), and each route's status counts added to ``codes`` when given."""
     per: dict[str, list[float]] = {}
     lock = threading.Lock()
 
@@ -146,10 +173,51 @@ def run(rate: float, seconds: float, routes: list[tuple[str, Callable[[int], int
         code = fn(i)
         with lock:
             per.setdefault(name, []).append(time.perf_counter() - t0)
+            if codes is not None:
+                route = codes.setdefault(name, {})
+                route[code] = route.get(code, 0) + 1
         return code
 
-    open_loop(rate, seconds, call, workers=16)
+    paced_loop(rate, seconds, call, workers=16)
     return per
+
+
+def paced_loop(rate: float, seconds: float, call: Callable[[int], int],
+               workers: int = 16) -> None:
+    """Open loop: request ``i`` is handed to one of ``workers`` threads at
+    ``start + i / rate``, whether or not earlier ones have finished. Unlike
+    ``api_load.open_loop`` (which queues every request up front), only the requests due
+    so far exist at any moment, so a long soak's own bookkeeping (tens of thousands of
+    queued work items) never shows up as the service's memory growth."""
+    from concurrent.futures import ThreadPoolExecutor
+
+    start = time.perf_counter() + 0.05
+    with ThreadPoolExecutor(workers) as ex:
+        for i in range(int(rate * seconds)):
+            delay = start + i / rate - time.perf_counter()
+            if delay > 0:
+                time.sleep(delay)
+            ex.submit(call, i)
+
+
+def drive(url: str, tokens: list[str], rate: float, seconds: float
+          ) -> tuple[dict[str, list[float]], dict[str, dict[int, int]], int]:
+    """The load generator, run in its own process (so its threads share no interpreter
+    lock and no memory with the service it measures): with ``rate`` 0, every route of
+    the mix once; else :func:`run`. Returns (latencies per route in seconds, status counts
+    per route, the number of routes in the mix)."""
+    import httpx
+
+    logging.disable(logging.INFO)
+    limits = httpx.Limits(max_connections=32, max_keepalive_connections=32)
+    codes: dict[str, dict[int, int]] = {}
+    with httpx.Client(base_url=url, limits=limits, timeout=30) as client:
+        routes = mix(client, tokens)
+        if not rate:
+            for i, (_name, fn) in enumerate(routes):
+                fn(i)
+            return {}, {}, len(routes)
+        return run(rate, seconds, routes, codes), codes, len(routes)
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -161,45 +229,52 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--idle", type=float, default=10.0, help="idle seconds after the soak")
     ap.add_argument("--nodes", type=int, default=50, help="claimable nodes (and agents)")
     ap.add_argument("--trace", action="store_true", help="tracemalloc the growth")
+    ap.add_argument("--database-url", default=None,
+                    help="PostgreSQL URL of the service state, e.g. "
+                    "postgresql://postgres@127.0.0.1:5432/test (a fresh schema, dropped "
+                    "after); default SQLite")
     args = ap.parse_args(argv)
     logging.disable(logging.INFO)
-    import httpx
+    import multiprocessing
+    from concurrent.futures import ProcessPoolExecutor
 
-    with tempfile.TemporaryDirectory(prefix="lemmata-soak-") as tmp:
-        app, tokens = build(Path(tmp), args.nodes)
+    from network.up import serve_in_thread
+
+    with tempfile.TemporaryDirectory(prefix="lemmata-soak-") as tmp, \
+            database(args.database_url) as (db_url, connect_args, db_label), \
+            ProcessPoolExecutor(1, mp_context=multiprocessing.get_context("spawn")) as load:
+        app, tokens = build(Path(tmp), args.nodes, db_url, connect_args)
         port = free_port()
-        server, thread = serve(app, port)
-        limits = httpx.Limits(max_connections=32, max_keepalive_connections=32)
-        try:
-            with httpx.Client(base_url=f"http://127.0.0.1:{port}", limits=limits,
-                              timeout=10) as client:
-                routes = mix(client, tokens)
-                for i, (_name, fn) in enumerate(routes):
-                    fn(i)
-                gc.collect()
-                floor = rss_mb()
-                run(args.rate, args.warm, routes)
-                gc.collect()
-                if args.trace:
-                    tracemalloc.start(12)
-                    before = tracemalloc.take_snapshot()
-                start = rss_mb()
-                per = run(args.rate, args.seconds, routes)
-                end = rss_mb()
-                if args.trace:
-                    after = tracemalloc.take_snapshot()
-                time.sleep(args.idle)
-                gc.collect()
-                idle = rss_mb()
-        finally:
-            server.should_exit = True
-            thread.join(timeout=10)
+        url = f"http://127.0.0.1:{port}"
+        with serve_in_thread(app, "127.0.0.1", port):
+            routes = load.submit(drive, url, tokens, 0, 0).result()[2]
+            gc.collect()
+            floor = rss_mb()
+            load.submit(drive, url, tokens, args.rate, args.warm).result()
+            gc.collect()
+            if args.trace:
+                tracemalloc.start(12)
+                before = tracemalloc.take_snapshot()
+            start = rss_mb()
+            wall = time.perf_counter()
+            per, codes, _n = load.submit(drive, url, tokens, args.rate, args.seconds).result()
+            wall = time.perf_counter() - wall
+            end = rss_mb()
+            if args.trace:
+                after = tracemalloc.take_snapshot()
+            time.sleep(args.idle)
+            gc.collect()
+            idle = rss_mb()
     print(f"soak: one uvicorn worker on 127.0.0.1, {args.rate:.0f} req/s for {args.seconds:.0f} s "
-          f"(mix of {len(routes)}), {args.nodes} claimable nodes, SQLite")
+          f"(mix of {routes}), {args.nodes} claimable nodes, {db_label}; the load comes "
+          "from a separate process, RSS is the service's")
     for name, lat in sorted(per.items()):
         ms = [x * 1000 for x in lat]
+        seen = " ".join(f"{c}×{k}" for c, k in sorted(codes.get(name, {}).items()))
         print(f"  {name:<32} n={len(ms):6d}  p50={percentile(ms, 50):7.2f} ms  "
-              f"p99={percentile(ms, 99):7.2f} ms")
+              f"p99={percentile(ms, 99):7.2f} ms  [{seen}]")
+    sent = sum(len(v) for v in per.values())
+    print(f"  sent {sent} in {wall:.1f} s ({sent / wall:.1f} req/s achieved)")
     growth = (end - start) / start * 100 if start else 0.0
     print(f"  RSS MiB: floor {floor:.1f} (app built, each route once) | start {start:.1f} "
           f"(after {args.warm:.0f} s warm-up) | end {end:.1f} ({growth:+.1f}% over the soak)"
@@ -211,7 +286,7 @@ def main(argv: list[str] | None = None) -> int:
                  if any(k in str(fr.filename) for fr in s.traceback for k in _KEEP)]
         total = sum(s.size_diff for s in after.compare_to(before, "filename")) / 1024 / 1024
         print(f"  Python heap growth over the soak (tracemalloc, all frames): {total:+.2f} MiB;"
-              " the rest of the RSS growth is outside Python objects (SQLite page caches,"
+              " the rest of the RSS growth is outside Python objects (database driver buffers,"
               " allocator arenas of the worker threads)")
         print("  top growth (tracemalloc, service frames):")
         for s in stats[:10]:

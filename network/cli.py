@@ -247,7 +247,8 @@ def _service_parts(settings: ServiceSettings) -> dict[str, Any]:
     """The keys (created on first run, D-35: the service key signs precheck attestations)
     and the forge submissions open pull requests on: GitHubForge when ``settings.forge``
     is ``github``, else the LocalForge repository the data folder holds (``lemmata up``'s
-    ``forge.git``), if any.
+    ``forge.git``), if any, with the :class:`~network.api.service.HeartbeatQueue` of the
+    merge queue that writes ``queue-heartbeat.json`` there (issue 16).
 
     Raises:
         LemmataError: ``forge-misconfigured`` (github without a repository or token).
@@ -264,9 +265,16 @@ def _service_parts(settings: ServiceSettings) -> dict[str, Any]:
     if settings.forge == "github":
         parts["forge"] = _github_forge(settings, parts["keys"].get("service"))
     elif (data.forge / "HEAD").exists():
+        from network.api.service import HeartbeatQueue
+        from network.gate.queue import HEARTBEAT_FILE
+
         engine = db.make_engine(settings.resolved_database_url())
         db.migrate(engine)
         parts["forge"] = LocalForge(data.forge, sessionmaker(engine, expire_on_commit=False))
+        # the queue runs elsewhere (`lemmata up` on this data folder): its heartbeat says
+        # whether it is up; without one, writes that open a pull request are refused
+        parts["queue"] = HeartbeatQueue(data.root / HEARTBEAT_FILE, settings.queue_stale_s,
+                                        settings.queue_max_failures)
     return parts
 
 

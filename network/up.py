@@ -379,6 +379,41 @@ def static_server(root: Path, host: str, port: int,
         server.server_close()
 
 
+# --- the service in a thread ---------------------------------------------------------------
+
+
+@contextmanager
+def serve_in_thread(app: Any, host: str = "127.0.0.1", port: int = 8000, *,
+                    start_timeout_s: float = 60.0) -> Iterator[Any]:
+    """Serve ``app`` with uvicorn (one worker, lifespan on) in a daemon thread until the
+    block ends, then stop it; yields the ``uvicorn.Server`` once it listens. The test
+    networks (tests/api_flow_support.py) and the benchmarks (benchmarks/soak.py) start the
+    service this way; :func:`run` has its own start-up (signals, banner, the queue).
+
+    Raises:
+        LemmataError: ``listen-failed`` when it does not listen within
+            ``start_timeout_s`` seconds (the port is taken, or start-up failed).
+    """
+    import uvicorn
+
+    server = uvicorn.Server(uvicorn.Config(app, host=host, port=port, workers=1,
+                                           log_level="warning", lifespan="on"))
+    thread = threading.Thread(target=_service_main, args=(server,), name="service",
+                              daemon=True)
+    thread.start()
+    deadline = time.monotonic() + start_timeout_s
+    while not server.started:
+        if time.monotonic() > deadline or not thread.is_alive():
+            server.should_exit = True
+            raise LemmataError("listen-failed", f"the service did not start on {host}:{port}")
+        time.sleep(0.02)
+    try:
+        yield server
+    finally:
+        server.should_exit = True
+        thread.join(timeout=30)
+
+
 # --- the banner ---------------------------------------------------------------------------
 
 
@@ -536,8 +571,19 @@ def run(data_root: Path, graph_dir: Path, *, host: str = "127.0.0.1", port: int 
     engine = db.make_engine(settings.resolved_database_url())
     db.migrate(engine)
     forge = LocalForge(data.forge, sessionmaker(engine, expire_on_commit=False))
+    from network.api.service import RunnerQueue
+    from network.gate.queue import health_for
+
+    health = health_for(forge, fresh=True)  # /info.json shows the queue "starting" from now on
+    stop = stop or threading.Event()
+    runner = QueueRunner(lambda: threading.Thread(
+        target=_queue_loop,
+        args=(data, forge, keys, stop, queue_interval_s, note, toolchain_source), name="queue",
+        daemon=True), health)
     app = create_app(settings, graph_loader=provider, toolchain=toolchain_source,
-                     forge=forge, keys=keys)
+                     forge=forge, keys=keys,
+                     queue=RunnerQueue(health.snapshot, runner.alive,
+                                       settings.queue_max_failures))
     commit_date = time.strftime("%Y-%m-%d", time.gmtime(
         pygit2.Repository(str(data.forge))[forge.main_sha()].peel(pygit2.Commit).commit_time))
     published = publish_keys(forge, keys, commit_date)
@@ -550,7 +596,6 @@ def run(data_root: Path, graph_dir: Path, *, host: str = "127.0.0.1", port: int 
     build_site(data, note)
     say("[5/5] service, merge queue and site server")
     logging.getLogger("mcp").setLevel(logging.WARNING)  # the banner, not library chatter
-    stop = stop or threading.Event()
     config = uvicorn.Config(app, host=host, port=port, log_level="warning", lifespan="on")
     server = uvicorn.Server(config)
     # uvicorn (>= 0.29) takes SIGINT/SIGTERM only when served from the main thread; the
@@ -565,21 +610,14 @@ def run(data_root: Path, graph_dir: Path, *, host: str = "127.0.0.1", port: int 
     if threading.current_thread() is threading.main_thread():
         previous = (signal.signal(signal.SIGINT, on_signal),
                     signal.signal(signal.SIGTERM, on_signal))
-    from network.gate.queue import health_for
-
-    health_for(forge, fresh=True)  # /info.json shows the queue "starting" from now on
-    queue_thread = threading.Thread(
-        target=_queue_loop,
-        args=(data, forge, keys, stop, queue_interval_s, note, toolchain_source), name="queue",
-        daemon=True)
     try:
         tutorial = main_graph.targets.get("tutorial")
         first_steps = {
             "checkable": tutorial is None or bool(
                 toolchain_source(tutorial.gate_spec).describe().ok),
             "calibration": calibration_targets(main_graph)}
-        _serve(data, server, api_thread, queue_thread, stop, host, port, site_port, note,
-               ready, first_steps)
+        _serve(data, server, api_thread, runner, stop, host, port, site_port, note, ready,
+               first_steps)
     finally:
         if previous is not None:
             signal.signal(signal.SIGINT, previous[0])
@@ -597,11 +635,72 @@ def _service_main(server: Any) -> None:
         pass
 
 
-def _serve(data: DataDir, server: Any, api_thread: threading.Thread,
-           queue_thread: threading.Thread, stop: threading.Event, host: str, port: int,
-           site_port: int, note: str, ready: Callable[[dict[str, str]], None] | None,
+class QueueRunner:
+    """The merge-queue thread of ``lemmata up`` (issue 16: the runner never dies): made by
+    ``make``, restarted by :meth:`supervise` when it has died while the network runs, and
+    heard by the service through :meth:`alive` (its
+    :class:`~network.api.service.RunnerQueue`), which refuses writes that open a pull
+    request while it is down. :meth:`beat` writes the heartbeat
+    (``<data>/queue-heartbeat.json``) a service in another process reads.
+
+    Args:
+        make: builds a fresh, unstarted runner thread.
+        health: the runner's :class:`~network.gate.queue.QueueHealth`, shared by every
+            thread it makes.
+    """
+
+    def __init__(self, make: Callable[[], threading.Thread], health: Any) -> None:
+        self._make = make
+        self.health = health
+        self.thread: threading.Thread | None = None
+        self._last_beat = 0.0
+
+    def start(self) -> None:
+        """Start a fresh runner thread."""
+        self.thread = self._make()
+        self.thread.start()
+
+    def alive(self) -> bool:
+        """Whether the runner runs (True before the first start: it is starting)."""
+        return self.thread is None or self.thread.is_alive()
+
+    def supervise(self, stop: threading.Event) -> bool:
+        """Restart the runner when its thread has died and ``stop`` is not set (a
+        BaseException the loop does not catch). Returns whether it restarted it."""
+        if self.thread is None or self.thread.is_alive() or stop.is_set():
+            return False
+        logging.getLogger(__name__).error("merge queue: the runner thread died; restarted")
+        say("merge queue: the runner died; restarted")
+        self.health.restarted()
+        self.start()
+        return True
+
+    def beat(self, path: Path, now: float, *, every_s: float | None = None) -> None:
+        """Write the heartbeat to ``path`` when ``every_s`` seconds (default
+        ``network.gate.queue.HEARTBEAT_S``) have passed since the last one (always when 0);
+        a refused write is logged, never raised."""
+        from network.gate.queue import HEARTBEAT_S, write_heartbeat
+
+        if now - self._last_beat < (HEARTBEAT_S if every_s is None else every_s):
+            return
+        self._last_beat = now
+        try:
+            write_heartbeat(path, self.health.snapshot(), alive=self.alive(), now=now)
+        except OSError as exc:
+            logging.getLogger(__name__).error("merge queue: heartbeat not written: %s", exc)
+
+    def join(self, timeout: float) -> None:
+        """Wait up to ``timeout`` seconds for the runner thread to end."""
+        if self.thread is not None:
+            self.thread.join(timeout=timeout)
+
+
+def _serve(data: DataDir, server: Any, api_thread: threading.Thread, runner: QueueRunner,
+           stop: threading.Event, host: str, port: int, site_port: int, note: str,
+           ready: Callable[[dict[str, str]], None] | None,
            first_steps: dict[str, Any] | None = None) -> None:
-    """Start the site server, the service and the queue; wait for ``stop``; stop them.
+    """Start the site server, the service and the queue; wait for ``stop``, restarting a
+    dead queue runner and writing its heartbeat meanwhile; stop them.
 
     Raises:
         LemmataError: ``listen-failed`` when the site or the service cannot listen.
@@ -615,7 +714,11 @@ def _serve(data: DataDir, server: Any, api_thread: threading.Thread,
         if not server.started:
             raise LemmataError("listen-failed", f"the service did not start on {host}:{port} "
                                "(its error is printed above)")
-        queue_thread.start()
+        from network.gate.queue import HEARTBEAT_FILE
+
+        beat = data.root / HEARTBEAT_FILE
+        runner.start()
+        runner.beat(beat, time.time(), every_s=0)
         urls = {"api": f"http://{host}:{port}", "site": f"http://{host}:{site_port}"}
         say(banner(api=urls["api"], site=urls["site"], toolchain_line=note,
                    checkable=first_steps.get("checkable", True),
@@ -624,10 +727,13 @@ def _serve(data: DataDir, server: Any, api_thread: threading.Thread,
             ready(urls)
         while not stop.is_set() and api_thread.is_alive():
             stop.wait(0.2)
+            runner.supervise(stop)
+            runner.beat(beat, time.time())
         say("stopping…")
         server.should_exit = True
         api_thread.join(timeout=10)
-        queue_thread.join(timeout=10)
+        runner.join(timeout=10)
+        runner.beat(beat, time.time(), every_s=0)  # says "stopped" to any other reader
 
 
 def build_site(data: DataDir, toolchain_note: str) -> None:

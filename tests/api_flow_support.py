@@ -15,7 +15,6 @@ from __future__ import annotations
 import json
 import socket
 import sys
-import threading
 import time
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
@@ -37,7 +36,7 @@ from network.api.settings import ServiceSettings
 from network.gate.queue import QueueItem, process_queue
 from network.gate.sandbox import Sandbox
 from network.record.loader import load_graph
-from network.up import DataDir, ensure_keys, publish_keys
+from network.up import DataDir, ensure_keys, publish_keys, serve_in_thread
 from tests.api_support import START, FakeClock, github_verifier
 from tests.graphs import git_commit
 
@@ -139,25 +138,10 @@ class FlowNet:
     def serve(self) -> Iterator[tuple[str, Any]]:
         """Serve a fresh app with uvicorn on a free loopback port until the block ends;
         yields (base URL, app)."""
-        import uvicorn
-
         app = self.app()
         port = free_port()
-        server = uvicorn.Server(uvicorn.Config(app, host="127.0.0.1", port=port,
-                                               log_level="warning", lifespan="on"))
-        server.install_signal_handlers = lambda: None  # type: ignore[method-assign]
-        thread = threading.Thread(target=server.run, daemon=True)
-        thread.start()
-        deadline = time.monotonic() + 20
-        while not server.started:
-            if time.monotonic() > deadline or not thread.is_alive():
-                raise RuntimeError("the service did not start")
-            time.sleep(0.02)
-        try:
+        with serve_in_thread(app, "127.0.0.1", port, start_timeout_s=20):
             yield f"http://127.0.0.1:{port}", app
-        finally:
-            server.should_exit = True
-            thread.join(timeout=30)
 
     def run_queue(self) -> list[QueueItem]:
         """One merge-queue pass with the network's gate key and the same toolchain."""

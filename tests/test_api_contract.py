@@ -175,3 +175,41 @@ def test_info_names_toolchains_without_host_paths(tmp_path: Path) -> None:
     assert home not in text and "/.elan/" not in text, text
     detail = body["service"]["proofs"]["targets"]["demo"]["detail"]
     assert detail.endswith("'…/lean'") and body["service"]["proofs"]["checkable"] is False
+
+
+@pytest.mark.parametrize("value, ok", [
+    ("demo", True), ("a-b-1", True), ("", False), ("Demo", False), ("a--b", False),
+    ("demo\n", False), ("-a", False), ("x" * 65, False)])
+def test_the_published_target_grammar_is_the_one_the_service_enforces(
+        api: Api, value: str, ok: bool) -> None:
+    """A target id the OpenAPI admits is never refused as malformed, and one it excludes
+    is refused ``bad-target-id`` (schemathesis' positive/negative data checks, issue 16)."""
+    from urllib.parse import quote
+
+    spec = _spec(api)
+    [param] = [p for p in spec["paths"]["/targets/{target_id}"]["get"]["parameters"]
+               if p["name"] == "target_id"]
+    admitted = True
+    try:
+        jsonschema.validate(value, param["schema"], format_checker=None)
+    except jsonschema.ValidationError:
+        admitted = False
+    # JSON Schema patterns search: anchored, and "$" must not admit a trailing newline
+    admitted = admitted and re.fullmatch(param["schema"]["pattern"][1:-1], value) is not None
+    assert admitted is ok
+    r = api.client.get(f"/targets/{quote(value, safe='')}") if value else None
+    if r is not None:
+        assert (r.json().get("code") == "bad-target-id") is (not ok), r.text
+
+
+def test_input_grammar_is_published_on_params_and_bodies(api: Api) -> None:
+    spec = _spec(api)
+    node = spec["paths"]["/targets/{target_id}/nodes/{node_id}"]["get"]["parameters"]
+    assert {p["name"]: "pattern" in json.dumps(p["schema"]) for p in node} == {
+        "target_id": True, "node_id": True, "include": True}
+    ledger = spec["paths"]["/ledger.json"]["get"]["parameters"]
+    assert "pattern" in json.dumps(ledger[0]["schema"])
+    words = spec["paths"]["/words-needed.json"]["get"]["parameters"]
+    assert any("enum" in json.dumps(p["schema"]) for p in words if p["name"] == "kind")
+    pre = spec["components"]["schemas"]["PrecheckRequest"]["properties"]
+    assert "pattern" in pre["target"] and "pattern" in pre["node"]

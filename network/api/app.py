@@ -198,6 +198,7 @@ def create_app(
     engine_connect_args: dict[str, Any] | None = None,
     keys: dict[str, tuple[str, Any]] | None = None,
     sandbox: Any = None,
+    queue: Any = None,
 ) -> FastAPI:
     """Build the service: database (migrated), graph provider, routes and the MCP adapter.
 
@@ -216,6 +217,8 @@ def create_app(
             key signs precheck attestations (D-35). ``lemmata serve``/``up`` load them
             from the data directory (network.up.ensure_keys).
         sandbox: the sandbox prechecks run in; default a fresh ``Sandbox`` (fails closed).
+        queue: the merge queue's :class:`~network.api.service.QueueMonitor`; writes that
+            open a pull request are refused ``queue-down`` while it says down (issue 16).
         engine_connect_args: extra DBAPI connect arguments (tests set a PostgreSQL
             search_path with them).
 
@@ -241,7 +244,7 @@ def create_app(
     svc = Service(settings=settings, engine=engine,
                   sessions=sessionmaker(engine, expire_on_commit=False), graphs=graphs,
                   clock=clock or time.time, github_verifier=github_verifier, forge=forge,
-                  toolchain=toolchain, keys=keys, sandbox=sandbox)
+                  toolchain=toolchain, keys=keys, sandbox=sandbox, queue=queue)
     mcp_server = tools.build_mcp(svc)
     from mcp.server.transport_security import TransportSecuritySettings
 

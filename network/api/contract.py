@@ -9,6 +9,13 @@ each route can answer, and the security headers on every response (issue 16).
   the codes its operation's docstring raises (looked up in the catalog), those of the
   transport (``body-too-large`` everywhere; a bearer route's ``token-*`` and
   ``rate-limited``; ``bad-request`` where a route takes input), and 304 on cacheable reads.
+* :func:`publish_input_grammar` writes into the OpenAPI the grammar the operations
+  enforce on identifiers they read (target and node ids, pseudonyms, the node bundle's
+  ``include`` sections, artifact types): a request the schema admits is one the service
+  does not refuse as malformed, and one it refuses is one the schema excludes
+  (schemathesis' positive-data and negative-data checks, issue 16). The operations still
+  refuse with their own catalog codes (``bad-target-id``, ``bad-node-id``,
+  ``pseudonym-invalid``, ``bad-request``): the schema only publishes their rule.
 * :class:`SecurityHeaders` adds ``X-Content-Type-Options: nosniff``,
   ``X-Frame-Options: DENY``, ``Referrer-Policy: no-referrer`` and a Content Security
   Policy: ``default-src 'none'`` for the JSON routes, and for ``/docs`` one that admits
@@ -29,7 +36,10 @@ from fastapi.routing import APIRoute
 from pydantic import BaseModel, Field
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
+from network.api.identity import PSEUDONYM_RE
 from network.errors import CATALOG
+from network.ids import MAX_ID_LEN, NODE_ID_RE, TARGET_ID_RE
+from network.record.derive import WORDS_KINDS
 
 #: Where FastAPI's Swagger UI page loads its script and stylesheet from.
 SWAGGER_CDN = "https://cdn.jsdelivr.net"
@@ -52,6 +62,27 @@ class ErrorBody(BaseModel):
 
 
 _ERROR_REF = "#/components/schemas/ErrorBody"
+
+_SECTIONS = "(?:annex|literature|gloss|explainer)"
+_ITEM = rf"\s*{_SECTIONS}?\s*"
+
+#: The grammar of the identifiers the operations check, by parameter or body-field name
+#: (network/ids.py, network/api/identity.py, network/api/reads.py): JSON Schema keywords
+#: merged into each such string schema of the published OpenAPI.
+INPUT_GRAMMAR: dict[str, dict[str, Any]] = {
+    "target_id": {"pattern": f"^{TARGET_ID_RE.pattern}$", "minLength": 1, "maxLength": 64},
+    "node_id": {"pattern": f"^{NODE_ID_RE.pattern}$", "minLength": 1,
+                "maxLength": MAX_ID_LEN},
+    "identity": {"pattern": f"^{PSEUDONYM_RE.pattern}$"},
+    "include": {"pattern": f"^{_ITEM}(?:,{_ITEM})*$"},
+}
+INPUT_GRAMMAR["target"] = INPUT_GRAMMAR["target_id"]
+INPUT_GRAMMAR["node"] = INPUT_GRAMMAR["node_id"]
+
+#: Parameters and body fields whose grammar is a route's own: (path, name) → keywords.
+ROUTE_GRAMMAR: dict[tuple[str, str], dict[str, Any]] = {
+    ("/words-needed.json", "kind"): {"enum": list(WORDS_KINDS)},
+}
 
 #: The write guard's refusals (network.api.service.write_identity).
 _GUARD = ("rate-limited", "token-missing", "token-invalid", "token-expired",
@@ -118,10 +149,49 @@ def document_errors(app: FastAPI) -> None:
             schemas = spec.setdefault("components", {}).setdefault("schemas", {})
             schemas["ErrorBody"] = ErrorBody.model_json_schema(
                 ref_template="#/components/schemas/{model}")
+            publish_input_grammar(spec)
             app.openapi_schema = spec
         return app.openapi_schema
 
     app.openapi = openapi  # type: ignore[method-assign]
+
+
+def _constrain(schema: dict[str, Any], rule: dict[str, Any]) -> None:
+    """Merge ``rule`` into the string branch(es) of ``schema`` (a plain string schema, an
+    ``anyOf`` with null for an optional one, or an array of strings)."""
+    if schema.get("type") == "string":
+        schema.update(rule)
+    elif schema.get("type") == "array" and isinstance(schema.get("items"), dict):
+        _constrain(schema["items"], rule)
+    for branch in schema.get("anyOf", []):
+        if isinstance(branch, dict):
+            _constrain(branch, rule)
+
+
+def publish_input_grammar(spec: dict[str, Any]) -> None:
+    """Write :data:`INPUT_GRAMMAR` into ``spec`` (an OpenAPI document, changed in place):
+    into every parameter so named, and every property so named of the schemas request
+    bodies refer to (:data:`ROUTE_GRAMMAR` first for a route's own name)."""
+    schemas = spec.get("components", {}).get("schemas", {})
+    for path, item in spec.get("paths", {}).items():
+        for op in item.values():
+            if not isinstance(op, dict):
+                continue
+            for param in op.get("parameters", []):
+                rule = ROUTE_GRAMMAR.get((path, param.get("name"))) or INPUT_GRAMMAR.get(
+                    param.get("name"))
+                if rule is not None and isinstance(param.get("schema"), dict):
+                    _constrain(param["schema"], rule)
+            content = op.get("requestBody", {}).get("content", {})
+            for media in content.values():
+                ref = media.get("schema", {}).get("$ref", "")
+                model = schemas.get(ref.rsplit("/", 1)[-1]) if ref else None
+                if not isinstance(model, dict):
+                    continue
+                for name, prop in model.get("properties", {}).items():
+                    rule = ROUTE_GRAMMAR.get((path, name)) or INPUT_GRAMMAR.get(name)
+                    if rule is not None and isinstance(prop, dict):
+                        _constrain(prop, rule)
 
 
 def inline_script_hashes(html: str) -> str:

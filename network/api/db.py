@@ -207,6 +207,10 @@ class SubmissionRow(Base):
     closed_at: Mapped[int | None] = mapped_column(BigInteger, nullable=True)
     precheck_id: Mapped[str | None] = mapped_column(String(40), nullable=True)
     head_sha: Mapped[str | None] = mapped_column(String(40), nullable=True)
+    close_code: Mapped[str | None] = mapped_column(String(64), nullable=True)
+    """The catalog code its pull request was closed with, copied from the forge's row
+    (issue 16: the submitter is told why, e.g. ``merge-conflict``)."""
+    close_detail: Mapped[str | None] = mapped_column(String(500), nullable=True)
     __table_args__ = (
         Index("ix_submissions_key", "target", "node", "kind", "chain_head", "normalized_sha256"),
         UniqueConstraint("pull_request", name="uq_submissions_pull_request"),
@@ -254,6 +258,9 @@ class PullRequestRow(Base):
     precheck_attestation: Mapped[str | None] = mapped_column(Text, nullable=True)
     opened_at: Mapped[int] = mapped_column(BigInteger, nullable=False)
     closed_at: Mapped[int | None] = mapped_column(BigInteger, nullable=True)
+    close_code: Mapped[str | None] = mapped_column(String(64), nullable=True)
+    """The catalog code it was closed with by the merge queue (issue 16), if any."""
+    close_detail: Mapped[str | None] = mapped_column(String(500), nullable=True)
 
 
 #: Execution option naming a connection that only reads: on SQLite its transaction is a

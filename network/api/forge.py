@@ -50,6 +50,9 @@ class PullRequest:
         state: open, merged or closed.
         merge_sha: main's commit after the merge, when merged.
         precheck_attestation: the attached precheck attestation JSON (ruling 7), if any.
+        close_code, close_detail: the catalog code and detail it was closed with, when
+            the merge queue closed it for a reason (issue 16: ``merge-conflict``, a gate
+            refusal); None otherwise.
     """
 
     number: int
@@ -61,6 +64,8 @@ class PullRequest:
     state: PrState
     merge_sha: str | None
     precheck_attestation: str | None
+    close_code: str | None = None
+    close_detail: str | None = None
 
     @property
     def branch(self) -> str:
@@ -108,6 +113,7 @@ def _row_to_pr(row: PullRequestRow) -> PullRequest:
         number=row.number, title=row.title, body=row.body, base_sha=row.base_sha,
         head_sha=row.head_sha, author=row.author, state=row.state,  # type: ignore[arg-type]
         merge_sha=row.merge_sha, precheck_attestation=row.precheck_attestation,
+        close_code=row.close_code, close_detail=row.close_detail,
     )
 
 
@@ -277,7 +283,8 @@ class LocalForge:
                                         force=True)
             return _row_to_pr(row)
 
-    def _finish(self, number: int, state: PrState, merge_sha: str | None) -> PullRequest:
+    def _finish(self, number: int, state: PrState, merge_sha: str | None,
+                code: str | None = None, detail: str | None = None) -> PullRequest:
         with transaction(self.sessions) as s:
             row = s.get(PullRequestRow, number)
             if row is None:
@@ -287,13 +294,22 @@ class LocalForge:
             row.state = state
             row.merge_sha = merge_sha
             row.closed_at = int(self._clock())
+            row.close_code = code[:64] if code else None
+            row.close_detail = detail[:500] if detail else None
             ref = f"refs/heads/pr/{number}"
             if ref in self.repo.references:
                 self.repo.references.delete(ref)
             return _row_to_pr(row)
 
-    def close(self, number: int) -> PullRequest:
-        return self._finish(number, "closed", None)
+    def close(self, number: int, *, code: str | None = None,
+              detail: str | None = None) -> PullRequest:
+        """Close unmerged and delete the branch; ``code`` and ``detail`` record why (the
+        merge queue's catalog code, issue 16), shown to the submitter.
+
+        Raises:
+            LemmataError: ``pull-request-not-found``; ``pull-request-closed``.
+        """
+        return self._finish(number, "closed", None, code, detail)
 
     def merge_target(self, number: int) -> str:
         """main's commit after merging pull request ``number``, computed without moving any

@@ -65,9 +65,11 @@ def info(svc: Service) -> dict[str, Any]:
     """``GET /info.json`` (server_info): the committed ``info.json`` product when present,
     else what the record gives (graph id, gate-spec hashes, schema index), plus the
     service's published limits under ``service`` (claim TTL caps, ``claims``: advisory
-    and the live claims one identity may hold, token lapse, rate limits, body cap, DCO
-    version, reserved pseudonyms) and, where this process runs
-    the merge queue (``lemmata up``), its health under ``service.queue`` (issue 16).
+    and the live claims one identity may hold, token lapse, rate
+    limits, body cap, DCO version, reserved pseudonyms) and, where the service knows a
+    merge queue (its injected monitor: ``lemmata up``'s runner, or the heartbeat a queue
+    writes in the data directory), its health with ``up`` and ``down_reason`` under
+    ``service.queue`` (issue 16).
 
     Raises:
         LemmataError: ``graph-unavailable``.
@@ -104,11 +106,11 @@ def info(svc: Service) -> dict[str, Any]:
         "mcp": s.public_url.rstrip("/") + "/mcp",
         "proofs": proof_checking(svc, graph),
     }
-    from network.gate.queue import health_if_running
+    from network.api.service import queue_state
 
-    queue = health_if_running(svc.forge)  # only where this process runs the queue (up)
+    queue = queue_state(svc)  # the injected monitor's judgement (issue 16)
     if queue is not None:
-        body["service"]["queue"] = queue
+        body["service"]["queue"] = queue.as_info()
     return body
 
 

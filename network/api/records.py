@@ -41,7 +41,7 @@ from sqlalchemy.orm import Session
 from network import ids
 from network.api import db, openings
 from network.api.names import record_path
-from network.api.service import Caller, Service, Who, iso, write_identity
+from network.api.service import Caller, Service, Who, iso, require_queue, write_identity
 from network.errors import LemmataError, define_once
 from network.gate.artifacts import Kind, strip_comments
 from network.gate.diff import Change, Diff
@@ -407,8 +407,9 @@ def open_record_pr(svc: Service, who: Who, *, key: IndexKey, files: dict[str, by
 
     Raises:
         LemmataError: whatever a conflict raises (``record-copy``,
-            ``witness-already-open``, ``words-*``); ``forge-not-configured``; the forge's
-            own codes (``hostile-path``, ``git-error``).
+            ``witness-already-open``, ``words-*``); ``queue-down`` (issue 16: nothing
+            would judge it; a dry run is never refused for it); ``forge-not-configured``;
+            the forge's own codes (``hostile-path``, ``git-error``).
     """
     paths = sorted(files)
     live = sync_open_rows(svc, key.target, key.node)
@@ -416,6 +417,7 @@ def open_record_pr(svc: Service, who: Who, *, key: IndexKey, files: dict[str, by
         check(live)
     if dry_run:
         return Opened(None, None, None, paths, title)
+    require_queue(svc)
     forge = _forge(svc)
     sid = "s_" + secrets.token_hex(12)
     with db.transaction(svc.sessions) as s:

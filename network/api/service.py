@@ -18,7 +18,8 @@ import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
-from typing import TYPE_CHECKING, Any
+from pathlib import Path
+from typing import TYPE_CHECKING, Any, Protocol
 
 from sqlalchemy import Engine, delete, select, update
 from sqlalchemy.exc import IntegrityError
@@ -101,6 +102,12 @@ define("target-not-found", None, 404, "No target has this id in the graph.",
        "List targets with GET /targets/index.json (list_targets).")
 define("node-not-found", None, 404, "The target has no node with this id.",
        "Read the target's nodes with GET /targets/<id> (get_target).")
+define("queue-down", None, 503,
+       "The merge queue is down (its runner stopped, its last passes failed, or its "
+       "heartbeat is stale), so a write that opens a pull request is refused rather than "
+       "left unjudged (issue 16). Reads, prechecks, claims and tokens still work.",
+       "Retry after the seconds in Retry-After; the operator reads GET /info.json "
+       "service.queue and restarts the queue (`make run`).")
 
 
 # --- time -----------------------------------------------------------------------------
@@ -181,6 +188,10 @@ class Service:
             None when none were loaded (prechecks are then unsigned, kind ``none``).
         sandbox: the step-3 sandbox prechecks run in (default: a fresh
             :class:`network.gate.sandbox.Sandbox`, which fails closed).
+        queue: how the service learns whether the merge queue is up
+            (:class:`QueueMonitor`: :class:`RunnerQueue` in ``lemmata up``,
+            :class:`HeartbeatQueue` in ``lemmata serve`` over a LocalForge); None where no
+            queue is known (GitHub: Actions judge), and then no write is refused for it.
     """
 
     settings: ServiceSettings
@@ -194,6 +205,7 @@ class Service:
     extra: dict[str, Any] = field(default_factory=dict)
     keys: dict[str, tuple[str, Any]] | None = None
     sandbox: Any = None
+    queue: QueueMonitor | None = None
 
     def now(self) -> int:
         """The current time in whole epoch seconds."""
@@ -222,20 +234,20 @@ def rate_hit(svc: Service, key: str, limit: int) -> None:
     for _attempt in range(5):
         try:
             with db.transaction(svc.sessions) as s:
-                res = s.execute(
+                # one statement in the common case: the count as the update left it
+                found = s.execute(
                     update(db.RateBucketRow)
                     .where(db.RateBucketRow.key == key, db.RateBucketRow.window_start == start)
                     .values(count=db.RateBucketRow.count + 1)
-                )
-                if getattr(res, "rowcount", 0) == 0:
+                    .returning(db.RateBucketRow.count)
+                ).scalar_one_or_none()
+                if found is None:
                     s.execute(delete(db.RateBucketRow).where(
                         db.RateBucketRow.key == key, db.RateBucketRow.window_start < start))
                     s.add(db.RateBucketRow(key=key, window_start=start, count=1))
                     s.flush()
-                count = s.execute(
-                    select(db.RateBucketRow.count).where(
-                        db.RateBucketRow.key == key, db.RateBucketRow.window_start == start)
-                ).scalar_one()
+                    found = 1
+                count = int(found)
             break
         except IntegrityError:
             continue  # a concurrent first hit created the bucket: count again
@@ -359,3 +371,136 @@ def write_identity(svc: Service, caller: Caller, *, check_dco: bool = True) -> W
                            f"{who.dco_version or 'none'}; the current version is "
                            f"{svc.settings.dco_version}")
     return who
+
+
+# --- the merge queue's health (issue 16) --------------------------------------------------
+
+
+@dataclass(frozen=True)
+class QueueState:
+    """Whether the merge queue is up, as a :class:`QueueMonitor` judged it.
+
+    Attributes:
+        up: False when writes that open a pull request must be refused.
+        reason: why it is down (None when up).
+        retry_after_s: seconds a refused writer should wait (Retry-After).
+        health: the runner's health (:class:`network.gate.queue.QueueHealth` snapshot),
+            what ``GET /info.json`` shows under ``service.queue``.
+    """
+
+    up: bool
+    reason: str | None
+    retry_after_s: int
+    health: dict[str, Any]
+
+    def as_info(self) -> dict[str, Any]:
+        """``service.queue`` of ``/info.json``: the health plus ``up`` and ``down_reason``."""
+        return {**self.health, "up": self.up, "down_reason": self.reason}
+
+
+class QueueMonitor(Protocol):
+    """What the service asks of a merge queue it does not run itself (injected, issue 16)."""
+
+    def state(self, now: float) -> QueueState:
+        """The queue's state at ``now`` (epoch seconds)."""
+        ...
+
+
+#: Seconds a writer refused ``queue-down`` is told to wait when the queue names no retry.
+QUEUE_RETRY_S = 30
+
+
+def judge_queue(health: dict[str, Any], *, alive: bool, max_failures: int,
+                stale_for_s: float | None = None) -> QueueState:
+    """The one rule of "down" (issue 16), for every monitor: the runner is not alive, it
+    stopped, ``max_failures`` passes or more failed in a row, or (a heartbeat read from
+    another process) ``stale_for_s`` is set: the heartbeat is that many seconds old, past
+    the bound.
+    A runner busy with one long pass (a Lean build) is up: it is alive and not failing.
+
+    Returns:
+        :class:`QueueState`; ``retry_after_s`` is the runner's next retry when it names
+        one, else :data:`QUEUE_RETRY_S`.
+    """
+    failures = int(health.get("failures_in_a_row") or 0)
+    retry = health.get("next_try_in_s")
+    wait = max(1, int(retry) + 1) if isinstance(retry, int | float) else QUEUE_RETRY_S
+    reason: str | None = None
+    if stale_for_s is not None:
+        reason = f"the merge queue wrote no heartbeat for {int(stale_for_s)} s"
+    elif not alive:
+        reason = "the merge-queue runner is not running"
+    elif health.get("state") == "stopped":
+        reason = "the merge queue stopped"
+    elif failures >= max_failures:
+        last = health.get("last_error") or {}
+        code = last.get("code") if isinstance(last, dict) else None
+        reason = f"its last {failures} passes failed" + (f" ({code})" if code else "")
+    return QueueState(reason is None, reason, wait, dict(health))
+
+
+@dataclass
+class RunnerQueue:
+    """The monitor of a runner in this process (``lemmata up``): ``snapshot`` gives its
+    health, ``alive`` whether its thread runs (a thread not yet started counts as alive:
+    it is starting)."""
+
+    snapshot: Callable[[], dict[str, Any]]
+    alive: Callable[[], bool]
+    max_failures: int = 5
+
+    def state(self, now: float) -> QueueState:
+        """See :func:`judge_queue`."""
+        return judge_queue(self.snapshot(), alive=self.alive(), max_failures=self.max_failures)
+
+
+@dataclass
+class HeartbeatQueue:
+    """The monitor of a runner in another process: the heartbeat it writes every
+    ``network.gate.queue.HEARTBEAT_S`` seconds to ``path`` (``<data>/queue-heartbeat.json``)
+    while its runner thread lives. Down when there is no heartbeat (no queue has run on
+    this data directory: a pull request opened now would never be judged), when it is
+    older than ``stale_s`` (the queue's process died), or when it says the runner died,
+    stopped or keeps failing."""
+
+    path: Path
+    stale_s: float = 60.0
+    max_failures: int = 5
+
+    def state(self, now: float) -> QueueState:
+        """See the class doc and :func:`judge_queue`."""
+        from network.gate.queue import read_heartbeat
+
+        beat = read_heartbeat(self.path)
+        if beat is None:
+            return QueueState(False, "no merge queue has written a heartbeat in the data "
+                              "directory", QUEUE_RETRY_S, {"state": "unknown"})
+        at = float(beat["at"])  # type: ignore[arg-type]  # read_heartbeat checked it
+        raw = beat["health"]
+        health = {**(raw if isinstance(raw, dict) else {}), "heartbeat_at": int(at)}
+        age = now - at
+        return judge_queue(health, alive=bool(beat.get("alive")),
+                           max_failures=self.max_failures,
+                           stale_for_s=age if age > self.stale_s else None)
+
+
+def queue_state(svc: Service) -> QueueState | None:
+    """The injected monitor's judgement now, or None when the service knows no queue."""
+    return None if svc.queue is None else svc.queue.state(svc.clock())
+
+
+def require_queue(svc: Service) -> None:
+    """Refuse a write that opens a pull request while the merge queue is down (issue 16):
+    the submission would sit unjudged. Writes that open none (claims, tokens, prechecks,
+    withdrawals) never call this.
+
+    Raises:
+        LemmataError: ``queue-down`` (503) with ``retry_after`` (Retry-After seconds).
+    """
+    st = queue_state(svc)
+    if st is None or st.up:
+        return
+    exc = LemmataError("queue-down", f"{st.reason}; nothing was opened. Retry in "
+                       f"{st.retry_after_s} s")
+    exc.retry_after = st.retry_after_s  # type: ignore[attr-defined]
+    raise exc

@@ -105,6 +105,15 @@ class ServiceSettings(BaseSettings):
     blocks nothing (issue 16: a crashed write never jams its record). Keep it above the
     forge's longest call (``github_timeout_s`` and its retries)."""
 
+    queue_max_failures: int = Field(5, ge=1)
+    """Merge-queue passes that may fail in a row before the queue counts as down and
+    writes that open a pull request are refused ``queue-down`` (issue 16)."""
+
+    queue_stale_s: int = Field(60, ge=5)
+    """Seconds after which a merge queue in another process that stopped writing its
+    heartbeat (``<data_dir>/queue-heartbeat.json``, every 5 s while its runner lives)
+    counts as down (issue 16)."""
+
     rate_auth_failures_per_address: int = Field(60, ge=1)
     """Failed authentications (a missing, unknown, retired or lapsed token) one client
     address may make per window; past it, that address's token routes answer

@@ -47,7 +47,16 @@ from network.api.precheck import (
     build_bundle,
     is_tutorial,
 )
-from network.api.service import Caller, Service, Who, authenticate, iso, sha256_hex, write_identity
+from network.api.service import (
+    Caller,
+    Service,
+    Who,
+    authenticate,
+    iso,
+    require_queue,
+    sha256_hex,
+    write_identity,
+)
 from network.errors import CATALOG, LemmataError, define
 from network.gate import attestation as A
 from network.gate.artifacts import partial_label_findings, strip_comments
@@ -203,22 +212,25 @@ def sync_index(svc: Service) -> list[Any]:
             | db.SubmissionRow.pull_request.in_(
                 list(open_keys) + [str(p.number) for p in open_prs]))).all()
     known = {_canonical(pr_key) for _id, pr_key in rows}
-    ended: dict[str, str] = {}
+    ended: dict[str, tuple[str, str | None, str | None]] = {}
     for row_id, pr_key in rows:
         n = _pr_number(pr_key)
         if _canonical(pr_key) in open_keys or n is None:
             continue
         try:
-            state = forge.get(n).state
+            pr = forge.get(n)
+            state, why = pr.state, (getattr(pr, "close_code", None),
+                                    getattr(pr, "close_detail", None))
         except LemmataError:
-            state = "closed"
+            state, why = "closed", (None, None)
         if state != "open":
-            ended[row_id] = state
+            ended[row_id] = (state, *why)
     if ended:
         with db.transaction(svc.sessions) as s:
-            for row_id, state in ended.items():
+            for row_id, (state, code, detail) in ended.items():
                 s.execute(update(db.SubmissionRow).where(db.SubmissionRow.id == row_id)
-                          .values(state=state, closed_at=now))
+                          .values(state=state, closed_at=now, close_code=code,
+                                  close_detail=detail))
     missing = [p for k, p in open_keys.items() if k not in known]
     if missing:
         try:
@@ -402,7 +414,8 @@ def submit_proof(svc: Service, caller: Caller, *, target: str | None = None,
         The submission (:func:`get_submission`'s form) plus ``claim`` and ``next``.
 
     Raises:
-        LemmataError: the write guard's codes; ``forge-unavailable``;
+        LemmataError: the write guard's codes; ``queue-down`` (the merge queue is down:
+            nothing would judge it, issue 16); ``forge-unavailable``;
             ``precheck-not-found``/``precheck-not-yours``/``precheck-not-passed``;
             ``precheck-mismatch``; ``precheck-malformed``; ``submission-needs-precheck``;
             the codes of ``build_bundle``; ``submission-node-shelved``;
@@ -410,6 +423,7 @@ def submit_proof(svc: Service, caller: Caller, *, target: str | None = None,
             ``submission-copy``; ``witness-slot-taken``; the forge's codes.
     """
     who = write_identity(svc, caller)
+    require_queue(svc)  # a pull request opened now would wait unjudged (issue 16)
     forge = _require_forge(svc)
     graph = svc.graphs.snapshot().graph
     if precheck_id:
@@ -502,7 +516,37 @@ def _moved_to(svc: Service, row: db.SubmissionRow) -> str | None:
     return None
 
 
-def _guidance(row: db.SubmissionRow, position: int | None) -> str:
+#: What a submitter does about each close reason the merge queue records (issue 16); any
+#: other code is a gate refusal, answered by fixing what its step names.
+CLOSE_ACTIONS = {
+    "merge-conflict": "resubmit against current main: precheck the artifact again on the "
+                      "main of now and submit it as a new submission (the closed one blocks "
+                      "nothing and is never judged again)",
+}
+
+
+def close_reason(row: db.SubmissionRow, pr: Any = None) -> dict[str, Any] | None:
+    """Why a closed submission closed: ``{code, detail, action}`` with ``code`` a catalog
+    code (``merge-conflict``, a gate step's code) and ``action`` what its submitter does
+    (``resubmit against current main`` for a merge conflict; the catalog's fix for a gate
+    refusal). Read from the row, else from the forge's pull request ``pr``; None for an
+    open or merged one, or when the queue recorded no reason (issue 16)."""
+    if row.state != "closed":
+        return None
+    code, detail = row.close_code, row.close_detail
+    if code is None and pr is not None:
+        code, detail = getattr(pr, "close_code", None), getattr(pr, "close_detail", None)
+    if code is None:
+        return None
+    entry = CATALOG.get(code)
+    action = CLOSE_ACTIONS.get(code) or (
+        f"{entry.action} Then precheck again and resubmit." if entry else
+        "Read the attestation's first failing step, fix it, precheck again and resubmit.")
+    return {"code": code, "detail": detail, "action": action}
+
+
+def _guidance(row: db.SubmissionRow, position: int | None,
+              reason: dict[str, Any] | None = None) -> str:
     if row.state == "open":
         where = f" It is number {position} in the merge queue." if position else ""
         return (f"Open.{where} The merge queue runs the authoritative gate; poll "
@@ -514,13 +558,20 @@ def _guidance(row: db.SubmissionRow, position: int | None) -> str:
                 f"your ledger line in get_ledger(identity={who!r}) (GET "
                 f"/ledger.json?identity={who}) once the post-merge job has written it. "
                 "Release your claim if you still hold it.")
-    return ("Closed unmerged. Read the attestation's first failing step (list_error_codes "
-            "explains its code), fix it, precheck again and resubmit; a closed pull request "
-            "blocks nothing. If `moved_to` is set, your text was moved there as an alternate.")
+    if reason is not None and reason["code"] == "merge-conflict":
+        return ("Closed unmerged with merge-conflict: it no longer merges into main (another "
+                "change reached main first). Resubmit against current main: precheck again "
+                "and submit anew; this one blocks nothing and is never judged again.")
+    why = f" Closed with {reason['code']}: {reason['action']}" if reason else ""
+    return ("Closed unmerged." + why + " Read the attestation's first failing step "
+            "(list_error_codes explains its code), fix it, precheck again and resubmit; a "
+            "closed pull request blocks nothing. If `moved_to` is set, your text was moved "
+            "there as an alternate.")
 
 
 def _view(svc: Service, row: db.SubmissionRow, position: int | None) -> dict[str, Any]:
     att = None
+    pr = None
     if row.pull_request and svc.forge is not None and _pr_number(row.pull_request):
         try:
             pr = svc.forge.get(_pr_number(row.pull_request))
@@ -528,6 +579,7 @@ def _view(svc: Service, row: db.SubmissionRow, position: int | None) -> dict[str
             att = json.loads(raw) if raw else None
         except (LemmataError, json.JSONDecodeError):
             att = None
+    reason = close_reason(row, pr)
     return {
         "id": row.id, "target": row.target, "node": row.node, "kind": row.kind,
         "path": row.chain_head, "pull_request": row.pull_request,
@@ -537,7 +589,8 @@ def _view(svc: Service, row: db.SubmissionRow, position: int | None) -> dict[str
         "queue_position": position, "precheck_id": row.precheck_id,
         "head_commit": row.head_sha, "precheck_attestation": att,
         "attestations": _attestations_for(svc, row.head_sha),
-        "moved_to": _moved_to(svc, row), "next": _guidance(row, position),
+        "moved_to": _moved_to(svc, row), "close_reason": reason,
+        "next": _guidance(row, position, reason),
     }
 
 

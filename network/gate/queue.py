@@ -33,6 +33,12 @@ that died (:func:`recover`), and an open pull request whose head main already co
 never judged again: it is marked merged and its post-merge job completed. A pull request
 that no longer merges cleanly is closed with ``merge-conflict`` (its fix: rebase and submit
 again), never left open to be re-gated on every pass.
+
+Every close the queue makes for a reason records it on the forge's row
+(:meth:`~network.api.forge.LocalForge.close` ``code``/``detail``): ``merge-conflict``, the
+first failing step's code of a ``fail`` or ``bounced`` verdict, the code of an exception
+that refused the pull request. The service copies it onto the submission, so its
+submitter reads why and what to do (issue 16).
 """
 
 from __future__ import annotations
@@ -249,6 +255,8 @@ class MergeIntent:
             planned; None before.
         attestations: the graph paths of the pass attestations.
         submitter: the pull request's author.
+        refusal, refusal_detail: for ``fail``/``bounced``, the catalog code of the first
+            failing step and where it failed (the close reason, issue 16); None otherwise.
     """
 
     number: int
@@ -259,6 +267,8 @@ class MergeIntent:
     new_main: str | None
     attestations: tuple[str, ...]
     submitter: str
+    refusal: str | None = None
+    refusal_detail: str | None = None
 
 
 def _journal_dir(forge: LocalForge) -> Path:
@@ -308,7 +318,10 @@ def read_intents(forge: LocalForge) -> list[MergeIntent]:
                 files={str(k): str(v) for k, v in dict(raw["files"]).items()},
                 base=str(raw["base"]), new_main=None if new_main is None else str(new_main),
                 attestations=tuple(str(a) for a in raw["attestations"]),
-                submitter=str(raw["submitter"])))
+                submitter=str(raw["submitter"]),
+                refusal=None if raw.get("refusal") is None else str(raw["refusal"]),
+                refusal_detail=None if raw.get("refusal_detail") is None
+                else str(raw["refusal_detail"])))
         except (OSError, ValueError, KeyError, TypeError) as exc:
             _log.error("merge queue: journal file %s unreadable: %s", p.name, exc)
     return sorted(out, key=lambda i: i.number)
@@ -453,7 +466,8 @@ def _already_on_main(forge: LocalForge, pr: PullRequest, ctx: _Ctx) -> QueueItem
     if not atts:
         _log.error("merge queue: #%d is already on main with no pass attestation: closed",
                    pr.number)
-        forge.close(pr.number)
+        forge.close(pr.number, code="pull-request-closed",
+                    detail="its head is already on main, with no pass attestation")
         return QueueItem(pr.number, "error", code="pull-request-closed",
                          notes=["already on main without a pass attestation: closed"])
     intent = MergeIntent(pr.number, pr.head_sha, "pass", {}, forge.main_sha(),
@@ -549,7 +563,7 @@ def process_queue(
             item.code = item.code or code
             item.notes.append(f"{code}: {detail}")
             if item.merge_sha is None and out.verdict in ("fail", "bounced"):
-                _close_quietly(forge, pr.number)  # refused: publishing it failed, not it
+                _close_quietly(forge, pr.number, *_refusal(out))  # publishing failed, not it
                 clear_intent(forge, pr.number)
     return items
 
@@ -640,6 +654,43 @@ def health_if_running(forge: object) -> dict[str, object] | None:
     return None if h is None else h.snapshot()
 
 
+#: The heartbeat a merge-queue runner writes in its data directory (issue 16), for a
+#: service in another process (``lemmata serve``) to learn whether the queue is up.
+HEARTBEAT_FILE = "queue-heartbeat.json"
+
+#: Seconds between two heartbeats while the runner lives.
+HEARTBEAT_S = 5.0
+
+
+def write_heartbeat(path: Path, snapshot: dict[str, object], *, alive: bool,
+                    now: float) -> None:
+    """Write ``{"at": now (epoch s), "alive": alive, "pid": …, "health": snapshot}`` to
+    ``path`` atomically (temporary file, then rename), so a reader never sees half of it.
+
+    Raises:
+        OSError: the disk refuses the write (the runner logs it and beats again later).
+    """
+    data = json.dumps({"at": round(now, 3), "alive": alive, "pid": os.getpid(),
+                       "health": snapshot}, sort_keys=True).encode("utf-8")
+    tmp = path.with_name(f".{path.name}.{os.getpid()}.tmp")
+    tmp.write_bytes(data)
+    os.replace(tmp, path)
+
+
+def read_heartbeat(path: Path) -> dict[str, object] | None:
+    """The heartbeat at ``path`` (:func:`write_heartbeat`'s form), or None when there is
+    none or it cannot be read as one (a missing or unreadable heartbeat tells nothing
+    about a live queue)."""
+    try:
+        raw = json.loads(path.read_bytes())
+    except (OSError, ValueError):
+        return None
+    if not isinstance(raw, dict) or not isinstance(raw.get("at"), int | float) \
+            or not isinstance(raw.get("health"), dict):
+        return None
+    return raw
+
+
 def _code_of(exc: BaseException) -> tuple[str, str]:
     """(catalog code, detail) of an exception: a LemmataError's own, else
     ``gate-internal-error`` with the exception's type and text."""
@@ -648,9 +699,10 @@ def _code_of(exc: BaseException) -> tuple[str, str]:
     return "gate-internal-error", f"{type(exc).__name__}: {exc}"[:500]
 
 
-def _close_quietly(forge: LocalForge, number: int) -> None:
+def _close_quietly(forge: LocalForge, number: int, code: str | None = None,
+                   detail: str | None = None) -> None:
     try:
-        forge.close(number)
+        forge.close(number, code=code, detail=detail)
     except Exception as exc:  # noqa: BLE001 - closing is best effort; logged
         code, detail = _code_of(exc)
         _log.error("merge queue: #%d could not be closed: %s: %s", number, code, detail)
@@ -661,7 +713,7 @@ def _refuse_on_error(forge: LocalForge, pr: PullRequest, exc: BaseException) -> 
     its code (issue 9: the queue survives anything a pull request contains)."""
     code, detail = _code_of(exc)
     _log.error("merge queue: #%d refused: %s: %s", pr.number, code, detail)
-    _close_quietly(forge, pr.number)
+    _close_quietly(forge, pr.number, code, detail)
     return QueueItem(pr.number, "error", code=code, notes=[f"{code}: {detail}"])
 
 
@@ -673,7 +725,8 @@ def _publish_and_merge(forge: LocalForge, pr: PullRequest, out: GateOutcome, ite
     passed = [a for a in out.attestations if a.verdict == "pass"]
     intent = MergeIntent(pr.number, pr.head_sha, out.verdict,
                          {p: b.decode("utf-8") for p, b in files.items()}, forge.main_sha(),
-                         None, tuple(attestation_path(a) for a in passed), pr.author)
+                         None, tuple(attestation_path(a) for a in passed), pr.author,
+                         *_refusal(out))
     write_intent(forge, intent)
     ctx.hook("journaled")
     _resume(forge, intent, item, ctx, out.attestations)
@@ -705,7 +758,8 @@ def _resume(forge: LocalForge, intent: MergeIntent, item: QueueItem, ctx: _Ctx,
     state = forge.get(intent.number).state
     if intent.verdict != "pass" or state != "open":
         if intent.verdict in ("fail", "bounced") and state == "open":
-            forge.close(intent.number)
+            forge.close(intent.number, code=intent.refusal,
+                        detail=intent.refusal_detail or f"gate verdict {intent.verdict}")
         clear_intent(forge, intent.number)
         return  # held: waits open for a review (ruling 5)
     base = forge.main_sha()
@@ -715,7 +769,9 @@ def _resume(forge: LocalForge, intent: MergeIntent, item: QueueItem, ctx: _Ctx,
         if exc.code != "merge-conflict":
             raise
         _log.error("merge queue: #%d closed: merge-conflict: %s", intent.number, exc.detail)
-        forge.close(intent.number)
+        forge.close(intent.number, code="merge-conflict",
+                    detail=f"{exc.detail}: it passed the gate, but main moved since it "
+                    "opened and the two no longer merge; resubmit against current main")
         clear_intent(forge, intent.number)
         item.code = "merge-conflict"
         item.notes.append(f"not merged: merge-conflict: {exc.detail}; closed, resubmit "
@@ -725,3 +781,19 @@ def _resume(forge: LocalForge, intent: MergeIntent, item: QueueItem, ctx: _Ctx,
     write_intent(forge, intent)
     ctx.hook("planned")
     _complete(forge, intent, item, ctx, attestations)
+
+
+def _refusal(out: GateOutcome) -> tuple[str | None, str | None]:
+    """(code, detail) a ``fail``/``bounced`` verdict closes its pull request with: the
+    first failing step's catalog code and where (``target/node: step N``), else the first
+    unplaced finding's; (None, None) for any other verdict."""
+    if out.verdict not in ("fail", "bounced"):
+        return None, None
+    for r in out.runs:
+        step = r.first_failing
+        if step is not None and step.code:
+            where = f"{r.artifact.target}/{r.artifact.node or '-'}"
+            return step.code, f"{where}: gate step {step.step} refused it ({out.verdict})"
+    for d in out.unplaced:
+        return d.code, f"{d.path or '-'}: {d.message}"[:500]
+    return None, None
