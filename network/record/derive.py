@@ -1948,6 +1948,47 @@ def ledger_views(graph: Graph) -> dict[str, list[dict[str, Any]]]:
     return dict(sorted(views.items()))
 
 
+_APPROACH_KEYS = ("title", "state", "cause", "route", "outcome", "detail",
+                  "pinned_mathlib_sha", "model_and_tooling")
+
+
+def approach_views(graph: Graph, target: str) -> list[dict[str, Any]]:
+    """A target's approach records (D-14 mechanism 3) as the products publish them, both
+    versions, in (date, path) order, withdrawn ones left out (D-14 v3.27).
+
+    Returns:
+        ``[{path, schema, author, date, nodes, references, title, state, cause, route,
+        outcome, detail, pinned_mathlib_sha, model_and_tooling, target_mathlib, stale}]``;
+        a key a record's version lacks is None. ``target_mathlib`` is the target's
+        gate-spec Mathlib pin (None when it pins none). ``stale`` is D-14's flag: True for
+        an ``approach/v2`` record whose ``pinned_mathlib_sha`` is not that pin ("a strategy
+        declared dead is dead relative to a Mathlib SHA"), False when it is, and None for
+        an ``approach/v1`` record, which carries no pin, so its staleness is unknown.
+
+    Raises:
+        KeyError: no such target.
+    """
+    ix = _ix(graph)
+    t = graph.targets[target]
+    pin = t.gate_spec.mathlib.rev if t.gate_spec.mathlib is not None else None
+    out: list[dict[str, Any]] = []
+    for rf in sorted(t.approaches, key=lambda r: (norm_date(r.record.date), r.path)):
+        if not ix.present(rf.path):
+            continue
+        rec = rf.record
+        body = rec.model_dump(mode="json", by_alias=True, exclude_none=True)
+        view: dict[str, Any] = {"path": rf.path, "schema": rec.SCHEMA_KIND,
+                                "author": rec.author, "date": rec.date,
+                                "nodes": list(rec.nodes),
+                                "references": body.get("references", [])}
+        view.update({k: body.get(k) for k in _APPROACH_KEYS})
+        view["target_mathlib"] = pin
+        view["stale"] = (rec.pinned_mathlib_sha != pin if isinstance(rec, m.ApproachV2)
+                         else None)
+        out.append(view)
+    return out
+
+
 def correction_marker(path: str) -> str:
     """The words a revocation applying the correction at ``path`` opens its ``reason``
     with (D-19 v3.27): how the post-merge job, and every reader, knows the correction has
@@ -2103,7 +2144,8 @@ def _days_between(a: str, b: str) -> int:
 def graph_view(graph: Graph, target: str) -> dict[str, Any]:
     """The body of ``targets/<id>/graph.json`` (D-25 v3.26/v3.40/v3.42/v3.44/v3.46): the
     target's status, nodes (:func:`node_view`), edges, routes, closures, sufficient sets,
-    the selector and the proofs list, in the record's order.
+    the selector, the proofs list and the approach records with their staleness
+    (:func:`approach_views`, D-14), in the record's order.
 
     Raises:
         KeyError: no such target.
@@ -2123,6 +2165,7 @@ def graph_view(graph: Graph, target: str) -> dict[str, Any]:
         "sufficient_sets": sets,
         "selector": selector(graph, target, sets),
         "proofs": target_proofs(graph, target),
+        "approaches": approach_views(graph, target),
     }
 
 
