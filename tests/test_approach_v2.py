@@ -120,3 +120,24 @@ def test_v1_records_keep_loading_and_v1_is_unchanged() -> None:
     assert m.SAME_PLACE["approach/v1"] == (m.Approach, m.ApproachV2)
     assert set(m.ApproachV2.model_fields) >= {"route", "outcome", "pinned_mathlib_sha",
                                               "model_and_tooling", "date"}
+
+
+def test_the_target_page_shows_both_versions_and_the_stale_flag(tmp_path: Path) -> None:
+    from tests.site_support import build, require_dot
+
+    require_dot()
+    b = _graph(tmp_path)
+    b.approach(T, "20260101T000000Z", "carol", "Split by parity", state="abandoned")
+    b.write_yaml(f"targets/{T}/approaches/20260201T000000Z-alice.yaml", _v2())
+    b.write_yaml(f"targets/{T}/approaches/20260301T000000Z-bob.yaml",
+                 _v2("bob", OTHER, date="2026-03-01T00:00:00Z", route="a second moment"))
+    sha = git_commit(b.root, "approaches")
+    build(b.root, tmp_path / "site", commit=sha)
+    page = (tmp_path / "site" / f"targets/{T}/index.html").read_text(encoding="utf-8")
+    section = page[page.index('id="approaches-heading"'):]
+    section = section[:section.index("</section>")]
+    assert "Split by parity" in section and "(no Mathlib pin recorded)" in section
+    alice = section[section.index("a sieve over the primes"):]
+    assert "stale" not in alice[:alice.index("</li>")]
+    bob = section[section.index("a second moment"):]
+    assert f"<strong>stale</strong>: recorded against Mathlib <code>{OTHER[:12]}</code>" in bob
