@@ -1919,8 +1919,10 @@ def ledger_views(graph: Graph) -> dict[str, list[dict[str, Any]]]:
 
     Returns:
         ``{identity: [{path, merge_seq, k, line, target, node, artifact, revoked,
-        revoked_by, corrections: [paths]}]}``, identities sorted, lines in (merge_seq, k)
-        order. A revocation or correction naming no line changes nothing.
+        revoked_by, corrections: [paths], annotation}]}``, identities sorted, lines in
+        (merge_seq, k) order. A revocation or correction naming no line changes nothing;
+        a correction the post-merge job applied shows as the old line revoked and the
+        corrected line, annotated with both paths (D-19 v3.27).
     """
     ix = _ix(graph)
     revoked: dict[str, str] = {}
