@@ -305,3 +305,39 @@ def test_the_job_never_overwrites_a_ledger_file_already_there(b: GraphBuilder) -
     assert corr not in pm.files
     assert sorted(p for p in pm.files if p.startswith("ledger/")) == [
         "ledger/000003-2.json", "ledger/000003-3.json"]
+
+
+def test_an_import_merged_on_a_forge_credits_its_roots_and_defs_to_the_curator(
+        tmp_path: Path) -> None:
+    """The real Formal Conjectures fixture imported as one pull request on LocalForge,
+    merged by the curator, then the post-merge job over it (no attestation: an intake)."""
+    from sqlalchemy.orm import sessionmaker
+
+    from network.api.db import Base, make_engine
+    from network.api.forge import LocalForge
+    from network.gate.postmerge import run_postmerge
+    from network.importers import forge_source, import_as_pull_request
+    from network.importers.formal_conjectures import plan_formal_conjectures_import
+    from tests.importfixtures import fc_checkout, graph_copy
+
+    co, _ = fc_checkout(tmp_path)
+    LocalForge.seed(tmp_path / "forge.git", graph_copy(tmp_path), when=1_790_000_000)
+    engine = make_engine(f"sqlite:///{tmp_path / 'state.db'}")
+    Base.metadata.create_all(engine)
+    forge = LocalForge(tmp_path / "forge.git", sessionmaker(engine), clock=lambda: 1_790_000_100)
+    before = forge.main_sha()
+    plan = plan_formal_conjectures_import(co, forge_source(forge))
+    pr = import_as_pull_request(forge, plan.files, "curator", title="Import FC")
+    assert pr is not None
+    merged = forge.merge(pr.number)
+    assert merged.merge_sha is not None
+    pm = run_postmerge(forge, forge.path, merged.merge_sha, [], pull_request=f"local/{pr.number}",
+                       submitter="curator", toolchain=MissingToolchain, sandbox=Sandbox(),
+                       base=before)
+    got = _lines(pm)
+    roots = sorted(p for p in plan.files if p.endswith("/nodes/root/Statement.lean"))
+    defs = sorted(p for p in plan.files if "/defs/" in p and p.endswith(".lean"))
+    assert roots and {a for _, _, a in got} == set(roots) | set(defs)
+    assert {(line, who) for line, who, _ in got} == {("statement", "curator")}
+    variants = [p for p in plan.files if p.endswith("/Statement.lean") and "/root/" not in p]
+    assert variants and not set(variants) & {a for _, _, a in got}  # only roots and defs/
