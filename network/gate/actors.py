@@ -62,6 +62,7 @@ ACTOR_FIELDS: dict[type[m.Record], tuple[str, ...]] = {
     m.Dispute: ("curator",),
     m.RevisionRequest: ("by",),
     m.Approach: ("author",),
+    m.ApproachV2: ("author",),
     m.TargetStatusRecord: ("curator",),
     m.Meta: ("author",),
     m.Steward: (),

@@ -1973,8 +1973,10 @@ def ledger_views(graph: Graph) -> dict[str, list[dict[str, Any]]]:
 
     Returns:
         ``{identity: [{path, merge_seq, k, line, target, node, artifact, revoked,
-        revoked_by, corrections: [paths]}]}``, identities sorted, lines in (merge_seq, k)
-        order. A revocation or correction naming no line changes nothing.
+        revoked_by, corrections: [paths], annotation}]}``, identities sorted, lines in
+        (merge_seq, k) order. A revocation or correction naming no line changes nothing;
+        a correction the post-merge job applied shows as the old line revoked and the
+        corrected line, annotated with both paths (D-19 v3.27).
     """
     ix = _ix(graph)
     revoked: dict[str, str] = {}
@@ -1997,9 +1999,96 @@ def ledger_views(graph: Graph) -> dict[str, list[dict[str, Any]]]:
             "path": rf.path, "merge_seq": rec.merge_seq, "k": rec.k, "line": rec.line,
             "target": rec.target, "node": rec.node, "artifact": rec.artifact,
             "revoked": rf.path in revoked, "revoked_by": revoked.get(rf.path),
-            "corrections": corrections.get(rf.path, []),
+            "corrections": corrections.get(rf.path, []), "annotation": rec.annotation,
         })
     return dict(sorted(views.items()))
+
+
+_APPROACH_KEYS = ("title", "state", "cause", "route", "outcome", "detail",
+                  "pinned_mathlib_sha", "model_and_tooling")
+
+
+def approach_views(graph: Graph, target: str) -> list[dict[str, Any]]:
+    """A target's approach records (D-14 mechanism 3) as the products publish them, both
+    versions, in (date, path) order, withdrawn ones left out (D-14 v3.27).
+
+    Returns:
+        ``[{path, schema, author, date, nodes, references, title, state, cause, route,
+        outcome, detail, pinned_mathlib_sha, model_and_tooling, target_mathlib, stale}]``;
+        a key a record's version lacks is None. ``target_mathlib`` is the target's
+        gate-spec Mathlib pin (None when it pins none). ``stale`` is D-14's flag: True for
+        an ``approach/v2`` record whose ``pinned_mathlib_sha`` is not that pin ("a strategy
+        declared dead is dead relative to a Mathlib SHA"), False when it is, and None for
+        an ``approach/v1`` record, which carries no pin, so its staleness is unknown.
+
+    Raises:
+        KeyError: no such target.
+    """
+    ix = _ix(graph)
+    t = graph.targets[target]
+    pin = t.gate_spec.mathlib.rev if t.gate_spec.mathlib is not None else None
+    out: list[dict[str, Any]] = []
+    for rf in sorted(t.approaches, key=lambda r: (norm_date(r.record.date), r.path)):
+        if not ix.present(rf.path):
+            continue
+        rec = rf.record
+        body = rec.model_dump(mode="json", by_alias=True, exclude_none=True)
+        view: dict[str, Any] = {"path": rf.path, "schema": rec.SCHEMA_KIND,
+                                "author": rec.author, "date": rec.date,
+                                "nodes": list(rec.nodes),
+                                "references": body.get("references", [])}
+        view.update({k: body.get(k) for k in _APPROACH_KEYS})
+        view["target_mathlib"] = pin
+        view["stale"] = (rec.pinned_mathlib_sha != pin if isinstance(rec, m.ApproachV2)
+                         else None)
+        out.append(view)
+    return out
+
+
+def correction_marker(path: str) -> str:
+    """The words a revocation applying the correction at ``path`` opens its ``reason``
+    with (D-19 v3.27): how the post-merge job, and every reader, knows the correction has
+    been applied, so applying it again changes nothing."""
+    return f"correction {path}: "
+
+
+def pending_corrections(graph: Graph) -> list[tuple[str, m.Correction, str, m.LedgerLine]]:
+    """The credit corrections on the record the post-merge job has still to apply
+    (D-19 v3.27, D-18 v3.27): ``[(correction path, correction, corrected line's path,
+    corrected line)]`` in path order.
+
+    A correction counts only when it names a ledger line on the record (``corrects``), the
+    identity it says was credited is the line's (``credited``), the identity that should
+    be differs from it (``should_be``, or None for nobody), and a listed curator of the
+    line's target signed it as its ``by`` (ruling 14; dated at the record's clock, the
+    newest merge). It is applied once: a revocation of that line whose reason opens with
+    :func:`correction_marker` of its path means it was, and nothing more is written.
+    """
+    ix = _ix(graph)
+    lines: dict[str, m.LedgerLine] = {rf.path: rf.record for rf in graph.ledger
+                                      if isinstance(rf.record, m.LedgerLine)}
+    reasons: dict[str, list[str]] = {}
+    for rf in graph.ledger:
+        if isinstance(rf.record, m.Revocation):
+            reasons.setdefault(rf.record.revokes, []).append(rf.record.reason)
+    when = ix.now
+    out: list[tuple[str, m.Correction, str, m.LedgerLine]] = []
+    for rf in sorted(graph.ledger, key=lambda r: r.path):
+        corr = rf.record
+        if not isinstance(corr, m.Correction) or when is None:
+            continue
+        line = lines.get(corr.corrects)
+        if line is None or corr.credited != line.identity or corr.should_be == line.identity:
+            continue
+        marker = correction_marker(rf.path)
+        if any(r.startswith(marker) for r in reasons.get(corr.corrects, [])):
+            continue
+        if line.target not in graph.targets or corr.by not in ix.curators_of(line.target):
+            continue
+        if not ix.role_signed(rf.path, corr, corr.by, when, line.target, stewards=False):
+            continue
+        out.append((rf.path, corr, corr.corrects, line))
+    return out
 
 
 # --- the whole graph view (graph.json body) ----------------------------------------------
@@ -2111,7 +2200,8 @@ def _days_between(a: str, b: str) -> int:
 def graph_view(graph: Graph, target: str) -> dict[str, Any]:
     """The body of ``targets/<id>/graph.json`` (D-25 v3.26/v3.40/v3.42/v3.44/v3.46): the
     target's status, nodes (:func:`node_view`), edges, routes, closures, sufficient sets,
-    the selector and the proofs list, in the record's order.
+    the selector, the proofs list and the approach records with their staleness
+    (:func:`approach_views`, D-14), in the record's order.
 
     Raises:
         KeyError: no such target.
@@ -2131,6 +2221,7 @@ def graph_view(graph: Graph, target: str) -> dict[str, Any]:
         "sufficient_sets": sets,
         "selector": selector(graph, target, sets),
         "proofs": target_proofs(graph, target),
+        "approaches": approach_views(graph, target),
     }
 
 

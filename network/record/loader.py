@@ -200,7 +200,7 @@ class Target:
     gate_spec: m.GateSpec
     gate_spec_sha256: str
     defs: dict[str, LeanFile] = field(default_factory=dict)
-    approaches: list[RecordFile[m.Approach]] = field(default_factory=list)
+    approaches: list[RecordFile[m.Approach | m.ApproachV2]] = field(default_factory=list)
     status_records: list[RecordFile[m.TargetStatusRecord]] = field(default_factory=list)
     stewards: list[RecordFile[m.Steward]] = field(default_factory=list)
     registrations: list[RecordFile[m.Registration]] = field(default_factory=list)
@@ -457,6 +457,10 @@ def _record_of(path: str, bad_utf8: tuple[int, str] | None, parsed: tuple[str, A
         problems.append(Problem("invalid-record", "the top level is not a mapping", path))
         return None
     declared = obj.get("schema")
+    other = next((k for k in m.SAME_PLACE.get(model.SCHEMA_KIND, ())  # type: ignore[attr-defined]
+                  if k.SCHEMA_KIND == declared), None)
+    if other is not None:  # another version this place reads (D-34, approach/v2)
+        model = other  # type: ignore[assignment]
     if declared != model.SCHEMA_KIND:  # type: ignore[attr-defined]
         known = isinstance(declared, str) and declared in m.KIND_BY_SCHEMA
         code = "invalid-record" if known else "unknown-schema"

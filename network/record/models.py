@@ -553,6 +553,31 @@ class Approach(Record):
     detail: LongText | None = None
 
 
+D13Outcome = Literal["refuted-route", "exhausted", "abandoned-early", "blocked"]
+"""D-13's un-collapsible outcome vocabulary, shared by postmortems and approach/v2 (D-14)."""
+
+
+class ApproachV2(Record):
+    """``targets/<id>/approaches/<ts>-<pseudonym>.yaml`` with D-14 mechanism 3's fields:
+    route, outcome (D-13's vocabulary), pinned_mathlib_sha, model_and_tooling (D-23
+    v3.37's disclosure block) and date. A record whose pinned Mathlib is not its target's
+    gate-spec pin reads stale (:func:`network.record.derive.approach_views`); readers take
+    ``approach/v1`` records beside these (D-34: a new version, v1 never edited)."""
+
+    SCHEMA_KIND: ClassVar[str] = "approach/v2"
+    schema_: Literal["approach/v2"] = Field("approach/v2", alias="schema")
+    target: TargetId
+    author: Pseudonym
+    date: Date
+    route: ShortText
+    outcome: D13Outcome
+    pinned_mathlib_sha: GitSha
+    model_and_tooling: Disclosure
+    detail: LongText | None = None
+    nodes: list[NodeId] = []
+    references: list[Reference] = []
+
+
 class Registration(Record):
     """``targets/<id>/registrations/<date>-<n>.yaml`` (D-10 v3.37)."""
 
@@ -839,8 +864,13 @@ class Closure(Record):
 ALL_KINDS: tuple[type[Record], ...] = (
     Policy, Curators, Identity, DisplayName, PublicKey, MergeRecord, Attestation,
     PrecheckRecord, PrecheckAttestation, LedgerLine, Revocation, Correction, TargetRecord, GateSpec,
-    TargetStatusRecord, Steward, Approach, Registration, Meta, Postmortem, Annex,
+    TargetStatusRecord, Steward, Approach, ApproachV2, Registration, Meta, Postmortem, Annex,
     Literature, Gloss, Explainer, Withdrawal, ProposedFor, Shelving, Waiver, Defect,
     Dispute, RevisionRequest, Closure,
 )
 KIND_BY_SCHEMA: dict[str, type[Record]] = {k.SCHEMA_KIND: k for k in ALL_KINDS}
+#: the versions one place of the record reads, keyed by the kind a reader names for it: a
+#: file declaring any of them is read as that version (D-34: readers take every version)
+SAME_PLACE: dict[str, tuple[type[Record], ...]] = {
+    Approach.SCHEMA_KIND: (Approach, ApproachV2),
+}

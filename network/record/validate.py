@@ -456,5 +456,6 @@ _REFERENCE_CHECKS: dict[str, Callable[[ReferenceIndex, RecordDoc], None]] = {
     "proposed-for/v1": _nodes_here("node"),
     "revision-request/v1": _nodes_here("node"),
     "approach/v1": _nodes_here("nodes"),
+    "approach/v2": _nodes_here("nodes"),
     "shelving/v1": _shelving,
 }

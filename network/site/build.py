@@ -293,7 +293,7 @@ def _render_target(graph: Graph, config: SiteConfig, d: _Derived, tid: str, lay:
         "toolchain": spec.lean_toolchain,
         "stewards": [s.record for s in t.stewards
                      if s.record.pseudonym in d.summaries[tid]["stewards"]],
-        "approaches": [a for a in sorted(t.approaches, key=lambda rf: (rf.record.date, rf.path))],
+        "approaches": derive.approach_views(graph, tid),  # both versions, D-14 stale flag
         "literature": [(n["id"], n["label"], n["literature"]) for n in view["nodes"]
                        if n["literature"]],
         "shelved": [n for n in view["nodes"] if n["flags"]["shelved"]],
