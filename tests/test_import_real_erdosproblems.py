@@ -52,7 +52,7 @@ def import_fc_what_imports(fc: Path, graph: Path) -> list[str]:
     from network.importers import GraphView
     from network.importers.formal_conjectures import open_checkout, problem_files
 
-    pids = [p for p, _ in problem_files(open_checkout(fc), None)]
+    pids = [sf.number or sf.stem for sf in problem_files(open_checkout(fc), None)]
     try:
         plan = plan_formal_conjectures_import(fc, graph)
         good = pids
