@@ -355,3 +355,20 @@ def test_registration_records_validate(tmp_path: Path) -> None:
     paths = _registrations_graph(tmp_path / "graph")
     rec = yaml.safe_load((tmp_path / "graph" / paths["registered"]).read_text())
     m.Registration.model_validate(rec)
+
+
+def test_a_json_text_argument_reaches_the_route_as_text(api: Api) -> None:
+    """The SDK ``json.loads`` a string argument whose annotation is not exactly ``str``:
+    an attestation (``str | None``) passed as JSON text must still arrive as text, and a
+    ``null`` optional argument counts as left out."""
+    tok = api.token("alice")["token"]
+    att = json.dumps({"schema": "attestation/v1", "verdict": "precheck-fail"})
+    proof, nulls = _call(api, [
+        ("submit_proof", {"target_id": "demo", "node_id": "root", "artifact_type": "proof",
+                          "text": "theorem x : True := trivial\n", "attestation": att,
+                          "token": tok}),
+        ("get_node", {"target_id": "demo", "node_id": "root", "include": None}),
+    ])
+    assert not nulls.is_error, nulls.content[0].text
+    text = proof.content[0].text
+    assert "attestation: Input should be a valid string" not in text, text

@@ -314,9 +314,14 @@ def migrate(engine: Engine) -> None:
     Idempotent; safe on every start. Raises whatever the database raises on failure
     (a bug or an unreachable server, not an expected refusal).
     """
+    import logging
+
     from alembic import command
     from alembic.config import Config
 
+    # Alembic says "Context impl …" at INFO on every start; once another library (the MCP
+    # SDK) has configured the root logger, that chatter lands in `make run`'s banner.
+    logging.getLogger("alembic").setLevel(logging.WARNING)
     cfg = Config()
     cfg.set_main_option("script_location", str(MIGRATIONS_DIR))
     with engine.begin() as conn:

@@ -39,6 +39,7 @@ from sqlalchemy import func, select, update
 from sqlalchemy.exc import IntegrityError
 
 from network.api import claims, db
+from network.api.guidance import not_checkable
 from network.api.precheck import (
     ATTEMPT_TYPES,
     SUBMITTABLE,
@@ -546,7 +547,13 @@ def close_reason(row: db.SubmissionRow, pr: Any = None) -> dict[str, Any] | None
 
 
 def _guidance(row: db.SubmissionRow, position: int | None,
-              reason: dict[str, Any] | None = None) -> str:
+              reason: dict[str, Any] | None = None,
+              waiting: dict[str, Any] | None = None) -> str:
+    if row.state == "open" and waiting is not None:
+        return ("Open, waiting at toolchain-missing: the merge queue found nothing else to "
+                "refuse, but this network cannot check Lean, so it is neither merged nor "
+                "closed; it is judged as soon as the pinned toolchain is installed here. "
+                + not_checkable())
     if row.state == "open":
         where = f" It is number {position} in the merge queue." if position else ""
         return (f"Open.{where} The merge queue runs the authoritative gate; poll "
@@ -580,6 +587,7 @@ def _view(svc: Service, row: db.SubmissionRow, position: int | None) -> dict[str
         except (LemmataError, json.JSONDecodeError):
             att = None
     reason = close_reason(row, pr)
+    waiting = _waiting(svc, row)
     return {
         "id": row.id, "target": row.target, "node": row.node, "kind": row.kind,
         "path": row.chain_head, "pull_request": row.pull_request,
@@ -589,9 +597,25 @@ def _view(svc: Service, row: db.SubmissionRow, position: int | None) -> dict[str
         "queue_position": position, "precheck_id": row.precheck_id,
         "head_commit": row.head_sha, "precheck_attestation": att,
         "attestations": _attestations_for(svc, row.head_sha),
-        "moved_to": _moved_to(svc, row), "close_reason": reason,
-        "next": _guidance(row, position, reason),
+        "moved_to": _moved_to(svc, row), "close_reason": reason, "waiting": waiting,
+        "next": _guidance(row, position, reason, waiting),
     }
+
+
+def _waiting(svc: Service, row: db.SubmissionRow) -> dict[str, Any] | None:
+    """``{code: toolchain-missing, since}`` while the merge queue leaves this open pull
+    request waiting for its pinned toolchain (:func:`network.gate.queue.read_waiting`, for
+    the head the row names); None otherwise."""
+    n = _pr_number(row.pull_request) if row.pull_request else None
+    if row.state != "open" or n is None or not hasattr(svc.forge, "path"):
+        return None
+    from network.gate.queue import read_waiting
+
+    note = read_waiting(svc.forge, n)
+    if note is None or (row.head_sha and note.get("head") != row.head_sha):
+        return None
+    return {"code": str(note.get("code") or "toolchain-missing"),
+            "since": iso(note["since"]) if isinstance(note.get("since"), int) else None}
 
 
 def _positions(open_prs: list[Any]) -> dict[str, int]:

@@ -376,6 +376,15 @@ def _caller_from(ctx: Context | None, token: str | None, default_token: str | No
     return Caller(token=token, address=str(address), transport="mcp")
 
 
+def _sdk_annotation(annotation: Any) -> Any:
+    """The annotation the SDK sees: an optional text argument (``str | None``) becomes
+    ``str`` (default None; an explicit ``null`` is dropped by :meth:`LemmataMCP.call_tool`),
+    because the SDK ``json.loads`` every string argument whose annotation is not exactly
+    ``str``, so a JSON text passed as a string (an attestation, a YAML record that is also
+    JSON) would reach the route as an object and be refused."""
+    return str if annotation == (str | None) else annotation
+
+
 def _make_tool(svc: Service, op: Op, default_token: str | None) -> Callable[..., CallToolResult]:
     """A function with the tool's own signature that calls ``op.function`` and answers
     :func:`tool_result` (a refusal: :func:`error_result`)."""
@@ -393,14 +402,15 @@ def _make_tool(svc: Service, op: Op, default_token: str | None) -> Callable[...,
         except LemmataError as exc:
             return error_result(exc)
 
-    params = [inspect.Parameter(p.name, inspect.Parameter.KEYWORD_ONLY, annotation=p.annotation,
+    params = [inspect.Parameter(p.name, inspect.Parameter.KEYWORD_ONLY,
+                                annotation=_sdk_annotation(p.annotation),
                                 **({} if p.required else {"default": None}))
               for p in op.params]
-    annotations: dict[str, Any] = {p.name: p.annotation for p in op.params}
+    annotations: dict[str, Any] = {p.name: _sdk_annotation(p.annotation) for p in op.params}
     if op.auth == "bearer" or op.token_optional:
         params.append(inspect.Parameter("token", inspect.Parameter.KEYWORD_ONLY,
-                                        annotation=str | None, default=None))
-        annotations["token"] = str | None
+                                        annotation=str, default=None))
+        annotations["token"] = str
     params.append(inspect.Parameter("ctx", inspect.Parameter.KEYWORD_ONLY, annotation=Context))
     annotations["ctx"] = Context
     annotations["return"] = CallToolResult
@@ -472,7 +482,11 @@ class LemmataMCP(MCPServer):
 
     async def call_tool(self, name: str, arguments: dict[str, Any],
                         context: Any = None) -> Any:
-        """As the SDK's, with argument and lookup failures answered as catalog errors."""
+        """As the SDK's, with argument and lookup failures answered as catalog errors.
+        An argument sent as ``null`` is taken as left out (every optional argument defaults
+        to None; see :func:`_sdk_annotation`)."""
+        if isinstance(arguments, dict):
+            arguments = {k: v for k, v in arguments.items() if v is not None}
         try:
             return await super().call_tool(name, arguments, context)
         except ToolError as exc:

@@ -47,10 +47,11 @@ import json
 import logging
 import os
 import threading
+import time
 from collections.abc import Callable, Sequence
 from dataclasses import asdict, dataclass, field, replace
 from pathlib import Path
-from typing import Literal
+from typing import Any, Literal
 
 import pygit2
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
@@ -82,8 +83,10 @@ class QueueItem:
 
     Attributes:
         number: the pull request.
-        verdict: the gate's verdict, or ``error`` when judging raised (the pull request is
-            then refused: closed).
+        verdict: the gate's verdict, ``waiting`` when it rests on ``toolchain-missing``
+            alone (left open, nothing published, judged again only once a pinned
+            toolchain appears or the head moves: :func:`only_toolchain_missing`), or
+            ``error`` when judging raised (the pull request is then refused: closed).
         outcome: the gate's outcome (None on error).
         published: main's commit holding the attestation(s), None when already there.
         merge_sha: main after the merge, when merged.
@@ -478,6 +481,88 @@ def _already_on_main(forge: LocalForge, pr: PullRequest, ctx: _Ctx) -> QueueItem
     return item
 
 
+WAITING_DIR = "lemmata-waiting"
+"""``<forge>/lemmata-waiting/<n>.json``: pull requests that wait for a toolchain."""
+
+
+def toolchain_fingerprint(graph: Any, toolchain: ToolchainSource) -> list[list[Any]]:
+    """Which targets' pinned toolchains are installed here: ``[[target, ok], ...]``, sorted.
+    A waiting pull request is judged again only when this changes."""
+    out = []
+    for tid, t in sorted(graph.targets.items()):
+        tc = toolchain(t.gate_spec) if callable(toolchain) else toolchain
+        out.append([tid, bool(tc.describe().ok)])
+    return out
+
+
+def only_toolchain_missing(out: GateOutcome, precheck_raw: str | None = None,
+                           missing: frozenset[str] | set[str] = frozenset()) -> bool:
+    """Whether a refusal rests on the missing toolchain alone, so nothing was judged.
+
+    Each failing artifact's first failing step is either step 1 with
+    ``toolchain-missing``, or step 0's ``precheck-failed`` for a target in ``missing`` (no
+    pinned toolchain here either) whose carried precheck failed only at
+    ``toolchain-missing``: the precheck could check nothing, and neither can this gate.
+    Step 2, which runs first and needs no Lean, found nothing, and no finding lies outside
+    the artifacts. A waiting pull request gains nothing by it: once a toolchain appears it
+    is judged, and an unchecked precheck then bounces it.
+
+    Args:
+        out: the gate's outcome.
+        precheck_raw: the pull request's precheck-attestation JSON, if any.
+        missing: targets whose pinned toolchain is not installed here.
+    """
+    failing = [r for r in out.runs if r.first_failing is not None]
+    if out.verdict not in ("fail", "bounced") or not failing or out.unplaced:
+        return False
+    for r in failing:
+        ff = r.first_failing
+        assert ff is not None
+        if ff.code == "toolchain-missing":
+            continue
+        if (ff.step == 0 and ff.code == "precheck-failed" and r.artifact.target in missing
+                and _precheck_unchecked(precheck_raw)):
+            continue
+        return False
+    return True
+
+
+def _precheck_unchecked(raw: str | None) -> bool:
+    """Whether a precheck attestation failed at ``toolchain-missing`` and nowhere else."""
+    if not raw:
+        return False
+    try:
+        att = m.PrecheckAttestation.model_validate_json(raw)
+    except ValueError:
+        return False
+    bad = [st for st in att.steps if not st.ok]
+    return bool(bad) and all(st.code == "toolchain-missing" for st in bad)
+
+
+def read_waiting(forge: LocalForge, number: int) -> dict[str, Any] | None:
+    """The waiting note of pull request ``number`` (``{head, since, toolchains}``), or None.
+    The service shows it to the submitter (issue 11: a proof waits at
+    ``toolchain-missing``)."""
+    path = forge.path / WAITING_DIR / f"{int(number)}.json"
+    try:
+        data = json.loads(path.read_text("utf-8"))
+    except (OSError, ValueError):
+        return None
+    return data if isinstance(data, dict) else None
+
+
+def _write_waiting(forge: LocalForge, number: int, note: dict[str, Any]) -> None:
+    folder = forge.path / WAITING_DIR
+    folder.mkdir(parents=True, exist_ok=True)
+    tmp = folder / f".{number}.json.tmp"
+    tmp.write_text(json.dumps(note, sort_keys=True), "utf-8")
+    os.replace(tmp, folder / f"{number}.json")
+
+
+def _clear_waiting(forge: LocalForge, number: int) -> None:
+    (forge.path / WAITING_DIR / f"{int(number)}.json").unlink(missing_ok=True)
+
+
 def process_queue(
     forge: LocalForge,
     *,
@@ -521,12 +606,18 @@ def process_queue(
         with its code in the item's notes, and a merge already journaled is completed on
         the next pass. The runner goes on with the next one (issue 9, issue 16).
 
+    A pull request whose verdict rests on ``toolchain-missing`` alone waits open: nothing
+    is published or closed, a note goes to ``<forge>/lemmata-waiting/<n>.json``, and it is
+    judged again only when :func:`toolchain_fingerprint` changes or its head moves, so a
+    network without Lean neither closes proofs nor re-gates them every pass (issue 11).
+
     Implements D-4, D-5, D-25 v3.21, rulings 7 and 8; issue 16 (merging is a journal).
     """
     graphs = MainGraph(forge)
     ctx = _Ctx(toolchain, sandbox, gate_key, key_id, work_dir, graphs, step_hook or _no_hook)
     items = recover(forge, ctx)
     pending = {i.number for i in read_intents(forge)}
+    fingerprint: list[list[Any]] | None = None  # computed once a pass, when needed
     for pr in forge.list_open():
         if pr.number in pending or forge.get(pr.number).state != "open":
             continue
@@ -542,6 +633,15 @@ def process_queue(
         if done is not None:
             items.append(done)
             continue
+        waiting = read_waiting(forge, pr.number)
+        if waiting is not None:
+            if fingerprint is None:
+                fingerprint = toolchain_fingerprint(base_graph, toolchain)
+            if waiting.get("head") == pr.head_sha and waiting.get("toolchains") == fingerprint:
+                items.append(QueueItem(pr.number, "waiting", code="toolchain-missing",
+                                       notes=["waits for its pinned toolchain; not re-gated"]))
+                continue
+            _clear_waiting(forge, pr.number)  # a toolchain came (or the head moved): judge
         try:
             out = run_gate(forge.path, main, pr.head_sha, toolchain=toolchain,
                            sandbox=sandbox, precheck_raw=_precheck_of(pr),
@@ -550,6 +650,17 @@ def process_queue(
                            work_dir=work_dir, base_graph=base_graph)
         except Exception as exc:  # noqa: BLE001 - one pull request never stops the queue
             items.append(_refuse_on_error(forge, pr, exc))
+            continue
+        if fingerprint is None and out.verdict in ("fail", "bounced"):
+            fingerprint = toolchain_fingerprint(base_graph, toolchain)
+        missing = {tid for tid, ok in fingerprint or () if not ok}
+        if only_toolchain_missing(out, _precheck_of(pr), missing):  # waits, never closed
+            assert fingerprint is not None
+            _write_waiting(forge, pr.number, {"head": pr.head_sha, "since": int(time.time()),
+                                              "toolchains": fingerprint,
+                                              "code": "toolchain-missing"})
+            items.append(QueueItem(pr.number, "waiting", out, code="toolchain-missing",
+                                   notes=["waits for its pinned toolchain (issue 11)"]))
             continue
         item = QueueItem(pr.number, out.verdict, out)
         items.append(item)
