@@ -26,9 +26,28 @@ def graph() -> Graph:
     return load_graph(GRAPH)
 
 
-def test_three_targets(graph: Graph) -> None:
-    assert sorted(graph.targets) == ["erdos-242", "infinite-primes", "tutorial"]
+FC_COMMIT = "488aade228ec37880b8fec178c173c07d279bb53"
+
+
+def test_the_sample_targets(graph: Graph) -> None:
+    """Three hand-written targets, and the starting set of real Erdős problems imported
+    from the Formal Conjectures snapshot (issue 12): calibration, open and question ones,
+    each with its provenance at the snapshot's commit."""
+    assert {"erdos-242", "infinite-primes", "tutorial"} <= set(graph.targets)
     assert graph.policy.graph_id == "lemmata"
+    imported = {tid: t for tid, t in graph.targets.items()
+                if t.record.intake is not None
+                and t.record.intake.provenance.source == "formal-conjectures"
+                and tid != "erdos-242"}
+    assert len(imported) >= 25
+    for tid, t in imported.items():
+        prov = t.record.intake.provenance  # type: ignore[union-attr]
+        assert prov.source == "formal-conjectures" and prov.commit == FC_COMMIT, tid
+        assert prov.file is not None and prov.file.startswith("FormalConjectures/ErdosProblems/")
+    kinds = {("question" if t.record.answer_question else t.record.target_class)
+             for t in imported.values()}
+    assert kinds == {"calibration", "open-problem", "question"}
+    assert max(len(t.nodes) for t in imported.values()) >= 4  # one with several variants
 
 
 def test_tutorial_node_is_flagged(graph: Graph) -> None:
@@ -98,7 +117,12 @@ def test_statement_hashes_are_exact(graph: Graph) -> None:
 def test_gate_spec_pins_are_full_shas(graph: Graph) -> None:
     for tid, target in graph.targets.items():
         spec = target.gate_spec
-        assert spec.lean_toolchain == "leanprover/lean4:v4.34.0", tid
+        fc = [pkg for pkg in spec.packages if pkg.name == "formal_conjectures"]
+        if fc and tid != "erdos-242":  # imported: Formal Conjectures' own pins
+            assert spec.lean_toolchain == "leanprover/lean4:v4.27.0", tid
+            assert fc[0].rev == FC_COMMIT, tid
+        else:
+            assert spec.lean_toolchain == "leanprover/lean4:v4.34.0", tid
         assert spec.mathlib is not None, tid
         assert spec.mathlib.url == "https://github.com/leanprover-community/mathlib4"
         assert SHA40.fullmatch(spec.mathlib.rev), tid

@@ -1,0 +1,13 @@
+import FormalConjecturesUtil
+
+/-!
+non-vacuity witness for `Erdos11.erdos_11.variants.two_pow_two` (D-4 step 7): its
+hypotheses are satisfiable; the curator proves this before the import merges
+-/
+
+namespace Erdos11
+
+theorem erdos_11.variants.two_pow_two.witness : ∃ (n : ℕ) (hn : Odd n) (hn' : 1 < n), True := by
+  sorry
+
+end Erdos11

@@ -1,0 +1,27 @@
+import FormalConjecturesUtil
+
+/-!
+# Erdős Problem 340
+
+*Reference:* [erdosproblems.com/340](https://www.erdosproblems.com/340)
+
+Imported from google-deepmind/formal-conjectures,
+`FormalConjectures/ErdosProblems/340.lean` (Apache-2.0; © The Formal Conjectures Authors):
+declaration `Erdos340.erdos_340.variants._33_mem_sub`, statement only. Formal Conjectures
+attributes (category, AMS) are removed here and recorded in the provenance; the source
+commit is pinned in gate-spec.json and recorded in META.yaml.
+-/
+
+open Filter Finset
+open scoped Real Pointwise
+
+namespace Erdos340
+
+/--
+The smallest integer which is unknown to be in $A - A$ is $33$.
+ -/
+theorem erdos_340.variants._33_mem_sub : answer(sorry) ↔
+    33 ∈ Set.range greedySidon - Set.range greedySidon := by
+  sorry
+
+end Erdos340

@@ -1,0 +1,13 @@
+import FormalConjecturesUtil
+
+/-!
+non-vacuity witness for `Erdos617.erdos_617.variants.r_eq_4` (D-4 step 7): its hypotheses
+are satisfiable; the curator proves this before the import merges
+-/
+
+namespace Erdos617
+
+theorem erdos_617.variants.r_eq_4.witness : ∃ (r : ℕ) (hr : r ≥ 3) (V : Type) (_ : Fintype V) (_ : DecidableEq V) (hV : Fintype.card V = 4^2 + 1) (coloring : Sym2 V → Fin 4), True := by
+  sorry
+
+end Erdos617
