@@ -70,9 +70,13 @@ def test_pins_fall_back_to_the_graph_then_defaults(tmp_path: Path) -> None:
     (co / "lean-toolchain").unlink()
     (co / "lake-manifest.json").unlink()
     repo_commit = commit_all(co, "drop pins")
-    plan = plan_formal_conjectures_import(co, graph_copy(tmp_path), problems=["9005"])
+    gcopy = graph_copy(tmp_path)
+    from collections import Counter
+
+    most = Counter(t.gate_spec.lean_toolchain for t in load_graph(gcopy).targets.values())
+    plan = plan_formal_conjectures_import(co, gcopy, problems=["9005"])
     assert plan.report["pins"]["source"] == "graph"
-    assert plan.report["pins"]["lean_toolchain"] == "leanprover/lean4:v4.34.0"
+    assert plan.report["pins"]["lean_toolchain"] == most.most_common(1)[0][0]
     assert plan.report["pins"]["formal_conjectures"] == repo_commit
     plan = plan_formal_conjectures_import(co, None, problems=["9005"], curator="someone")
     assert plan.report["pins"]["source"] == "default"
