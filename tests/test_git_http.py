@@ -279,6 +279,24 @@ def test_malformed_receive_pack_bodies_are_refused() -> None:
     assert e.value.code == "git-push-malformed"
 
 
+def test_the_ref_read_is_the_ref_git_reads() -> None:
+    """git chomps one newline at the end of the packet, then cuts at NUL: a newline
+    before the capabilities stays in the ref name git sees, so the service reads it too
+    (and refuses the name) rather than judging ``refs/heads/submit/d`` instead."""
+    zero, one = "0" * 40, "1" * 40
+    for line, ref in [(f"{zero} {one} refs/heads/submit/d\n\0report-status\n",
+                       "refs/heads/submit/d\n"),
+                      (f"{zero} {one} refs/heads/submit/d\n\n", "refs/heads/submit/d\n"),
+                      (f"{zero} {one} refs/heads/submit/d\0report-status\n",
+                       "refs/heads/submit/d")]:
+        raw = line.encode()
+        [cmd] = parse_commands(b"%04x" % (len(raw) + 4) + raw + b"0000").commands
+        assert cmd.ref == ref
+    with pytest.raises(LemmataError) as e:
+        check_branch("refs/heads/submit/d\n")
+    assert e.value.code == "git-push-branch-invalid"
+
+
 def test_a_branch_may_only_point_at_a_commit(served: Served, tmp_path: Path) -> None:
     work = clone_and_commit(served, tmp_path / "w")
     assert git("tag", "-a", "-m", "annotated", "t1", cwd=work).rc == 0

@@ -202,10 +202,11 @@ def parse_commands(body: bytes) -> Push:
         lines += 1
         if lines > 4 * MAX_REFS + 1000:  # shallow lines are bounded too
             raise LemmataError("git-push-malformed", "too many command lines")
+        if line.endswith(b"\n"):  # git chomps one newline, the packet's last byte
+            line = line[:-1]
         if not commands and b"\0" in line:
             line, _, cap_bytes = line.partition(b"\0")
             caps = frozenset(cap_bytes.decode("ascii", "replace").split())
-        line = line.rstrip(b"\n")
         if line.startswith(b"shallow "):
             continue
         if line.startswith(b"push-cert"):
