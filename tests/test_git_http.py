@@ -411,6 +411,24 @@ def test_a_push_passes_the_write_guard(tmp_path: Path) -> None:
         assert r.status_code == 401 and r.text.startswith("token-missing")
 
 
+def test_a_push_is_refused_while_the_merge_queue_is_down(served: Served,
+                                                        tmp_path: Path) -> None:
+    """A push opens a pull request, so like submit_proof it is refused ``queue-down``
+    while no merge queue would judge it (issue 16), and opens nothing."""
+    from network.api.service import HeartbeatQueue
+
+    svc = served.app.state.svc  # type: ignore[attr-defined]
+    svc.queue = HeartbeatQueue(tmp_path / "no-heartbeat.json")  # no queue has beaten
+    work = clone_and_commit(served, tmp_path / "w")
+    done = git("push", served.with_token("ann"), "HEAD:submit/while-down", cwd=work)
+    assert done.rc != 0 and "queue-down" in done.err, done.err
+    assert _prs(served) == []
+    assert "refs/heads/submit/while-down" not in list(svc.forge.repo.references)
+    svc.queue = None  # the queue is back: the same push opens its pull request
+    assert git("push", served.with_token("ann"), "HEAD:submit/while-down", cwd=work).rc == 0
+    assert len(_prs(served)) == 1
+
+
 def test_a_push_of_main_itself_is_refused(served: Served, tmp_path: Path) -> None:
     work = tmp_path / "w"
     assert git("clone", served.git_url, str(work)).rc == 0
