@@ -204,3 +204,20 @@ def test_without_a_monitor_writes_are_never_refused_for_the_queue(env: Env) -> N
     assert postmortem(env, tok).status_code == 201
     assert "queue" not in env.client.get("/info.json").json()["service"]
     assert env.client.get("/submissions.json", headers=auth(tok)).status_code == 200
+
+
+@pytest.mark.parametrize("text", [
+    '{"at": NaN, "alive": true, "health": {}}',        # json reads NaN: never stale
+    '{"at": Infinity, "alive": true, "health": {}}',
+    '{"at": 1000, "alive": "false", "health": {}}',     # a string is no live runner
+    '{"at": 100000, "alive": true, "health": {}}',      # from the future
+])
+def test_a_heartbeat_that_cannot_go_stale_is_down(tmp_path: Path, text: str) -> None:
+    """A heartbeat whose ``at`` is not finite, or far ahead of the clock, or whose
+    ``alive`` is not a boolean, says the queue is down rather than up for ever."""
+    beat = tmp_path / Q.HEARTBEAT_FILE
+    beat.write_text(text)
+    queue = HeartbeatQueue(beat, stale_s=60)
+    assert not queue.state(1000.0).up
+    beat.write_text('{"at": 990, "alive": true, "health": {}}')  # a fresh one is up
+    assert queue.state(1000.0).up

@@ -279,6 +279,24 @@ def test_malformed_receive_pack_bodies_are_refused() -> None:
     assert e.value.code == "git-push-malformed"
 
 
+def test_the_ref_read_is_the_ref_git_reads() -> None:
+    """git chomps one newline at the end of the packet, then cuts at NUL: a newline
+    before the capabilities stays in the ref name git sees, so the service reads it too
+    (and refuses the name) rather than judging ``refs/heads/submit/d`` instead."""
+    zero, one = "0" * 40, "1" * 40
+    for line, ref in [(f"{zero} {one} refs/heads/submit/d\n\0report-status\n",
+                       "refs/heads/submit/d\n"),
+                      (f"{zero} {one} refs/heads/submit/d\n\n", "refs/heads/submit/d\n"),
+                      (f"{zero} {one} refs/heads/submit/d\0report-status\n",
+                       "refs/heads/submit/d")]:
+        raw = line.encode()
+        [cmd] = parse_commands(b"%04x" % (len(raw) + 4) + raw + b"0000").commands
+        assert cmd.ref == ref
+    with pytest.raises(LemmataError) as e:
+        check_branch("refs/heads/submit/d\n")
+    assert e.value.code == "git-push-branch-invalid"
+
+
 def test_a_branch_may_only_point_at_a_commit(served: Served, tmp_path: Path) -> None:
     work = clone_and_commit(served, tmp_path / "w")
     assert git("tag", "-a", "-m", "annotated", "t1", cwd=work).rc == 0
@@ -391,6 +409,24 @@ def test_a_push_passes_the_write_guard(tmp_path: Path) -> None:
         r = httpx.post(f"{s.git_url}/git-receive-pack", content=b"garbage",
                        headers={"Content-Type": "application/x-git-receive-pack-request"})
         assert r.status_code == 401 and r.text.startswith("token-missing")
+
+
+def test_a_push_is_refused_while_the_merge_queue_is_down(served: Served,
+                                                        tmp_path: Path) -> None:
+    """A push opens a pull request, so like submit_proof it is refused ``queue-down``
+    while no merge queue would judge it (issue 16), and opens nothing."""
+    from network.api.service import HeartbeatQueue
+
+    svc = served.app.state.svc  # type: ignore[attr-defined]
+    svc.queue = HeartbeatQueue(tmp_path / "no-heartbeat.json")  # no queue has beaten
+    work = clone_and_commit(served, tmp_path / "w")
+    done = git("push", served.with_token("ann"), "HEAD:submit/while-down", cwd=work)
+    assert done.rc != 0 and "queue-down" in done.err, done.err
+    assert _prs(served) == []
+    assert "refs/heads/submit/while-down" not in list(svc.forge.repo.references)
+    svc.queue = None  # the queue is back: the same push opens its pull request
+    assert git("push", served.with_token("ann"), "HEAD:submit/while-down", cwd=work).rc == 0
+    assert len(_prs(served)) == 1
 
 
 def test_a_push_of_main_itself_is_refused(served: Served, tmp_path: Path) -> None:

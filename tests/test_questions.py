@@ -211,6 +211,11 @@ RESTATED = [
     FC_321.replace("R N = answer(sorry)", "∃ c : ℕ, c = answer(c)"),
     FC_321.replace("R N = answer(sorry)", "¬ ¬ (R N = answer(R N))"),
     _filled(FC_699, f"(answer({FC_699_RHS}))").replace("↔", "<->"),  # ASCII iff, parens
+    FC_321.replace("R N = answer(sorry)", "Eq (R N) (answer(R N))"),  # = as a function
+    FC_321.replace("R N = answer(sorry)", "HEq (answer(R N)) (R N)"),
+    FC_321.replace("R N = answer(sorry)", "R N ∣ answer(R N)"),   # reflexive relations
+    FC_321.replace("R N = answer(sorry)", "{R N} ⊆ answer({R N})"),
+    f"theorem erdos_699 : Iff (answer({FC_699_RHS})) ({FC_699_RHS}) := by\n  sorry\n",
 ]
 
 
@@ -259,6 +264,18 @@ def test_a_disguised_echo_passes_the_syntax_and_needs_the_definitional_layer(tex
     assert probe.startswith("theorem erdos_321.answer_probe (N : ℕ) :")
     assert "R N = answer(R N) := by" in probe
     assert syntactic_findings(text, "x") == []
+
+
+def test_an_answer_in_a_prefix_or_reflexive_relation_is_probed() -> None:
+    """``Eq a b`` and ``a ∣ b`` are relations too: a disguised echo there gets its probe
+    (before, no echo was found, so neither layer looked at the answer)."""
+    for written, other, probed in [
+            ("Eq (R N) (answer(id (R N)))", "(R N)", "Eq (R N) (answer((R N)))"),
+            ("R N ∣ answer(R N + 0)", "R N", "R N ∣ answer(R N)")]:
+        text = FC_321.replace("R N = answer(sorry)", written)
+        [e] = answer_echoes(text)
+        assert not e.restates and e.other == other, e
+        assert f"{probed} := by" in echo_probe_text(text, e, "erdos_321.answer_probe")
 
 
 def test_every_answer_of_the_statement_is_probed(tmp_path: Path) -> None:

@@ -12,7 +12,8 @@ bare repository and nothing else: the path the CGI sees is built here from a fix
   token answers ``401`` with ``WWW-Authenticate: Basic``, and counts against the address's
   failed authentications like any token route (:func:`network.api.service.authenticate`).
   The push itself passes the write guard (:func:`network.api.service.write_identity`:
-  write limits, role binding, the DCO).
+  write limits, role binding, the DCO) and, as it opens a pull request, is refused
+  ``queue-down`` while the merge queue is down (:func:`network.api.service.require_queue`).
 * **A push may only create ``refs/heads/submit/<name>``.** The service reads the ref
   updates of the ``git-receive-pack`` request before git sees them (:func:`parse_commands`)
   and refuses, with a catalog code git shows the pusher (a receive-pack ``ng`` line and a
@@ -60,7 +61,14 @@ from starlette.routing import Route
 from network import proc
 from network.api import db, submissions
 from network.api.forge import LocalForge, PullRequest
-from network.api.service import Caller, Service, Who, authenticate, write_identity
+from network.api.service import (
+    Caller,
+    Service,
+    Who,
+    authenticate,
+    require_queue,
+    write_identity,
+)
 from network.errors import LemmataError, define
 from network.gate import attestation as A
 
@@ -202,10 +210,11 @@ def parse_commands(body: bytes) -> Push:
         lines += 1
         if lines > 4 * MAX_REFS + 1000:  # shallow lines are bounded too
             raise LemmataError("git-push-malformed", "too many command lines")
+        if line.endswith(b"\n"):  # git chomps one newline, the packet's last byte
+            line = line[:-1]
         if not commands and b"\0" in line:
             line, _, cap_bytes = line.partition(b"\0")
             caps = frozenset(cap_bytes.decode("ascii", "replace").split())
-        line = line.rstrip(b"\n")
         if line.startswith(b"shallow "):
             continue
         if line.startswith(b"push-cert"):
@@ -646,10 +655,11 @@ def receive(svc: Service, forge: LocalForge, caller: Caller, body: bytes,
     refusal: LemmataError | None = None
     try:  # the token first: nobody unauthenticated makes the service read a push
         who = write_identity(svc, caller)
+        require_queue(svc)  # a pull request opened now would wait unjudged (issue 16)
     except LemmataError as exc:
         if exc.entry.http_status == 401:
             raise
-        refusal = exc  # rate-limited, dco-not-accepted, ...: told as git's ng lines
+        refusal = exc  # rate-limited, dco-not-accepted, queue-down: told as git's ng lines
     if refusal is None and (headers.get("content-encoding") or "identity").lower() \
             != "identity":
         refusal = LemmataError("git-push-malformed", "a compressed push body")

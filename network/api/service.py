@@ -460,7 +460,8 @@ class HeartbeatQueue:
     ``network.gate.queue.HEARTBEAT_S`` seconds to ``path`` (``<data>/queue-heartbeat.json``)
     while its runner thread lives. Down when there is no heartbeat (no queue has run on
     this data directory: a pull request opened now would never be judged), when it is
-    older than ``stale_s`` (the queue's process died), or when it says the runner died,
+    older than ``stale_s`` (the queue's process died) or as far in the future (a clock
+    set back), or when it says the runner died,
     stopped or keeps failing."""
 
     path: Path
@@ -478,10 +479,10 @@ class HeartbeatQueue:
         at = float(beat["at"])  # type: ignore[arg-type]  # read_heartbeat checked it
         raw = beat["health"]
         health = {**(raw if isinstance(raw, dict) else {}), "heartbeat_at": int(at)}
-        age = now - at
-        return judge_queue(health, alive=bool(beat.get("alive")),
+        age = now - at  # a beat from the future (a clock set back) is no fresher
+        return judge_queue(health, alive=beat.get("alive") is True,
                            max_failures=self.max_failures,
-                           stale_for_s=age if age > self.stale_s else None)
+                           stale_for_s=abs(age) if abs(age) > self.stale_s else None)
 
 
 def queue_state(svc: Service) -> QueueState | None:

@@ -13,7 +13,8 @@ closable that way. The gate refuses them in two layers:
   Lean reads them) and taken apart as Lean's precedences nest it: a binder ``∀``/``∃ …,``
   reaches to the end, then the top-level ``↔`` (whose two sides are also compared), ``→``,
   ``∨``, ``∧``, then ``¬``, down to each relation (the first top-level ``=``, ``≤``,
-  ``≥``, ``<=``, ``>=``; ``=Θ[…]``-style asymptotics are not relations). Wherever one side
+  ``≥``, ``<=``, ``>=``, ``∣``, ``⊆``, ``≍``, or ``Eq a b``/``Iff p q``/``HEq a b`` applied
+  to two arguments; ``=Θ[…]``-style asymptotics are not relations). Wherever one side
   of such a relation is ``answer(T)``, ``T`` is compared token by token with the other
   side after dropping whitespace, comments, redundant parentheses and nested
   ``answer(…)`` wrappers. Either side may hold the answer (swapped sides are the same
@@ -59,7 +60,9 @@ define("answer-defeq-target", 6, 422,
 
 _OPEN = {"(": ")", "[": "]", "{": "}", "⟨": "⟩", "⦃": "⦄", "⟦": "⟧"}
 _CLOSE = set(_OPEN.values())
-_RELATIONS = ("=", "≤", "≥", "<=", ">=")
+_RELATIONS = ("=", "≤", "≥", "<=", ">=", "∣", "⊆", "≍")
+_PREFIX_RELATIONS = {"Eq": "=", "Iff": "↔", "HEq": "≍"}
+"""Relations written as a function applied to its two sides (``Eq a b``, ``Iff p q``)."""
 _DECL_KEYWORDS = ("theorem", "lemma")
 _SORRY = ("sorry",)
 PROBE_STEM = "AnswerProbe"
@@ -195,11 +198,37 @@ def _sides(toks: list[Token], out: list[tuple[str, list[Token], list[Token]]]) -
     if toks[0].text == "¬":
         _sides(toks[1:], out)
         return
+    prefix = _PREFIX_RELATIONS.get(toks[0].text) if toks[0].kind == "name" else None
+    args = _arguments(toks[1:]) if prefix else None
+    if prefix and args is not None and len(args) == 2:
+        out.append((prefix, args[0], args[1]))
+        return
     at = next((i for i in top if _relation_at(toks, i) in _RELATIONS), None)
     if at is not None:
         rel = _relation_at(toks, at)
         assert rel is not None
         out.append((rel, toks[:at], toks[at + 1:]))
+
+
+def _arguments(toks: list[Token]) -> list[list[Token]] | None:
+    """The arguments of an application: each a name, a literal or a bracketed group, or
+    None when anything else (an operator) stands at the top level."""
+    out: list[list[Token]] = []
+    i = 0
+    while i < len(toks):
+        t = toks[i]
+        if t.text in _OPEN:
+            j = _match(toks, i)
+            if j < 0:
+                return None
+            out.append(toks[i:j + 1])
+            i = j + 1
+        elif t.kind == "name" or t.text[:1].isdigit():
+            out.append([t])
+            i += 1
+        else:
+            return None
+    return out
 
 
 def _unwrap(toks: list[Token]) -> list[Token]:

@@ -45,6 +45,7 @@ from __future__ import annotations
 
 import json
 import logging
+import math
 import os
 import threading
 import time
@@ -790,15 +791,16 @@ def write_heartbeat(path: Path, snapshot: dict[str, object], *, alive: bool,
 
 def read_heartbeat(path: Path) -> dict[str, object] | None:
     """The heartbeat at ``path`` (:func:`write_heartbeat`'s form), or None when there is
-    none or it cannot be read as one (a missing or unreadable heartbeat tells nothing
-    about a live queue)."""
+    none or it cannot be read as one: not JSON, no finite ``at``, no boolean ``alive`` (a
+    missing or unreadable heartbeat tells nothing about a live queue)."""
     try:
         raw = json.loads(path.read_bytes())
     except (OSError, ValueError):
         return None
     if not isinstance(raw, dict) or not isinstance(raw.get("at"), int | float) \
-            or not isinstance(raw.get("health"), dict):
-        return None
+            or not math.isfinite(raw["at"]) or not isinstance(raw.get("health"), dict) \
+            or not isinstance(raw.get("alive"), bool):
+        return None  # NaN or Infinity (json reads both) would never go stale
     return raw
 
 
