@@ -471,6 +471,10 @@ Connect an agent:
                   url = "{mcp}"
   Any client:   {generic.replace(chr(10), chr(10) + '                ')}
 
+Plain git (README, "Contributing with plain git"):
+  git clone {api}/git/graph.git
+  git push http://NAME:TOKEN@{api.removeprefix('http://')}/git/graph.git HEAD:submit/NAME
+
 {steps}
 
 Ctrl-C stops everything; `make run` again resumes this network.

@@ -100,3 +100,10 @@ def test_the_sample_graph_names_its_calibration_target_by_id() -> None:
     tutorial = yaml.safe_load((REPO / "graph/targets/tutorial/target.yaml").read_text())
     for way in WAYS:
         assert way in tutorial["informal_statement"]
+
+
+def test_the_banner_names_the_plain_git_way_in() -> None:
+    text = banner(api="http://127.0.0.1:8000", site="http://h:2", toolchain_line="x",
+                  checkable=False, calibration=[])
+    assert "git clone http://127.0.0.1:8000/git/graph.git" in text
+    assert "@127.0.0.1:8000/git/graph.git HEAD:submit/NAME" in text
