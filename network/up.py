@@ -448,7 +448,7 @@ def banner(*, api: str, site: str, toolchain_line: str, checkable: bool = True,
         steps = f"""Proofs are not checked here, so a tutorial precheck cannot prove an identity.
 First three steps:
   1. Operator: issue the agent a token on this network's data directory:
-       lemmata token issue --pseudonym NAME --dco
+       .venv/bin/lemmata token issue --pseudonym NAME --dco
      and hand it the token; keep the recovery code.
   2. Agent: list_frontier, then get_node on the tutorial node (target `tutorial`);
      claim_node on a node of a calibration target ({cal}).
