@@ -286,11 +286,20 @@ def write_intent(forge: LocalForge, intent: MergeIntent) -> Path:
     Raises:
         OSError: when the disk refuses the write (the merge then does not happen).
     """
-    folder = _journal_dir(forge)
+    return _write_durably(_journal_dir(forge), intent.number, asdict(intent))
+
+
+def _write_durably(folder: Path, number: int, body: dict[str, Any]) -> Path:
+    """``body`` as ``<folder>/<number>.json``: a temporary file, fsync, rename, fsync of
+    the folder (created when absent). Returns the path.
+
+    Raises:
+        OSError: when the disk refuses the write.
+    """
     folder.mkdir(parents=True, exist_ok=True)
-    final = folder / f"{intent.number}.json"
-    tmp = folder / f".{intent.number}.json.tmp"
-    data = json.dumps(asdict(intent), sort_keys=True).encode("utf-8")
+    final = folder / f"{number}.json"
+    tmp = folder / f".{number}.json.tmp"
+    data = json.dumps(body, sort_keys=True).encode("utf-8")
     fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
     try:
         os.write(fd, data)
@@ -552,14 +561,6 @@ def read_waiting(forge: LocalForge, number: int) -> dict[str, Any] | None:
     return data if isinstance(data, dict) else None
 
 
-def _write_waiting(forge: LocalForge, number: int, note: dict[str, Any]) -> None:
-    folder = forge.path / WAITING_DIR
-    folder.mkdir(parents=True, exist_ok=True)
-    tmp = folder / f".{number}.json.tmp"
-    tmp.write_text(json.dumps(note, sort_keys=True), "utf-8")
-    os.replace(tmp, folder / f"{number}.json")
-
-
 def _clear_waiting(forge: LocalForge, number: int) -> None:
     (forge.path / WAITING_DIR / f"{int(number)}.json").unlink(missing_ok=True)
 
@@ -657,9 +658,9 @@ def process_queue(
         missing = {tid for tid, ok in fingerprint or () if not ok}
         if only_toolchain_missing(out, _precheck_of(pr), missing):  # waits, never closed
             assert fingerprint is not None
-            _write_waiting(forge, pr.number, {"head": pr.head_sha, "since": int(time.time()),
-                                              "toolchains": fingerprint,
-                                              "code": "toolchain-missing"})
+            _write_durably(forge.path / WAITING_DIR, pr.number, {
+                "head": pr.head_sha, "since": int(time.time()), "toolchains": fingerprint,
+                "code": "toolchain-missing"})
             items.append(QueueItem(pr.number, "waiting", out, code="toolchain-missing",
                                    notes=["waits for its pinned toolchain (issue 11)"]))
             continue
