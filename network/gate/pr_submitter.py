@@ -24,6 +24,8 @@ from collections.abc import Mapping, Sequence
 from datetime import UTC, datetime
 from typing import Any
 
+from pydantic import TypeAdapter, ValidationError
+
 from network import signing
 from network.errors import LemmataError
 from network.record import models as m
@@ -39,7 +41,15 @@ _SIGN_OFF_RE = re.compile(r"^Signed-off-by:[ \t]*([^<\n]*?)[ \t]*<[^>\n]*>[ \t]*
                           re.MULTILINE)
 _SHA_RE = re.compile(r"[0-9a-f]{40}")
 _MAX_BLOCK = 4096
-_PSEUDONYM_RE = re.compile(r"[A-Za-z0-9][A-Za-z0-9._-]{0,38}")
+_PSEUDONYM = TypeAdapter(m.Pseudonym)  # the record's own pseudonym rule
+
+
+def _is_pseudonym(value: object) -> bool:
+    try:
+        _PSEUDONYM.validate_python(value)
+    except ValidationError:
+        return False
+    return True
 
 
 def _body(submitter: str, head_sha: str, signed_at: str) -> dict[str, Any]:
@@ -64,7 +74,7 @@ def submitter_block(submitter: str, head_sha: str, key: tuple[str, Any],
     Raises:
         LemmataError: ``pseudonym-invalid`` for a submitter that is no pseudonym.
     """
-    if not _PSEUDONYM_RE.fullmatch(submitter or ""):
+    if not _is_pseudonym(submitter):
         raise LemmataError("pseudonym-invalid", f"{submitter!r} is no pseudonym")
     when = datetime.fromtimestamp(now if now is not None else datetime.now(UTC).timestamp(),
                                   UTC).strftime("%Y-%m-%dT%H:%M:%SZ")
@@ -98,7 +108,7 @@ def signed_submitter(body: str, head_sha: str, keys: Mapping[str, m.PublicKey]) 
         return None
     sub, head, at = rec["submitter"], rec["head_commit"], rec["signed_at"]
     if (rec["schema"] != SCHEMA or not isinstance(sub, str) or not isinstance(at, str)
-            or not _PSEUDONYM_RE.fullmatch(sub) or head != head_sha
+            or not _is_pseudonym(sub) or head != head_sha
             or not _SHA_RE.fullmatch(str(head))):
         return None
     try:
