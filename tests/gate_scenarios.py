@@ -662,3 +662,36 @@ def merge_recordings(store: dict[str, dict[str, Any]], out: Path) -> int:
         path.write_text(json.dumps(rec, indent=2, ensure_ascii=False, sort_keys=True) + "\n")
         written += 1
     return written
+
+
+def seeded_forge(tmp: Path, when: int = 1_790_000_000) -> Any:
+    """:func:`base_repo` in ``tmp/graph`` seeded into a LocalForge ``tmp/forge.git`` (its
+    SQLite state in ``tmp/state.db``, the clock fixed at ``when``): what the merge-queue
+    tests run against."""
+    from sqlalchemy.orm import sessionmaker
+
+    from network.api.db import Base, make_engine
+    from network.api.forge import LocalForge
+
+    b, _ = base_repo(tmp / "graph")
+    LocalForge.seed(tmp / "forge.git", b.root, when=when)
+    engine = make_engine(f"sqlite:///{tmp / 'state.db'}")
+    Base.metadata.create_all(engine)
+    return LocalForge(tmp / "forge.git", sessionmaker(engine), clock=lambda: when)
+
+
+def open_prechecked(forge: Any, files: dict[str, bytes], *, author: str = "alice",
+                    toolchain: Any = RecordedToolchain) -> int:
+    """What the service does: commit ``files`` on main, precheck them with the gate's own
+    code under ``toolchain``, and open a pull request carrying the precheck block; its
+    number."""
+    from network.gate.run import run_gate
+    from network.gate.sandbox import Sandbox
+
+    main = forge.main_sha()
+    head = forge.commit_files(main, files, "a proof", author=(author, f"{author}@x.invalid"))
+    pre = run_gate(forge.path, main, head, toolchain=toolchain, sandbox=Sandbox(),
+                   mode="precheck", submitter=author)
+    body = "My proof.\n\n" + "".join(A.precheck_block(a) for a in pre.precheck_attestations)
+    return int(forge.open_from_commit(head, title="proof of mid", body=body, author=author,
+                                      base_sha=main).number)

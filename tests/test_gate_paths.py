@@ -16,9 +16,7 @@ from pathlib import Path
 
 import pygit2
 import pytest
-from sqlalchemy.orm import sessionmaker
 
-from network.api.db import Base, make_engine
 from network.api.forge import LocalForge
 from network.errors import CATALOG
 from network.gate.queue import process_queue
@@ -31,7 +29,7 @@ from network.record.validate import validate_graph
 from tests.graphs import BUILDER_GATE_KEY, BUILDER_GATE_KEY_ID, FIXED_EMAIL, FIXED_NAME
 
 sys.path.insert(0, str(Path(__file__).parent))
-from gate_scenarios import ND, T, base_repo
+from gate_scenarios import ND, T, seeded_forge
 
 REPO = Path(__file__).resolve().parents[1]
 WHEN = 1_790_000_000
@@ -124,11 +122,7 @@ def test_what_the_gate_admits_the_loader_places(one_route_graph) -> None:
 
 @pytest.fixture()
 def forge(tmp_path: Path) -> LocalForge:
-    b, _ = base_repo(tmp_path / "graph")
-    LocalForge.seed(tmp_path / "forge.git", b.root, when=WHEN)
-    engine = make_engine(f"sqlite:///{tmp_path / 'state.db'}")
-    Base.metadata.create_all(engine)
-    return LocalForge(tmp_path / "forge.git", sessionmaker(engine), clock=lambda: WHEN)
+    return seeded_forge(tmp_path, WHEN)  # type: ignore[no-any-return]
 
 
 def _write_tree(repo: pygit2.Repository, entries: dict[bytes, tuple[int, pygit2.Oid]]

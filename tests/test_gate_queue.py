@@ -8,14 +8,10 @@ from pathlib import Path
 
 import pygit2
 import pytest
-from sqlalchemy.orm import sessionmaker
 
-from network.api.db import Base, make_engine
 from network.api.forge import LocalForge
 from network.errors import LemmataError
-from network.gate import attestation as A
 from network.gate.queue import process_queue
-from network.gate.run import run_gate
 from network.gate.sandbox import Sandbox
 from network.record import derive
 from network.record import models as m
@@ -24,7 +20,7 @@ from network.record.validate import validate_graph
 from tests.graphs import BUILDER_GATE_KEY, BUILDER_GATE_KEY_ID
 
 sys.path.insert(0, str(Path(__file__).parent))
-from gate_scenarios import ND, PROOF_MID, T, base_repo
+from gate_scenarios import ND, PROOF_MID, T, open_prechecked, seeded_forge
 from standin import RecordedToolchain
 
 KEY = BUILDER_GATE_KEY  # published under keys/ by GraphBuilder.base() (ruling 14)
@@ -33,22 +29,12 @@ WHEN = 1_790_000_000
 
 @pytest.fixture()
 def forge(tmp_path: Path) -> LocalForge:
-    b, _ = base_repo(tmp_path / "graph")
-    LocalForge.seed(tmp_path / "forge.git", b.root, when=WHEN)
-    engine = make_engine(f"sqlite:///{tmp_path / 'state.db'}")
-    Base.metadata.create_all(engine)
-    return LocalForge(tmp_path / "forge.git", sessionmaker(engine), clock=lambda: WHEN)
+    return seeded_forge(tmp_path, WHEN)  # type: ignore[no-any-return]
 
 
 def submit(forge: LocalForge, files: dict[str, bytes], author: str = "alice") -> int:
     """What the service does: commit, precheck with the same code, open with the block."""
-    main = forge.main_sha()
-    head = forge.commit_files(main, files, "a proof", author=(author, f"{author}@x.invalid"))
-    pre = run_gate(forge.path, main, head, toolchain=RecordedToolchain, sandbox=Sandbox(),
-                   mode="precheck", submitter=author)
-    body = "My proof.\n\n" + "".join(A.precheck_block(a) for a in pre.precheck_attestations)
-    return forge.open_from_commit(head, title="proof of mid", body=body, author=author,
-                                  base_sha=main).number
+    return open_prechecked(forge, files, author=author)
 
 
 def read(forge: LocalForge, path: str) -> bytes:

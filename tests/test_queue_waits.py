@@ -10,19 +10,15 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from sqlalchemy.orm import sessionmaker
 
-from network.api.db import Base, make_engine
 from network.api.forge import LocalForge
-from network.gate import attestation as A
 from network.gate.queue import WAITING_DIR, process_queue, read_waiting
-from network.gate.run import run_gate
 from network.gate.sandbox import Sandbox
 from network.gate.toolchain import MissingToolchain
 from network.record.loader import load_graph
 
 sys.path.insert(0, str(Path(__file__).parent))
-from gate_scenarios import ND, PROOF_MID, base_repo
+from gate_scenarios import ND, PROOF_MID, open_prechecked, seeded_forge
 from standin import RecordedToolchain
 
 WHEN = 1_790_000_000
@@ -34,23 +30,13 @@ def missing(spec: Any) -> MissingToolchain:
 
 @pytest.fixture()
 def forge(tmp_path: Path) -> LocalForge:
-    b, _ = base_repo(tmp_path / "graph")
-    LocalForge.seed(tmp_path / "forge.git", b.root, when=WHEN)
-    engine = make_engine(f"sqlite:///{tmp_path / 'state.db'}")
-    Base.metadata.create_all(engine)
-    return LocalForge(tmp_path / "forge.git", sessionmaker(engine), clock=lambda: WHEN)
+    return seeded_forge(tmp_path, WHEN)  # type: ignore[no-any-return]
 
 
 def _open(forge: LocalForge, text: str, precheck_toolchain: Any) -> int:
-    """What the service does: commit, precheck with the same code, open with the block."""
-    main = forge.main_sha()
-    head = forge.commit_files(main, {f"{ND}/mid/Proof.lean": text.encode()}, "a proof",
-                              author=("alice", "alice@x.invalid"))
-    pre = run_gate(forge.path, main, head, toolchain=precheck_toolchain, sandbox=Sandbox(),
-                   mode="precheck", submitter="alice")
-    body = "My proof.\n\n" + "".join(A.precheck_block(a) for a in pre.precheck_attestations)
-    return forge.open_from_commit(head, title="proof of mid", body=body, author="alice",
-                                  base_sha=main).number
+    """What the service does: commit, precheck under ``precheck_toolchain``, open."""
+    return open_prechecked(forge, {f"{ND}/mid/Proof.lean": text.encode()},
+                           toolchain=precheck_toolchain)
 
 
 def _attestation_count(forge: LocalForge) -> int:
