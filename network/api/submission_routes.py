@@ -56,6 +56,9 @@ class SubmissionRequest(_Body):
     attestation: str | None = Field(None, max_length=200_000)
     title: str | None = Field(None, max_length=200)
     description: str | None = Field(None, max_length=20_000)
+    disclosure: dict[str, Any] | None = None
+    """The models and tooling that made the artifact: ``{method, models, framework}``
+    (D-23 v3.37); the attestation records it."""
 
 
 def install(app: FastAPI, svc: Service) -> None:
@@ -84,7 +87,8 @@ def install(app: FastAPI, svc: Service) -> None:
         return submissions.submit_proof(
             svc, c, target=body.target, node=body.node, artifact_type=body.artifact_type,
             precheck_id=body.precheck_id, text=body.text, files=body.files,
-            attestation=body.attestation, title=body.title, description=body.description)
+            attestation=body.attestation, title=body.title, description=body.description,
+            disclosure=body.disclosure)
 
     @app.get("/submissions.json", openapi_extra=none)
     @marks(submissions.list_submissions)

@@ -35,6 +35,7 @@ import secrets
 import threading
 from typing import Any
 
+from pydantic import ValidationError
 from sqlalchemy import func, select, update
 from sqlalchemy.exc import IntegrityError
 
@@ -62,6 +63,7 @@ from network.errors import CATALOG, LemmataError, define
 from network.gate import attestation as A
 from network.gate.artifacts import partial_label_findings, strip_comments
 from network.record import derive
+from network.record import models as m
 from network.record.loader import Graph
 
 define("submission-copy", None, 409,
@@ -389,11 +391,28 @@ def _claim_for(svc: Service, who: Who, target: str, node: str) -> dict[str, Any]
         return {"claimed": False, "reason": f"claim-limit-reached: {exc.detail}"}
 
 
+def _disclosure(given: dict[str, Any] | None) -> m.Disclosure | None:
+    """A submission's disclosure block checked as the record's model (D-23 v3.37).
+
+    Raises:
+        LemmataError: ``bad-request`` when it is not exactly a ``Disclosure``.
+    """
+    if given is None:
+        return None
+    try:
+        return m.Disclosure.model_validate(given)
+    except ValidationError as exc:
+        raise LemmataError("bad-request", "disclosure: " + "; ".join(
+            f"{'.'.join(str(x) for x in e['loc'])}: {e['msg']}" for e in exc.errors()),
+            field="disclosure") from exc
+
+
 def submit_proof(svc: Service, caller: Caller, *, target: str | None = None,
                  node: str | None = None, artifact_type: str | None = None,
                  precheck_id: str | None = None, text: str | None = None,
                  files: dict[str, str] | None = None, attestation: str | None = None,
-                 title: str | None = None, description: str | None = None) -> dict[str, Any]:
+                 title: str | None = None, description: str | None = None,
+                 disclosure: dict[str, Any] | None = None) -> dict[str, Any]:
     """Open a submission's pull request on the forge (POST /submissions, submit_proof;
     D-25, D-28, D-35; rulings 7 and 12).
 
@@ -410,6 +429,10 @@ def submit_proof(svc: Service, caller: Caller, *, target: str | None = None,
         text, files: the bundle, when no precheck_id is given.
         attestation: the precheck attestation JSON pregate.sh printed, with a bundle.
         title, description: the pull request's title and prose.
+        disclosure: ``{method, models, framework}``, the models and tooling that made the
+            artifact (D-23 v3.37; :class:`~network.record.models.Disclosure`); written as
+            the body's ``lemmata-disclosure`` block, which the merge queue hands to the
+            gate, so the attestation records it. None: ``undisclosed``.
 
     Returns:
         The submission (:func:`get_submission`'s form) plus ``claim`` and ``next``.
@@ -424,6 +447,7 @@ def submit_proof(svc: Service, caller: Caller, *, target: str | None = None,
             ``submission-copy``; ``witness-slot-taken``; the forge's codes.
     """
     who = write_identity(svc, caller)
+    declared = _disclosure(disclosure)
     require_queue(svc)  # a pull request opened now would wait unjudged (issue 16)
     forge = _require_forge(svc)
     graph = svc.graphs.snapshot().graph
@@ -470,7 +494,8 @@ def submit_proof(svc: Service, caller: Caller, *, target: str | None = None,
         body = ((description.strip() + "\n\n") if description else "") + (
             f"Submitted through the Lemmata service for {who.pseudonym} (D-35).\n\n"
             f"- node: {t}/{n}\n- artifact: {kind} ({bundle.main})\n\n"
-            f"```precheck-attestation\n{raw}\n```\n")
+            f"```precheck-attestation\n{raw}\n```\n") + (
+            f"\n{A.disclosure_block(declared)}" if declared is not None else "")
         pr = forge.open_pull_request(
             files={p: v.encode("utf-8") for p, v in bundle.files.items()}, title=pr_title,
             body=body, author=who.pseudonym,

@@ -188,10 +188,12 @@ TOOLS: tuple[Op, ...] = (
         Param("files", "files", dict[str, str] | None, False),
         Param("attestation", "attestation", str | None, False),
         Param("title", "title", str | None, False),
-        Param("description", "description", str | None, False)),
+        Param("description", "description", str | None, False),
+        Param("disclosure", "disclosure", dict[str, Any] | None, False)),
        "Open the pull request for a prechecked artifact (D-25): precheck_id of a passing "
        "precheck, or text and files with pregate.sh's attestation. Copies and unclaimable "
-       "nodes are refused first. The node is claimed for you; poll get_submission."),
+       "nodes are refused first. The node is claimed for you; poll get_submission. "
+       "disclosure {method, models, framework} names the models that helped (D-23)."),
     Op("get_submission", "GET", "/submissions/{submission_id}", submissions.get_submission,
        "none", False, (Param("submission_id", "submission_id", str),),
        "A submission's state (open, merged, closed), merge-queue place and attestations. "

@@ -57,6 +57,38 @@ def precheck_block(attestation: m.PrecheckAttestation) -> str:
     return f"```precheck-attestation\n{text}\n```\n"
 
 
+DISCLOSURE_FENCE = "lemmata-disclosure"
+"""The info string of a pull request body's disclosure block (D-23 v3.37)."""
+_DISCLOSURE_RE = re.compile(r"^```" + DISCLOSURE_FENCE + r"[ \t]*\n(?P<json>.*?)\n```[ \t]*$",
+                            re.MULTILINE | re.DOTALL)
+_MAX_DISCLOSURE = 4096
+
+
+def disclosure_block(disclosure: m.Disclosure) -> str:
+    """The fenced block a pull request body carries for its disclosure of models and
+    tooling (D-23 v3.37): ```` ```lemmata-disclosure\n{json}\n``` ```` (compact JSON)."""
+    text = json.dumps(disclosure.model_dump(exclude_none=True), sort_keys=True,
+                      separators=(",", ":"), ensure_ascii=False)
+    return f"```{DISCLOSURE_FENCE}\n{text}\n```\n"
+
+
+def disclosure_from_body(body: str | None) -> m.Disclosure | None:
+    """The disclosure a pull request body declares: its one ``lemmata-disclosure`` block
+    read as :class:`~network.record.models.Disclosure` (D-23 v3.37).
+
+    The block is the opener's own declaration, as the attestation records it; it grants
+    nothing. Two blocks, an oversized one, or one that is not exactly a ``Disclosure``
+    read as None (the attestation then says ``undisclosed``): a disclosure is never
+    guessed from a malformed one."""
+    found = _DISCLOSURE_RE.findall(body or "")
+    if len(found) != 1 or len(found[0]) > _MAX_DISCLOSURE:
+        return None
+    try:
+        return m.Disclosure.model_validate_json(found[0])
+    except ValidationError:
+        return None
+
+
 def _seconds_between(earlier: str, later: str) -> float:
     return (signing.parse_date(later) - signing.parse_date(earlier)).total_seconds()
 

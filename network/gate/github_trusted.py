@@ -750,6 +750,7 @@ def decide(graph: Path, ev: WorkflowRunEvent, pr: Any, export_dir: Path, *,
                        precheck_raw=pr.precheck_attestation, submitter=submitter,
                        gate_key=gate_key, key_id=key_id, runner="hosted",
                        review=review_for(approvals, base_graph, submitter, head),
+                       disclosure=A.disclosure_from_body(str(getattr(pr, "body", "") or "")),
                        work_dir=work_dir, base_graph=base_graph)
     atts = tuple(outcome.attestations)
     passes, findings = signed_verdict_passes(atts, head_sha=head, base_sha=base_sha, key=pub)

@@ -649,6 +649,7 @@ def process_queue(
                            sandbox=sandbox, precheck_raw=_precheck_of(pr),
                            submitter=pr.author, gate_key=gate_key, key_id=key_id,
                            runner=runner, review=reviews(pr) if reviews else None,
+                           disclosure=A.disclosure_from_body(pr.body),
                            work_dir=work_dir, base_graph=base_graph)
         except Exception as exc:  # noqa: BLE001 - one pull request never stops the queue
             items.append(_refuse_on_error(forge, pr, exc))
