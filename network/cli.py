@@ -859,5 +859,35 @@ def toolchain_install_cmd(graph: Path, pins_root: Path | None) -> int:
     return EXIT_OK
 
 
+@main.group("trainer")
+def trainer_group() -> None:
+    """Proposer policies learned from the record, judged only by the gate (issue 14)."""
+
+
+@trainer_group.command("compile")
+@click.argument("graph", type=click.Path(path_type=Path))
+@click.argument("out", type=click.Path(path_type=Path))
+@click.option("--commit", default=None, help="The graph commit to read (default: HEAD).")
+@click.option("--minif2f", "minif2f", multiple=True, type=click.Path(path_type=Path),
+              help="A miniF2F archive: Valid trains, Test is sealed (repeatable).")
+@click.option("--seed", default=None, help="The split seed (default lemmata-split/v1).")
+@click.option("--valid-fraction", type=float, default=0.1, show_default=True)
+@guarded
+def trainer_compile(graph: Path, out: Path, commit: str | None, minif2f: tuple[Path, ...],
+                    seed: str | None, valid_fraction: float) -> int:
+    """Compile GRAPH's verified attempt corpus into a dataset in OUT (network/trainer)."""
+    from network.trainer.dataset import SPLIT_SEED, compile_dataset, write_dataset
+
+    compiled = compile_dataset(graph, commit=commit, minif2f=minif2f,
+                               seed=seed or SPLIT_SEED, valid_fraction=valid_fraction)
+    path = write_dataset(compiled, out)
+    man = compiled["manifest"]
+    click.echo(json.dumps({"manifest": str(path), "commit": man["graph"]["commit"],
+                           "items": man["split"]["items"],
+                           "rows": {k: len(v["rows"]) for k, v in man["files"].items()},
+                           "refused": len(man["refused"])}, sort_keys=True))
+    return EXIT_OK
+
+
 if __name__ == "__main__":  # pragma: no cover
     main()
