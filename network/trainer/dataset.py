@@ -101,12 +101,15 @@ def canonical_statement_sha256(text: str) -> str | None:
     spaces (comments, doc comments, spacing and the declaration's name dropped), so two
     files stating the same type under other names or layouts hash equal. None when the
     text declares no theorem."""
-    toks = [t for t in lex(text).code_tokens()]
+    toks = lex(text).code_tokens()
     start = next((i for i, t in enumerate(toks) if t.text in ("theorem", "lemma")), None)
     if start is None or start + 1 >= len(toks):
         return None
+    end = start + 1  # the name: the tokens written together after the keyword (A.b.c)
+    while end + 1 < len(toks) and toks[end + 1].start == toks[end].start + len(toks[end].text):
+        end += 1
     depth, out = 0, []
-    for t in toks[start + 2:]:
+    for t in toks[end + 1:]:
         if t.text in ("(", "[", "{", "⦃", "⟨"):
             depth += 1
         elif t.text in (")", "]", "}", "⦄", "⟩"):
@@ -143,7 +146,7 @@ class Item:
     sealed: str | None = None
     rows: dict[str, list[dict[str, Any]]] = field(default_factory=dict)
 
-    def keys(self) -> list[tuple[str, str]]:
+    def edges(self) -> list[tuple[str, str]]:
         """The edges this item joins on."""
         out = [("target", self.target_key), ("statement", self.statement_sha256)]
         if self.canonical_sha256:
@@ -322,7 +325,7 @@ def components(items: Sequence[Item]) -> list[list[Item]]:
 
     owner: dict[tuple[str, str], int] = {}
     for i, it in enumerate(items):
-        for key in it.keys():
+        for key in it.edges():
             j = owner.setdefault(key, i)
             a, b = find(i), find(j)
             if a != b:
@@ -369,10 +372,10 @@ def check_sealed(items: Sequence[Item], splits: Mapping[str, str]) -> None:
                                f"{it.id} is held out ({it.sealed}) but assigned "
                                f"{splits.get(it.id)}")
         if splits.get(it.id) == "sealed":
-            sealed_keys.update(it.keys())
+            sealed_keys.update(it.edges())
     for it in items:
         if splits.get(it.id) in ("train", "valid"):
-            shared = sorted(set(it.keys()) & sealed_keys)
+            shared = sorted(set(it.edges()) & sealed_keys)
             if shared:
                 raise LemmataError("trainer-split-contaminated",
                                    f"{it.id} shares {shared[0][0]} {shared[0][1][:16]} "

@@ -64,7 +64,7 @@ def _commit(repo: pygit2.Repository, base: str, files: Mapping[str, str]) -> str
     index.read_tree(repo[base].peel(pygit2.Commit).tree)
     for path, text in sorted(files.items()):
         blob = repo.create_blob(text.encode("utf-8"))
-        index.add(pygit2.IndexEntry(path, blob, pygit2.GIT_FILEMODE_BLOB))
+        index.add(pygit2.IndexEntry(path, blob, pygit2.enums.FileMode.BLOB))
     tree = index.write_tree(repo)
     # the commit's time is the base's, so a candidate's bytes alone decide its verdict
     when = repo[base].peel(pygit2.Commit).committer.time
