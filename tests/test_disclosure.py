@@ -89,3 +89,24 @@ def test_the_body_block_reads_one_exact_disclosure_or_none() -> None:
 def test_submit_proof_tool_takes_the_disclosure() -> None:
     op = next(o for o in tools.TOOLS if o.tool == "submit_proof")
     assert any(p.name == "disclosure" for p in op.params)
+
+
+def test_the_github_trusted_job_records_the_bodys_disclosure(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """On GitHub the trusted job reads the same block from the pull request body."""
+    from network import signing
+    from tests import test_gate_workflow as W
+
+    class BodyPR(W.FakePR):
+        def __init__(self, number: int, head: str, raw: str | None) -> None:
+            super().__init__(number, head, raw)
+            self.body = "A proof.\n\n" + A.disclosure_block(m.Disclosure(**POLICY))
+
+    monkeypatch.setattr(W, "FakePR", BodyPR)
+    key = signing.generate_private_key(tmp_path / "gate-key.pem")
+    pub = signing.public_key_record(key, "gate-test", "gate", "2026-01-01")
+    root, base, head = W._pr_repo(tmp_path, pub, W._proof_files())
+    d = W._judge(tmp_path, root, base, head, key)
+    assert d.verdict == "pass", d.to_dict()
+    [att] = d.attestations
+    assert att.disclosure == m.Disclosure(**POLICY)

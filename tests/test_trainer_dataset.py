@@ -21,7 +21,7 @@ from network.record import derive
 from network.record.loader import load_graph
 from network.trainer import dataset as D
 from network.trainer.prompts import PROMPT_CONTRACT
-from tests.trainer_support import MINIF2F, SECRET_TACTIC, build_trainer_graph
+from tests.trainer_support import MINIF2F, PARTIAL_TEXT, SECRET_TACTIC, build_trainer_graph
 
 
 @pytest.fixture(scope="module")
@@ -127,16 +127,20 @@ def test_a_training_component_is_always_reserved() -> None:
 def test_positives_come_only_from_verified_artifacts(compiled: dict[str, Any]) -> None:
     sft = compiled["rows"]["sft.jsonl"]
     assert sorted((r["artifact"]["kind"], r["task"]) for r in sft) == [
-        ("alternate", "proof"), ("proof", "proof")]
+        ("alternate", "proof"), ("partial", "partial"), ("proof", "proof")]
     for r in sft:
         assert r["item"] == "graph:calib/root" and r["split"] in ("train", "valid")
         assert r["attestation"]["path"] in ("attestations/a-root.json",
-                                            "attestations/a-alt.json")
+                                            "attestations/a-alt.json",
+                                            "attestations/a-part.json")
+    [part] = [r for r in sft if r["task"] == "partial"]
+    assert part["completion"] == PARTIAL_TEXT and "-- label:" in part["prompt"]
     assert any(SECRET_TACTIC in r["completion"] for r in sft)
     refused = {r["path"].split("/")[3]: r["reason"] for r in compiled["manifest"]["refused"]}
     assert refused == {
         "forged-changed": "no-pass-attestation",    # bytes changed after the attestation
         "forged-elsewhere": "no-pass-attestation",  # another node's attestation
+        "forged-othergraph": "graph-id-mismatch",
         "forged-failed": "no-pass-attestation",     # a failed attestation only
         "forged-pin": "toolchain-pin-mismatch",
         "forged-rogue": "not-gate-signed",           # a key the graph does not publish
@@ -191,6 +195,14 @@ def test_same_input_same_bytes(compiled: dict[str, Any], tmp_path: Path) -> None
     for name in (*D.FILES, "manifest.json"):
         assert (tmp_path / "again" / name).read_bytes() == \
             (compiled["out"] / name).read_bytes(), name
+
+
+def test_a_named_commit_is_bound_as_40_hex(compiled: dict[str, Any]) -> None:
+    again = D.compile_dataset(compiled["root"], commit="HEAD")
+    assert again["manifest"]["graph"]["commit"] == compiled["sha"]
+    with pytest.raises(LemmataError) as err:
+        D.compile_dataset(compiled["root"], commit="no-such-ref")
+    assert err.value.code == "git-error"
 
 
 def test_the_cli_compiles(compiled: dict[str, Any], tmp_path: Path) -> None:

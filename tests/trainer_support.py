@@ -19,6 +19,13 @@ SECRET_TACTIC = "exact calib_secret_tactic_7d1"
 """A token only the calibration root's merged proof holds (the leakage tests look for it)."""
 
 
+PARTIAL_TEXT = ("-- approach: two and two by halves\n-- licence: CC-BY-4.0\n"
+                "theorem Calib.main : 2 + 2 = 4 := by\n"
+                "  -- label: the sum\n  -- claim: $2 + 2 = 4$\n"
+                "  have h₁ : 2 + 2 = 4 := sorry\n  exact h₁\n")
+"""A merged partial of calib/root in the D-12 v3.44 grammar."""
+
+
 def minif2f_statement(name: str, split: str = "Test") -> str:
     """One statement file of the miniF2F fixture archive."""
     with tarfile.open(MINIF2F) as tf:
@@ -34,14 +41,16 @@ def stmt(decl: str, body: str) -> str:
 def attest(b: GraphBuilder, tid: str, nid: str, paths: list[str], *, name: str,
            verdict: str = "pass", statement_hash: str | None = "auto",
            toolchain: str = DEFAULT_TOOLCHAIN, key: Any = "gate",
-           kind: str = "proof", steps: list[dict[str, Any]] | None = None) -> str:
+           kind: str = "proof", steps: list[dict[str, Any]] | None = None,
+           graph_id: str | None = None) -> str:
     """``attestations/<name>.json`` for ``paths`` of ``tid/nid``; ``key="gate"`` signs with
     the published gate key, None leaves it unsigned, a private key signs with that key."""
     if statement_hash == "auto":
         meta = b.read(f"targets/{tid}/nodes/{nid}/Statement.lean")
         statement_hash = sha256_hex(meta)
     rec: dict[str, Any] = {
-        "schema": "attestation/v1", "graph_id": b.graph_id, "target": tid, "node": nid,
+        "schema": "attestation/v1", "graph_id": graph_id or b.graph_id, "target": tid,
+        "node": nid,
         "artifact_kind": kind, "artifacts": [{"path": p, "sha256": b.sha(p)} for p in paths],
         "toolchain": toolchain, "gate_spec_sha256": "0" * 64, "base_commit": ZERO40,
         "head_commit": ZERO40, "graph_commit": ZERO40, "verdict": verdict,
@@ -63,9 +72,10 @@ def build_trainer_graph(root: Path) -> tuple[GraphBuilder, str]:
     """The graph, committed; returns (builder, commit).
 
     * ``calib`` (calibration, every node proved): ``root`` with a verified proof and a
-      verified alternate, a postmortem and a failed attestation.
+      verified alternate, a verified partial, a postmortem and a failed attestation.
     * ``forged`` (calibration): ``forged-*`` nodes whose proofs carry each forgery of a
-      positive (unsigned, a rogue key, another statement hash, another toolchain, bytes
+      positive (unsigned, a rogue key, another graph's attestation, another statement
+      hash, another toolchain, bytes
       changed after the attestation, another node's attestation, a failed attestation
       only); some read open, so the target is sealed with the frontier.
     * ``open`` (an open problem): ``root`` open (the frontier) and ``done``, proved and
@@ -85,6 +95,8 @@ def build_trainer_graph(root: Path) -> tuple[GraphBuilder, str]:
     alt = b.partial("calib", "root", "20260103T000000Z", "alice",
                     "theorem Calib.main : 2 + 2 = 4 := by\n  norm_num\n", kind="alternate")
     attest(b, "calib", "root", [alt], name="a-alt", kind="alternate")
+    part = b.partial("calib", "root", "20260105T000000Z", "carol", PARTIAL_TEXT)
+    attest(b, "calib", "root", [part], name="a-part", kind="partial")
     b.postmortem("calib", "root", "20260104T000000Z", "bob")
     attest(b, "calib", "root", [proof], name="a-fail", verdict="fail",
            steps=[{"step": 5, "name": "axioms", "ok": False, "code": "sorry-used",
@@ -92,6 +104,7 @@ def build_trainer_graph(root: Path) -> tuple[GraphBuilder, str]:
                                     "calib_leaky_message", "line": 2}]}])
     rogue = Ed25519PrivateKey.generate()
     forged = {
+        "othergraph": {"graph_id": "another-graph"},
         "unsigned": {"key": None},
         "rogue": {"key": rogue},
         "stmt": {"statement_hash": "f" * 64},

@@ -174,6 +174,9 @@ def _verified_pass(graph: Graph, t: Target, n: Node, path: str, sha: str,
         att: m.Attestation = rf.record
         if att.verdict != "pass" or att.target != t.id or att.node != n.id:
             continue
+        if att.graph_id != graph.policy.graph_id:
+            why = "graph-id-mismatch"
+            continue
         if not gate_signed(att, graph.keys, rf.sha256):
             why = "not-gate-signed"
             continue
@@ -385,16 +388,20 @@ def check_sealed(items: Sequence[Item], splits: Mapping[str, str]) -> None:
 # --- the compile ---------------------------------------------------------------------------
 
 
-def _head_commit(graph: Path) -> str:
+def _resolve_commit(graph: Path, commit: str | None) -> str:
+    """``commit`` (default HEAD) of the repository holding ``graph``, as 40 hex."""
     import pygit2
 
     found = pygit2.discover_repository(str(graph))
     if found is None:
         raise LemmataError("trainer-graph-uncommitted", f"{graph} is not in a git repository")
     repo = pygit2.Repository(found)
-    if repo.head_is_unborn:
+    if commit is None and repo.head_is_unborn:
         raise LemmataError("trainer-graph-uncommitted", f"{graph}: no commit yet")
-    return str(repo.head.target)
+    try:
+        return str(repo.revparse_single(commit or "HEAD").peel(pygit2.Commit).id)
+    except (KeyError, ValueError, pygit2.GitError) as exc:
+        raise LemmataError("git-error", f"{commit}: {exc}") from exc
 
 
 def _stamp(it: Item, split: str, kind: str, row: dict[str, Any]) -> dict[str, Any]:
@@ -414,17 +421,17 @@ def compile_dataset(graph: str | Path, *, commit: str | None = None,
 
     Args:
         graph: a graph repository (or a graph folder inside one).
-        commit: the commit to read (default: HEAD, resolved to 40 hex).
+        commit: the commit to read (default: HEAD); the manifest names it as 40 hex.
         minif2f: miniF2F archives to add.
         seed, valid_fraction: the split's seed and the share of open components that go
             to ``valid``.
 
     Raises:
         LemmataError: ``trainer-graph-uncommitted``; ``trainer-source-malformed``;
-            ``trainer-split-contaminated``; the loader's codes (``not-a-graph``,
-            ``git-error``).
+            ``trainer-split-contaminated``; ``git-error`` for a commit that does not
+            resolve; the loader's codes (``not-a-graph``).
     """
-    sha = commit or _head_commit(Path(graph))
+    sha = _resolve_commit(Path(graph), commit)
     g = load_graph(graph, commit=sha)
     refused: list[dict[str, str]] = []
     items = _graph_items(g, refused)
