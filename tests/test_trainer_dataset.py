@@ -281,3 +281,18 @@ def test_canonical_statement_ignores_name_comments_and_spacing() -> None:
     assert D.canonical_statement_sha256(a) == D.canonical_statement_sha256(b)
     assert D.canonical_statement_sha256(a) != D.canonical_statement_sha256(c)
     assert D.canonical_statement_sha256("-- nothing here\n") is None
+
+
+def test_the_trainer_imports_no_ml_framework() -> None:
+    """This milestone is torch-free: importing the trainer and the CLI pulls in none of
+    torch, transformers, peft, ray, trl or vllm (a fresh interpreter tells)."""
+    import subprocess
+    import sys
+
+    code = ("import sys, network.cli, network.trainer.dataset, network.trainer.prompts, "
+            "network.trainer.reward\n"
+            "bad = [m for m in ('torch', 'transformers', 'peft', 'ray', 'trl', 'vllm') "
+            "if m in sys.modules]\nprint(bad)\n")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                         check=True, cwd=Path(__file__).resolve().parents[1])
+    assert out.stdout.strip() == "[]"
