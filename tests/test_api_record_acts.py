@@ -365,6 +365,7 @@ def test_retiring_the_nodes_own_decomposition_shelves_its_holes(env: Env) -> Non
     ({"node_id": "other", "scope": PART}, "shelving-subject-foreign", 422),
     ({"node_id": "other", "scope": "targets/demo/nodes/other/Statement.lean"},
      "shelving-subject-foreign", 422),
+    ({"scope": "lemma"}, "shelving-subject-foreign", 422),  # another node's statement
     ({"action": "unshelved"}, "shelving-not-standing", 409),
     ({"lifts": PART}, "bad-request", 422),
     ({"node_id": "nope"}, "node-not-found", 404),
