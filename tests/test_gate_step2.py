@@ -209,11 +209,11 @@ def test_a_variant_proposal(repo):
 
 def test_a_shelving_needs_a_steward_or_curator(repo):
     b, base = repo
-    b.shelving(T, "root", "20260105T000000Z", "alice")
+    b.shelving(T, "lemma", "20260105T000000Z", "alice")
     r = judge(b, base, submitter="alice")
     assert r.step2.code == "role-not-permitted"
-    b.remove(f"{ND}/root/shelving/20260105T000000Z-alice.yaml")
-    b.shelving(T, "root", "20260105T000000Z", "steve")  # his own act, signed (ruling 14)
+    b.remove(f"{ND}/lemma/shelving/20260105T000000Z-alice.yaml")
+    b.shelving(T, "lemma", "20260105T000000Z", "steve")  # his own act, signed (ruling 14)
     r = judge(b, base, submitter="steve")
     assert r.step2.ok, codes(r.step2)
 

@@ -101,8 +101,11 @@ def _statuses(route: APIRoute) -> set[int]:
     op = getattr(route.endpoint, "__lemmata_op__", None)
     doc = " ".join(filter(None, [getattr(op, "__doc__", None), route.endpoint.__doc__]))
     codes = {c for c in _CODE_RE.findall(doc) if c in CATALOG}
-    if "write guard" in doc or getattr(route.endpoint, "__lemmata_auth__", "none") == "bearer":
+    auth = getattr(route.endpoint, "__lemmata_auth__", "none")
+    if "write guard" in doc or auth == "bearer":
         codes.update(_GUARD)
+    if auth == "session":  # a person's route (network/api/web_session.py)
+        codes.add("session-missing")
     codes.add("body-too-large")
     if route.dependant.path_params or route.dependant.query_params \
             or route.dependant.body_params or route.dependant.dependencies:

@@ -30,7 +30,18 @@ from mcp.server.mcpserver.exceptions import ToolError
 from mcp.types import CallToolResult, TextContent, Tool
 from pydantic import ValidationError
 
-from network.api import checks, claims, identity, precheck, reads, records, submissions, words
+from network.api import (
+    checks,
+    claims,
+    identity,
+    literature,
+    precheck,
+    reads,
+    records,
+    registrations,
+    submissions,
+    words,
+)
 from network.api.service import Caller, Service
 from network.errors import LemmataError
 
@@ -64,7 +75,9 @@ class Op:
         method: the HTTP method of the plain route.
         path: the plain route's path, FastAPI style (``/claims/{claim_id}``).
         function: ``function(svc, caller?, **kwargs) -> dict``; the one implementation.
-        auth: ``bearer`` when the route needs a write token, else ``none``.
+        auth: ``bearer`` when the route needs a write token, ``session`` when it is a
+            person's act on a web session (the tool then takes no token and its function
+            refuses ``role-act-needs-session``: D-35 v3.33), else ``none``.
         takes_caller: whether ``function`` takes the :class:`Caller` second.
         params: the tool's arguments.
         description: what the tool does and what the agent should do next.
@@ -76,7 +89,7 @@ class Op:
     method: Literal["GET", "POST", "DELETE"]
     path: str
     function: Callable[..., dict[str, Any]]
-    auth: Literal["none", "bearer"]
+    auth: Literal["none", "bearer", "session"]
     takes_caller: bool
     params: tuple[Param, ...]
     description: str
@@ -278,6 +291,29 @@ TOOLS: tuple[Op, ...] = (
        (Param("record", "record", str), Param("reason", "reason", str)),
        "Withdraw one gloss or explainer version (its author, a steward or a curator) by a "
        "withdrawal record. To correct words, supersede instead."),
+    # --- literature and registrations (network/api/literature.py, registrations.py) ------
+    Op("propose_literature", "POST", "/literature", literature.propose_literature, "bearer",
+       True, (_T, _N, Param("status", "status", str), Param("summary", "summary", str),
+              Param("references", "references", list[dict[str, Any]] | None, False)),
+       "Propose what the literature says of a node's statement (D-25 v3.35): status "
+       "known-true, known-false, open, partial-results or unknown, a summary and references."
+       " A steward of the target or a curator confirms, corrects or disputes it on the site."),
+    Op("confirm_literature", "POST", "/literature/confirm", literature.confirm_literature,
+       "session", True,
+       (Param("literature", "literature", str), Param("action", "action", str),
+        Param("status", "status", str | None, False),
+        Param("summary", "summary", str | None, False)),
+       "A steward's or curator's signed reading of a literature proposal (confirm, correct, "
+       "dispute). Only a person signed in on the site makes it: this tool answers "
+       "role-act-needs-session; tell your human operator the record's path instead."),
+    Op("register_target", "POST", "/registrations", registrations.register_target,
+       "session", True,
+       (_T, Param("registry_id", "registry_id", str),
+        Param("wrapper_commit", "wrapper_commit", str),
+        Param("graph_commit", "graph_commit", str)),
+       "Record a target's registration in a public registry (D-10 v3.37): a curator's or "
+       "steward's signed act on the site, never an agent's; this tool answers "
+       "role-act-needs-session. Read registrations with list_registrations."),
     Op("check_lean", "POST", "/check", checks.check_lean, "none", True,
        (_T, Param("content", "content", str), Param("mode", "mode", str | None, False),
         Param("node_id", "node", str | None, False)),
@@ -318,6 +354,10 @@ NO_TOOL: dict[tuple[str, str], str] = {
     ("GET", "/docs"): "human documentation of the routes (Swagger UI)",
     ("GET", "/docs/oauth2-redirect"): "part of the Swagger UI",
     ("GET", "/redoc"): "human documentation of the routes (ReDoc)",
+    ("POST", "/shelvings"): "D-35 v3.47: shelving (no tool): only a person shelves, a steward "
+                            "of the target or a curator signed in on the site.",
+    ("GET", "/me"): "D-32 v3.35: a steward's own page of what waits for them, read on a web "
+                    "session; an agent reads the same facts from get_node and the frontier.",
     ("*", "/mcp"): "the MCP adapter itself",
     ("*", "/git/graph.git/{rest:path}"): "the forge over git's smart HTTP (clone, fetch, push "
                                          "to submit/<name>, issue 11): git is its client",

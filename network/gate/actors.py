@@ -14,11 +14,13 @@ Two checks over every file a pull request adds, called once from
    :func:`network.record.trust.check_role_signature` against the base graph's ``keys/``,
    ``identities/``, curators.json and verified steward records: steward records (signed
    by the steward they name or a curator), dormancy and dispute records (a curator),
-   shelvings (a steward or curator), a withdrawal unless it withdraws the submitter's own
-   gloss or explainer version (a curator, or a steward for words), a literature record
-   filed by a steward or curator or one that confirms or disputes (a steward or curator),
-   and every approval a gloss or explainer carries (a steward or curator). Codes
-   ``role-act-unsigned``, ``role-signature-invalid``, ``role-key-unbound``.
+   shelvings (a steward or curator; their reach is :mod:`network.gate.shelving`'s), a
+   withdrawal unless it withdraws the submitter's own gloss or explainer version (a
+   curator, or a steward for words), a literature record filed by a steward or curator
+   or one that confirms or disputes (a steward or curator), and every approval a gloss
+   or explainer carries (a steward or curator), and registrations (a steward or curator,
+   D-10 v3.37). Codes ``role-act-unsigned``,
+   ``role-signature-invalid``, ``role-key-unbound``.
 
 Derive counts these records under the same rules (:mod:`network.record.derive`), so what
 step 2 admits is what derive believes.
@@ -32,6 +34,7 @@ from network.errors import LemmataError, define
 from network.gate.artifacts import Artifact, Kind, record_model
 from network.gate.diff import Change, Diff
 from network.gate.result import Diagnostic
+from network.gate.shelving import shelving_findings
 from network.record import derive, trust
 from network.record import models as m
 from network.record.loader import ATTEMPT_RE, RECORD_FILE_RE, Graph, parse_record
@@ -67,6 +70,7 @@ ACTOR_FIELDS: dict[type[m.Record], tuple[str, ...]] = {
     m.Meta: ("author",),
     m.Steward: (),
     m.PrecheckRecord: (),
+    m.Registration: ("by",),
 }
 """Each submittable record model's fields that name who acted. A steward record's
 ``pseudonym`` names the steward it admits, not the filer; its signature binds it instead."""
@@ -204,9 +208,13 @@ def _role_findings(base: Graph, art: Artifact, path: str, rec: m.Record,
     if isinstance(rec, (m.TargetStatusRecord, m.Dispute)):
         return judge(rec, rec.signature, frozenset({rec.curator}), holds(False, True),
                      rec.date, f"a {rec.SCHEMA_KIND.split('/')[0]} record is a curator's act")
+    if isinstance(rec, m.Registration):
+        return judge(rec, rec.signature, frozenset({rec.by}), holds(True, True), rec.date,
+                     "a registration is a curator's or a listed steward's act (D-10 v3.37)")
     if isinstance(rec, m.Shelving):
         return judge(rec, rec.signature, frozenset({rec.by}), holds(True, True), rec.date,
-                     "a shelving is a steward's or curator's act")
+                     "a shelving is a steward's or curator's act") + shelving_findings(
+            base, tid, art.node or "", path, rec)
     if isinstance(rec, m.Withdrawal):
         if not rec.withdraws.startswith(f"targets/{tid}/"):
             # a role is held on a target: a withdrawal filed under one target withdraws

@@ -128,6 +128,7 @@ class Kind(StrEnum):
     STEWARD = "steward"
     DORMANCY = "dormancy"
     PRECHECK_RECORD = "precheck-record"
+    REGISTRATION = "registration"
 
 
 Role = str  # "contributor", "steward", "curator"
@@ -182,6 +183,7 @@ STEP_PLAN: dict[Kind, KindPlan] = {
     Kind.STEWARD: KindPlan(_RECORD_STEPS, False, _CURATORS),
     Kind.DORMANCY: KindPlan(_RECORD_STEPS, False, _CURATORS),
     Kind.PRECHECK_RECORD: KindPlan(_RECORD_STEPS, False, _ANYONE),
+    Kind.REGISTRATION: KindPlan(_RECORD_STEPS, False, _STEWARDS),  # D-10 v3.37
 }
 
 # Node subfolders holding one record kind each, appended as <ts>-<pseudonym>.yaml.
@@ -201,6 +203,7 @@ _TARGET_RECORD_KINDS: dict[str, Kind] = {
     "stewards": Kind.STEWARD,
     "status": Kind.DORMANCY,
     "withdrawals": Kind.WITHDRAWAL,
+    "registrations": Kind.REGISTRATION,
 }
 _ATTEMPT_KINDS = {
     "partial": Kind.PARTIAL, "reduction": Kind.REDUCTION, "alternate": Kind.ALTERNATE,
@@ -229,6 +232,7 @@ RECORD_MODELS: dict[Kind, type[m.Record]] = {
     Kind.STEWARD: m.Steward,
     Kind.DORMANCY: m.TargetStatusRecord,
     Kind.PRECHECK_RECORD: m.PrecheckRecord,
+    Kind.REGISTRATION: m.Registration,
 }
 """The record model each record-only kind's file holds (D-34: one schema kind each)."""
 

@@ -1358,6 +1358,76 @@ def literature_status(graph: Graph, target: str, node: str) -> dict[str, Any] | 
             "by": awaiting["contributor"], "disputes": None, "awaiting": awaiting}
 
 
+def literature_awaiting(graph: Graph, target: str, node: str) -> list[dict[str, Any]]:
+    """The node's literature proposals awaiting a reading, in the record's order (D-25
+    v3.35/v3.45): records that are no signed reading of a steward or curator and that no
+    signed reading confirms or disputes (a covered proposal is never again awaiting),
+    withdrawn ones read as absent — the same reading :func:`literature_status` makes.
+
+    Returns:
+        ``[{record, status, contributor, date}]``.
+
+    Raises:
+        LemmataError: ``unknown-node``.
+    """
+    ix = _ix(graph)
+    _check(ix, target, node)
+    roles = ix.roles_of(target)
+    recs = sorted(((norm_date(rf.record.date), rf.path, rf.record)
+                   for rf in ix.node(target, node).literature if ix.present(rf.path)),
+                  key=lambda x: (x[0], x[1]))
+    signed = {x[1]: x[2] for x in recs if x[2].by in roles
+              and ix.role_signed(x[1], x[2], x[2].by, x[2].date, target)}
+    covered = {p for r in signed.values() for p in (r.confirms, r.disputes) if p}
+    return [{"record": p, "status": r.status, "contributor": r.by, "date": d}
+            for d, p, r in recs if p not in signed and p not in covered]
+
+
+# --- what a shelving may reach (D-14 v3.47; the service and step 2 share it) -------------
+
+
+@dataclass(frozen=True)
+class ShelvingReach:
+    """What a shelving filed under one node may name (D-14 v3.47, D-35 "shelving").
+
+    Attributes:
+        root: the node is its target's root (or a revision of it): never shelved.
+        used_by_merged_proof: a merged Proof.lean of the target names the node in its
+            deps: the statement may not be shelved at all.
+        decompositions: the node's merged decompositions (its routes, record order, with
+            those a same-hash revision inherits): the only paths it may retire.
+    """
+
+    root: bool
+    used_by_merged_proof: bool
+    decompositions: tuple[str, ...]
+
+
+def shelving_reach(graph: Graph, target: str, node: str) -> ShelvingReach:
+    """What a shelving under ``target``/``node`` may name (:class:`ShelvingReach`), from
+    the same index :func:`node_flags` reads ``shelved`` from.
+
+    Raises:
+        LemmataError: ``unknown-node``.
+    """
+    ix = _ix(graph)
+    _check(ix, target, node)
+    return ShelvingReach(ix.is_root(target, node), ix.used_by_merged_proof(target, node),
+                         tuple(ix.routes(target, node)))
+
+
+def standing_shelving(graph: Graph, target: str, subject: str) -> str | None:
+    """The path of the shelving that stands for ``subject`` (a node id or a decomposition's
+    path) — its latest counting record, when that record shelves rather than lifts — or
+    None (D-14 v3.47: a later unshelved record lifts it).
+
+    Raises:
+        KeyError: no such target.
+    """
+    graph.targets[target]  # a KeyError for an unknown target
+    return _ix(graph).shelving_record(target, subject)
+
+
 # --- attempts, readiness, the frontier (D-13, D-25) ---------------------------------------
 
 

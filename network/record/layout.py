@@ -122,7 +122,7 @@ PATH_TABLE: tuple[PathRule, ...] = (
     _rec(_T + "approaches/<ts>-<pseudonym>.yaml", "contributor", "approach"),
     _rec(_T + "status/<date>-<n>.yaml", "curator", "dormancy"),
     _rec(_T + "stewards/<pseudonym>.yaml", "curator", "steward"),
-    _rec(_T + "registrations/<date>-<n>.yaml", "curator"),
+    _rec(_T + "registrations/<date>-<n>.yaml", "curator", "registration"),
     _rec(_T + "withdrawals/<ts>-<pseudonym>.yaml", "contributor", "withdrawal"),
     _rec(_T + "graph.json", "product"),
     # a node
