@@ -122,10 +122,11 @@ def test_the_site_names_its_service_and_loads_the_script(sites: tuple[Path, Path
     for path in _pages(out):
         page = _parse(path)
         rel = "../" * len(path.relative_to(out).parent.parts)
-        assert ("meta", {"name": "lemmata-service", "content": SERVICE}) in page.tags, path
         scripts = [a["src"] for t, a in page.tags if t == "script"]
         assert f"{rel}assets/session.js" in scripts, path
-        assert any(t == "div" and a.get("id") == "session" for t, a in page.tags), path
+        bar = [a for t, a in page.tags if t == "div" and a.get("id") == "session"]
+        assert [b["data-service"] for b in bar] == [SERVICE], path
+        assert bar[0]["data-me"] == f"{rel}me.html", path
         live = [a for t, a in page.tags if a.get("id") == "act-answers"]
         assert live == [{"id": "act-answers", "class": "act-answers", "role": "status",
                          "aria-live": "polite"}], path
@@ -139,7 +140,7 @@ def test_a_site_without_a_service_has_no_controls(sites: tuple[Path, Path]) -> N
     assert not (out / "me.html").exists()
     for path in _pages(out):
         text = path.read_text(encoding="utf-8")
-        assert "session.js" not in text and "lemmata-service" not in text, path
+        assert "session.js" not in text and "data-service" not in text, path
         assert 'id="session"' not in text and "act-answers" not in text, path
 
 

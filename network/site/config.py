@@ -59,7 +59,7 @@ class SiteConfig(BaseModel):
 
     service_url: str | None = Field(None, pattern=SERVICE_URL_PATTERN)
     """The service's origin, e.g. ``https://api.example.org`` (D-35, D-36 v3.33). When set,
-    every page names it (``<meta name="lemmata-service">``), its Content-Security-Policy
+    every page names it (``data-service`` on the ``#session`` box), its Content-Security-Policy
     lets the page connect to it, and the page loads ``session.js``, which draws the person
     controls (sign in, stewards, approvals, reviews, motions, literature, shelving) only
     after ``GET <service>/session`` answers. None: the site has no controls at all."""

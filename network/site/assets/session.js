@@ -14,13 +14,12 @@
  */
 (function () {
   "use strict";
-  var meta = document.querySelector('meta[name="lemmata-service"]');
   var bar = document.getElementById("session");
   var main = document.getElementById("main");
   var answers = document.getElementById("act-answers");
-  if (!meta || !bar || !main || !answers || !window.fetch || !window.URL) { return; }
+  if (!bar || !main || !answers || !window.fetch || !window.URL) { return; }
   var service;
-  try { service = new URL(meta.getAttribute("content")).origin; } catch (e) { return; }
+  try { service = new URL(bar.getAttribute("data-service")).origin; } catch (e) { return; }
   var page = main.dataset || {};
   var drawn = [];  // the controls this script added, removed again on sign-out
 
@@ -61,8 +60,9 @@
     return box;
   }
 
-  function place(box, before) {
-    if (before && before.parentNode) { before.parentNode.insertBefore(box, before); }
+  // Put a drawn box after ``ref`` (a part of the built page), else at the foot of main.
+  function place(box, ref) {
+    if (ref && ref.parentNode) { ref.parentNode.insertBefore(box, ref.nextSibling); }
     else { main.insertBefore(box, answers); }
     return box;
   }
@@ -216,7 +216,8 @@
 
   function targetControls(s) {
     var tid = page.target;
-    var box = place(section("Your acts on this problem", "target-acts"));
+    var box = place(section("Your acts on this problem", "target-acts"),
+                    main.querySelector("table.facts"));
     if (!isSteward(s, tid)) {
       box.appendChild(el("p", { text: "A steward puts their name to this problem (see Docs, Stewards)." }));
       box.appendChild(form("Become steward", function () {
@@ -239,6 +240,10 @@
     var motions = el("div", { "class": "motions" }, el("h3", { text: "Motions waiting for your vote" }));
     box.appendChild(motions);
     me().then(function (m) {
+      if ((m.unavailable || []).indexOf("motions") >= 0) {
+        motions.appendChild(el("p", { text: "The service cannot list motions yet." }));
+        return;
+      }
       var items = ((m.waiting || {}).motions || []).filter(function (x) { return x.target === tid; });
       if (!items.length) { motions.appendChild(el("p", { text: "None waits for your vote." })); return; }
       var ul = el("ul");
@@ -354,7 +359,8 @@
     var tid = page.target;
     if (!mayJudge(s, tid)) { return; }
     document.querySelectorAll("[data-words]").forEach(approveForm);
-    var box = place(section("Your acts on this statement", "node-acts"));
+    var box = place(section("Your acts on this statement", "node-acts"),
+                    main.querySelector("header.node-head"));
     heldProofs(box);
     if (page.literature) { literatureControls(box); }
     shelvingControls(box);
@@ -372,7 +378,7 @@
   }
 
   function meControls() {
-    var box = place(section("What waits for you", "me-waiting"), document.getElementById("me-empty"));
+    var box = place(section("What waits for you", "me-waiting"), main.querySelector("h1"));
     me().then(function (m) {
       var waiting = m.waiting || {};
       WAITING.forEach(function (w) {
