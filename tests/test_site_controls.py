@@ -170,7 +170,7 @@ def test_pages_give_the_script_what_it_reads(sites: tuple[Path, Path]) -> None:
 @pytest.mark.parametrize("url", [
     "javascript:alert(1)", "http://a b", "http://host;script-src *", "http://host/path",
     "http://user@host", "http://host?q=1", "http://host#x", "ftp://host", "http://'self'",
-    "http://host\n", "https://host:8000 https://evil.example",
+    "http://host\n", "https://host:8000 https://evil.example", "http://[::1] *", "http://::1:80",
 ])
 def test_a_service_url_that_is_not_an_origin_is_refused(url: str, tmp_path: Path) -> None:
     with pytest.raises(ValidationError):
@@ -182,6 +182,7 @@ def test_a_service_url_that_is_not_an_origin_is_refused(url: str, tmp_path: Path
 def test_service_origin_keeps_port_and_drops_the_slash() -> None:
     assert service_origin("https://api.example.org/") == "https://api.example.org"
     assert service_origin("http://127.0.0.1:8000") == "http://127.0.0.1:8000"
+    assert service_origin("http://[::1]:8000/") == "http://[::1]:8000"
 
 
 def test_up_site_server_sends_the_policy_header(sites: tuple[Path, Path]) -> None:

@@ -18,9 +18,10 @@ from __future__ import annotations
 
 import re
 
-SERVICE_URL_PATTERN = r"^https?://[A-Za-z0-9.-]+(:[0-9]{1,5})?/?$"
+SERVICE_URL_PATTERN = r"^https?://([A-Za-z0-9.-]+|\[[0-9A-Fa-f:.]+\])(:[0-9]{1,5})?/?$"
 """A service base URL the site accepts (:attr:`SiteConfig.service_url`): an http(s) origin
-with an optional port and trailing slash; nothing that could end a CSP source expression
+(a host name, an IPv4 address or a bracketed IPv6 one) with an optional port and trailing
+slash; nothing that could end a CSP source expression
 (space, ``;``, ``,``, a quote) or carry a path, credentials, a query or a fragment."""
 
 
