@@ -51,6 +51,7 @@ class StandIn:
 
     def __init__(self) -> None:
         self.mode = "in"  # "in", "out" or "fail" (GET /session answers 500)
+        self.needs_pseudonym = False
         self.roles: dict[str, list[str]] = {"curator": [], "steward": []}
         self.issued: list[str] = []
         self.used: set[str] = set()
@@ -93,7 +94,7 @@ def standin_app(state: StandIn, site_origin: str) -> Any:
         state.issued.append(token)
         return {"signed_in": True, "pseudonym": "alice", "login": "alice-gh",
                 "expires_at": "2026-12-01T20:00:00Z", "csrf_token": token,
-                "roles": state.roles, "needs_pseudonym": False}
+                "roles": state.roles, "needs_pseudonym": state.needs_pseudonym}
 
     @app.get("/me")
     def me(request: Request) -> Any:
@@ -288,6 +289,8 @@ def _run(d: Any, base: str, service: str, state: StandIn, stop: Callable[[], Any
     acts = {x.find_element(css, "button").text: x
             for x in d.find_elements(css, ".node-acts form")}
     assert set(acts) == {"Approve this proof", "Send your reading", "Shelve this statement"}
+    d.execute_script("document.getElementById('act-answers').textContent = '';")
+    _shot(d.find_element(css, ".node-acts"), "node-acts.png")
     post = _post(d, state, lambda: acts["Approve this proof"].find_element(css, "button").click())
     assert post["path"] == "/proof-reviews"
     assert post["body"] == {"decision": "approve", "submission_id": 7}
@@ -311,6 +314,20 @@ def _run(d: Any, base: str, service: str, state: StandIn, stop: Callable[[], Any
     # every act carried its own fresh token: none was sent twice
     tokens = [p["token"] for p in state.posts]
     assert len(tokens) == len(set(tokens)) and all(t in state.issued for t in tokens)
+
+    # a login bound to no identity yet chooses its pseudonym and accepts the DCO first
+    state.needs_pseudonym = True
+    d.get(target)
+    _wait(d, "#session form")
+    assert not d.find_elements(css, ".person-controls")
+    bar = d.find_element(css, "#session form")
+    bar.find_element(css, "input[name=pseudonym]").send_keys("alice")
+    bar.find_element(css, "input[name=dco]").click()
+    state.needs_pseudonym = False
+    post = _post(d, state, lambda: bar.find_element(css, "button").click())
+    assert post["path"] == "/session/pseudonym"
+    assert post["body"] == {"pseudonym": "alice", "dco": True}
+    _wait(d, ".target-acts form")  # drawn again, now as the identity
 
     # sign out: the controls go, Sign in is back
     d.get(target)

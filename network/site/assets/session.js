@@ -107,8 +107,11 @@
   function act(path, body, what) {
     return getJSON("/session").then(function (s) {
       if (!s || !s.signed_in) {
-        say(what, 401, { code: "session-missing", detail: "You are signed out.",
-                         action: "Sign in with GitHub and try again." });
+        answers.textContent = "";
+        answers.appendChild(el("p", { "class": "answer refused" }, el("strong", { text: what + ": " }),
+                               "you are signed out, so nothing was sent. Sign in with GitHub and try again."));
+        clearControls();
+        drawBar({ signed_in: false });
         return { status: 401, body: null };
       }
       return fetch(service + path, {
@@ -128,7 +131,7 @@
   function form(label, build, send) {
     var f = el("form", { "class": "act", novalidate: "" });
     var parts = build(f);
-    (parts || []).forEach(function (x) { f.appendChild(x); });
+    (parts || []).forEach(function (x) { if (x) { f.appendChild(x); } });
     var button = el("button", { type: "submit", text: label });
     f.appendChild(el("p", {}, button));
     f.addEventListener("submit", function (ev) {
@@ -186,7 +189,9 @@
         return [field("Pseudonym", input("pseudonym", { required: "", autocomplete: "username" })),
                 el("p", { "class": "field" },
                    el("label", {}, el("input", { type: "checkbox", name: "dco", value: "yes" }),
-                      " I accept the Developer Certificate of Origin (Docs, Licences)"))];
+                      " I accept the Developer Certificate of Origin")),
+                bar.dataset.licence ? el("p", {}, el("a", { href: bar.dataset.licence,
+                                                          text: "Read the Developer Certificate of Origin" })) : null];
       }, function (f2) {
         return act("/session/pseudonym", { pseudonym: val(f2, "pseudonym"),
                                            dco: !!f2.elements.dco.checked }, "Pseudonym")
@@ -329,8 +334,10 @@
     }));
   }
 
-  function heldProofs(box) {
+  function heldProofs(outer) {
     var tid = page.target, nid = page.node;
+    var box = el("div", { "class": "held-proofs" });
+    outer.appendChild(box);  // first in the box, filled once GET /me answers
     me().then(function (m) {
       var items = ((m.waiting || {}).held_proofs || []).filter(function (x) {
         return x.target === tid && x.node === nid;
