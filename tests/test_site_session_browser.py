@@ -57,6 +57,7 @@ class StandIn:
         self.used: set[str] = set()
         self.posts: list[dict[str, Any]] = []
         self.refuse: dict[str, dict[str, str]] = {}
+        self.hostile: set[str] = set()  # paths whose receipt carries a script URL and markup
         self.waiting: dict[str, list[dict[str, Any]]] = {
             "literature": [], "review_questions": [],
             "held_proofs": [{"target": T, "node": "root--h1", "submission_id": 7,
@@ -123,6 +124,9 @@ def standin_app(state: StandIn, site_origin: str) -> Any:
             state.mode = "out"
             return {"signed_in": False}
         n = next(state.numbers)
+        if "/" + path in state.hostile:
+            return JSONResponse({"pull_request": "<b>1</b>", "url": "javascript:alert(1)",
+                                 "next": '<img src=x id="injected">'}, 201)
         return JSONResponse({"kind": path, "pull_request": n, "submission_id": n,
                              "url": f"https://forge.example/pulls/{n}",
                              "next": "The gate judges it; the page shows it after the merge."},
@@ -256,9 +260,13 @@ def _run(d: Any, base: str, service: str, state: StandIn, stop: Callable[[], Any
     state.roles = {"curator": [], "steward": [T]}
     d.get(target)
     _wait(d, ".target-acts .motions button.vote")
+    state.hostile.add("/votes")  # an answer is text: no script link, no markup
     post = _post(d, state, lambda: d.find_element(
         css, '.target-acts button.vote[data-vote="yes"]').click())
     assert post["path"] == "/votes" and post["body"] == {"motion": MOTION, "vote": "yes"}
+    answer = d.find_element(css, "#act-answers .answer")
+    assert not answer.find_elements(css, "a") and not d.find_elements(css, "#injected")
+    assert '<img src=x id="injected">' in answer.text and "<b>1</b>" in answer.text
     forms = d.find_elements(css, ".target-acts form")
     assert [x.find_element(css, "button").text for x in forms] == ["Step down", "Open a motion"]
     motion = forms[1]
