@@ -461,10 +461,13 @@ def site_group() -> None:
 @click.option("--database-url", default=None,
               help="The network's service database: contributor pages then say which "
               "identities an operator vouched for (lemmata token issue).")
+@click.option("--service-url", default=None,
+              help="The service's origin (scheme://host[:port]): pages then load session.js, "
+              "which draws the person controls once GET /session answers (D-36 v3.33).")
 @guarded
 def site_build(graph: Path, out: Path, commit: str | None, strict: bool,
                featured: str | None, repository_url: str | None,
-               database_url: str | None) -> int:
+               database_url: str | None, service_url: str | None) -> int:
     """Build the static site of GRAPH into OUT, in named stages (D-36)."""
     from network.site.build import build_site
     from network.site.config import SiteConfig
@@ -476,7 +479,7 @@ def site_build(graph: Path, out: Path, commit: str | None, strict: bool,
         vouched = read_vouches(database_url)
     config = SiteConfig(graph=graph, out=out, commit=commit, strict=strict,
                         featured_target=featured, repository_url=repository_url,
-                        vouched=vouched)
+                        vouched=vouched, service_url=service_url)
     report = build_site(config, log=lambda line: click.echo(line, err=True))
     click.echo(json.dumps({"pages": len(report.pages), "warnings": len(report.warnings),
                            "commit": report.commit,

@@ -315,9 +315,16 @@ LIVE_CLAIMS_PATH = "/live/claims.json"
 
 class _QuietHandler(SimpleHTTPRequestHandler):
     live: Callable[[], bytes] | None = None
+    csp: str | None = None
 
     def log_message(self, format: str, *args: Any) -> None:
         return
+
+    def end_headers(self) -> None:
+        if self.csp:  # the site's policy as a header: frame-ancestors counts only here
+            self.send_header("Content-Security-Policy", self.csp)
+            self.send_header("X-Content-Type-Options", "nosniff")
+        super().end_headers()
 
     def do_GET(self) -> None:
         if self.path.split("?", 1)[0] == LIVE_CLAIMS_PATH and self.live is not None:
@@ -353,9 +360,12 @@ def live_claims_json(svc: Any) -> bytes:
 
 @contextmanager
 def static_server(root: Path, host: str, port: int,
-                  live: Callable[[], bytes] | None = None) -> Iterator[ThreadingHTTPServer]:
+                  live: Callable[[], bytes] | None = None, *,
+                  csp: str | None = None) -> Iterator[ThreadingHTTPServer]:
     """Serve ``root`` read-only over HTTP on ``host:port`` in a thread until the block ends;
-    with ``live``, ``GET /live/claims.json`` answers its bytes (:func:`live_claims_json`).
+    with ``live``, ``GET /live/claims.json`` answers its bytes (:func:`live_claims_json`);
+    with ``csp``, every answer carries it as its ``Content-Security-Policy`` header
+    (:func:`network.site.csp.header_policy`, issue 13).
 
     Raises:
         LemmataError: ``listen-failed`` when ``host:port`` cannot be bound.
@@ -364,6 +374,7 @@ def static_server(root: Path, host: str, port: int,
         pass
 
     _SiteHandler.live = staticmethod(live) if live is not None else None
+    _SiteHandler.csp = csp
     handler = partial(_SiteHandler, directory=str(root))
     try:
         server = ThreadingHTTPServer((host, port), handler)
@@ -583,7 +594,7 @@ def run(data_root: Path, graph_dir: Path, *, host: str = "127.0.0.1", port: int 
     runner = QueueRunner(lambda: threading.Thread(
         target=_queue_loop,
         args=(data, forge, keys, stop, queue_interval_s, note, toolchain_source), name="queue",
-        daemon=True), health)
+        kwargs={"service_url": settings.public_url}, daemon=True), health)
     app = create_app(settings, graph_loader=provider, toolchain=toolchain_source,
                      forge=forge, keys=keys,
                      queue=RunnerQueue(health.snapshot, runner.alive,
@@ -597,7 +608,7 @@ def run(data_root: Path, graph_dir: Path, *, host: str = "127.0.0.1", port: int 
     main_graph = load_main()
     note = toolchain_line({tid: t.gate_spec for tid, t in main_graph.targets.items()},
                           toolchain_source)
-    build_site(data, note)
+    build_site(data, note, service_url=settings.public_url)
     say("[5/5] service, merge queue and site server")
     logging.getLogger("mcp").setLevel(logging.WARNING)  # the banner, not library chatter
     config = uvicorn.Config(app, host=host, port=port, log_level="warning", lifespan="on")
@@ -710,8 +721,11 @@ def _serve(data: DataDir, server: Any, api_thread: threading.Thread, runner: Que
         LemmataError: ``listen-failed`` when the site or the service cannot listen.
     """
     first_steps = first_steps or {}
+    from network.site.csp import header_policy
+
     live = partial(live_claims_json, server.config.app.state.svc)
-    with static_server(data.site, host, site_port, live):
+    with static_server(data.site, host, site_port, live,
+                       csp=header_policy(f"http://{host}:{port}")):
         api_thread.start()
         while not server.started and api_thread.is_alive():
             time.sleep(0.05)
@@ -740,8 +754,10 @@ def _serve(data: DataDir, server: Any, api_thread: threading.Thread, runner: Que
         runner.beat(beat, time.time(), every_s=0)  # says "stopped" to any other reader
 
 
-def build_site(data: DataDir, toolchain_note: str) -> None:
-    """Render main of the forge into ``data.site`` (D-36); the footer says ``toolchain_note``.
+def build_site(data: DataDir, toolchain_note: str, *, service_url: str | None = None) -> None:
+    """Render main of the forge into ``data.site`` (D-36); the footer says ``toolchain_note``;
+    with ``service_url`` (the service's origin) the pages draw the person controls (D-36
+    v3.33, :attr:`network.site.config.SiteConfig.service_url`).
 
     Raises:
         LemmataError: ``site-tool-missing`` (no Graphviz) and the builder's other codes.
@@ -751,14 +767,16 @@ def build_site(data: DataDir, toolchain_note: str) -> None:
     from network.site.config import SiteConfig
 
     site_build(SiteConfig(graph=data.forge, out=data.site, commit="refs/heads/main",
-                          toolchain_note=toolchain_note,
+                          toolchain_note=toolchain_note, service_url=service_url,
                           vouched=read_vouches(data.database_url)))
 
 
 def _queue_loop(data: DataDir, forge: Any, keys: dict[str, tuple[str, Ed25519PrivateKey]],
                 stop: threading.Event, interval_s: float, note: str,
-                toolchain: Callable[[Any], Any], *, max_backoff_s: float = 60.0) -> None:
-    """Run merge-queue passes until ``stop`` is set; rebuild the site when main moves.
+                toolchain: Callable[[Any], Any], *, max_backoff_s: float = 60.0,
+                service_url: str | None = None) -> None:
+    """Run merge-queue passes until ``stop`` is set; rebuild the site when main moves
+    (naming ``service_url``, see :func:`build_site`).
 
     Each pass completes the merge journal's unfinished merges and gates the open pull
     requests oldest first (network.gate.queue), with the toolchain each target pins when
@@ -774,7 +792,7 @@ def _queue_loop(data: DataDir, forge: Any, keys: dict[str, tuple[str, Ed25519Pri
     while not stop.is_set():
         try:
             _queue_passes(data, forge, keys, stop, interval_s, note, toolchain, health,
-                          max_backoff_s)
+                          max_backoff_s, service_url)
         except Exception:  # the loop itself restarts (issue 16)
             logging.getLogger(__name__).exception("merge queue: runner loop restarted")
             health.restarted()
@@ -784,7 +802,8 @@ def _queue_loop(data: DataDir, forge: Any, keys: dict[str, tuple[str, Ed25519Pri
 
 def _queue_passes(data: DataDir, forge: Any, keys: dict[str, tuple[str, Ed25519PrivateKey]],
                   stop: threading.Event, interval_s: float, note: str,
-                  toolchain: Callable[[Any], Any], health: Any, max_backoff_s: float) -> None:
+                  toolchain: Callable[[Any], Any], health: Any, max_backoff_s: float,
+                  service_url: str | None = None) -> None:
     """The body of :func:`_queue_loop`: passes until ``stop``; a pass's exception is
     logged, recorded in ``health`` and retried after the back-off."""
     from network.gate.queue import process_queue
@@ -803,7 +822,7 @@ def _queue_passes(data: DataDir, forge: Any, keys: dict[str, tuple[str, Ed25519P
                     + (f" ({item.code})" if item.code else ""))
             if forge.main_sha() != seen:
                 seen = forge.main_sha()
-                build_site(data, note)
+                build_site(data, note, service_url=service_url)
             health.passed(time.time())
         except Exception as exc:  # noqa: BLE001 - logged, retried with a back-off
             code, detail = ((exc.code, exc.detail) if isinstance(exc, LemmataError) else

@@ -71,3 +71,27 @@ def serve(root: Path) -> Iterator[str]:
     finally:
         srv.shutdown()
         srv.server_close()
+
+
+@contextmanager
+def chromium(*, log: bool = False) -> Iterator[object]:
+    """Debian's headless Chromium under selenium (skipped where it is not installed, failed
+    under CI); with ``log`` the browser console is kept for ``get_log("browser")``."""
+    require_tool("chromium", shutil.which("chromium") or Path("/usr/bin/chromium").exists())
+    require_tool("chromedriver", shutil.which("chromedriver"))
+    from selenium import webdriver
+    from selenium.webdriver.chrome.options import Options
+    from selenium.webdriver.chrome.service import Service
+
+    opts = Options()
+    opts.binary_location = shutil.which("chromium") or "/usr/bin/chromium"
+    for arg in ("--headless=new", "--no-sandbox", "--disable-gpu", "--disable-dev-shm-usage",
+                "--window-size=1400,1000"):
+        opts.add_argument(arg)
+    if log:
+        opts.set_capability("goog:loggingPrefs", {"browser": "ALL"})
+    drv = webdriver.Chrome(service=Service(shutil.which("chromedriver")), options=opts)
+    try:
+        yield drv
+    finally:
+        drv.quit()

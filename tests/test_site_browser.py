@@ -8,13 +8,12 @@ Marked ``browser``: ``make test`` deselects it; run ``pytest -m browser``.
 from __future__ import annotations
 
 import os
-import shutil
 from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
 
-from tests.site_support import REPO, build, require_dot, require_tool, serve
+from tests.site_support import REPO, build, chromium, require_dot, serve
 from tests.sitegraph import NODES, build_rich_graph
 
 pytestmark = [pytest.mark.browser, pytest.mark.allow_outside_writes]
@@ -23,22 +22,8 @@ SHOTS = Path(os.environ.get("LEMMATA_SCREENSHOTS", str(REPO / "screenshots")))
 
 @pytest.fixture()
 def driver() -> Iterator[object]:
-    require_tool("chromium", shutil.which("chromium") or Path("/usr/bin/chromium").exists())
-    require_tool("chromedriver", shutil.which("chromedriver"))
-    from selenium import webdriver
-    from selenium.webdriver.chrome.options import Options
-    from selenium.webdriver.chrome.service import Service
-
-    opts = Options()
-    opts.binary_location = shutil.which("chromium") or "/usr/bin/chromium"
-    for arg in ("--headless=new", "--no-sandbox", "--disable-gpu", "--disable-dev-shm-usage",
-                "--window-size=1400,1000"):
-        opts.add_argument(arg)
-    drv = webdriver.Chrome(service=Service(shutil.which("chromedriver")), options=opts)
-    try:
+    with chromium() as drv:
         yield drv
-    finally:
-        drv.quit()
 
 
 def test_site_in_chromium(tmp_path: Path, driver: object) -> None:

@@ -19,7 +19,7 @@ def test_html_validates_and_links_resolve(tmp_path: Path) -> None:
     require_tool("java", shutil.which("java"))
     graph = tmp_path / "graph"
     build_rich_graph(graph, commit=False)
-    build(graph, tmp_path / "rich")
+    build(graph, tmp_path / "rich", service_url="http://127.0.0.1:8000")  # with the controls
     build(REPO / "graph", tmp_path / "real")
     for out in (tmp_path / "rich", tmp_path / "real"):
         assert check_links(out) == []

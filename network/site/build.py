@@ -12,7 +12,9 @@ The build runs as named stages (STYLE.md rule 10, mkdocs ``commands/build.py``):
     typeset claims with KaTeX and render every page with jinja2 (autoescape,
     ``StrictUndefined``);
 ``assets``
-    the stylesheet, the small script and the vendored KaTeX;
+    the stylesheet, the small script, the person controls' script (``session.js``, loaded
+    only when the site names its service), the docs page's screenshots and the vendored
+    KaTeX;
 ``check``
     every internal link of the output resolves (:mod:`network.site.linkcheck`).
 
@@ -41,6 +43,7 @@ from network.record import derive
 from network.record.loader import Graph, load_graph
 from network.site import pages
 from network.site.config import SiteConfig
+from network.site.csp import meta_policy, service_origin
 from network.site.layout import Layout, dot_program, layout_target
 from network.site.lean import highlight_lean, pygments_css
 from network.site.linkcheck import check_links
@@ -54,6 +57,9 @@ HERE = Path(__file__).resolve().parent
 TEMPLATES = HERE / "templates"
 ASSETS = HERE / "assets"
 PROSE = HERE / "prose"
+SCREENS = ASSETS / "screens"
+"""Screenshots of the person controls the docs page shows (tests/test_site_session_browser.py
+takes them)."""
 DCO_TEXT = HERE.parent / "api" / "dco.txt"
 STAGES = ("load", "derive", "layout", "render", "assets", "check")
 """The build's named stages, in order."""
@@ -227,7 +233,9 @@ def _render(graph: Graph, config: SiteConfig, d: _Derived, layouts: dict[str, La
     env = _environment(math, config, graph)
     common = {"commit_label": _commit_label(graph), "commit": graph.commit,
               "toolchain_note": config.toolchain_note, "as_of": derive.now(graph),
-              "math_client": not math.server_side, "graph_id": graph.policy.graph_id}
+              "math_client": not math.server_side, "graph_id": graph.policy.graph_id,
+              "csp": meta_policy(config.service_url),
+              "service_url": service_origin(config.service_url) if config.service_url else None}
     w = _Writer(env, out, common, report)
     drawings = {tid: pages.drawing(graph, tid, d.views[tid], layouts[tid], False)
                 for tid in graph.targets}
@@ -239,6 +247,8 @@ def _render(graph: Graph, config: SiteConfig, d: _Derived, layouts: dict[str, La
     _render_frontier(graph, d, w)
     _render_contributors(graph, config, d, w)
     _render_docs(graph, config, w)
+    if config.service_url:
+        w.page("me.html", "me.html")
 
 
 def _render_home(graph: Graph, config: SiteConfig, d: _Derived,
@@ -478,6 +488,8 @@ def _render_docs(graph: Graph, config: SiteConfig, w: _Writer) -> None:
          + Markup("</pre>")),
         ("about.html", "What this site is",
          _markdown((PROSE / "about.md").read_text(encoding="utf-8"), config)),
+        ("people.html", "Acting on the site: sign in, stewards, approvals, reviews, motions",
+         _markdown((PROSE / "people.md").read_text(encoding="utf-8"), config)),
     ]
     w.page("docs_index.html", "docs/index.html", docs=[(p, t) for p, t, _ in docs])
     for path, title, body in docs:
@@ -490,8 +502,10 @@ def _render_docs(graph: Graph, config: SiteConfig, w: _Writer) -> None:
 def _assets(out: Path) -> None:
     dest = out / "assets"
     dest.mkdir(parents=True, exist_ok=True)
-    for name in ("site.css", "site.js"):
+    for name in ("site.css", "site.js", "session.js"):
         _copy_if_changed(ASSETS / name, dest / name)
+    for src in _walk(SCREENS):
+        _copy_if_changed(src, dest / "screens" / src.relative_to(SCREENS))
     (dest / "pygments.css").write_text(pygments_css(), encoding="utf-8")
     for src in _walk(KATEX_DIR):
         _copy_if_changed(src, dest / "katex" / src.relative_to(KATEX_DIR))

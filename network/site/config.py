@@ -6,6 +6,8 @@ from pathlib import Path
 
 from pydantic import BaseModel, ConfigDict, Field
 
+from network.site.csp import SERVICE_URL_PATTERN
+
 DEFAULT_TOOLCHAIN_NOTE = "This site was built from the record; it checks nothing."
 
 
@@ -54,3 +56,10 @@ class SiteConfig(BaseModel):
     graph, so it comes from the service's database
     (:func:`network.api.identity.read_vouches`, ``lemmata site build --database-url``);
     the contributor pages say it. Empty: nothing is said."""
+
+    service_url: str | None = Field(None, pattern=SERVICE_URL_PATTERN)
+    """The service's origin, e.g. ``https://api.example.org`` (D-35, D-36 v3.33). When set,
+    every page names it (``data-service`` on the ``#session`` box), its Content-Security-Policy
+    lets the page connect to it, and the page loads ``session.js``, which draws the person
+    controls (sign in, stewards, approvals, reviews, motions, literature, shelving) only
+    after ``GET <service>/session`` answers. None: the site has no controls at all."""
