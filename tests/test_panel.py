@@ -10,7 +10,7 @@ import pytest
 
 from network.api.records import dump_yaml, gate_findings
 from network.gate.postmerge import ledger_lines
-from network.record import approvals, panel, products
+from network.record import approvals, derive, panel, products
 from network.record import models as m
 from network.record.loader import Graph, load_graph
 from network.record.validate import validate_graph
@@ -344,6 +344,10 @@ def test_section_states_follow_approvals_and_a_change_over_verified_words_is_pen
     assert approvals.section_states(g, T, node, v2) == ["verified", "pending"]
     assert approvals.section_states(g, T, node, v3) == ["pending", "pending"]
     assert approvals.reading_version(g, T, node, [v1, v2, v3]) == v1
+    [chain] = derive.words_chains(g, T, "root", "gloss")
+    assert chain["reads"] == v1 and chain["current"]["path"] == v3
+    assert chain["current"]["section_states"] == ["pending", "pending"]
+    assert chain["history"][0]["approvals"] == ["steve"]
     approval(b, "20260206T000000Z", "sam", v3, [0, 1])
     g = load(b)
     node = g.targets[T].nodes["root"]

@@ -2353,11 +2353,16 @@ def words_chains(graph: Graph, target: str, node: str, kind: str) -> list[dict[s
         ``[{describes, current, history}]`` in record order (date, path) of the chains'
         first versions; ``current`` and each of ``history`` (oldest first, current last)
         are ``{path, author, date, label, sections: [{steps, text, drafted_with}],
-        approvals: [signer] (verified approvals only, ruling 14), supersedes}``.
+        approvals: [signer] (verified approvals only, embedded or approval/v1 records,
+        ruling 14), section_states (:func:`network.record.approvals.section_states`),
+        supersedes}``; each chain also has ``reads``, the version a reader is shown
+        (the newest with no pending section, v3.31).
 
     Raises:
         LemmataError: ``unknown-node``. ValueError: an unknown ``kind``.
     """
+    from network.record import approvals  # imports this module
+
     ix = _ix(graph)
     _check(ix, target, node)
     n = ix.node(target, node)
@@ -2373,7 +2378,9 @@ def words_chains(graph: Graph, target: str, node: str, kind: str) -> list[dict[s
                 "label": getattr(rec, "label", None),
                 "sections": [{"steps": list(s.steps), "text": s.text,
                               "drafted_with": list(s.drafted_with)} for s in rec.sections],
-                "approvals": [a.signer for a in ix.approved(target, rec)],
+                "approvals": list(dict.fromkeys(
+                    a["by"] for a in approvals.approvals_of(graph, target, n, path))),
+                "section_states": approvals.section_states(graph, target, n, path),
                 "supersedes": rec.supersedes}
         at = member.get(rec.supersedes) if rec.supersedes else None
         if at is None:
@@ -2382,6 +2389,9 @@ def words_chains(graph: Graph, target: str, node: str, kind: str) -> list[dict[s
         chains[at]["history"].append(view)
         chains[at]["current"] = view
         member[path] = at
+    for c in chains:  # v3.31: a change over verified words is read once approved
+        c["reads"] = approvals.reading_version(graph, target, n,
+                                               [v["path"] for v in c["history"]])
     return chains
 
 
