@@ -120,6 +120,21 @@ def test_a_motion_passes_when_its_window_closes_with_a_majority(b: GraphBuilder)
     assert validate_graph(b.root) == []  # the panel's files have their place in the record
 
 
+def test_a_targets_own_policy_sets_the_window(tmp_path: Path) -> None:
+    g = GraphBuilder(tmp_path / "g").base()
+    g.target(T, policy={"vote_window_days": 3})
+    g.steward(T, "sam")
+    g.node(T, "root")
+    mp, _ = motion(g, "20260201T000000Z", "steve")
+    merged(g, mp, "2026-02-01T00:00:00Z", "motion")
+    for who, ts in (("steve", "20260202T000000Z"), ("sam", "20260203T000000Z")):
+        vp, _ = vote(g, ts, who, mp)
+        merged(g, vp, _ts_date(ts), "vote")
+    g.merge_record([mp], "2026-02-04T00:00:00Z")
+    st = panel.motion_state(load(g), T, mp)
+    assert st is not None and st["closes"] == "2026-02-04T00:00:00Z" and st["state"] == "passed"
+
+
 def test_three_member_panel_needs_vote_minimum_votes(b: GraphBuilder) -> None:
     mp, _ = motion(b, "20260201T000000Z", "steve")
     merged(b, mp, "2026-02-01T00:00:00Z", "motion")
@@ -242,6 +257,8 @@ def test_a_motion_by_a_non_member_is_void_and_open_motions_lists_waiting_voters(
     merged(b, vp, "2026-02-03T00:00:00Z", "vote")
     g = load(b)
     assert panel.motion_state(g, T, bad)["state"] == "void"  # type: ignore[index]
+    p, r = vote(b, "20260204T000000Z", "sara", bad, write=False)
+    assert _codes(g, p, r, "sara") == ["vote-motion-unknown"]
     assert [i["path"] for i in panel.open_motions(g, "sara")] == [good]
     assert panel.open_motions(g, "sam") == [] and panel.open_motions(g, "mallory") == []
     item = panel.open_motions(g, "steve")[0]

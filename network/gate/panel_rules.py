@@ -152,6 +152,9 @@ def _vote(base: Graph, tid: str, path: str, rec: m.Vote,
                            f"{rec.motion} opened, nor is a curator", path)]
     st = panel.motion_state(base, tid, rec.motion)
     assert st is not None
+    if st["state"] == "void":  # its opener held no seat, or its signature fails
+        return [Diagnostic("vote-motion-unknown", f"{rec.motion} is no standing motion: "
+                           "its opener was neither on the panel nor a curator", path)]
     earlier = [v["path"] for v in st["votes"] if v["by"] == rec.by]
     earlier += [p for p, r in batch if p != path and isinstance(r, m.Vote)
                 and r.motion == rec.motion and r.by == rec.by and p < path]

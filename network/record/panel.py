@@ -66,14 +66,20 @@ class PanelPolicy:
                 "vote_threshold": self.vote_threshold, "vote_minimum": self.vote_minimum}
 
 
-def panel_policy(graph: Graph) -> PanelPolicy:
+def panel_policy(graph: Graph, target: str | None = None) -> PanelPolicy:
     """The one accessor of the panel's policy values: policy.json's ``vote_window_days``
     (14), ``vote_threshold`` (0.5) and ``vote_minimum`` (2), read with the defaults D-32
-    v3.34 names while the policy model lacks them."""
+    v3.34 names while the policy model lacks them; with ``target``, its target.yaml
+    ``policy`` overrides them (ruling 13)."""
     p = graph.policy
-    return PanelPolicy(int(getattr(p, "vote_window_days", _DEFAULTS["vote_window_days"])),
-                       float(getattr(p, "vote_threshold", _DEFAULTS["vote_threshold"])),
-                       int(getattr(p, "vote_minimum", _DEFAULTS["vote_minimum"])))
+    t = graph.targets.get(target) if target is not None else None
+    over = t.record.policy if t is not None else {}
+
+    def value(name: str) -> Any:
+        return over.get(name, getattr(p, name, _DEFAULTS[name]))
+
+    return PanelPolicy(int(value("vote_window_days")), float(value("vote_threshold")),
+                       int(value("vote_minimum")))
 
 
 def _parse(date: str) -> dt.datetime:
@@ -172,7 +178,7 @@ def motion_state(graph: Graph, target: str, path: str) -> dict[str, Any] | None:
         return None
     ix = derive._ix(graph)
     rec = rf.record
-    pol = panel_policy(graph)
+    pol = panel_policy(graph, target)
     opened = _dated(graph, rf.path, rec.date)
     closes = _fmt(_parse(opened) + dt.timedelta(days=pol.vote_window_days))
     voters, in_place = voting_body(graph, target, rf)
@@ -406,6 +412,6 @@ def target_panel(graph: Graph, target: str) -> dict[str, Any]:
     members = (panel_at(graph, target, now) if now is not None
                else derive.stewards_of(graph, target))
     rows = writeups(graph, target)
-    return {"panel": {"members": members, "policy": panel_policy(graph).to_dict()},
+    return {"panel": {"members": members, "policy": panel_policy(graph, target).to_dict()},
             "motions": motions(graph, target), "writeups": rows,
             "writeup_shown": shown_writeup(rows)}
