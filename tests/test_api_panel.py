@@ -26,6 +26,7 @@ from network.api.settings import ServiceSettings
 from network.gate import queue as Q
 from network.gate.artifacts import Kind
 from network.gate.sandbox import Sandbox
+from network.record import models as m
 from network.record import panel
 from network.record.loader import load_graph
 from network.record.products import write_products
@@ -208,3 +209,19 @@ def test_a_motion_opens_is_voted_on_and_passes_when_its_window_closes(env: Env) 
     as_person(env, "sara")
     _refused(env.client.post("/votes", json={"motion": motion, "vote": "yes"}),
              "vote-window-closed", 409)
+
+
+def test_a_merged_approval_verifies_the_section_and_credits_the_author(env: Env) -> None:
+    as_person(env, "steve")
+    r = env.client.post("/approvals", json={"words": GLOSS, "sections": [0]})
+    assert r.status_code == 201, r.text
+    [item] = _queue(env)
+    assert item.verdict == "pass", item
+    main = load_graph(env.forge.path, "refs/heads/main")
+    lines = [ln.record for ln in main.ledger if isinstance(ln.record, m.LedgerLine)]
+    assert [(ln.line, ln.identity, ln.artifact) for ln in lines
+            if ln.line == "writeup"] == [("writeup", "carol", GLOSS)]  # never the signer
+    node = env.client.get("/targets/demo/nodes/root?include=gloss").json()
+    [gloss] = node["gloss"]
+    assert gloss["section_states"] == ["verified"]
+    assert [a["by"] for a in gloss["section_approvals"]] == ["steve"]
