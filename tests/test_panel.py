@@ -168,9 +168,12 @@ def test_one_vote_per_member_and_unsigned_votes_do_not_count(b: GraphBuilder) ->
         vp, _ = vote(b, ts, who, mp, v, signed=signed)
         merged(b, vp, _ts_date(ts), "vote")
     b.merge_record([mp], "2026-03-01T00:00:00Z")
-    st = panel.motion_state(load(b), T, mp)
+    g = load(b)
+    st = panel.motion_state(g, T, mp)
     assert st is not None and (st["yes"], st["no"]) == (1, 1) and st["state"] == "failed"
     assert [v["counted"] for v in st["votes"]] == [True, False, False, True]
+    unsigned = st["votes"][2]["path"]
+    assert unsigned in derive.unverified(g) and mp not in derive.unverified(g)
 
 
 def test_the_panel_is_counted_as_it_stood_when_the_motion_opened(b: GraphBuilder) -> None:

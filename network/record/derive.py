@@ -836,7 +836,9 @@ def unverified(graph: Graph) -> frozenset[str]:
     registration records,
     role-resting withdrawals, and steward's or curator's literature readings not signed by
     their actor while holding the role; words versions carrying an approval that does not
-    verify. None of them changes a status; the products and the site may show the flag."""
+    verify; approval, motion, vote and write-up records not signed by their actor in the
+    role the act needs (:func:`network.record.panel.unverified_records`). None of them
+    changes a status; the products and the site may show the flag."""
     ix = _ix(graph)
     for t in graph.targets.values():
         for n in t.nodes.values():
@@ -869,6 +871,9 @@ def unverified(graph: Graph) -> frozenset[str]:
             for w in words:
                 if len(ix.approved(tid, w.record)) != len(w.record.approvals):
                     out.add(w.path)
+        from network.record import panel  # imports this module
+
+        out.update(panel.unverified_records(graph, tid))  # D-32 v3.34, ruling 11
     return frozenset(out)
 
 

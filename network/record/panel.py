@@ -415,3 +415,37 @@ def target_panel(graph: Graph, target: str) -> dict[str, Any]:
     return {"panel": {"members": members, "policy": panel_policy(graph, target).to_dict()},
             "motions": motions(graph, target), "writeups": rows,
             "writeup_shown": shown_writeup(rows)}
+
+
+def unverified_records(graph: Graph, target: str) -> set[str]:
+    """Paths of ``target``'s motions, votes, write-up records and approvals whose
+    signature does not verify for their actor in the role the act needs (ruling 14):
+    listed by :func:`network.record.derive.unverified`; none of them counts."""
+    from network.record import approvals
+
+    ix = derive._ix(graph)
+    t = graph.targets[target]
+    anyone: trust.RoleCheck = lambda _w, _d: True
+    out: set[str] = set()
+    for rf in t.motions:
+        if not _signed(graph, rf.record, rf.record.by, rf.record.date,
+                       lambda who, d: may_open(graph, target, who, d)):
+            out.add(rf.path)
+    def seat(mf: RecordFile[m.Motion]) -> trust.RoleCheck:
+        return lambda who, _d: may_vote(graph, target, mf, who)
+
+    for vf in t.votes:
+        mf = motion_file(graph, target, vf.record.motion)
+        if mf is None or not _signed(graph, vf.record, vf.record.by, vf.record.date,
+                                     seat(mf)):
+            out.add(vf.path)
+    for wf in t.writeups:
+        if not _signed(graph, wf.record, wf.record.by, wf.record.date, anyone):
+            out.add(wf.path)
+    for n in t.nodes.values():
+        for af in n.approvals:
+            if approvals.version_of(n, af.record.words) is not None and not ix.role_signed(
+                    af.path, af.record, af.record.by, af.record.date, target):
+                out.add(af.path)
+    return out
+
