@@ -486,3 +486,21 @@ def test_gate_refuses_an_approval_of_other_bytes_or_sections_or_by_a_non_steward
     assert _codes(g, p, r, "steve") == ["approval-words-invalid"]
     p, r = approval(b, "20260202T000000Z", "mallory", v1, [0], write=False)
     assert _codes(g, p, r, "mallory")[0] == "role-not-permitted"
+
+
+def test_gate_counts_the_panel_as_it_stood_and_admits_a_curators_motion(
+        b: GraphBuilder) -> None:
+    mp, _ = motion(b, "20260201T000000Z", "steve")
+    merged(b, mp, "2026-02-01T00:00:00Z", "motion")
+    b.steward(T, "late", since="2026-02-05")
+    b.merge_record([mp], "2026-02-06T00:00:00Z")
+    g = load(b)
+    p, r = vote(b, "20260206T000000Z", "late", mp, write=False)
+    assert _codes(g, p, r, "late") == ["vote-not-member"]  # joined after it opened
+    p, r = vote(b, "20260206T000000Z", "curator", mp, write=False)
+    assert _codes(g, p, r, "curator") == []  # counted only in the panel's place
+    p, r = motion(b, "20260206T000000Z", "curator", kind="significance", invitee=None,
+                  write=False)
+    assert _codes(g, p, r, "curator") == []
+    p, r = motion(b, "20260206T000000Z", "late", kind="threshold", invitee=None, write=False)
+    assert _codes(g, p, r, "late") == []  # a member now may open the next one
