@@ -287,6 +287,9 @@ def create_app(
     from network.api import record_acts
 
     record_acts.install(app, svc)  # literature, shelving, registrations, /me (issue 13)
+    from network.api import panel as panel_routes
+
+    panel_routes.install(app, svc)  # approvals and the panel (issue 13)
     from network.api import git_http
 
     git_http.install(app, svc)  # the forge over git's smart HTTP (issue 11)

@@ -292,14 +292,25 @@ def node_bundle(svc: Service, target: str, node: str,
         body["literature"] = [{"path": rf.path, "untrusted": True, **_dump(rf.record)}
                               for rf in n.literature]
     if "gloss" in wanted:
-        body["gloss"] = [{"path": rf.path, "untrusted": True, **_dump(rf.record)}
-                         for rf in n.glosses]
+        body["gloss"] = [{"path": rf.path, "untrusted": True, **_dump(rf.record),
+                          **_words_state(graph, target, n, rf.path)} for rf in n.glosses]
     if "explainer" in wanted:
-        body["explainer"] = [{"path": rf.path, "untrusted": True, **_dump(rf.record)}
+        body["explainer"] = [{"path": rf.path, "untrusted": True, **_dump(rf.record),
+                              **_words_state(graph, target, n, rf.path)}
                              for rf in n.explainers]
     if any(body.get(section) for section in PROSE_SECTIONS):
         body["untrusted"] = UNTRUSTED  # said once; each prose item is marked untrusted
     return body
+
+
+def _words_state(graph: Graph, target: str, n: Node, path: str) -> dict[str, Any]:
+    """A words version's derived reading (ruling 11, D-3 v3.31): ``section_states`` (one of
+    drafted, written, verified, pending per section) and ``section_approvals`` (the
+    approvals that count: ``[{path, by, date, sections}]``)."""
+    from network.record import approvals
+
+    return {"section_states": approvals.section_states(graph, target, n, path),
+            "section_approvals": approvals.approvals_of(graph, target, n, path)}
 
 
 def _row_beyond(row: Any, body: dict[str, Any]) -> Any:

@@ -359,6 +359,11 @@ NO_TOOL: dict[tuple[str, str], str] = {
     ("GET", "/me"): "D-32 v3.35: a steward's own page of what waits for them, read on a web "
                     "session; an agent reads the same facts from get_node and the frontier.",
     ("*", "/mcp"): "the MCP adapter itself",
+    ("POST", "/approvals"): "D-35 v3.33: a words approval is a steward's or curator's act "
+                            "on a web session; only a person holds the role.",
+    ("POST", "/motions"): "D-35 v3.34, the panel (no tool): only a person sits on a panel.",
+    ("POST", "/votes"): "D-35 v3.34, the panel (no tool): only a person sits on a panel.",
+    ("POST", "/writeups"): "D-35 v3.34, the panel (no tool): only a person sits on a panel.",
     ("*", "/git/graph.git/{rest:path}"): "the forge over git's smart HTTP (clone, fetch, push "
                                          "to submit/<name>, issue 11): git is its client",
 }

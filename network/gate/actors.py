@@ -71,6 +71,10 @@ ACTOR_FIELDS: dict[type[m.Record], tuple[str, ...]] = {
     m.Steward: (),
     m.PrecheckRecord: (),
     m.Registration: ("by",),
+    m.Approval: ("by",),
+    m.Motion: ("by",),
+    m.Vote: ("by",),
+    m.Writeup: ("by",),
 }
 """Each submittable record model's fields that name who acted. A steward record's
 ``pseudonym`` names the steward it admits, not the filer; its signature binds it instead."""
@@ -146,6 +150,7 @@ def actor_findings(diff: Diff, base: Graph, artifacts: Iterable[Artifact],
     records = records or ValidRecords(diff)
     findings: list[Diagnostic] = []
     added = {c.path: c for c in diff.changes if c.status == "added" and c.new_id}
+    batch: list[tuple[str, m.Record, str]] = []  # panel and approval records (D-32 v3.34)
     for art in artifacts:
         for path in art.paths:
             if path in skip or path not in added:
@@ -161,6 +166,15 @@ def actor_findings(diff: Diff, base: Graph, artifacts: Iterable[Artifact],
                 if value is not None:
                     findings.extend(_bound(fld, value, submitter, path))
             findings.extend(_role_findings(base, art, path, rec, submitter))
+            if isinstance(rec, (m.Motion, m.Vote, m.Writeup, m.Approval)):
+                batch.append((path, rec, art.target))
+    if batch:
+        from network.gate import panel_rules
+
+        pairs = [(p, r) for p, r, _t in batch]
+        for path, rec, tid in batch:
+            if tid in base.targets:
+                findings.extend(panel_rules.findings(base, tid, path, rec, pairs))
     return findings
 
 

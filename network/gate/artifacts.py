@@ -129,6 +129,10 @@ class Kind(StrEnum):
     DORMANCY = "dormancy"
     PRECHECK_RECORD = "precheck-record"
     REGISTRATION = "registration"
+    APPROVAL = "approval"
+    MOTION = "motion"
+    VOTE = "vote"
+    WRITEUP = "writeup"
 
 
 Role = str  # "contributor", "steward", "curator"
@@ -184,6 +188,12 @@ STEP_PLAN: dict[Kind, KindPlan] = {
     Kind.DORMANCY: KindPlan(_RECORD_STEPS, False, _CURATORS),
     Kind.PRECHECK_RECORD: KindPlan(_RECORD_STEPS, False, _ANYONE),
     Kind.REGISTRATION: KindPlan(_RECORD_STEPS, False, _STEWARDS),  # D-10 v3.37
+    Kind.APPROVAL: KindPlan(_RECORD_STEPS, False, _STEWARDS),
+    # D-32 v3.34: who may open a motion or vote is the panel's rule, judged by
+    # network.gate.panel_rules with its own codes (an invited curator votes in its place)
+    Kind.MOTION: KindPlan(_RECORD_STEPS, False, _ANYONE),
+    Kind.VOTE: KindPlan(_RECORD_STEPS, False, _ANYONE),
+    Kind.WRITEUP: KindPlan(_RECORD_STEPS, False, _ANYONE),
 }
 
 # Node subfolders holding one record kind each, appended as <ts>-<pseudonym>.yaml.
@@ -197,6 +207,7 @@ _NODE_RECORD_KINDS: dict[str, Kind] = {
     "defects": Kind.DEFECT,
     "disputes": Kind.DISPUTE,
     "revision-requests": Kind.REVISION_REQUEST,
+    "approvals": Kind.APPROVAL,
 }
 _TARGET_RECORD_KINDS: dict[str, Kind] = {
     "approaches": Kind.APPROACH,
@@ -204,7 +215,10 @@ _TARGET_RECORD_KINDS: dict[str, Kind] = {
     "status": Kind.DORMANCY,
     "withdrawals": Kind.WITHDRAWAL,
     "registrations": Kind.REGISTRATION,
+    "writeups": Kind.WRITEUP,
 }
+#: D-32 v3.34: ``targets/<id>/panel/<dir>/<ts>-<pseudonym>.yaml``
+_PANEL_RECORD_KINDS: dict[str, Kind] = {"motions": Kind.MOTION, "votes": Kind.VOTE}
 _ATTEMPT_KINDS = {
     "partial": Kind.PARTIAL, "reduction": Kind.REDUCTION, "alternate": Kind.ALTERNATE,
     "postmortem": Kind.POSTMORTEM,
@@ -233,6 +247,10 @@ RECORD_MODELS: dict[Kind, type[m.Record]] = {
     Kind.DORMANCY: m.TargetStatusRecord,
     Kind.PRECHECK_RECORD: m.PrecheckRecord,
     Kind.REGISTRATION: m.Registration,
+    Kind.APPROVAL: m.Approval,
+    Kind.MOTION: m.Motion,
+    Kind.VOTE: m.Vote,
+    Kind.WRITEUP: m.Writeup,
 }
 """The record model each record-only kind's file holds (D-34: one schema kind each)."""
 
@@ -408,6 +426,10 @@ def _classify_target_path(ch: Change, parts: list[str], tid: str, add: _Add,
         return
     if len(parts) == 4 and parts[2] in _TARGET_RECORD_KINDS and parts[3].endswith(".yaml"):
         add(_TARGET_RECORD_KINDS[parts[2]], tid, None, p, True)
+        return
+    if (len(parts) == 5 and parts[2] == "panel" and parts[3] in _PANEL_RECORD_KINDS
+            and RECORD_FILE_RE.fullmatch(parts[4])):
+        add(_PANEL_RECORD_KINDS[parts[3]], tid, None, p, True)
         return
     step2.append(Diagnostic("path-not-permitted", "no artifact may add this file", p))
 

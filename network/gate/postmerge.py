@@ -193,6 +193,9 @@ def ledger_lines(graph: Graph, attestations: Sequence[m.Attestation], seq: int,
       signature of a steward of its target or a curator (D-3 v3.31), credited once to its
       author; a steward's or curator's own version signed by its author earns it too
       (D-3 v3.33: "it earns once, on the write-up line, as the author's work").
+    * **writeup** too for a merged ``approval/v1`` record that counts: the approved
+      version's author, once per version (D-3 v3.31: "a version earns its author credit
+      when a steward or curator approves it"), never the signer.
     * nothing for annexes, literature, shelving, witnesses, precheck records and other
       records (D-34: no seventh line).
 
@@ -253,12 +256,31 @@ def ledger_lines(graph: Graph, attestations: Sequence[m.Attestation], seq: int,
                 add("writeup", rec.author, att, main)
         elif kind == "dispute" and node is not None:
             _confirmed_defect(graph, ix, att, node, main, put)
+        elif kind == "approval" and node is not None:
+            _approval_line(graph, att, node, main, out, put)
         if att.step9 is not None and att.step9.basis == "review" and att.step9.reviewer:
             add("review", att.step9.reviewer, att, main)
     covered = {a.path for att in attestations for a in att.artifacts}
     for path in sorted(set(added) - covered):
         _added_line(graph, ix, path, submitter, put)
     return out
+
+
+def _approval_line(graph: Graph, att: m.Attestation, node: Node, main: str,
+                   out: list[m.LedgerLine], put: Callable[..., None]) -> None:
+    """D-19, D-3 v3.31/v3.33: a merged approval record earns the approved version's AUTHOR
+    the write-up line, once per version, never its signer
+    (:func:`network.record.approvals.credited_version`)."""
+    from network.record import approvals
+
+    rf = next((a for a in node.approvals if a.path == main), None)
+    if rf is None:
+        return
+    ver = approvals.credited_version(graph, att.target, node, rf)
+    if ver is None or any(ln.line == "writeup" and ln.artifact == ver.path for ln in out):
+        return
+    put("writeup", ver.record.author, att.target, att.node, ver.path, ver.sha256,
+        f"approved by {rf.record.by}, {rf.path}")
 
 
 def _confirmed_defect(graph: Graph, ix: derive._Index, att: m.Attestation, node: Node,

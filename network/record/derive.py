@@ -836,7 +836,9 @@ def unverified(graph: Graph) -> frozenset[str]:
     registration records,
     role-resting withdrawals, and steward's or curator's literature readings not signed by
     their actor while holding the role; words versions carrying an approval that does not
-    verify. None of them changes a status; the products and the site may show the flag."""
+    verify; approval, motion, vote and write-up records not signed by their actor in the
+    role the act needs (:func:`network.record.panel.unverified_records`). None of them
+    changes a status; the products and the site may show the flag."""
     ix = _ix(graph)
     for t in graph.targets.values():
         for n in t.nodes.values():
@@ -869,6 +871,9 @@ def unverified(graph: Graph) -> frozenset[str]:
             for w in words:
                 if len(ix.approved(tid, w.record)) != len(w.record.approvals):
                     out.add(w.path)
+        from network.record import panel  # imports this module
+
+        out.update(panel.unverified_records(graph, tid))  # D-32 v3.34, ruling 11
     return frozenset(out)
 
 
@@ -2423,11 +2428,16 @@ def words_chains(graph: Graph, target: str, node: str, kind: str) -> list[dict[s
         ``[{describes, current, history}]`` in record order (date, path) of the chains'
         first versions; ``current`` and each of ``history`` (oldest first, current last)
         are ``{path, author, date, label, sections: [{steps, text, drafted_with}],
-        approvals: [signer] (verified approvals only, ruling 14), supersedes}``.
+        approvals: [signer] (verified approvals only, embedded or approval/v1 records,
+        ruling 14), section_states (:func:`network.record.approvals.section_states`),
+        supersedes}``; each chain also has ``reads``, the version a reader is shown
+        (the newest with no pending section, v3.31).
 
     Raises:
         LemmataError: ``unknown-node``. ValueError: an unknown ``kind``.
     """
+    from network.record import approvals  # imports this module
+
     ix = _ix(graph)
     _check(ix, target, node)
     n = ix.node(target, node)
@@ -2443,7 +2453,9 @@ def words_chains(graph: Graph, target: str, node: str, kind: str) -> list[dict[s
                 "label": getattr(rec, "label", None),
                 "sections": [{"steps": list(s.steps), "text": s.text,
                               "drafted_with": list(s.drafted_with)} for s in rec.sections],
-                "approvals": [a.signer for a in ix.approved(target, rec)],
+                "approvals": list(dict.fromkeys(
+                    a["by"] for a in approvals.approvals_of(graph, target, n, path))),
+                "section_states": approvals.section_states(graph, target, n, path),
                 "supersedes": rec.supersedes}
         at = member.get(rec.supersedes) if rec.supersedes else None
         if at is None:
@@ -2452,6 +2464,9 @@ def words_chains(graph: Graph, target: str, node: str, kind: str) -> list[dict[s
         chains[at]["history"].append(view)
         chains[at]["current"] = view
         member[path] = at
+    for c in chains:  # v3.31: a change over verified words is read once approved
+        c["reads"] = approvals.reading_version(graph, target, n,
+                                               [v["path"] for v in c["history"]])
     return chains
 
 

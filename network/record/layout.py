@@ -124,6 +124,9 @@ PATH_TABLE: tuple[PathRule, ...] = (
     _rec(_T + "stewards/<pseudonym>.yaml", "curator", "steward"),
     _rec(_T + "registrations/<date>-<n>.yaml", "curator", "registration"),
     _rec(_T + "withdrawals/<ts>-<pseudonym>.yaml", "contributor", "withdrawal"),
+    _rec(_T + "panel/motions/<ts>-<pseudonym>.yaml", "steward", "motion"),
+    _rec(_T + "panel/votes/<ts>-<pseudonym>.yaml", "steward", "vote"),
+    _rec(_T + "writeups/<ts>-<pseudonym>.yaml", "contributor", "writeup"),
     _rec(_T + "graph.json", "product"),
     # a node
     _rec(_N + "META.yaml", "contributor", "variant"),
@@ -149,6 +152,7 @@ PATH_TABLE: tuple[PathRule, ...] = (
     _rec(_N + "withdrawals/<ts>-<pseudonym>.yaml", "contributor", "withdrawal"),
     _rec(_N + "proposed-for/<ts>-<pseudonym>.yaml", "contributor", "proposed-for"),
     _rec(_N + "shelving/<ts>-<pseudonym>.yaml", "steward", "shelving"),
+    _rec(_N + "approvals/<ts>-<pseudonym>.yaml", "steward", "approval"),
     _rec(_N + "waivers/native_decide.yaml", "contributor", "proof"),
     _rec(_N + "defects/<ts>-<pseudonym>.yaml", "contributor", "defect"),
     _rec(_N + "disputes/<ts>-<pseudonym>.yaml", "curator", "dispute"),

@@ -185,6 +185,7 @@ class Node:
     disputes: list[RecordFile[m.Dispute]] = field(default_factory=list)
     revision_requests: list[RecordFile[m.RevisionRequest]] = field(default_factory=list)
     closures: list[RecordFile[m.Closure]] = field(default_factory=list)
+    approvals: list[RecordFile[m.Approval]] = field(default_factory=list)
 
     @property
     def id(self) -> str:
@@ -206,6 +207,9 @@ class Target:
     registrations: list[RecordFile[m.Registration]] = field(default_factory=list)
     withdrawals: list[RecordFile[m.Withdrawal]] = field(default_factory=list)
     nodes: dict[str, Node] = field(default_factory=dict)
+    motions: list[RecordFile[m.Motion]] = field(default_factory=list)
+    votes: list[RecordFile[m.Vote]] = field(default_factory=list)
+    writeups: list[RecordFile[m.Writeup]] = field(default_factory=list)
 
 
 @dataclass
@@ -732,6 +736,13 @@ _TARGET_RECORD_DIRS: dict[str, tuple[type[BaseModel], str]] = {
     "status": (m.TargetStatusRecord, "status_records"),
     "registrations": (m.Registration, "registrations"),
     "withdrawals": (m.Withdrawal, "withdrawals"),
+    "writeups": (m.Writeup, "writeups"),
+}
+
+#: D-32 v3.34: a target's panel records, under ``panel/<dir>/<ts>-<pseudonym>.yaml``
+_PANEL_DIRS: dict[str, tuple[type[BaseModel], str]] = {
+    "motions": (m.Motion, "motions"),
+    "votes": (m.Vote, "votes"),
 }
 
 _NODE_RECORD_DIRS: dict[str, tuple[type[BaseModel], str]] = {
@@ -744,6 +755,7 @@ _NODE_RECORD_DIRS: dict[str, tuple[type[BaseModel], str]] = {
     "defects": (m.Defect, "defects"),
     "disputes": (m.Dispute, "disputes"),
     "revision-requests": (m.RevisionRequest, "revision_requests"),
+    "approvals": (m.Approval, "approvals"),
 }
 
 
@@ -778,6 +790,12 @@ def _load_target(r: _Reader, tid: str, paths: list[str]) -> Target | None:
                 _expect_equal(r, path, "pseudonym", st.record.pseudonym, parts[1][:-5])
                 _expect_equal(r, path, "target", st.record.target, tid)
                 t.stewards.append(st)
+        elif (len(parts) == 3 and parts[0] == "panel" and parts[1] in _PANEL_DIRS
+              and RECORD_FILE_RE.fullmatch(parts[2])):
+            pmodel, pattr = _PANEL_DIRS[parts[1]]
+            prf = r.record(path, pmodel)
+            if prf:
+                getattr(t, pattr).append(prf)
         elif len(parts) == 2 and parts[0] in _TARGET_RECORD_DIRS and parts[1].endswith(".yaml"):
             model, attr = _TARGET_RECORD_DIRS[parts[0]]
             rf = r.record(path, model)

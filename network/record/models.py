@@ -745,6 +745,25 @@ class Explainer(Words):
     schema_: Literal["explainer/v1"] = Field("explainer/v1", alias="schema")
 
 
+class Approval(Record):
+    """``nodes/<node>/approvals/<ts>-<pseudonym>.yaml``: a steward's or curator's approval
+    of named sections of one gloss or explainer version (D-3 v3.31/v3.33, ruling 11).
+
+    ``words`` is the version's graph path and ``words_sha256`` the SHA-256 of its bytes, so
+    an approval never reaches a rewritten file; ``sections`` are 0-based section indices.
+    Append-only: the version itself is never rewritten to carry it (its embedded
+    ``approvals`` stay readable, signing the whole version)."""
+
+    SCHEMA_KIND: ClassVar[str] = "approval/v1"
+    schema_: Literal["approval/v1"] = Field("approval/v1", alias="schema")
+    words: GraphPath
+    words_sha256: Sha256
+    sections: list[Annotated[int, Field(ge=0, le=999)]] = Field(min_length=1, max_length=1000)
+    by: Pseudonym
+    date: Date
+    signature: Signature | None = None
+
+
 class Withdrawal(Record):
     """``withdrawals/<ts>-<pseudonym>.yaml``: reads the named record as absent (D-18 v3.27)."""
 
@@ -861,12 +880,82 @@ class Closure(Record):
     signature: Signature | None = None
 
 
+MotionKind = Literal["invite", "verify-writeup", "threshold", "significance"]
+WriteupEvent = Literal["drafted", "written", "signed", "released", "on-arxiv", "submitted",
+                       "accepted", "rejected", "withdrawn"]
+
+
+class Motion(Record):
+    """``targets/<id>/panel/motions/<ts>-<pseudonym>.yaml``: a motion of the target's panel
+    (D-32 v3.34), opened by a panel member or a curator and decided when its window closes.
+
+    ``invitee`` names whom an ``invite`` motion admits; ``subject`` the write-up
+    (its first record's path) a ``verify-writeup`` motion verifies; ``text`` what it would
+    do (for ``threshold`` the authorship threshold, for ``significance`` the statement)."""
+
+    SCHEMA_KIND: ClassVar[str] = "motion/v1"
+    schema_: Literal["motion/v1"] = Field("motion/v1", alias="schema")
+    target: TargetId
+    kind: MotionKind
+    text: LongText
+    subject: GraphPath | None = None
+    invitee: Pseudonym | None = None
+    by: Pseudonym
+    date: Date
+    signature: Signature | None = None
+
+
+class Vote(Record):
+    """``targets/<id>/panel/votes/<ts>-<pseudonym>.yaml``: one signed vote on one motion
+    (D-32 v3.34: only votes cast count; abstentions count neither way)."""
+
+    SCHEMA_KIND: ClassVar[str] = "vote/v1"
+    schema_: Literal["vote/v1"] = Field("vote/v1", alias="schema")
+    motion: GraphPath
+    vote: Literal["yes", "no"]
+    by: Pseudonym
+    date: Date
+    signature: Signature | None = None
+
+
+class Writeup(Record):
+    """``targets/<id>/writeups/<ts>-<pseudonym>.yaml``: one event of a write-up of the target
+    (D-32 v3.34). The first record (``drafted`` or ``written``, no ``writeup``) opens a
+    write-up, which is named by that record's path; every later record names it in
+    ``writeup``. The stage is derived (``network.record.panel.writeup_stage``).
+
+    ``signed`` is a steward's or curator's signature of the write-up or of ``sections``
+    of it; ``released`` a listed author's signature of the paper; ``on-arxiv`` carries
+    ``arxiv``, ``submitted`` the ``journal``, ``accepted`` the ``doi`` (or the acceptance in
+    ``note``), ``rejected`` a recorded rejection, ``withdrawn`` the withdrawal."""
+
+    SCHEMA_KIND: ClassVar[str] = "writeup/v2"
+    schema_: Literal["writeup/v2"] = Field("writeup/v2", alias="schema")
+    target: TargetId
+    event: WriteupEvent
+    writeup: GraphPath | None = None
+    title: ShortText | None = None
+    url: Annotated[str, StringConstraints(pattern=r"^https?://", max_length=500)] | None = None
+    document_sha256: Sha256 | None = None
+    sections: list[Annotated[int, Field(ge=0, le=999)]] = []
+    arxiv: Annotated[str, StringConstraints(
+        pattern=r"^([0-9]{4}\.[0-9]{4,5}|[a-z-]+(\.[A-Z]{2})?/[0-9]{7})(v[0-9]+)?$",
+        max_length=50)] | None = None
+    journal: ShortText | None = None
+    doi: Annotated[str, StringConstraints(pattern=r"^10\.[0-9]{4,9}/\S+$",
+                                          max_length=200)] | None = None
+    note: ShortText | None = None
+    by: Pseudonym
+    date: Date
+    signature: Signature | None = None
+
+
 ALL_KINDS: tuple[type[Record], ...] = (
     Policy, Curators, Identity, DisplayName, PublicKey, MergeRecord, Attestation,
     PrecheckRecord, PrecheckAttestation, LedgerLine, Revocation, Correction, TargetRecord, GateSpec,
     TargetStatusRecord, Steward, Approach, ApproachV2, Registration, Meta, Postmortem, Annex,
     Literature, Gloss, Explainer, Withdrawal, ProposedFor, Shelving, Waiver, Defect,
-    Dispute, RevisionRequest, Closure,
+    Dispute, RevisionRequest, Closure, Approval, Motion, Vote, Writeup,
 )
 KIND_BY_SCHEMA: dict[str, type[Record]] = {k.SCHEMA_KIND: k for k in ALL_KINDS}
 #: the versions one place of the record reads, keyed by the kind a reader names for it: a

@@ -92,9 +92,14 @@ def info_json(graph: Graph, frontier_size: int | None = None) -> dict[str, Any]:
 
 def index_json(graph: Graph) -> dict[str, Any]:
     """The ``targets/index.json`` body: ``{schema, as_of, targets}`` with one
-    :func:`derive.target_summary` per target, by id."""
+    :func:`derive.target_summary` per target, by id, each with the target's panel, its
+    motions and its write-ups added (:func:`network.record.panel.target_panel`, D-35
+    v3.34: "Reads need nothing")."""
+    from network.record import panel
+
     return {"schema": "index/v1", "as_of": derive.now(graph),
-            "targets": [derive.target_summary(graph, tid) for tid in graph.targets]}
+            "targets": [{**derive.target_summary(graph, tid),
+                         **panel.target_panel(graph, tid)} for tid in graph.targets]}
 
 
 def products(graph: Graph) -> dict[str, bytes]:
