@@ -284,6 +284,9 @@ def create_app(
     from network.api import record_routes
 
     record_routes.install(app, svc)
+    from network.api import proof_reviews
+
+    proof_reviews.install(app, svc)  # reviews of held proofs (issue 13)
     from network.api import git_http
 
     git_http.install(app, svc)  # the forge over git's smart HTTP (issue 11)

@@ -128,6 +128,7 @@ class Kind(StrEnum):
     STEWARD = "steward"
     DORMANCY = "dormancy"
     PRECHECK_RECORD = "precheck-record"
+    PROOF_REVIEW = "proof-review"
 
 
 Role = str  # "contributor", "steward", "curator"
@@ -182,6 +183,7 @@ STEP_PLAN: dict[Kind, KindPlan] = {
     Kind.STEWARD: KindPlan(_RECORD_STEPS, False, _CURATORS),
     Kind.DORMANCY: KindPlan(_RECORD_STEPS, False, _CURATORS),
     Kind.PRECHECK_RECORD: KindPlan(_RECORD_STEPS, False, _ANYONE),
+    Kind.PROOF_REVIEW: KindPlan(_RECORD_STEPS, False, _STEWARDS),
 }
 
 # Node subfolders holding one record kind each, appended as <ts>-<pseudonym>.yaml.
@@ -195,6 +197,7 @@ _NODE_RECORD_KINDS: dict[str, Kind] = {
     "defects": Kind.DEFECT,
     "disputes": Kind.DISPUTE,
     "revision-requests": Kind.REVISION_REQUEST,
+    "reviews": Kind.PROOF_REVIEW,
 }
 _TARGET_RECORD_KINDS: dict[str, Kind] = {
     "approaches": Kind.APPROACH,
@@ -229,6 +232,7 @@ RECORD_MODELS: dict[Kind, type[m.Record]] = {
     Kind.STEWARD: m.Steward,
     Kind.DORMANCY: m.TargetStatusRecord,
     Kind.PRECHECK_RECORD: m.PrecheckRecord,
+    Kind.PROOF_REVIEW: m.ProofReview,
 }
 """The record model each record-only kind's file holds (D-34: one schema kind each)."""
 
