@@ -33,8 +33,10 @@ from network.api.records import gate_findings
 from network.api.service import Caller, Who
 from network.api.settings import ServiceSettings
 from network.gate import attestation as A
+from network.gate import github_trusted as T
 from network.gate import queue as Q
 from network.gate.artifacts import Kind
+from network.gate.run import attestation_path
 from network.gate.sandbox import Sandbox
 from network.record import models as m
 from network.record.loader import load_graph, sha256_hex
@@ -48,8 +50,10 @@ from tests.graphs import (
 )
 
 sys.path.insert(0, str(Path(__file__).parent))
-from gate_scenarios import ND, PROOF_ROOT, base_repo, open_prechecked
+from gate_scenarios import ND, PROOF_ROOT, base_repo, open_prechecked, precheck_raw
 from standin import RecordedToolchain
+
+from tests.test_gate_workflow import FakePR, _event, _judge, _pr_repo, _toolchain
 
 PROOF = f"{ND}/root/Proof.lean"
 
@@ -310,3 +314,45 @@ def test_a_held_attestation_from_another_key_names_nothing(env: Env) -> None:
         _review_record(path, att, "steve")).encode()}
     codes = [d.code for d in gate_findings(env.main(), files, "steve", Kind.PROOF_REVIEW)]
     assert codes == ["review-names-no-held-proof"]
+
+
+# --- the GitHub path: `lemmata gate trusted` takes the same record ------------------------------
+
+
+def test_the_trusted_github_job_takes_the_same_review_record(tmp_path: Path) -> None:
+    """The held proof's trusted run (github_trusted.decide) passes once main holds a
+    steward's review of its bytes, with no GitHub approval; a review of other bytes, or
+    none, leaves it held."""
+    key = signing.generate_private_key(tmp_path / "gate-key.pem")
+    pub = signing.public_key_record(key, "gate-test", "gate", "2026-01-01")
+    root, base, head = _pr_repo(tmp_path, pub, {PROOF: PROOF_ROOT.encode()})
+    held = _judge(tmp_path, root, base, head, key, scenario="root-proof")
+    assert held.verdict == "held" and not held.merge
+    (att,) = held.attestations
+    att_path = attestation_path(att)
+    repo = pygit2.Repository(str(root))
+
+    def main_with(files: dict[str, bytes]) -> str:
+        """A main commit after ``base`` holding the held attestation and ``files``."""
+        idx = pygit2.Index()
+        idx.read_tree(repo.revparse_single(base).peel(pygit2.Commit).tree)
+        for path, data in {att_path: A.attestation_bytes(att), **files}.items():
+            idx.add(pygit2.IndexEntry(path, repo.create_blob(data), pygit2.GIT_FILEMODE_BLOB))
+        sig = pygit2.Signature("gate", "gate@x.invalid", 1_790_000_000, 0)
+        return str(repo.create_commit(None, sig, sig, "review on main", idx.write_tree(repo),
+                                      [pygit2.Oid(hex=base)]))
+
+    def trusted(main: str) -> Any:
+        ev = T.parse_event(_event(head, number=7))
+        return T.decide(root, ev, FakePR(7, head, precheck_raw(root, base, head)),
+                        tmp_path / "artifact", toolchain=_toolchain(scenario="root-proof"),
+                        sandbox=Sandbox(), gate_key=key, key_id="gate-test", base=main)
+
+    other = _review_record(att_path, att, "steve",
+                           artifacts=[{"path": PROOF, "sha256": "2" * 64}])
+    stale = trusted(main_with({_review_path("steve"): yaml.safe_dump(other).encode()}))
+    assert stale.verdict == "held" and not stale.merge
+    good = _review_record(att_path, att, "steve")
+    ok = trusted(main_with({_review_path("steve"): yaml.safe_dump(good).encode()}))
+    assert ok.verdict == "pass" and ok.merge, ok.to_dict()
+    assert ok.attestations[0].step9 == m.Step9(basis="review", reviewer="steve")

@@ -42,7 +42,9 @@ everything to fix, and the verdict is step 2's ``fail`` (see ``_static_steps``):
    lines (D-3 v3.25, D-4 v3.25).
 9. statement review (D-4 v3.11/v3.15/v3.20/v3.39; ruling 5): asked only of an artifact
    that would settle the target while its root is not :func:`~network.record.derive.
-   root_vouched`; without an approving non-author review the verdict is ``held``.
+   root_vouched`; without an approving non-author review the verdict is ``held``. The
+   review is the forge's, or a merged, signed review record on the base graph naming
+   exactly this artifact's bytes (:mod:`network.gate.proof_reviews`).
 
 Record-only kinds (ruling 6) run step 2 alone: no Lean, no precheck. Every artifact yields
 one attestation (D-5, D-34), signed with the gate key when one is given; a precheck run
@@ -165,7 +167,9 @@ _SETTLING = {Kind.PROOF, Kind.COUNTEREXAMPLE, Kind.VACUITY}
 
 @dataclass(frozen=True)
 class Review:
-    """An approving pull-request review, supplied by the forge (D-4 step 9 and Detail).
+    """An approving review (D-4 step 9 and Detail): the forge's (a GitHub approval,
+    :func:`network.gate.github_trusted.review_for`) or a merged ``proof-review/v1`` record
+    naming the artifact's bytes (:func:`artifact_review`; issue 13).
 
     Attributes:
         reviewer: the reviewer's pseudonym; it must differ from the submitter.
