@@ -294,7 +294,18 @@ def test_step_9_ignores_a_review_on_main_that_does_not_count(env: Env, case: str
         att_path, att, by,
         key=Ed25519PrivateKey.generate() if case == "forged" else BUILDER_APPROVAL_KEY,
         artifacts=[{"path": PROOF, "sha256": "1" * 64}] if case == "other-bytes" else None)
-    env.forge.commit_to_main({_review_path(by): yaml.safe_dump(rec).encode()}, "by hand")
+    files = {_review_path(by): yaml.safe_dump(rec).encode()}
+    if case == "author":  # alice a steward too: only her authorship voids her review
+        st = {"schema": "steward/v3", "pseudonym": "alice", "target": "demo",
+              "real_name": "Alice", "since": "2026-01-01", "commitment": "c"}
+        sig = signing.sign(m.Steward.model_validate(st), BUILDER_APPROVAL_KEY, "approval",
+                           BUILDER_APPROVAL_KEY_ID, "alice")
+        files["targets/demo/stewards/alice.yaml"] = yaml.safe_dump(
+            {**st, "signature": sig.model_dump()}).encode()
+    env.forge.commit_to_main(files, "by hand")
+    if case == "author":
+        from network.record import derive
+        assert "alice" in derive.stewards_of(env.main(), "demo")
     items = env.run_queue()  # main moved: judged again, still held
     assert [(i.number, i.verdict) for i in items] == [(n, "held")], [i.notes for i in items]
     assert items[0].outcome is not None
