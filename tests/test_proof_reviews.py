@@ -38,6 +38,7 @@ from network.gate import queue as Q
 from network.gate.artifacts import Kind
 from network.gate.run import attestation_path
 from network.gate.sandbox import Sandbox
+from network.record import derive
 from network.record import models as m
 from network.record.loader import load_graph, sha256_hex
 from tests.api_support import FakeClock, github_verifier
@@ -304,8 +305,10 @@ def test_step_9_ignores_a_review_on_main_that_does_not_count(env: Env, case: str
             {**st, "signature": sig.model_dump()}).encode()
     env.forge.commit_to_main(files, "by hand")
     if case == "author":
-        from network.record import derive
         assert "alice" in derive.stewards_of(env.main(), "demo")
+    # a forged or role-less signature is flagged as unverified (ruling 14)
+    assert (_review_path(by) in derive.unverified(env.main())) == (
+        case in ("forged", "other-target"))
     items = env.run_queue()  # main moved: judged again, still held
     assert [(i.number, i.verdict) for i in items] == [(n, "held")], [i.notes for i in items]
     assert items[0].outcome is not None
