@@ -189,6 +189,8 @@ def test_a_held_proof_merges_once_a_steward_reviews_it(env: Env) -> None:
     rec = env.main().targets["demo"].nodes["root"].reviews[0].record
     assert (rec.by, rec.attestation, rec.artifacts) == ("steve", att_path, att.artifacts)
     assert rec.signature is not None and rec.signature.kind == "approval"
+    bundle = env.client.get("/targets/demo/nodes/root").json()  # get_node shows it
+    assert [(r["path"], r["by"]) for r in bundle["reviews"]] == [(path, "steve")]
 
     items = env.run_queue()  # main moved: judged again, step 9 reads the review
     assert [(i.number, i.verdict) for i in items] == [(n, "pass")], [i.notes for i in items]
