@@ -206,6 +206,8 @@ def test_a_review_by_submission_id_and_the_copy_refusal(env: Env) -> None:
     n, _att, _ = _held(env)
     subs = env.client.get("/submissions.json").json()["submissions"]  # indexes #n
     (sid,) = [s["id"] for s in subs if s["pull_request"] == f"local/{n}"]
+    view = env.client.get(f"/submissions/{sid}").json()  # the submitter is told why it waits
+    assert view["state"] == "open" and "held at step 9" in view["next"]
     r = env.review("cora", {"submission_id": sid})
     assert r.status_code == 201, r.text
     again = env.review("steve", {"pull_request": n})  # the same bytes, already under review
@@ -253,6 +255,10 @@ def test_only_a_held_proof_is_reviewed(env: Env) -> None:
     assert (not_held.status_code, not_held.json()["code"]) == (409, "proof-not-held")
     unknown = env.review("cora", {"submission_id": "s_nothing"})
     assert (unknown.status_code, unknown.json()["code"]) == (404, "submission-unknown")
+    numeric = env.review("cora", {"submission_id": 12345})  # the contract's int form
+    assert (numeric.status_code, numeric.json()["code"]) == (404, "submission-unknown")
+    none = env.review("cora", {})
+    assert (none.status_code, none.json()["code"]) == (422, "review-subject-missing")
     both = env.review("cora", {"pull_request": n, "submission_id": "s_x"})
     assert (both.status_code, both.json()["code"]) == (422, "review-subject-missing")
     env.run_queue()

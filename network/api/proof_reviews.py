@@ -73,7 +73,7 @@ class ProofReviewRequest(BaseModel):
     decision, a note and the waivers signed off (D-4 step 9 and Detail)."""
 
     model_config = ConfigDict(extra="forbid")
-    submission_id: str | None = Field(None, max_length=40)
+    submission_id: str | int | None = Field(None, union_mode="left_to_right")
     pull_request: int | None = Field(None, ge=1)
     decision: Literal["approve"]
     note: str | None = Field(None, max_length=2000)
@@ -245,6 +245,7 @@ def install(app: FastAPI, svc: Service) -> None:
     @marks(review_held_proof, "person")
     def proof_reviews(p: web_session.PersonDep, body: ProofReviewRequest) -> dict[str, Any]:
         """Approve a proof held at step 9 as a steward or curator who is not its author."""
-        return review_held_proof(svc, p.who, submission_id=body.submission_id,
+        sid = None if body.submission_id is None else str(body.submission_id)[:40]
+        return review_held_proof(svc, p.who, submission_id=sid,
                                  pull_request=body.pull_request, decision=body.decision,
                                  note=body.note, signs_off=list(body.signs_off))
