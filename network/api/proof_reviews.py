@@ -244,7 +244,9 @@ def install(app: FastAPI, svc: Service) -> None:
     @app.post("/proof-reviews", status_code=201)
     @marks(review_held_proof, "person")
     def proof_reviews(p: web_session.PersonDep, body: ProofReviewRequest) -> dict[str, Any]:
-        """Approve a proof held at step 9 as a steward or curator who is not its author."""
+        """Approve a proof held at step 9 as a steward or curator who is not its author.
+
+        Without a web session it is refused with ``session-missing`` (a person's act)."""
         sid = None if body.submission_id is None else str(body.submission_id)[:40]
         return review_held_proof(svc, p.who, submission_id=sid,
                                  pull_request=body.pull_request, decision=body.decision,
