@@ -290,6 +290,9 @@ def create_app(
     from network.api import panel as panel_routes
 
     panel_routes.install(app, svc)  # approvals and the panel (issue 13)
+    from network.api import proof_reviews
+
+    proof_reviews.install(app, svc)  # reviews of held proofs (issue 13)
     from network.api import git_http
 
     git_http.install(app, svc)  # the forge over git's smart HTTP (issue 11)

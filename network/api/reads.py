@@ -243,7 +243,8 @@ def node_bundle(svc: Service, target: str, node: str,
     Always answered: META.yaml, every Lean file's text, the attempt log (postmortems
     inlined), precheck records, shelvings, defects, claim status and history, open
     submissions, the node's derived state when ``network.record.derive`` provides it, and
-    its row of the target's ``graph.json`` product. ``include`` selects the prose sections
+    its row of the target's ``graph.json`` product; ``reviews``: the reviews of held
+    proofs filed on the node (issue 13). ``include`` selects the prose sections
     (annex, literature, gloss, explainer); None answers all of them (D-28 notation note,
     2026-10-06). Annex and other contributor text is marked untrusted (D-31): each prose
     item carries ``untrusted: true`` and the bundle says once, under ``untrusted``, what
@@ -275,6 +276,7 @@ def node_bundle(svc: Service, target: str, node: str,
                       if v is not None} for a in n.attempts],
         "prechecks": [{"path": rf.path, **_dump(rf.record)} for rf in n.prechecks],
         "shelvings": [{"path": rf.path, **_dump(rf.record)} for rf in n.shelvings],
+        "reviews": [{"path": rf.path, **_dump(rf.record)} for rf in n.reviews],
         "defects": [{"path": rf.path, **_dump(rf.record)} for rf in n.defects],
         "claims": {"live": [{k: v for k, v in c.items() if k != "claim_id"}
                             for c in claims.live_for_node(svc, target, node)],

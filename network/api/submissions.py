@@ -573,12 +573,18 @@ def close_reason(row: db.SubmissionRow, pr: Any = None) -> dict[str, Any] | None
 
 def _guidance(row: db.SubmissionRow, position: int | None,
               reason: dict[str, Any] | None = None,
-              waiting: dict[str, Any] | None = None) -> str:
+              waiting: dict[str, Any] | None = None, held: bool = False) -> str:
     if row.state == "open" and waiting is not None:
         return ("Open, waiting at toolchain-missing: the merge queue found nothing else to "
                 "refuse, but this network cannot check Lean, so it is neither merged nor "
                 "closed; it is judged as soon as the pinned toolchain is installed here. "
                 + not_checkable())
+    if row.state == "open" and held:
+        return ("Open, held at step 9 (D-4 v3.15, ruling 5): it would settle a target whose "
+                "root nobody has vouched for, so it waits for an approving review by a "
+                "steward of the target or a curator who is not you (POST /proof-reviews on "
+                "the site). Once that review merges, the merge queue judges it again and it "
+                "merges; pushing a new head voids a review. Nothing for you to do meanwhile.")
     if row.state == "open":
         where = f" It is number {position} in the merge queue." if position else ""
         return (f"Open.{where} The merge queue runs the authoritative gate; poll "
@@ -613,6 +619,8 @@ def _view(svc: Service, row: db.SubmissionRow, position: int | None) -> dict[str
             att = None
     reason = close_reason(row, pr)
     waiting = _waiting(svc, row)
+    attestations = _attestations_for(svc, row.head_sha)
+    held = any(a.get("verdict") == "held" for a in attestations)
     return {
         "id": row.id, "target": row.target, "node": row.node, "kind": row.kind,
         "path": row.chain_head, "pull_request": row.pull_request,
@@ -621,9 +629,9 @@ def _view(svc: Service, row: db.SubmissionRow, position: int | None) -> dict[str
         "opened_at": iso(row.opened_at), "closed_at": iso(row.closed_at),
         "queue_position": position, "precheck_id": row.precheck_id,
         "head_commit": row.head_sha, "precheck_attestation": att,
-        "attestations": _attestations_for(svc, row.head_sha),
+        "attestations": attestations,
         "moved_to": _moved_to(svc, row), "close_reason": reason, "waiting": waiting,
-        "next": _guidance(row, position, reason, waiting),
+        "next": _guidance(row, position, reason, waiting, held),
     }
 
 

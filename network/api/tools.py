@@ -366,6 +366,9 @@ NO_TOOL: dict[tuple[str, str], str] = {
     ("POST", "/writeups"): "D-35 v3.34, the panel (no tool): only a person sits on a panel.",
     ("*", "/git/graph.git/{rest:path}"): "the forge over git's smart HTTP (clone, fetch, push "
                                          "to submit/<name>, issue 11): git is its client",
+    ("POST", "/proof-reviews"): "D-4 v3.15 and D-35 v3.33: a held proof's review is a "
+                                "signed-in steward's or curator's act; only a person may "
+                                "hold the role",
 }
 
 

@@ -17,10 +17,12 @@ Two checks over every file a pull request adds, called once from
    shelvings (a steward or curator; their reach is :mod:`network.gate.shelving`'s), a
    withdrawal unless it withdraws the submitter's own gloss or explainer version (a
    curator, or a steward for words), a literature record filed by a steward or curator
-   or one that confirms or disputes (a steward or curator), and every approval a gloss
-   or explainer carries (a steward or curator), and registrations (a steward or curator,
-   D-10 v3.37). Codes ``role-act-unsigned``,
-   ``role-signature-invalid``, ``role-key-unbound``.
+   or one that confirms or disputes (a steward or curator), every approval a gloss or
+   explainer carries (a steward or curator), registrations (a steward or curator, D-10
+   v3.37), and a review of a held proof (a steward or curator, not its author, naming a
+   held attestation's bytes: :mod:`network.gate.proof_reviews`). Codes
+   ``role-act-unsigned``, ``role-signature-invalid``, ``role-key-unbound``,
+   ``review-names-no-held-proof``, ``review-by-author``.
 
 Derive counts these records under the same rules (:mod:`network.record.derive`), so what
 step 2 admits is what derive believes.
@@ -33,6 +35,7 @@ from collections.abc import Collection, Iterable
 from network.errors import LemmataError, define
 from network.gate.artifacts import Artifact, Kind, record_model
 from network.gate.diff import Change, Diff
+from network.gate.proof_reviews import review_findings
 from network.gate.result import Diagnostic
 from network.gate.shelving import shelving_findings
 from network.record import derive, trust
@@ -75,6 +78,7 @@ ACTOR_FIELDS: dict[type[m.Record], tuple[str, ...]] = {
     m.Motion: ("by",),
     m.Vote: ("by",),
     m.Writeup: ("by",),
+    m.ProofReview: ("by",),
 }
 """Each submittable record model's fields that name who acted. A steward record's
 ``pseudonym`` names the steward it admits, not the filer; its signature binds it instead."""
@@ -229,6 +233,12 @@ def _role_findings(base: Graph, art: Artifact, path: str, rec: m.Record,
         return judge(rec, rec.signature, frozenset({rec.by}), holds(True, True), rec.date,
                      "a shelving is a steward's or curator's act") + shelving_findings(
             base, tid, art.node or "", path, rec)
+                     "a shelving is a steward's or curator's act")
+    if isinstance(rec, m.ProofReview):
+        # whose proof it reviews and which bytes (D-4 step 9), then the role signature
+        return review_findings(base, tid, art.node, path, rec) or judge(
+            rec, rec.signature, frozenset({rec.by}), holds(True, True), rec.date,
+            "a proof review is a steward's or curator's act")
     if isinstance(rec, m.Withdrawal):
         if not rec.withdraws.startswith(f"targets/{tid}/"):
             # a role is held on a target: a withdrawal filed under one target withdraws

@@ -133,6 +133,7 @@ class Kind(StrEnum):
     MOTION = "motion"
     VOTE = "vote"
     WRITEUP = "writeup"
+    PROOF_REVIEW = "proof-review"
 
 
 Role = str  # "contributor", "steward", "curator"
@@ -194,6 +195,7 @@ STEP_PLAN: dict[Kind, KindPlan] = {
     Kind.MOTION: KindPlan(_RECORD_STEPS, False, _ANYONE),
     Kind.VOTE: KindPlan(_RECORD_STEPS, False, _ANYONE),
     Kind.WRITEUP: KindPlan(_RECORD_STEPS, False, _ANYONE),
+    Kind.PROOF_REVIEW: KindPlan(_RECORD_STEPS, False, _STEWARDS),
 }
 
 # Node subfolders holding one record kind each, appended as <ts>-<pseudonym>.yaml.
@@ -208,6 +210,7 @@ _NODE_RECORD_KINDS: dict[str, Kind] = {
     "disputes": Kind.DISPUTE,
     "revision-requests": Kind.REVISION_REQUEST,
     "approvals": Kind.APPROVAL,
+    "reviews": Kind.PROOF_REVIEW,
 }
 _TARGET_RECORD_KINDS: dict[str, Kind] = {
     "approaches": Kind.APPROACH,
@@ -251,6 +254,7 @@ RECORD_MODELS: dict[Kind, type[m.Record]] = {
     Kind.MOTION: m.Motion,
     Kind.VOTE: m.Vote,
     Kind.WRITEUP: m.Writeup,
+    Kind.PROOF_REVIEW: m.ProofReview,
 }
 """The record model each record-only kind's file holds (D-34: one schema kind each)."""
 

@@ -565,6 +565,46 @@ def _clear_waiting(forge: LocalForge, number: int) -> None:
     (forge.path / WAITING_DIR / f"{int(number)}.json").unlink(missing_ok=True)
 
 
+HELD_DIR = "lemmata-held"
+"""Where the queue notes, per held pull request, what it was last judged against."""
+
+
+def main_fingerprint(forge: LocalForge, main: str) -> str:
+    """What a held pull request's verdict can depend on, of main commit ``main``: the
+    SHA-256 over main's top-level tree entries but ``attestations/`` (publishing a held or
+    refused verdict changes only that folder, so two held pull requests never re-judge each
+    other for ever; a merged review, a merge or any other record moves it)."""
+    import hashlib
+
+    tree = forge.repo.revparse_single(main).peel(pygit2.Commit).tree
+    h = hashlib.sha256()
+    for entry in sorted(tree, key=lambda e: e.name or ""):
+        if entry.name != "attestations":
+            h.update(f"{entry.name}\0{entry.id}\n".encode())
+    return h.hexdigest()
+
+
+def _review_key(review: Review | None) -> list[Any] | None:
+    if review is None:
+        return None
+    return [review.reviewer, review.approved, sorted(review.signs_off)]
+
+
+def read_held(forge: LocalForge, number: int) -> dict[str, Any] | None:
+    """The held note of pull request ``number`` (``{head, main, review, since}``: its head,
+    :func:`main_fingerprint` and forge review when it was last judged held), or None."""
+    path = forge.path / HELD_DIR / f"{int(number)}.json"
+    try:
+        data = json.loads(path.read_text("utf-8"))
+    except (OSError, ValueError):
+        return None
+    return data if isinstance(data, dict) else None
+
+
+def _clear_held(forge: LocalForge, number: int) -> None:
+    (forge.path / HELD_DIR / f"{int(number)}.json").unlink(missing_ok=True)
+
+
 def process_queue(
     forge: LocalForge,
     *,
@@ -613,6 +653,12 @@ def process_queue(
     judged again only when :func:`toolchain_fingerprint` changes or its head moves, so a
     network without Lean neither closes proofs nor re-gates them every pass (issue 11).
 
+    A ``held`` pull request (step 9, ruling 5) stays open with a note in
+    ``<forge>/lemmata-held/<n>.json``; it is judged again only when its head, main's
+    :func:`main_fingerprint` (a merged review record moves it) or its forge review changes,
+    so a merged review lets it merge on the next pass and nothing re-gates it in between
+    (issue 13).
+
     Implements D-4, D-5, D-25 v3.21, rulings 7 and 8; issue 16 (merging is a journal).
     """
     graphs = MainGraph(forge)
@@ -635,6 +681,20 @@ def process_queue(
         if done is not None:
             items.append(done)
             continue
+        try:
+            review = reviews(pr) if reviews else None
+        except Exception as exc:  # noqa: BLE001 - as a gate run's: that pull request's refusal
+            items.append(_refuse_on_error(forge, pr, exc))
+            continue
+        held = read_held(forge, pr.number)
+        if held is not None:
+            fp = main_fingerprint(forge, main)
+            if (held.get("head"), held.get("main"), held.get("review")) == (
+                    pr.head_sha, fp, _review_key(review)):
+                items.append(QueueItem(pr.number, "held", code=None, notes=[
+                    "held at step 9; main and its reviews unchanged: not re-gated"]))
+                continue
+            _clear_held(forge, pr.number)  # main moved (a merged review?): judge it again
         waiting = read_waiting(forge, pr.number)
         if waiting is not None:
             if fingerprint is None:
@@ -648,7 +708,7 @@ def process_queue(
             out = run_gate(forge.path, main, pr.head_sha, toolchain=toolchain,
                            sandbox=sandbox, precheck_raw=_precheck_of(pr),
                            submitter=pr.author, gate_key=gate_key, key_id=key_id,
-                           runner=runner, review=reviews(pr) if reviews else None,
+                           runner=runner, review=review,
                            disclosure=A.disclosure_from_body(pr.body),
                            work_dir=work_dir, base_graph=base_graph)
         except Exception as exc:  # noqa: BLE001 - one pull request never stops the queue
@@ -670,6 +730,11 @@ def process_queue(
         ctx.hook("judged")
         try:
             _publish_and_merge(forge, pr, out, item, ctx)
+            if (out.verdict == "held" and forge.get(pr.number).state == "open"
+                    and not _unpublished(forge, attestation_files(out))):
+                _write_durably(forge.path / HELD_DIR, pr.number, {
+                    "head": pr.head_sha, "main": main_fingerprint(forge, main),
+                    "review": _review_key(review), "since": int(time.time())})
         except Exception as exc:  # noqa: BLE001 - logged with its code; the queue goes on
             code, detail = _code_of(exc)
             _log.error("merge queue: #%d after the gate's %s: %s: %s", pr.number,

@@ -42,7 +42,9 @@ everything to fix, and the verdict is step 2's ``fail`` (see ``_static_steps``):
    lines (D-3 v3.25, D-4 v3.25).
 9. statement review (D-4 v3.11/v3.15/v3.20/v3.39; ruling 5): asked only of an artifact
    that would settle the target while its root is not :func:`~network.record.derive.
-   root_vouched`; without an approving non-author review the verdict is ``held``.
+   root_vouched`; without an approving non-author review the verdict is ``held``. The
+   review is the forge's, or a merged, signed review record on the base graph naming
+   exactly this artifact's bytes (:mod:`network.gate.proof_reviews`).
 
 Record-only kinds (ruling 6) run step 2 alone: no Lean, no precheck. Every artifact yields
 one attestation (D-5, D-34), signed with the gate key when one is given; a precheck run
@@ -66,7 +68,7 @@ from pydantic import ValidationError
 
 from network import ids, signing
 from network.errors import LemmataError, define
-from network.gate import answers
+from network.gate import answers, proof_reviews
 from network.gate import attestation as A
 from network.gate.artifacts import Artifact, Kind, import_lines, partial_label_findings
 from network.gate.axioms import identity_problems, is_native_axiom
@@ -165,7 +167,9 @@ _SETTLING = {Kind.PROOF, Kind.COUNTEREXAMPLE, Kind.VACUITY}
 
 @dataclass(frozen=True)
 class Review:
-    """An approving pull-request review, supplied by the forge (D-4 step 9 and Detail).
+    """An approving review (D-4 step 9 and Detail): the forge's (a GitHub approval,
+    :func:`network.gate.github_trusted.review_for`) or a merged ``proof-review/v1`` record
+    naming the artifact's bytes (:func:`artifact_review`; issue 13).
 
     Attributes:
         reviewer: the reviewer's pseudonym; it must differ from the submitter.
@@ -679,6 +683,7 @@ class _Run:
     toolchain_hash: str | None = None
     toolchain: Toolchain | None = None
     orphan: bool = False
+    review: Review | None = None  # the forge's or the record's (:func:`artifact_review`)
 
     def add(self, res: StepResult) -> bool:
         self.steps.append(res)
@@ -895,9 +900,9 @@ def _step5(ctx: _Ctx, run: _Run, spec: m.GateSpec, meta: m.Meta) -> StepResult:
     if native:
         waiver_path = f"targets/{art.target}/nodes/{art.node}/waivers/native_decide.yaml"
         has_waiver = waiver_path in art.paths or waiver_path in ctx.base.files
-        signed = (ctx.review is not None and ctx.review.approved
-                  and "native_decide" in ctx.review.signs_off
-                  and ctx.review.reviewer != ctx.submitter)
+        signed = (run.review is not None and run.review.approved
+                  and "native_decide" in run.review.signs_off
+                  and run.review.reviewer != ctx.submitter)
         if has_waiver and signed:
             run.waivers = ["native_decide"]
         else:
@@ -1121,6 +1126,23 @@ def step9_basis(base: Graph, art: Artifact, submitter: str | None,
     return m.Step9(basis="awaiting-review"), True
 
 
+def artifact_review(base: Graph, diff: Diff, art: Artifact, submitter: str | None,
+                    forge_review: Review | None) -> Review | None:
+    """The review steps 5 and 9 read for one artifact (D-4 step 9 v3.11/v3.15, D-4 Detail;
+    ruling 5; issue 13): the forge's approving review when it is a non-author's, else the
+    first merged review record on the base graph naming exactly this artifact's bytes
+    (:func:`network.gate.proof_reviews.recorded_review`), else whatever the forge gave.
+    The LocalForge queue and ``lemmata gate trusted`` both take the record this way."""
+    if (forge_review is not None and forge_review.approved
+            and not proof_reviews.same_person(forge_review.reviewer, submitter)):
+        return forge_review
+    rec = proof_reviews.recorded_review(base, art.target, art.node,
+                                        _artifact_hashes(diff, art), submitter)
+    if rec is not None:
+        return Review(rec.by, True, tuple(rec.signs_off))
+    return forge_review
+
+
 # --- one artifact --------------------------------------------------------------------
 
 
@@ -1205,6 +1227,7 @@ def _judge(ctx: _Ctx, art: Artifact, step1_diff: list[Diagnostic],
         return run
     if not _static_steps(ctx, run, spec, spec_sha, step1_diff, step2_findings):
         return run
+    run.review = artifact_review(ctx.base, ctx.diff, art, ctx.submitter, ctx.review)
     tc = run.toolchain
     assert tc is not None
     meta = _meta_for(ctx, art)
@@ -1249,7 +1272,7 @@ def _judge(ctx: _Ctx, art: Artifact, step1_diff: list[Diagnostic],
     if not run.add(_step8(ctx, run, tc, ws, plan, caps, meta)):
         return run
     if ctx.mode == "authoritative" and 9 in plan_steps:
-        run.step9, run.held = step9_basis(ctx.base, art, ctx.submitter, ctx.review)
+        run.step9, run.held = step9_basis(ctx.base, art, ctx.submitter, run.review)
         run.add(StepResult.passed(9))
     return run
 

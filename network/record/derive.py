@@ -832,8 +832,8 @@ def unverified(graph: Graph) -> frozenset[str]:
     """Paths of the records that claim a role or a verdict and do not verify (ruling 14):
     attestations no gate key of ``keys/`` signs on their timestamp, closure records no
     gate key signs as of their merge; steward records not
-    signed by the steward they name or a curator; dormancy, dispute, shelving and
-    registration records,
+    signed by the steward they name or a curator; dormancy, dispute, shelving, proof-review
+    and registration records,
     role-resting withdrawals, and steward's or curator's literature readings not signed by
     their actor while holding the role; words versions carrying an approval that does not
     verify; approval, motion, vote and write-up records not signed by their actor in the
@@ -863,6 +863,9 @@ def unverified(graph: Graph) -> frozenset[str]:
             for sh in n.shelvings:
                 if not ix.role_signed(sh.path, sh.record, sh.record.by, sh.record.date, tid):
                     out.add(sh.path)
+            for rv in n.reviews:  # a held proof's review (issue 13), as step 9 reads it
+                if not ix.role_signed(rv.path, rv.record, rv.record.by, rv.record.date, tid):
+                    out.add(rv.path)
             for lit in n.literature:
                 if lit.record.by in roles and not ix.role_signed(
                         lit.path, lit.record, lit.record.by, lit.record.date, tid):

@@ -804,6 +804,30 @@ class Shelving(Record):
     signature: Signature | None = None
 
 
+class ProofReview(Record):
+    """``reviews/<ts>-<pseudonym>.yaml``: a steward's or curator's approving review of a
+    proof held at step 9 (D-4 v3.11/v3.15; ruling 5; issue 13).
+
+    It names the held artifact by content: ``artifacts`` are the held attestation's
+    (``attestation``, under ``attestations/``) file hashes, so a review of other bytes (a
+    head pushed after the review) satisfies nothing. ``signs_off`` names waivers the
+    reviewer signs off (D-4 Detail: ``native_decide``). Signed by its author's role key.
+    """
+
+    SCHEMA_KIND: ClassVar[str] = "proof-review/v1"
+    schema_: Literal["proof-review/v1"] = Field("proof-review/v1", alias="schema")
+    target: TargetId
+    node: NodeId
+    attestation: GraphPath
+    artifacts: list[ArtifactHash] = Field(min_length=1, max_length=50)
+    decision: Literal["approve"]
+    signs_off: list[Literal["native_decide"]] = []
+    note: ShortText | None = None
+    by: Pseudonym
+    date: Date
+    signature: Signature | None = None
+
+
 class Waiver(Record):
     """``waivers/native_decide.yaml`` (D-4): justification; sign-off is in the review."""
 
@@ -955,7 +979,7 @@ ALL_KINDS: tuple[type[Record], ...] = (
     PrecheckRecord, PrecheckAttestation, LedgerLine, Revocation, Correction, TargetRecord, GateSpec,
     TargetStatusRecord, Steward, Approach, ApproachV2, Registration, Meta, Postmortem, Annex,
     Literature, Gloss, Explainer, Withdrawal, ProposedFor, Shelving, Waiver, Defect,
-    Dispute, RevisionRequest, Closure, Approval, Motion, Vote, Writeup,
+    Dispute, RevisionRequest, Closure, Approval, Motion, Vote, Writeup, ProofReview,
 )
 KIND_BY_SCHEMA: dict[str, type[Record]] = {k.SCHEMA_KIND: k for k in ALL_KINDS}
 #: the versions one place of the record reads, keyed by the kind a reader names for it: a

@@ -458,4 +458,5 @@ _REFERENCE_CHECKS: dict[str, Callable[[ReferenceIndex, RecordDoc], None]] = {
     "approach/v1": _nodes_here("nodes"),
     "approach/v2": _nodes_here("nodes"),
     "shelving/v1": _shelving,
+    "proof-review/v1": _files("attestation"),
 }
