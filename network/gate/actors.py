@@ -233,7 +233,6 @@ def _role_findings(base: Graph, art: Artifact, path: str, rec: m.Record,
         return judge(rec, rec.signature, frozenset({rec.by}), holds(True, True), rec.date,
                      "a shelving is a steward's or curator's act") + shelving_findings(
             base, tid, art.node or "", path, rec)
-                     "a shelving is a steward's or curator's act")
     if isinstance(rec, m.ProofReview):
         # whose proof it reviews and which bytes (D-4 step 9), then the role signature
         return review_findings(base, tid, art.node, path, rec) or judge(
