@@ -39,7 +39,7 @@ from network.api.records import (
     validate_record,
 )
 from network.api.role_acts import sign_role_act
-from network.api.service import Service, Who, iso
+from network.api.service import Service, Who, iso, write_identity
 from network.errors import LemmataError, define
 from network.gate import proof_reviews as gate_reviews
 from network.gate.artifacts import Kind
@@ -248,6 +248,7 @@ def install(app: FastAPI, svc: Service) -> None:
 
         Without a web session it is refused with ``session-missing`` (a person's act)."""
         sid = None if body.submission_id is None else str(body.submission_id)[:40]
-        return review_held_proof(svc, p.who, submission_id=sid,
+        who = write_identity(svc, p.caller)  # rates, squatters and the DCO (D-23 v3.37)
+        return review_held_proof(svc, who, submission_id=sid,
                                  pull_request=body.pull_request, decision=body.decision,
                                  note=body.note, signs_off=list(body.signs_off))
