@@ -319,6 +319,16 @@ NO_TOOL: dict[tuple[str, str], str] = {
     ("*", "/mcp"): "the MCP adapter itself",
     ("*", "/git/graph.git/{rest:path}"): "the forge over git's smart HTTP (clone, fetch, push "
                                          "to submit/<name>, issue 11): git is its client",
+    ("GET", "/auth/github/start"): "D-35 v3.33 web session: GitHub sign-in is a person's, "
+                                   "in a browser; an agent cannot sign in with GitHub",
+    ("GET", "/auth/github/callback"): "D-35 v3.33 web session: GitHub's redirect back to the "
+                                      "browser that signed in",
+    ("GET", "/auth/link"): "D-35 v3.33 web session: an operator's one-time sign-in link, "
+                           "opened in a browser (ruling 14)",
+    ("GET", "/session"): "D-35 v3.33 web session (no tool): only a person holds one",
+    ("POST", "/session/end"): "D-35 v3.33 web session (no tool): only a person holds one",
+    ("POST", "/session/pseudonym"): "D-35 v3.33 web session (no tool): a signed-in person's "
+                                    "first identity; agents use POST /tokens (get_token)",
 }
 
 

@@ -128,6 +128,7 @@ class Kind(StrEnum):
     STEWARD = "steward"
     DORMANCY = "dormancy"
     PRECHECK_RECORD = "precheck-record"
+    IDENTITY = "identity"
 
 
 Role = str  # "contributor", "steward", "curator"
@@ -182,6 +183,7 @@ STEP_PLAN: dict[Kind, KindPlan] = {
     Kind.STEWARD: KindPlan(_RECORD_STEPS, False, _CURATORS),
     Kind.DORMANCY: KindPlan(_RECORD_STEPS, False, _CURATORS),
     Kind.PRECHECK_RECORD: KindPlan(_RECORD_STEPS, False, _ANYONE),
+    Kind.IDENTITY: KindPlan(_RECORD_STEPS, False, _ANYONE),
 }
 
 # Node subfolders holding one record kind each, appended as <ts>-<pseudonym>.yaml.
@@ -229,6 +231,7 @@ RECORD_MODELS: dict[Kind, type[m.Record]] = {
     Kind.STEWARD: m.Steward,
     Kind.DORMANCY: m.TargetStatusRecord,
     Kind.PRECHECK_RECORD: m.PrecheckRecord,
+    Kind.IDENTITY: m.Identity,
 }
 """The record model each record-only kind's file holds (D-34: one schema kind each)."""
 
@@ -346,6 +349,13 @@ def classify(diff: Diff, base: Graph) -> Classified:
                                         f"{size} bytes; the limit for this file is {limit}", p))
                 oversized.add(p)
         parts = p.split("/")
+        if parts[0] == "identities" and len(parts) == 2:  # ruling 9, issue 13
+            if ch.status != "added":
+                step2.append(Diagnostic("record-deleted", f"{ch.status}: a login's binding "
+                                        "is appended once, never rewritten", p))
+            else:
+                add(Kind.IDENTITY, "", None, p, True)
+            continue
         if parts[0] != "targets" or len(parts) < 3:
             step2.append(Diagnostic("path-not-permitted", "outside targets/", p))
             continue
