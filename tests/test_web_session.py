@@ -352,6 +352,30 @@ def test_a_retired_identity_gets_no_session(web: Web) -> None:
     assert getattr(exc.value, "code", None) == "session-identity-retired"
 
 
+def test_a_squatter_of_a_role_pseudonym_gets_no_role_and_cannot_act(web: Web) -> None:
+    """``steve`` is the demo target's steward in the graph, bound to no login; an identity
+    that took the name before the graph named it (inserted here as such) may be signed in
+    by an operator, yet is shown no role and refused every person act."""
+    with db.transaction(web.svc.sessions) as s:
+        s.add(db.IdentityRow(pseudonym="steve", pseudonym_key="steve", proof_kind="precheck",
+                             created_at=1, dco_version="1.1", dco_accepted_at=1))
+    link = web_session.issue_sign_in_link(web.svc, pseudonym="steve", operator="olga")
+    assert web.client.get(link["url"], follow_redirects=False).status_code == 302
+    view = web.client.get("/session", headers=ORIGIN).json()
+    assert view["pseudonym"] == "steve" and view["roles"] == {"curator": [], "steward": []}
+    refused(web.client.post("/test/whoami", headers=site(web.client)), "pseudonym-reserved")
+
+
+def test_a_new_sign_in_ends_the_browsers_previous_session(web: Web) -> None:
+    signed_up(web)
+    old = web.client.cookies.get(web_session.COOKIE)
+    assert sign_in(web, "alice").status_code == 302
+    assert web.client.cookies.get(web_session.COOKIE) != old
+    with web.svc.sessions() as s:
+        rows = s.execute(select(db.WebSessionRow).order_by(db.WebSessionRow.id)).scalars().all()
+    assert [r.ended_at is not None for r in rows] == [True, False]
+
+
 # --- the OAuth flow's own refusals ---------------------------------------------------------------
 
 

@@ -346,12 +346,17 @@ def person(request: Request) -> Person:
     Raises:
         LemmataError: ``session-missing``; ``session-cross-origin``; ``rate-limited``;
             ``session-invalid``; ``session-expired``; ``session-identity-retired``;
-            ``csrf-missing``; ``csrf-replayed``; ``session-needs-pseudonym``.
+            ``csrf-missing``; ``csrf-replayed``; ``session-needs-pseudonym``;
+            ``pseudonym-reserved`` (the graph names the pseudonym as a role holder bound
+            to another GitHub login, or to none: a squatter never acts, issue 16).
     """
-    opened = _session_write(request)[1]
+    svc, opened = _session_write(request)
     if opened.who is None:
         raise LemmataError("session-needs-pseudonym", f"GitHub login {opened.login} holds "
                            "no identity yet")
+    from network.api.pseudonyms import check_role_binding
+
+    check_role_binding(svc, opened.who.pseudonym, opened.who.github_login)  # no squatter
     return Person(caller=Caller(token=None, address=_address(request), transport="web",
                                 who=opened.who), login=opened.login)
 
@@ -396,13 +401,31 @@ def roles_of(svc: Service, pseudonym: str) -> dict[str, list[str]]:
     return {"curator": curated, "steward": stewarded}
 
 
+def _binding_holds(svc: Service, who: Who) -> bool:
+    """Whether the graph's role binding lets ``who`` hold its pseudonym's roles
+    (:func:`network.api.pseudonyms.check_role_binding`)."""
+    from network.api.pseudonyms import check_role_binding
+
+    try:
+        check_role_binding(svc, who.pseudonym, who.github_login)
+    except LemmataError:
+        return False
+    return True
+
+
 # --- session operations -------------------------------------------------------------------
 
 
 def _new_session(svc: Service, s: Any, *, identity_id: int | None, login: str | None,
-                 opened_by: str) -> str:
+                 opened_by: str, previous: str | None = None) -> str:
+    """Insert a session and return its cookie value; ``previous`` (the cookie the browser
+    still sent) is ended, so a browser holds one session at a time."""
     raw = secrets.token_urlsafe(32)
     now = svc.now()
+    if previous:
+        s.execute(update(db.WebSessionRow).where(
+            db.WebSessionRow.session_hash == sha256_hex(previous),
+            db.WebSessionRow.ended_at.is_(None)).values(ended_at=now))
     s.add(db.WebSessionRow(session_hash=sha256_hex(raw), identity_id=identity_id,
                            github_login=login, created_at=now,
                            expires_at=now + svc.settings.session_hours * 3600,
@@ -441,10 +464,13 @@ def session_view(svc: Service, request: Request) -> dict[str, Any]:
             db.CsrfTokenRow.session_id == opened.id, db.CsrfTokenRow.used_at.is_(None),
             db.CsrfTokenRow.id.not_in(keep)))
     who = opened.who
+    roles: dict[str, list[str]] = {"curator": [], "steward": []}
+    if who is not None and _binding_holds(svc, who):
+        roles = roles_of(svc, who.pseudonym)
     return {"signed_in": True, "pseudonym": who.pseudonym if who else None,
             "login": opened.login, "expires_at": iso(opened.expires_at),
             "csrf_token": token,
-            "roles": roles_of(svc, who.pseudonym) if who else {"curator": [], "steward": []},
+            "roles": roles,
             "needs_pseudonym": who is None}
 
 
@@ -684,7 +710,7 @@ def finish_sign_in(svc: Service, request: Request, *, code: str | None, state: s
             raise LemmataError("session-identity-retired", f"{ident.pseudonym} was retired by "
                                "the operator")
         raw = _new_session(svc, s, identity_id=ident.id if ident else None, login=login,
-                           opened_by="github")
+                           opened_by="github", previous=request.cookies.get(COOKIE))
     resp = RedirectResponse(row.return_to, status_code=302)
     resp.set_cookie(COOKIE, raw, **_cookie_args(svc))
     resp.delete_cookie(OAUTH_COOKIE, path="/auth/", secure=True, httponly=True,
@@ -732,7 +758,7 @@ def issue_sign_in_link(svc: Service, *, pseudonym: str, operator: str,
             "return_to": back}
 
 
-def open_link(svc: Service, token: str | None) -> Response:
+def open_link(svc: Service, request: Request, token: str | None) -> Response:
     """``GET /auth/link?token=``: spend an operator's sign-in link and open its session.
 
     Raises:
@@ -750,7 +776,8 @@ def open_link(svc: Service, token: str | None) -> Response:
         retired = _retired(s, ident.id)
         if not retired:
             raw = _new_session(svc, s, identity_id=ident.id, login=ident.github_login,
-                               opened_by=f"operator:{row.issued_by}")
+                               opened_by=f"operator:{row.issued_by}",
+                               previous=request.cookies.get(COOKIE))
         back = row.return_to
     if retired:
         raise LemmataError("session-identity-retired", "the identity was retired")
@@ -875,9 +902,9 @@ def install(app: FastAPI, svc: Service) -> None:
     @app.get("/auth/link", openapi_extra=none, status_code=302,
              response_class=RedirectResponse)
     @marks(None)
-    def sign_in_link(token: str | None = None) -> Response:
+    def sign_in_link(request: Request, token: str | None = None) -> Response:
         """Open the web session an operator's one-time link names (`lemmata session link`)."""
-        return open_link(svc, token)
+        return open_link(svc, request, token)
 
     @app.get("/session", openapi_extra=none)
     @marks(None)
