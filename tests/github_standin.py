@@ -103,7 +103,7 @@ class GitHubStandin:
             def _json(self, status: int, obj: Any) -> None:
                 self._send(status, json.dumps(obj).encode(), "application/json; charset=utf-8")
 
-            def do_GET(self) -> None:  # noqa: N802 - the stdlib's name
+            def do_GET(self) -> None:
                 parts = urlsplit(self.path)
                 query = {k: v[-1] for k, v in parse_qs(parts.query).items()}
                 with standin._lock:
@@ -115,7 +115,7 @@ class GitHubStandin:
                 else:
                     self._json(404, {"message": "Not Found"})
 
-            def do_POST(self) -> None:  # noqa: N802
+            def do_POST(self) -> None:
                 parts = urlsplit(self.path)
                 n = int(self.headers.get("Content-Length") or 0)
                 form = {k: v[-1] for k, v in parse_qs(self.rfile.read(n).decode()).items()}

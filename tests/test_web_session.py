@@ -180,8 +180,8 @@ def test_sign_in_creates_the_logins_one_identity_and_files_its_signed_binding(we
     back = web.client.get(authorize(str(loc)), follow_redirects=False)
     assert back.status_code == 302 and back.headers["location"] == PAGE
     cookies = [h for k, h in back.headers.multi_items() if k == "set-cookie"]
-    sess = [SimpleCookie(h)[web_session.COOKIE] for h in cookies
-            if h.startswith(web_session.COOKIE + "=")][0]
+    sess = next(SimpleCookie(h)[web_session.COOKIE] for h in cookies
+            if h.startswith(web_session.COOKIE + "="))
     assert sess["httponly"] and sess["secure"] and sess["samesite"].lower() == "strict"
     assert sess["path"] == "/" and not sess["domain"] and sess["max-age"] == str(8 * 3600)
     token_req = web.gh.last("/login/oauth/access_token")

@@ -915,9 +915,11 @@ def install(app: FastAPI, svc: Service) -> None:
 
     @app.post("/session/end", openapi_extra=session)
     @marks(None, "session")
-    def session_end(opened: SessionWrite) -> dict[str, Any]:
+    def session_end(opened: SessionWrite) -> JSONResponse:
         """End this browser's web session."""
-        return end_session(svc, opened)
+        resp = JSONResponse(end_session(svc, opened))
+        resp.delete_cookie(COOKIE, path="/", secure=True, httponly=True, samesite="strict")
+        return resp
 
     @app.post("/session/pseudonym", openapi_extra=session)
     @marks(None, "session")
