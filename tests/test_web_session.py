@@ -239,9 +239,14 @@ def test_a_login_with_a_token_signs_in_as_that_same_identity(web: Web) -> None:
 def test_session_end_and_the_anonymous_answer(web: Web) -> None:
     assert web.client.get("/session").json() == {"signed_in": False}
     signed_up(web)
+    kept = web.client.cookies.get(web_session.COOKIE)
     r = web.client.post("/session/end", headers=site(web.client))
     assert r.status_code == 200 and r.json() == {"signed_in": False}
+    assert web.client.cookies.get(web_session.COOKIE) is None  # deleted
     assert web.client.get("/session", headers=ORIGIN).json() == {"signed_in": False}
+    refused(web.client.post("/test/whoami", headers={**ORIGIN, "X-CSRF-Token": "x"}),
+            "session-missing")
+    web.client.cookies.set(web_session.COOKIE, kept or "")  # the ended cookie, replayed
     refused(web.client.post("/test/whoami", headers={**ORIGIN, "X-CSRF-Token": "x"}),
             "session-invalid")
 
@@ -566,7 +571,15 @@ def test_sessions_and_csrf_on_postgresql(tmp_path: Path) -> None:
                 back = c.get(authorize(r.headers["location"]), follow_redirects=False)
                 assert back.status_code == 302
                 h = {**ORIGIN, "X-CSRF-Token": csrf(c)}
+                refused(c.post("/session/end", headers={**ORIGIN, "X-CSRF-Token": "x"}),
+                        "csrf-missing")
+                kept = c.cookies.get(web_session.COOKIE)
                 assert c.post("/session/end", headers=h).status_code == 200
+                c.cookies.set(web_session.COOKIE, kept or "")
                 refused(c.post("/session/end", headers=h), "session-invalid")
+                with db.transaction(app.state.svc.sessions) as s:
+                    row = s.execute(select(db.WebSessionRow)).scalar_one()
+                    assert row.ended_at is not None and row.identity_id is not None
+                    assert s.execute(select(db.CsrfTokenRow.used_at)).scalar_one()
         finally:
             gh.stop()
