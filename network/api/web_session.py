@@ -97,7 +97,7 @@ define("session-identity-retired", None, 403,
        "revoke`): every token of it and every session were retired, and none is opened "
        "for it again until an operator vouches for it or its owner proves it anew.",
        "Ask the network's operator.")
-define("signin-not-configured", None, 503,
+define("signin-not-configured", None, 404,
        "GitHub sign-in is off on this service: no OAuth app client id is configured "
        "(LEMMATA_GITHUB_CLIENT_ID, LEMMATA_GITHUB_CLIENT_SECRET).",
        "The operator sets the GitHub OAuth app's id and secret, or opens a session for an "
@@ -888,7 +888,10 @@ def install(app: FastAPI, svc: Service) -> None:
              response_class=RedirectResponse)
     @marks(None)
     def github_start(request: Request, return_to: str) -> Response:
-        """Start GitHub sign-in: redirect to GitHub, returning later to a page of the site."""
+        """Start GitHub sign-in: redirect to GitHub, returning later to a page of the site.
+
+        Refusals: ``signin-not-configured``, ``return-to-refused``, ``rate-limited``.
+        """
         return start_sign_in(svc, request, return_to)
 
     @app.get("/auth/github/callback", openapi_extra=none, status_code=302,
@@ -896,27 +899,43 @@ def install(app: FastAPI, svc: Service) -> None:
     @marks(None)
     def github_callback(request: Request, code: str | None = None, state: str | None = None,
                         error: str | None = None) -> Response:
-        """GitHub's redirect back: open the web session and return to the site's page."""
+        """GitHub's redirect back: open the web session and return to the site's page.
+
+        Refusals: ``signin-not-configured``, ``oauth-state-invalid``,
+        ``oauth-state-expired``, ``oauth-denied``, ``oauth-code-invalid``,
+        ``proof-invalid``, ``proof-unavailable``, ``session-identity-retired``.
+        """
         return finish_sign_in(svc, request, code=code, state=state, error=error)
 
     @app.get("/auth/link", openapi_extra=none, status_code=302,
              response_class=RedirectResponse)
     @marks(None)
     def sign_in_link(request: Request, token: str | None = None) -> Response:
-        """Open the web session an operator's one-time link names (`lemmata session link`)."""
+        """Open the web session an operator's one-time link names (`lemmata session link`).
+
+        Refusals: ``sign-in-link-invalid``, ``session-identity-retired``.
+        """
         return open_link(svc, request, token)
 
     @app.get("/session", openapi_extra=none)
     @marks(None)
     def session_get(request: Request) -> JSONResponse:
-        """Who is signed in on this browser, with a fresh single-use CSRF token."""
+        """Who is signed in on this browser, with a fresh single-use CSRF token.
+
+        Refusals: ``session-cross-origin``, ``session-identity-retired``.
+        """
         return JSONResponse(session_view(svc, request),
                             headers={"Cache-Control": "no-store"})
 
     @app.post("/session/end", openapi_extra=session)
     @marks(None, "session")
     def session_end(opened: SessionWrite) -> JSONResponse:
-        """End this browser's web session."""
+        """End this browser's web session.
+
+        Refusals: ``session-missing``, ``session-cross-origin``, ``rate-limited``,
+        ``session-invalid``, ``session-expired``, ``session-identity-retired``,
+        ``csrf-missing``, ``csrf-replayed``.
+        """
         resp = JSONResponse(end_session(svc, opened))
         resp.delete_cookie(COOKIE, path="/", secure=True, httponly=True, samesite="strict")
         return resp
@@ -925,6 +944,15 @@ def install(app: FastAPI, svc: Service) -> None:
     @marks(None, "session")
     def session_pseudonym(request: Request, opened: SessionWrite,
                           body: Annotated[PseudonymRequest, Body()]) -> dict[str, Any]:
-        """Create the signed-in login's one identity under a pseudonym (D-19, D-35)."""
+        """Create the signed-in login's one identity under a pseudonym (D-19, D-35).
+
+        Refusals: the session write's (``session-missing``, ``session-cross-origin``,
+        ``rate-limited``, ``session-invalid``, ``session-expired``,
+        ``session-identity-retired``, ``csrf-missing``, ``csrf-replayed``), then
+        ``github-login-bound``, ``dco-not-accepted``, ``pseudonym-invalid``,
+        ``pseudonym-reserved``, ``pseudonym-confusable``, ``pseudonym-taken``,
+        ``approval-key-missing``, ``identity-login-bound``, ``queue-down``,
+        ``forge-not-configured``.
+        """
         return choose_pseudonym(svc, request, opened, pseudonym=body.pseudonym,
                                 dco=body.dco)
