@@ -398,6 +398,14 @@ def test_return_to_off_the_site_is_refused(web: Web, return_to: str) -> None:
 def test_sign_in_without_an_oauth_app_answers_its_code(tmp_path: Path) -> None:
     for w in _web(tmp_path, github_client_id=None):
         refused(start(w.client), "signin-not-configured")
+        info = w.client.get("/info.json").json()["service"]["web_session"]
+        assert info["github_sign_in"] is False and info["site_origin"] == SITE
+
+
+def test_info_publishes_the_site_and_sign_in(web: Web) -> None:
+    info = web.client.get("/info.json").json()["service"]["web_session"]
+    assert info == {"site_origin": SITE, "github_sign_in": True, "session_hours": 8,
+                    "sign_in": f"{SERVICE}/auth/github/start?return_to=<page>"}
 
 
 def test_the_state_is_single_use_short_lived_and_bound_to_the_browser(web: Web) -> None:
