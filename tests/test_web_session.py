@@ -591,3 +591,14 @@ def test_sessions_and_csrf_on_postgresql(tmp_path: Path) -> None:
                     assert s.execute(select(db.CsrfTokenRow.used_at)).scalar_one()
         finally:
             gh.stop()
+
+
+def test_the_openapi_lists_the_session_refusals_on_every_person_route(web: Web) -> None:
+    web.app.openapi_schema = None
+    from network.api import contract
+
+    contract.document_errors(web.app)  # the test route was added after create_app
+    spec = web.client.get("/openapi.json").json()
+    for path in ("/session/end", "/session/pseudonym", "/test/whoami", "/glosses"):
+        documented = set(spec["paths"][path]["post"]["responses"])
+        assert {"401", "403", "409", "429"} <= documented, (path, documented)

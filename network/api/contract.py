@@ -103,6 +103,10 @@ def _statuses(route: APIRoute) -> set[int]:
     codes = {c for c in _CODE_RE.findall(doc) if c in CATALOG}
     if "write guard" in doc or getattr(route.endpoint, "__lemmata_auth__", "none") == "bearer":
         codes.update(_GUARD)
+    from network.api.web_session import SESSION_CODES, uses_session
+
+    if uses_session(route):  # a person's route (issue 13)
+        codes.update(SESSION_CODES)
     codes.add("body-too-large")
     if route.dependant.path_params or route.dependant.query_params \
             or route.dependant.body_params or route.dependant.dependencies:

@@ -811,8 +811,7 @@ class SiteCors:
         if self._routes is None:
             app = scope.get("app")
             routes = getattr(getattr(app, "router", None), "routes", [])
-            self._routes = [r for r in routes if isinstance(r, APIRoute)
-                            and (r.path in SESSION_PATHS or _uses_session(r))]
+            self._routes = [r for r in routes if isinstance(r, APIRoute) and uses_session(r)]
         return self._routes
 
     def _matches(self, scope: Scope) -> bool:
@@ -855,11 +854,24 @@ class SiteCors:
 SESSION_PATHS = frozenset({"/session", "/session/end", "/session/pseudonym"})
 
 
+#: The refusals of a request a session authenticates (:func:`person`), which the published
+#: OpenAPI lists on every route that takes one (network/api/contract.py).
+SESSION_CODES = ("session-missing", "session-cross-origin", "rate-limited", "session-invalid",
+                 "session-expired", "session-identity-retired", "csrf-missing",
+                 "csrf-replayed", "session-needs-pseudonym", "pseudonym-reserved")
+
+
+def uses_session(route: APIRoute) -> bool:
+    """Whether ``route`` takes a web session: it depends on :func:`person` or
+    :func:`bearer_or_session`, or is one of the session routes' own writes."""
+    return route.path in SESSION_PATHS or _uses_session(route)
+
+
 def _uses_session(route: APIRoute) -> bool:
     stack = [route.dependant]
     while stack:
         dep = stack.pop()
-        if dep.call in (person, bearer_or_session):
+        if dep.call in (person, bearer_or_session, session_write):
             return True
         stack.extend(dep.dependencies)
     return False
