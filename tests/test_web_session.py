@@ -30,7 +30,7 @@ from network.api.graphs import GraphProvider
 from network.api.records import gate_findings
 from network.api.settings import ServiceSettings
 from network.cli import main
-from network.errors import CATALOG
+from network.errors import CATALOG, LemmataError
 from network.gate.artifacts import Kind
 from network.gate.diff import diff_commits
 from network.gate.step2 import run_steps_1_2
@@ -352,9 +352,9 @@ def test_a_retired_identity_gets_no_session(web: Web) -> None:
     refused(sign_in(web, "dave", web.browser()), "session-identity-retired")
     refused(web.client.post("/tokens/renew", headers=auth(tok.json()["token"])),
             "token-invalid")
-    with pytest.raises(Exception) as exc:
+    with pytest.raises(LemmataError) as exc:
         web_session.issue_sign_in_link(web.svc, pseudonym="dave", operator="olga")
-    assert getattr(exc.value, "code", None) == "session-identity-retired"
+    assert exc.value.code == "session-identity-retired"
 
 
 def test_a_squatter_of_a_role_pseudonym_gets_no_role_and_cannot_act(web: Web) -> None:
