@@ -445,6 +445,41 @@ def token_revoke(pseudonym: str, data_dir: Path | None, database_url: str | None
     return EXIT_OK
 
 
+@main.group("session")
+def session_group() -> None:
+    """Web sessions an operator opens (issue 13, ruling 14): acts of whoever holds a
+    network's data directory, for a network with no GitHub sign-in (``make run``)."""
+
+
+@session_group.command("link")
+@click.option("--pseudonym", required=True, help="The existing identity to sign in as.")
+@click.option("--operator", default=None,
+              help="Your name, recorded as opening the session (default: the OS user).")
+@click.option("--return-to", "return_to", default=None,
+              help="The page of the site to land on (default: the site's home page).")
+@click.option("--json", "as_json", is_flag=True, help="Print the receipt as JSON.")
+@_state_options
+@guarded
+def session_link(pseudonym: str, operator: str | None, return_to: str | None,
+                 as_json: bool, data_dir: Path | None, database_url: str | None,
+                 graph: Path | None) -> int:
+    """Print a one-time sign-in URL that opens a web session for an existing identity
+    (good for fifteen minutes, once). The service's address is LEMMATA_PUBLIC_URL and the
+    site's LEMMATA_SITE_ORIGIN (make run's by default)."""
+    from network.api.web_session import issue_sign_in_link
+
+    svc = _operator_service(data_dir, database_url, graph)
+    out = issue_sign_in_link(svc, pseudonym=pseudonym, return_to=return_to,
+                             operator=operator if operator is not None else _os_user())
+    if as_json:
+        click.echo(json.dumps(out, indent=2))
+        return EXIT_OK
+    click.echo(f"sign in as {out['pseudonym']} (once, until {out['expires_at']}):")
+    click.echo(f"  {out['url']}")
+    click.echo(f"open it in the browser that will use the site ({out['return_to']}).")
+    return EXIT_OK
+
+
 @main.group("site")
 def site_group() -> None:
     """The static, read-only website of a graph (D-36)."""

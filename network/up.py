@@ -569,7 +569,8 @@ def run(data_root: Path, graph_dir: Path, *, host: str = "127.0.0.1", port: int 
         else f"      resumed at {main_sha[:12]}")
     settings = ServiceSettings(data_dir=data.root, database_url=data.database_url,
                                graph=data.forge, host=host, port=port,
-                               public_url=f"http://{host}:{port}")
+                               public_url=f"http://{host}:{port}",
+                               site_origin=f"http://{host}:{site_port}")
     say("[3/5] service state (SQLite) and keys")
 
     def load_main() -> Any:

@@ -13,6 +13,7 @@ from network.api import db
 OWN_TABLES = {t.__tablename__ for t in (
     db.IdentityRow, db.TokenRow, db.RecoveryCodeRow, db.ClaimRow, db.RateBucketRow,
     db.PrecheckJobRow, db.CheckLogRow, db.SubmissionRow, db.WebSessionRow,
+    db.CsrfTokenRow, db.OAuthStateRow, db.SignInLinkRow,
     db.PullRequestRow)}
 
 

@@ -78,7 +78,7 @@ def _check_flow(api: Api, url: str | None = None) -> None:
     gone = _cli(api, "token", "revoke", "--pseudonym", "NEWCOMER", url=url)
     assert gone.exit_code == 0, gone.output
     assert json.loads(gone.output) == {"pseudonym": "newcomer", "tokens_retired": 1,
-                                       "recovery_codes_retired": 1}
+                                       "recovery_codes_retired": 1, "sessions_ended": 0}
     r = api.client.post("/claims", json={"target": "demo", "node": "proved"},
                         headers=auth(tok))
     assert r.status_code == 401 and r.json()["code"] == "token-invalid", r.text

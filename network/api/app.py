@@ -28,7 +28,17 @@ from starlette.exceptions import HTTPException as StarletteHTTPException
 from starlette.routing import Route
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
-from network.api import claims, contract, db, frontier_cache, identity, precheck, reads, tools
+from network.api import (
+    claims,
+    contract,
+    db,
+    frontier_cache,
+    identity,
+    precheck,
+    reads,
+    tools,
+    web_session,
+)
 from network.api.graphs import GraphProvider
 from network.api.service import Caller, Clock, Service, Who, authenticate
 from network.api.settings import ServiceSettings
@@ -284,6 +294,7 @@ def create_app(
     from network.api import record_routes
 
     record_routes.install(app, svc)
+    web_session.install(app, svc)  # GitHub sign-in and the web session (issue 13)
     from network.api import record_acts
 
     record_acts.install(app, svc)  # literature, shelving, registrations, /me (issue 13)

@@ -104,8 +104,10 @@ def _statuses(route: APIRoute) -> set[int]:
     auth = getattr(route.endpoint, "__lemmata_auth__", "none")
     if "write guard" in doc or auth == "bearer":
         codes.update(_GUARD)
-    if auth == "session":  # a person's route (network/api/web_session.py)
-        codes.add("session-missing")
+    from network.api.web_session import SESSION_CODES, uses_session
+
+    if uses_session(route):  # a person's route (issue 13)
+        codes.update(SESSION_CODES)
     codes.add("body-too-large")
     if route.dependant.path_params or route.dependant.query_params \
             or route.dependant.body_params or route.dependant.dependencies:

@@ -230,16 +230,69 @@ class FileNameRow(Base):
 
 class WebSessionRow(Base):
     """A web session after GitHub sign-in: an HttpOnly cookie, eight hours long, always
-    the same identity as the login's bearer token (D-35 v3.33). Stored hashed."""
+    the same identity as the login's bearer token (D-35 v3.33). Stored hashed.
+
+    Migration 0008 (network/api/web_session.py): ``identity_id`` is None while the login
+    is bound to no identity yet (``POST /session/pseudonym`` binds it); ``github_login``
+    is None for a session an operator opened with ``lemmata session link``; ``opened_by``
+    is ``github`` or ``operator:<name>``.
+    """
 
     __tablename__ = "web_sessions"
     id: Mapped[int] = mapped_column(Integer, primary_key=True, autoincrement=True)
     session_hash: Mapped[str] = mapped_column(String(64), nullable=False, unique=True)
-    identity_id: Mapped[int] = mapped_column(ForeignKey("identities.id"), nullable=False, index=True)
-    github_login: Mapped[str] = mapped_column(String(64), nullable=False)
+    identity_id: Mapped[int | None] = mapped_column(ForeignKey("identities.id"), nullable=True,
+                                                    index=True)
+    github_login: Mapped[str | None] = mapped_column(String(64), nullable=True)
     created_at: Mapped[int] = mapped_column(BigInteger, nullable=False)
     expires_at: Mapped[int] = mapped_column(BigInteger, nullable=False)
     ended_at: Mapped[int | None] = mapped_column(BigInteger, nullable=True)
+    opened_by: Mapped[str] = mapped_column(String(80), nullable=False, server_default="github")
+
+
+class CsrfTokenRow(Base):
+    """A single-use CSRF token ``GET /session`` issued for one web session, stored hashed;
+    ``used_at`` is set by the one person write that spends it (migration 0008)."""
+
+    __tablename__ = "web_session_csrf"
+    id: Mapped[int] = mapped_column(Integer, primary_key=True, autoincrement=True)
+    session_id: Mapped[int] = mapped_column(ForeignKey("web_sessions.id"), nullable=False,
+                                            index=True)
+    token_hash: Mapped[str] = mapped_column(String(64), nullable=False, unique=True)
+    created_at: Mapped[int] = mapped_column(BigInteger, nullable=False)
+    used_at: Mapped[int | None] = mapped_column(BigInteger, nullable=True)
+
+
+class OAuthStateRow(Base):
+    """One GitHub sign-in under way (migration 0008): the OAuth ``state`` and the browser
+    binding cookie, both hashed; where to return; the PKCE verifier. Single use
+    (``used_at``), short-lived (``expires_at``)."""
+
+    __tablename__ = "oauth_states"
+    id: Mapped[int] = mapped_column(Integer, primary_key=True, autoincrement=True)
+    state_hash: Mapped[str] = mapped_column(String(64), nullable=False, unique=True)
+    browser_hash: Mapped[str] = mapped_column(String(64), nullable=False)
+    return_to: Mapped[str] = mapped_column(String(2000), nullable=False)
+    code_verifier: Mapped[str] = mapped_column(String(128), nullable=False)
+    created_at: Mapped[int] = mapped_column(BigInteger, nullable=False, index=True)
+    expires_at: Mapped[int] = mapped_column(BigInteger, nullable=False)
+    used_at: Mapped[int | None] = mapped_column(BigInteger, nullable=True)
+
+
+class SignInLinkRow(Base):
+    """A one-time sign-in link an operator issued for an existing identity with ``lemmata
+    session link`` (ruling 14; migration 0008), stored hashed; ``used_at`` once opened."""
+
+    __tablename__ = "sign_in_links"
+    id: Mapped[int] = mapped_column(Integer, primary_key=True, autoincrement=True)
+    link_hash: Mapped[str] = mapped_column(String(64), nullable=False, unique=True)
+    identity_id: Mapped[int] = mapped_column(ForeignKey("identities.id"), nullable=False,
+                                             index=True)
+    issued_by: Mapped[str] = mapped_column(String(64), nullable=False)
+    return_to: Mapped[str] = mapped_column(String(2000), nullable=False)
+    created_at: Mapped[int] = mapped_column(BigInteger, nullable=False)
+    expires_at: Mapped[int] = mapped_column(BigInteger, nullable=False)
+    used_at: Mapped[int | None] = mapped_column(BigInteger, nullable=True)
 
 
 class PullRequestRow(Base):

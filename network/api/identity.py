@@ -413,7 +413,8 @@ def revoke_tokens(svc: Service, *, pseudonym: str) -> dict[str, Any]:
     pseudonym stay; ``lemmata token issue`` may vouch for it again if an operator made it.
 
     Returns:
-        ``{pseudonym, tokens_retired, recovery_codes_retired}``.
+        ``{pseudonym, tokens_retired, recovery_codes_retired, sessions_ended}``; its web
+        sessions and unused sign-in links end too (issue 13).
 
     Raises:
         LemmataError: ``identity-unknown``.
@@ -433,9 +434,13 @@ def revoke_tokens(svc: Service, *, pseudonym: str) -> dict[str, Any]:
                                  db.RecoveryCodeRow.used_at.is_(None),
                                  db.RecoveryCodeRow.retired_at.is_(None))
                           .values(retired_at=now))
+        from network.api.web_session import end_sessions_of
+
+        ended = end_sessions_of(svc, s, ident.id)  # a retired identity keeps no session
         return {"pseudonym": ident.pseudonym,
                 "tokens_retired": int(getattr(tokens, "rowcount", 0)),
-                "recovery_codes_retired": int(getattr(codes, "rowcount", 0))}
+                "recovery_codes_retired": int(getattr(codes, "rowcount", 0)),
+                "sessions_ended": ended}
 
 
 def renew_token(svc: Service, caller: Caller) -> dict[str, Any]:

@@ -66,7 +66,9 @@ def info(svc: Service) -> dict[str, Any]:
     else what the record gives (graph id, gate-spec hashes, schema index), plus the
     service's published limits under ``service`` (claim TTL caps, ``claims``: advisory
     and the live claims one identity may hold, token lapse, rate
-    limits, body cap, DCO version, reserved pseudonyms) and, where the service knows a
+    limits, body cap, DCO version, reserved pseudonyms; ``web_session``: the site's origin,
+    whether GitHub sign-in is configured, its address and the session length, issue 13)
+    and, where the service knows a
     merge queue (its injected monitor: ``lemmata up``'s runner, or the heartbeat a queue
     writes in the data directory), its health with ``up`` and ``down_reason`` under
     ``service.queue`` (issue 16).
@@ -105,6 +107,12 @@ def info(svc: Service) -> dict[str, Any]:
         "reserved_pseudonyms": reserved_pseudonyms(svc),
         "mcp": s.public_url.rstrip("/") + "/mcp",
         "proofs": proof_checking(svc, graph),
+        "web_session": {  # issue 13, D-35 v3.33
+            "site_origin": s.site_origin.rstrip("/"),
+            "github_sign_in": bool(s.github_client_id),
+            "sign_in": s.public_url.rstrip("/") + "/auth/github/start?return_to=<page>",
+            "session_hours": s.session_hours,
+        },
     }
     from network.api.service import queue_state
 

@@ -14,6 +14,7 @@ from pydantic import BaseModel, ConfigDict, Field
 from network.api import checks, records, words
 from network.api.app import Bearer, _address, _bearer, _read, marks
 from network.api.service import Caller, Service, Who, authenticate
+from network.api.web_session import BearerOrSession
 
 _TEXT = 1_000_000  # characters; the body limit (max_body_bytes) is the real cap
 
@@ -220,7 +221,7 @@ def install(app: FastAPI, svc: Service) -> None:
 
     @app.post("/glosses", openapi_extra=bearer, status_code=201)
     @marks(words.submit_gloss, "bearer")
-    def glosses(c: Bearer, body: GlossRequest) -> dict[str, Any]:
+    def glosses(c: BearerOrSession, body: GlossRequest) -> dict[str, Any]:
         """Open a pull request appending a gloss or explainer version (dry_run, amends)."""
         return words.submit_gloss(
             svc, c, subject=body.subject, text=body.text, sections=body.sections,
@@ -230,7 +231,7 @@ def install(app: FastAPI, svc: Service) -> None:
 
     @app.post("/glosses/withdrawals", openapi_extra=bearer, status_code=201)
     @marks(words.withdraw_gloss, "bearer")
-    def glosses_withdrawals(c: Bearer, body: WithdrawalRequest) -> dict[str, Any]:
+    def glosses_withdrawals(c: BearerOrSession, body: WithdrawalRequest) -> dict[str, Any]:
         """Open a pull request withdrawing one gloss or explainer version (D-3 v3.30)."""
         return words.withdraw_gloss(svc, c, record=body.record, reason=body.reason)
 

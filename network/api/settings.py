@@ -188,6 +188,28 @@ class ServiceSettings(BaseSettings):
     """Prechecks of the tutorial node one client address may ask for without a token per
     window (D-19, D-27: the anonymous precheck is how an identity is first proved)."""
 
+    github_client_id: str | None = None
+    """The client id of the network's GitHub OAuth app (GitHub sign-in on the site, D-35
+    v3.33, issue 13). ``None``: sign-in is off and ``GET /auth/github/start`` answers
+    ``signin-not-configured``; an operator may still open a session with ``lemmata
+    session link``."""
+
+    github_client_secret: SecretStr | None = None
+    """The OAuth app's client secret. Set it only through the environment,
+    ``LEMMATA_GITHUB_CLIENT_SECRET``; it is never logged or shown."""
+
+    github_oauth_url: str = "https://github.com/login/oauth"
+    """Base of GitHub's OAuth web flow: ``<base>/authorize`` and ``<base>/access_token``
+    (GitHub Enterprise: ``https://HOST/login/oauth``; the tests' stand-in: its own)."""
+
+    site_origin: str = "http://127.0.0.1:8001"
+    """The origin (scheme, host, port; no path) of the network's site. Sign-in returns
+    only to pages on it, and a web session is accepted only on requests whose ``Origin``
+    is exactly this (D-35 v3.33)."""
+
+    session_hours: int = Field(8, ge=1, le=24)
+    """How long a web session lasts after sign-in, in hours (D-35 v3.33: eight)."""
+
     def resolved_database_url(self) -> str:
         """The database URL to connect to: :attr:`database_url`, or SQLite in the data dir."""
         if self.database_url:

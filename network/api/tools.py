@@ -369,6 +369,16 @@ NO_TOOL: dict[tuple[str, str], str] = {
     ("POST", "/proof-reviews"): "D-4 v3.15 and D-35 v3.33: a held proof's review is a "
                                 "signed-in steward's or curator's act; only a person may "
                                 "hold the role",
+    ("GET", "/auth/github/start"): "D-35 v3.33 web session: GitHub sign-in is a person's, "
+                                   "in a browser; an agent cannot sign in with GitHub",
+    ("GET", "/auth/github/callback"): "D-35 v3.33 web session: GitHub's redirect back to the "
+                                      "browser that signed in",
+    ("GET", "/auth/link"): "D-35 v3.33 web session: an operator's one-time sign-in link, "
+                           "opened in a browser (ruling 14)",
+    ("GET", "/session"): "D-35 v3.33 web session (no tool): only a person holds one",
+    ("POST", "/session/end"): "D-35 v3.33 web session (no tool): only a person holds one",
+    ("POST", "/session/pseudonym"): "D-35 v3.33 web session (no tool): a signed-in person's "
+                                    "first identity; agents use POST /tokens (get_token)",
 }
 
 

@@ -46,6 +46,11 @@ define("withdrawal-elsewhere", 2, 422,
        "A withdrawal names a record of another target than the one it is filed under.",
        "File the withdrawal under the target whose record it withdraws; a role is held on "
        "one target (ruling 14).")
+define("identity-login-bound", 2, 409,
+       "An identities/ record binds a GitHub login that another identity record already "
+       "binds: a login is one identity (D-35 v3.33, ruling 9).",
+       "Sign in with that login: it already holds its pseudonym. A binding that must move "
+       "is a curator's correction, not a second record.")
 define("actor-not-submitter", 2, 403,
        "A field that names an actor (by, author, contributor, curator) or the pseudonym in "
        "a file name is not the submitter's ledger identity, or the submitter is unknown "
@@ -79,6 +84,7 @@ ACTOR_FIELDS: dict[type[m.Record], tuple[str, ...]] = {
     m.Vote: ("by",),
     m.Writeup: ("by",),
     m.ProofReview: ("by",),
+    m.Identity: ("pseudonym",),
 }
 """Each submittable record model's fields that name who acted. A steward record's
 ``pseudonym`` names the steward it admits, not the filer; its signature binds it instead."""
@@ -194,6 +200,8 @@ def _bound(field: str, value: str, submitter: str | None, path: str) -> list[Dia
 
 def _role_findings(base: Graph, art: Artifact, path: str, rec: m.Record,
                    submitter: str | None) -> list[Diagnostic]:
+    if isinstance(rec, m.Identity):
+        return _identity_findings(base, path, rec)
     tid = art.target
     if tid not in base.targets:
         return []
@@ -266,6 +274,34 @@ def _role_findings(base: Graph, art: Artifact, path: str, rec: m.Record,
                              rec.date, "an approval is a steward's or curator's signature"))
         return out
     return []
+
+
+def _identity_findings(base: Graph, path: str, rec: m.Identity) -> list[Diagnostic]:
+    """An ``identities/<pseudonym>.yaml`` binding (ruling 9, issue 13): signed for its own
+    pseudonym (the approval key the service signs a web sign-in's binding with, or an SSH
+    key of a binding already on the record), on its ``since`` date and on the base's, and
+    naming a GitHub login no other identity record of the base binds."""
+    out: list[Diagnostic] = []
+    named = path.rsplit("/", 1)[-1].removesuffix(".yaml")
+    if named != rec.pseudonym:
+        out.append(Diagnostic("actor-not-submitter", f"the file name names {named!r}, the "
+                              f"record {rec.pseudonym!r}", path))
+    login = (rec.github or "").casefold()
+    for other, ident in base.identities.items():
+        if login and other != rec.pseudonym and (ident.github or "").casefold() == login:
+            out.append(Diagnostic("identity-login-bound", f"GitHub login {rec.github} is "
+                                  f"already bound to {other}", path))
+    for when in dict.fromkeys(d for d in (rec.since, derive.now(base)) if d is not None):
+        try:
+            trust.check_role_signature(rec, rec.signature, actors=frozenset({rec.pseudonym}),
+                                       holds=lambda who, _d: who == rec.pseudonym,
+                                       at_date=when, keys=base.keys,
+                                       identities=base.identities)
+        except LemmataError as exc:
+            out.append(Diagnostic(exc.code, f"an identity binding is signed for its own "
+                                  f"pseudonym: {exc.detail}", path))
+            break
+    return out
 
 
 def _words_author(base: Graph, withdraws: str) -> str | None:

@@ -134,6 +134,7 @@ class Kind(StrEnum):
     VOTE = "vote"
     WRITEUP = "writeup"
     PROOF_REVIEW = "proof-review"
+    IDENTITY = "identity"
 
 
 Role = str  # "contributor", "steward", "curator"
@@ -196,6 +197,7 @@ STEP_PLAN: dict[Kind, KindPlan] = {
     Kind.VOTE: KindPlan(_RECORD_STEPS, False, _ANYONE),
     Kind.WRITEUP: KindPlan(_RECORD_STEPS, False, _ANYONE),
     Kind.PROOF_REVIEW: KindPlan(_RECORD_STEPS, False, _STEWARDS),
+    Kind.IDENTITY: KindPlan(_RECORD_STEPS, False, _ANYONE),
 }
 
 # Node subfolders holding one record kind each, appended as <ts>-<pseudonym>.yaml.
@@ -255,6 +257,7 @@ RECORD_MODELS: dict[Kind, type[m.Record]] = {
     Kind.VOTE: m.Vote,
     Kind.WRITEUP: m.Writeup,
     Kind.PROOF_REVIEW: m.ProofReview,
+    Kind.IDENTITY: m.Identity,
 }
 """The record model each record-only kind's file holds (D-34: one schema kind each)."""
 
@@ -372,6 +375,13 @@ def classify(diff: Diff, base: Graph) -> Classified:
                                         f"{size} bytes; the limit for this file is {limit}", p))
                 oversized.add(p)
         parts = p.split("/")
+        if parts[0] == "identities" and len(parts) == 2:  # ruling 9, issue 13
+            if ch.status != "added":
+                step2.append(Diagnostic("record-deleted", f"{ch.status}: a login's binding "
+                                        "is appended once, never rewritten", p))
+            else:
+                add(Kind.IDENTITY, "", None, p, True)
+            continue
         if parts[0] != "targets" or len(parts) < 3:
             step2.append(Diagnostic("path-not-permitted", "outside targets/", p))
             continue
