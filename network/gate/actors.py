@@ -32,6 +32,7 @@ from network.errors import LemmataError, define
 from network.gate.artifacts import Artifact, Kind, record_model
 from network.gate.diff import Change, Diff
 from network.gate.result import Diagnostic
+from network.gate.role_records import steward_act_findings
 from network.record import derive, trust
 from network.record import models as m
 from network.record.loader import ATTEMPT_RE, RECORD_FILE_RE, Graph, parse_record
@@ -66,6 +67,7 @@ ACTOR_FIELDS: dict[type[m.Record], tuple[str, ...]] = {
     m.TargetStatusRecord: ("curator",),
     m.Meta: ("author",),
     m.Steward: (),
+    m.StewardAct: (),
     m.PrecheckRecord: (),
 }
 """Each submittable record model's fields that name who acted. A steward record's
@@ -201,6 +203,8 @@ def _role_findings(base: Graph, art: Artifact, path: str, rec: m.Record,
         return judge(rec, rec.signature, frozenset({rec.pseudonym, *cur}),
                      lambda who, _d: who == rec.pseudonym or who in cur, rec.since,
                      "a steward record is signed by the steward it names or a curator")
+    if isinstance(rec, m.StewardAct):  # D-32 v3.33/v3.34: its own rules
+        return steward_act_findings(base, tid, path, rec, submitter)
     if isinstance(rec, (m.TargetStatusRecord, m.Dispute)):
         return judge(rec, rec.signature, frozenset({rec.curator}), holds(False, True),
                      rec.date, f"a {rec.SCHEMA_KIND.split('/')[0]} record is a curator's act")

@@ -128,6 +128,8 @@ class Kind(StrEnum):
     STEWARD = "steward"
     DORMANCY = "dormancy"
     PRECHECK_RECORD = "precheck-record"
+    STEWARD_ACT = "steward-act"
+    CURATORS = "curators"
 
 
 Role = str  # "contributor", "steward", "curator"
@@ -182,6 +184,11 @@ STEP_PLAN: dict[Kind, KindPlan] = {
     Kind.STEWARD: KindPlan(_RECORD_STEPS, False, _CURATORS),
     Kind.DORMANCY: KindPlan(_RECORD_STEPS, False, _CURATORS),
     Kind.PRECHECK_RECORD: KindPlan(_RECORD_STEPS, False, _ANYONE),
+    # anyone may file their own join or step-down; who may is D-32's panel rule, judged
+    # with the signature in step 2 (network.gate.steward_acts)
+    Kind.STEWARD_ACT: KindPlan(_RECORD_STEPS, False, _ANYONE),
+    # the owner need hold no role; the owner's signature is the rule (D-22 v3.33)
+    Kind.CURATORS: KindPlan(_RECORD_STEPS, False, _ANYONE),
 }
 
 # Node subfolders holding one record kind each, appended as <ts>-<pseudonym>.yaml.
@@ -201,6 +208,7 @@ _TARGET_RECORD_KINDS: dict[str, Kind] = {
     "stewards": Kind.STEWARD,
     "status": Kind.DORMANCY,
     "withdrawals": Kind.WITHDRAWAL,
+    "steward-acts": Kind.STEWARD_ACT,
 }
 _ATTEMPT_KINDS = {
     "partial": Kind.PARTIAL, "reduction": Kind.REDUCTION, "alternate": Kind.ALTERNATE,
@@ -229,6 +237,8 @@ RECORD_MODELS: dict[Kind, type[m.Record]] = {
     Kind.STEWARD: m.Steward,
     Kind.DORMANCY: m.TargetStatusRecord,
     Kind.PRECHECK_RECORD: m.PrecheckRecord,
+    Kind.STEWARD_ACT: m.StewardAct,
+    Kind.CURATORS: m.Curators,
 }
 """The record model each record-only kind's file holds (D-34: one schema kind each)."""
 
@@ -346,6 +356,11 @@ def classify(diff: Diff, base: Graph) -> Classified:
                                         f"{size} bytes; the limit for this file is {limit}", p))
                 oversized.add(p)
         parts = p.split("/")
+        if p == "curators.json" and ch.status == "modified" and base.targets:
+            # D-22 v3.33: a change the owner signs; its run and attestation ride on the
+            # graph's first target, as a root-level finding's does
+            add(Kind.CURATORS, min(base.targets), None, p, True)
+            continue
         if parts[0] != "targets" or len(parts) < 3:
             step2.append(Diagnostic("path-not-permitted", "outside targets/", p))
             continue

@@ -124,6 +124,7 @@ PATH_TABLE: tuple[PathRule, ...] = (
     _rec(_T + "stewards/<pseudonym>.yaml", "curator", "steward"),
     _rec(_T + "registrations/<date>-<n>.yaml", "curator"),
     _rec(_T + "withdrawals/<ts>-<pseudonym>.yaml", "contributor", "withdrawal"),
+    _rec(_T + "steward-acts/<ts>-<pseudonym>.yaml", "contributor", "steward-act"),
     _rec(_T + "graph.json", "product"),
     # a node
     _rec(_N + "META.yaml", "contributor", "variant"),

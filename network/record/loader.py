@@ -203,6 +203,7 @@ class Target:
     approaches: list[RecordFile[m.Approach | m.ApproachV2]] = field(default_factory=list)
     status_records: list[RecordFile[m.TargetStatusRecord]] = field(default_factory=list)
     stewards: list[RecordFile[m.Steward]] = field(default_factory=list)
+    steward_acts: list[RecordFile[m.StewardAct]] = field(default_factory=list)
     registrations: list[RecordFile[m.Registration]] = field(default_factory=list)
     withdrawals: list[RecordFile[m.Withdrawal]] = field(default_factory=list)
     nodes: dict[str, Node] = field(default_factory=dict)
@@ -732,6 +733,7 @@ _TARGET_RECORD_DIRS: dict[str, tuple[type[BaseModel], str]] = {
     "status": (m.TargetStatusRecord, "status_records"),
     "registrations": (m.Registration, "registrations"),
     "withdrawals": (m.Withdrawal, "withdrawals"),
+    "steward-acts": (m.StewardAct, "steward_acts"),
 }
 
 _NODE_RECORD_DIRS: dict[str, tuple[type[BaseModel], str]] = {
