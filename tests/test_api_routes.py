@@ -47,6 +47,10 @@ def test_every_write_route_refuses_missing_and_wrong_token(api: Api) -> None:
         if (method, path) in UNAUTHENTICATED_WRITES:
             assert route.endpoint.__lemmata_auth__ == "none"
             continue
+        if route.endpoint.__lemmata_auth__ == "session":  # a person route (D-35 v3.33)
+            r = api.client.request(method, _fill(path), json={}, headers={})
+            assert r.status_code == 401 and r.json()["code"] == "session-missing", r.text
+            continue
         assert route.endpoint.__lemmata_auth__ == "bearer", (method, path)
         for headers, code in (({}, "token-missing"),
                               (auth("lmt_not-a-token"), "token-invalid"),
@@ -73,7 +77,7 @@ def test_index_lists_every_route_with_method_auth_and_purpose(api: Api) -> None:
             for method in route.methods - {"HEAD"}:
                 assert (method, route.path) in listed
     for row in body["routes"]:
-        assert row["auth"] in ("none", "bearer") and row["purpose"], row
+        assert row["auth"] in ("none", "bearer", "session") and row["purpose"], row
         assert row["tool"] or row["no_tool"], row
     assert body["mcp"]["streamable_http"].endswith("/mcp") and body["mcp"]["stdio"]
 

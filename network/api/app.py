@@ -284,6 +284,9 @@ def create_app(
     from network.api import record_routes
 
     record_routes.install(app, svc)
+    from network.api import stewards
+
+    stewards.install(app, svc)  # POST /stewards, a person route (D-32 v3.33/v3.34)
     from network.api import git_http
 
     git_http.install(app, svc)  # the forge over git's smart HTTP (issue 11)

@@ -317,6 +317,9 @@ NO_TOOL: dict[tuple[str, str], str] = {
     ("GET", "/docs/oauth2-redirect"): "part of the Swagger UI",
     ("GET", "/redoc"): "human documentation of the routes (ReDoc)",
     ("*", "/mcp"): "the MCP adapter itself",
+    ("POST", "/stewards"): "D-35 v3.33/v3.34: the steward form (join, step-down, accept an "
+                           "invitation) is a person's act on a web session; only a person "
+                           "holds a steward's role.",
     ("*", "/git/graph.git/{rest:path}"): "the forge over git's smart HTTP (clone, fetch, push "
                                          "to submit/<name>, issue 11): git is its client",
 }

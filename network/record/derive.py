@@ -246,8 +246,8 @@ class _Index:
         self.steward_records: dict[str, list[RecordFile[m.Steward]]] = {
             tid: [rf for rf in t.stewards if self._steward_verified(tid, rf)]
             for tid, t in g.targets.items()}
+        self.panel: panel_roles.Panel | None = None  # steward records as filed, for now
         self.withdrawn = self._withdrawn()
-        self.panel: panel_roles.Panel | None = None
         self.panel = panel_roles.derive_panel(self)  # D-32 v3.34: stewards in force
         self.unverified.update(self.panel.state.unverified)
         self.t: dict[str, _TargetIndex] = {tid: self._target_index(t)

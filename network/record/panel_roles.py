@@ -219,6 +219,7 @@ class PanelState:
     """Stewardships as the acts read so far leave them (one pass in date order)."""
 
     numbers: PolicyNumbers
+    clock: str | None = None
     by_key: dict[tuple[str, str], list[Stewardship]] = field(default_factory=dict)
     activity: dict[tuple[str, str], list[str]] = field(default_factory=dict)
     unverified: set[str] = field(default_factory=set)
@@ -229,10 +230,16 @@ class PanelState:
         if not runs or runs[-1].ended is not None:
             return None
         s = runs[-1]
-        if add_months(self.last_act(tid, who, s.since, at), self.numbers.steward_lapse_months) \
-                <= _full(at):
-            return None
-        return s
+        return None if self.lapsed(s, at) else s
+
+    def lapsed(self, s: Stewardship, at: str) -> bool:
+        """Whether ``s`` has lapsed by ``at``: ``steward_lapse_months`` after the
+        steward's last signed act on the target. With no merge log there is no clock
+        (ruling 2), and nothing lapses."""
+        if self.clock is None:
+            return False
+        last = self.last_act(s.target, s.pseudonym, s.since, at)
+        return add_months(last, self.numbers.steward_lapse_months) <= _full(at)
 
     def last_act(self, tid: str, who: str, since: str, at: str) -> str:
         """The newest of ``since`` and ``who``'s signed acts on ``tid`` up to ``at``."""
@@ -371,9 +378,7 @@ class Panel:
             if _full(s.since) > _full(date):
                 continue
             end = s.ended
-            lapse = add_months(self.state.last_act(tid, who, s.since, date),
-                               self.state.numbers.steward_lapse_months)
-            if (end is None or _full(date) < end) and _full(date) < lapse:
+            if (end is None or _full(date) < end) and not self.state.lapsed(s, date):
                 return True
         return False
 
@@ -389,7 +394,7 @@ def derive_panel(ix: RoleIndex, judge: InvitationJudge = no_invitation_passes) -
     """
     g = ix.g
     numbers = policy_numbers(g)
-    state = PanelState(numbers)
+    state = PanelState(numbers, ix.now)
     for tid, who, path, sig, body, own in _signed_acts(g):
         if sig.signer == who and ix.signature_verifies(body, sig, who, own):
             state.activity.setdefault((tid, who), []).append(
