@@ -322,3 +322,23 @@ def test_the_steward_act_file_is_plain_yaml(b: GraphBuilder) -> None:
     path = write(b, act(b, "sam"), act_path("sam"))
     doc = yaml.safe_load((b.root / path).read_text("utf-8"))
     assert doc["schema"] == "steward/v4" and doc["signature"]["kind"] == "approval"
+
+
+# --- the site (D-32 v3.33: under open admission it says so on each self-admitted steward) --
+
+
+@pytest.mark.skipif(__import__("shutil").which("dot") is None,
+                    reason="the site draws with Graphviz")
+def test_the_site_marks_self_admitted_stewards(b: GraphBuilder, tmp_path: Path) -> None:
+    from tests.site_support import build
+
+    write(b, act(b, "sam"), act_path("sam"))
+    write(b, act(b, "tess", target="t2", admitted_by="curator", signer="curator"),
+          act_path("curator", target="t2"))
+    build(b.root, tmp_path / "site")
+    page = (tmp_path / "site" / "targets" / T / "index.html").read_text("utf-8")
+    assert "Real sam (sam) since 2026-02-01" in page and "self-admitted" in page
+    other = (tmp_path / "site" / "targets" / "t2" / "index.html").read_text("utf-8")
+    assert "Real tess (tess)" in other and "self-admitted" not in other
+    problems = (tmp_path / "site" / "problems" / "index.html").read_text("utf-8")
+    assert problems.count("self-admitted</span>") == 1
