@@ -22,8 +22,8 @@ derivation alike, so what step 2 admits is what this module counts:
 
 The numbers are policy.json's (:func:`policy_numbers`, policy/v2; a policy/v1 graph reads
 the defaults D-32 v3.34 names). Whether an invitation motion passed is the panel's motion
-derivation's to say; it reaches this module as an :data:`InvitationJudge`, and until
-motion records exist :func:`no_invitation_passes` is the judge: no motion can have passed.
+derivation's to say; it reaches this module as an :data:`InvitationJudge` through
+:func:`invitation_passed`, and until motion records exist no motion can have passed.
 """
 
 from __future__ import annotations
@@ -144,15 +144,28 @@ def policy_numbers(graph: Graph, target: str | None = None) -> PolicyNumbers:
     return PolicyNumbers(**values)
 
 
-InvitationJudge = Callable[["Graph", str, str, str], bool]
-"""``judge(graph, target, invitee, motion_path)``: whether ``motion_path`` is a passed
-invite motion of ``target`` naming ``invitee`` (D-32 v3.34; the panel's motions)."""
+InvitationJudge = Callable[["Graph", "PanelState", str, str, str], bool]
+"""``judge(graph, state, target, invitee, motion_path)``: whether ``motion_path`` is a
+passed invite motion of ``target`` naming ``invitee`` (D-32 v3.34; the panel's motions).
+``state`` is the stewardships as read so far: ``state.panel(target, opened_at)`` is the
+panel as it stood when the motion opened. The judge is called while derive builds its
+index, so it reads records and ``state`` only, never :mod:`network.record.derive` of the
+same graph."""
 
 
-def no_invitation_passes(graph: Graph, target: str, invitee: str, motion_path: str) -> bool:
+def no_invitation_passes(graph: Graph, state: PanelState, target: str, invitee: str,
+                         motion_path: str) -> bool:
     """The invitation judge while the record holds no motion kind: no invite motion can
     have passed, so a join by invitation is refused (``steward-invitation-unknown``)."""
     return False
+
+
+def invitation_passed(graph: Graph, state: PanelState, target: str, invitee: str,
+                      motion_path: str) -> bool:
+    """The one invitation judge the gate and derive use (D-32 v3.34). Until the panel's
+    motion records exist it is :func:`no_invitation_passes`; the panel's motion
+    derivation takes its place here, and nowhere else."""
+    return no_invitation_passes(graph, state, target, invitee, motion_path)
 
 
 def add_months(date: str, months: int) -> str:
@@ -278,7 +291,7 @@ def expected_signer(act: m.StewardAct) -> str:
 
 
 def act_finding(state: PanelState, graph: Graph, curators: set[str], act: m.StewardAct,
-                at: str, judge: InvitationJudge = no_invitation_passes,
+                at: str, judge: InvitationJudge = invitation_passed,
                 ) -> tuple[str, str] | None:
     """D-32's panel rule for one steward/v4 act, as ``(code, detail)``, or None when the
     act may stand (its signature is judged apart, :func:`expected_signer`).
@@ -314,7 +327,7 @@ def act_finding(state: PanelState, graph: Graph, curators: set[str], act: m.Stew
                 f"{state.numbers.steward_cap}"))
     if act.admitted_by == "panel":
         assert act.invitation is not None
-        if not judge(graph, tid, who, act.invitation):
+        if not judge(graph, state, tid, who, act.invitation):
             return ("steward-invitation-unknown", (f"{act.invitation} is no passed invite "
                     f"motion of {tid} naming {who}"))
         return None
@@ -383,7 +396,7 @@ class Panel:
         return False
 
 
-def derive_panel(ix: RoleIndex, judge: InvitationJudge = no_invitation_passes) -> Panel:
+def derive_panel(ix: RoleIndex, judge: InvitationJudge = invitation_passed) -> Panel:
     """Read every steward record of the graph once, in merge-log order (ruling 2), into
     the stewardships it leaves (D-32 v3.17/v3.33/v3.34).
 
