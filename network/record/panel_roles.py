@@ -188,7 +188,10 @@ class Stewardship:
     Attributes:
         target, pseudonym: whose, of what.
         path: the join record's graph path.
-        since: the join's date (merge log, ruling 2).
+        since: when the stewardship runs from: a v4 join's merge date (ruling 2; its own
+            date while unmerged), a v3 record's own ``since`` (the field it was signed on).
+        lapse_from: the date its lapse is counted from: the join's merge date (its own
+            date while unmerged).
         admitted_by: ``self``, ``panel`` or the admitting curator's pseudonym.
         real_name, affiliation: as the join gives them.
         ended: when it ended (step-down, withdrawal or lapse), or None while in force.
@@ -204,6 +207,7 @@ class Stewardship:
     affiliation: str | None
     ended: str | None = None
     how_ended: str | None = None
+    lapse_from: str = ""
 
     @property
     def self_admitted(self) -> bool:
@@ -247,12 +251,14 @@ class PanelState:
 
     def lapsed(self, s: Stewardship, at: str) -> bool:
         """Whether ``s`` has lapsed by ``at``: ``steward_lapse_months`` after the
-        steward's last signed act on the target. With no merge log there is no clock
-        (ruling 2), and nothing lapses."""
+        steward's last signed act on the target. Time is the merge log's (ruling 2): a
+        date past the log's newest merge is judged at that merge, and with no merge log
+        there is no clock, so nothing lapses."""
         if self.clock is None:
             return False
-        last = self.last_act(s.target, s.pseudonym, s.since, at)
-        return add_months(last, self.numbers.steward_lapse_months) <= _full(at)
+        at = min(_full(at), _full(self.clock))
+        last = self.last_act(s.target, s.pseudonym, s.lapse_from or s.since, at)
+        return add_months(last, self.numbers.steward_lapse_months) <= at
 
     def last_act(self, tid: str, who: str, since: str, at: str) -> str:
         """The newest of ``since`` and ``who``'s signed acts on ``tid`` up to ``at``."""
@@ -430,8 +436,9 @@ def derive_panel(ix: RoleIndex, judge: InvitationJudge = invitation_passed) -> P
                 state.unverified.add(path)
                 continue
             state.by_key.setdefault((tid, rec.pseudonym), []).append(Stewardship(
-                tid, rec.pseudonym, path, at, "self" if signer == rec.pseudonym else signer,
-                rec.real_name, rec.affiliation))
+                tid, rec.pseudonym, path, _full(rec.since),
+                "self" if signer == rec.pseudonym else signer, rec.real_name,
+                rec.affiliation, lapse_from=at))
             continue
         assert isinstance(rec, m.StewardAct)
         if rec.target != tid or act_finding(state, g, cur, rec, at, judge) is not None \
@@ -446,12 +453,14 @@ def derive_panel(ix: RoleIndex, judge: InvitationJudge = invitation_passed) -> P
             continue
         assert rec.real_name is not None and rec.admitted_by is not None
         state.by_key.setdefault((tid, rec.pseudonym), []).append(Stewardship(
-            tid, rec.pseudonym, path, at, rec.admitted_by, rec.real_name, rec.affiliation))
+            tid, rec.pseudonym, path, at, rec.admitted_by, rec.real_name, rec.affiliation,
+            lapse_from=at))
     for runs in state.by_key.values():
         last = runs[-1]
         if last.ended is None and ix.now is not None:
-            lapse = add_months(state.last_act(last.target, last.pseudonym, last.since,
-                                              ix.now), numbers.steward_lapse_months)
+            lapse = add_months(state.last_act(last.target, last.pseudonym,
+                                              last.lapse_from, ix.now),
+                               numbers.steward_lapse_months)
             if lapse <= ix.now:
                 last.ended, last.how_ended = lapse, "lapsed"
     return Panel(state, ix.now)
