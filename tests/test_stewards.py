@@ -342,3 +342,77 @@ def test_the_site_marks_self_admitted_stewards(b: GraphBuilder, tmp_path: Path) 
     assert "Real tess (tess)" in other and "self-admitted" not in other
     problems = (tmp_path / "site" / "problems" / "index.html").read_text("utf-8")
     assert problems.count("self-admitted</span>") == 1
+
+
+# --- through the merge queue (LocalForge) --------------------------------------------
+
+
+def _forge(b: GraphBuilder, tmp: Path) -> Any:
+    from sqlalchemy.orm import sessionmaker
+
+    from network.api.db import Base, make_engine
+    from network.api.forge import LocalForge
+    from tests.graphs import git_commit
+
+    git_commit(b.root, "graph")
+    LocalForge.seed(tmp / "forge.git", b.root, when=1_790_000_000)
+    engine = make_engine(f"sqlite:///{tmp / 'state.db'}")
+    Base.metadata.create_all(engine)
+    return LocalForge(tmp / "forge.git", sessionmaker(engine), clock=lambda: 1_790_000_000)
+
+
+def _queue(forge: Any) -> list[Any]:
+    from network.gate.queue import process_queue
+    from network.gate.sandbox import Sandbox
+    from tests.graphs import BUILDER_GATE_KEY, BUILDER_GATE_KEY_ID
+    from tests.standin import RecordedToolchain
+
+    return process_queue(forge, toolchain=RecordedToolchain, sandbox=Sandbox(),
+                         gate_key=BUILDER_GATE_KEY, key_id=BUILDER_GATE_KEY_ID)
+
+
+def _open(forge: Any, files: dict[str, bytes], author: str) -> int:
+    head = forge.commit_files(forge.main_sha(), files, "a role record",
+                              author=(author, f"{author}@x.invalid"))
+    return int(forge.open_from_commit(head, title="role record", body="By hand.",
+                                      author=author).number)
+
+
+def _codes(item: Any) -> set[str]:
+    return {d.code for run in item.outcome.runs for st in run.steps for d in st.diagnostics}
+
+
+def test_the_queue_merges_the_owners_curators_change_and_refuses_a_stewards(
+        b: GraphBuilder, tmp_path: Path) -> None:
+    import json
+
+    forge = _forge(b, tmp_path)
+    data = {n: (json.dumps(rec, indent=2) + "\n").encode() for n, rec in (
+        ("sam", curators_rec(b, ["curator", "sam"], "sam")),
+        ("olga", curators_rec(b, ["curator", "quinn"], "olga")))}
+    mine = _open(forge, {"curators.json": data["sam"]}, "sam")
+    [item] = _queue(forge)
+    assert item.verdict == "fail" and forge.get(mine).state == "closed", item.notes
+    g = load_graph(forge.path, forge.main_sha())
+    assert "sam" not in derive.curators_of(g, T)
+    assert "curators-not-owner-signed" in _codes(item)
+    owners = _open(forge, {"curators.json": data["olga"]}, "olga")
+    [item] = _queue(forge)
+    assert item.verdict == "pass" and forge.get(owners).state == "merged", item.notes
+    g = load_graph(forge.path, forge.main_sha())
+    assert isinstance(g.curators, m.CuratorsV2) and "quinn" in derive.curators_of(g, T)
+
+
+def test_the_queue_merges_a_self_admission_and_refuses_a_second_one(
+        b: GraphBuilder, tmp_path: Path) -> None:
+    forge = _forge(b, tmp_path)
+    first = _open(forge, {act_path("sam"): dump_yaml(act(b, "sam"))}, "sam")
+    [item] = _queue(forge)
+    assert item.verdict == "pass" and forge.get(first).state == "merged", item.notes
+    g = load_graph(forge.path, forge.main_sha())
+    assert derive.stewards_of(g, T) == ["sam"] and derive.claimable(g, T, "root") == (True, None)
+    second = _open(forge, {act_path("tess"): dump_yaml(act(b, "tess"))}, "tess")
+    [item] = _queue(forge)
+    assert item.verdict == "fail" and forge.get(second).state == "closed", item.notes
+    assert "steward-invitation-required" in _codes(item)
+    assert derive.stewards_of(load_graph(forge.path, forge.main_sha()), T) == ["sam"]
