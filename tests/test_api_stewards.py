@@ -55,7 +55,8 @@ class Env:
     people: dict[str, Any]
 
     def sign_in(self, pseudonym: str) -> None:
-        """Make ``pseudonym`` (an identity with a token) the signed-in person."""
+        """Make ``pseudonym`` (an identity with a token, its login bound in identities/)
+        the signed-in person."""
         r = self.client.post("/tokens", json={"pseudonym": pseudonym, "dco": "1.1", "proof": {
             "kind": "github", "token": f"gh-{pseudonym}"}})
         assert r.status_code == 201, r.text
@@ -83,7 +84,11 @@ def real_graph(tmp_path_factory: pytest.TempPathFactory) -> Path:
     """The repository's graph/, with the builder's gate and approval keys published."""
     root = tmp_path_factory.mktemp("real") / "graph"
     shutil.copytree(REPO / "graph", root)
-    GraphBuilder(root).publish_keys()
+    b = GraphBuilder(root)
+    b.publish_keys()
+    for who in ("sam", "tess"):  # the pseudonym <-> login binding a sign-in records
+        b.write_yaml(f"identities/{who}.yaml", {"schema": "identity/v1", "pseudonym": who,
+                                                 "github": who, "since": "2026-01-01"})
     return root
 
 
