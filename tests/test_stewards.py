@@ -242,6 +242,15 @@ def test_a_step_down_ends_a_v3_record_too(b: GraphBuilder) -> None:
     assert derive.stewards_of(load_graph(b.root), T) == []
 
 
+def test_a_curators_withdrawal_of_a_join_ends_it_and_a_strangers_does_not(
+        b: GraphBuilder) -> None:
+    join = write(b, act(b, "sam"), act_path("sam"))
+    b.withdrawal(T, None, "20260301T000000Z", "mallory", join)
+    assert derive.stewards_of(load_graph(b.root), T) == ["sam"]
+    b.withdrawal(T, None, "20260302T000000Z", "curator", join)
+    assert derive.stewards_of(load_graph(b.root), T) == []
+
+
 def test_a_steward_lapses_after_the_policys_months_without_a_signed_act(
         b: GraphBuilder) -> None:
     path = write(b, act(b, "sam"), act_path("sam"))

@@ -409,7 +409,8 @@ def derive_panel(ix: RoleIndex, judge: InvitationJudge = invitation_passed) -> P
     A v3 record counts as a join when the steward it names or a curator signed it
     (it merged as a curator's pull request; ``admitted_by`` is read from its signer); a
     v4 act counts when :func:`act_finding` finds nothing and its :func:`expected_signer`
-    signed it. Whatever does not count is in ``state.unverified``.
+    signed it. A record a curator's standing withdrawal names counts for nothing (D-18
+    v3.27). Whatever does not count is in ``state.unverified``.
     """
     g = ix.g
     numbers = policy_numbers(g)
@@ -441,7 +442,8 @@ def derive_panel(ix: RoleIndex, judge: InvitationJudge = invitation_passed) -> P
                 rec.affiliation, lapse_from=at))
             continue
         assert isinstance(rec, m.StewardAct)
-        if rec.target != tid or act_finding(state, g, cur, rec, at, judge) is not None \
+        if rec.target != tid or path in ix.withdrawn \
+                or act_finding(state, g, cur, rec, at, judge) is not None \
                 or not ix.signature_verifies(rec, rec.signature, expected_signer(rec),
                                              rec.date):
             state.unverified.add(path)
