@@ -188,6 +188,17 @@ def test_reviewed_admission_needs_a_curator(tmp_path: Path) -> None:
     write(b, rec, act_path("curator"))
     g = load_graph(b.root)
     assert derive.stewards_of(g, T) == ["sam"] and not derive.panel_of(g, T)[0].self_admitted
+    # a target.yaml may set it for one target too (ruling 13)
+    b.target("t2", steward=None, policy={"steward_admission": "reviewed"})
+    b.target("t3", steward=None)
+    g2 = load_graph(b.root)
+    assert codes(g2, act(b, "sam", target="t2"), act_path("sam", target="t2"), "sam") == \
+        ["steward-admission-reviewed"]
+    b.policy(**V2)  # the graph open again, t2 still reviewed
+    g2 = load_graph(b.root)
+    assert codes(g2, act(b, "sam", target="t2"), act_path("sam", target="t2"), "sam") == \
+        ["steward-admission-reviewed"]
+    assert codes(g2, act(b, "sam", target="t3"), act_path("sam", target="t3"), "sam") == []
 
 
 def test_a_sixth_stewardship_is_refused(b: GraphBuilder) -> None:
