@@ -280,6 +280,9 @@ def test_a_steward_lapses_after_the_policys_months_without_a_signed_act(
     # a lapsed steward may rejoin by the same route
     assert codes(g, act(b, "sam", date="2026-08-02T00:00:00Z"),
                  act_path("sam", "20260802T000000Z"), "sam") == []
+    # a join the merge log does not date (a seed's record) starts no lapse clock
+    write(b, act(b, "tess", target="t4"), act_path("tess", target="t4"))
+    assert derive.stewards_of(load_graph(b.root), "t4") == ["tess"]
 
 
 def test_a_signed_act_on_the_target_keeps_a_steward_on_the_panel(b: GraphBuilder) -> None:

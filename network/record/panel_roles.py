@@ -190,8 +190,9 @@ class Stewardship:
         path: the join record's graph path.
         since: when the stewardship runs from: a v4 join's merge date (ruling 2; its own
             date while unmerged), a v3 record's own ``since`` (the field it was signed on).
-        lapse_from: the date its lapse is counted from: the join's merge date (its own
-            date while unmerged).
+        lapse_from: the date its lapse is counted from: the join's merge date, or None
+            for a join the merge log does not date (a seed's record, a work tree): ruling 2
+            dates lapses from the log alone, so such a join starts no lapse clock.
         admitted_by: ``self``, ``panel`` or the admitting curator's pseudonym.
         real_name, affiliation: as the join gives them.
         ended: when it ended (step-down, withdrawal or lapse), or None while in force.
@@ -207,7 +208,7 @@ class Stewardship:
     affiliation: str | None
     ended: str | None = None
     how_ended: str | None = None
-    lapse_from: str = ""
+    lapse_from: str | None = None
 
     @property
     def self_admitted(self) -> bool:
@@ -254,10 +255,10 @@ class PanelState:
         steward's last signed act on the target. Time is the merge log's (ruling 2): a
         date past the log's newest merge is judged at that merge, and with no merge log
         there is no clock, so nothing lapses."""
-        if self.clock is None:
+        if self.clock is None or s.lapse_from is None:
             return False
         at = min(_full(at), _full(self.clock))
-        last = self.last_act(s.target, s.pseudonym, s.lapse_from or s.since, at)
+        last = self.last_act(s.target, s.pseudonym, s.lapse_from, at)
         return add_months(last, self.numbers.steward_lapse_months) <= at
 
     def last_act(self, tid: str, who: str, since: str, at: str) -> str:
@@ -285,6 +286,12 @@ class PanelState:
 
 def _full(date: str) -> str:
     return date if len(date) > 10 else f"{date}T00:00:00Z"
+
+
+def _dated(ix: RoleIndex, path: str) -> str | None:
+    """The merge log's date of ``path`` as a full timestamp, or None (ruling 2)."""
+    d = ix.merged_date(path)
+    return _full(d) if d is not None else None
 
 
 def expected_signer(act: m.StewardAct) -> str:
@@ -439,7 +446,7 @@ def derive_panel(ix: RoleIndex, judge: InvitationJudge = invitation_passed) -> P
             state.by_key.setdefault((tid, rec.pseudonym), []).append(Stewardship(
                 tid, rec.pseudonym, path, _full(rec.since),
                 "self" if signer == rec.pseudonym else signer, rec.real_name,
-                rec.affiliation, lapse_from=at))
+                rec.affiliation, lapse_from=_dated(ix, path)))
             continue
         assert isinstance(rec, m.StewardAct)
         if rec.target != tid or path in ix.withdrawn \
@@ -456,10 +463,10 @@ def derive_panel(ix: RoleIndex, judge: InvitationJudge = invitation_passed) -> P
         assert rec.real_name is not None and rec.admitted_by is not None
         state.by_key.setdefault((tid, rec.pseudonym), []).append(Stewardship(
             tid, rec.pseudonym, path, at, rec.admitted_by, rec.real_name, rec.affiliation,
-            lapse_from=at))
+            lapse_from=_dated(ix, path)))
     for runs in state.by_key.values():
         last = runs[-1]
-        if last.ended is None and ix.now is not None:
+        if last.ended is None and ix.now is not None and last.lapse_from is not None:
             lapse = add_months(state.last_act(last.target, last.pseudonym,
                                               last.lapse_from, ix.now),
                                numbers.steward_lapse_months)
