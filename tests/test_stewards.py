@@ -201,6 +201,21 @@ def test_reviewed_admission_needs_a_curator(tmp_path: Path) -> None:
     assert codes(g2, act(b, "sam", target="t3"), act_path("sam", target="t3"), "sam") == []
 
 
+def test_two_steward_acts_go_in_two_pull_requests(b: GraphBuilder) -> None:
+    for i, tid in enumerate((T, "t2", "t3", "t4")):
+        write(b, act(b, "sam", target=tid), act_path("sam", f"2026010{i + 1}T000000Z", tid))
+    g = load_graph(b.root)
+    # two joins at once would reach six stewardships though each alone sees four
+    files = {act_path("sam", target=tid): dump_yaml(act(b, "sam", target=tid))
+             for tid in ("t5", "t6")}
+    found = [d.code for d in gate_findings(g, files, "sam")]
+    assert found == ["steward-acts-batched"]
+    # two first stewards of one target in one merge
+    files = {act_path(who, target="t5"): dump_yaml(act(b, who, target="t5"))
+             for who in ("tess", "ugo")}
+    assert [d.code for d in gate_findings(g, files, "tess")][-1] == "steward-acts-batched"
+
+
 def test_a_sixth_stewardship_is_refused(b: GraphBuilder) -> None:
     for i, tid in enumerate((T, "t2", "t3", "t4", "t5")):
         write(b, act(b, "sam", target=tid, date=f"2026-02-0{i + 1}T00:00:00Z"),

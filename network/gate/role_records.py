@@ -22,6 +22,11 @@ from network.record import derive, panel_roles, trust
 from network.record import models as m
 from network.record.loader import Graph, parse_record
 
+define("steward-acts-batched", 2, 422,
+       "A pull request carries more than one steward act. Each is judged against main as "
+       "it stands (the cap, the panel, admission), so two in one merge could together do "
+       "what neither may (D-32 v3.34).",
+       "Open one pull request per steward act.")
 define("curators-not-owner-signed", 2, 403,
        "curators.json changes only by a pull request the owner files and signs: "
        "curators/v2 signed by the pseudonym policy.json's owner names (D-22 v3.33).",
@@ -74,6 +79,15 @@ def steward_act_findings(base: Graph, tid: str, path: str, rec: m.StewardAct,
 
     return _judged(rec, rec.signature, signer, holds, (rec.date, now), base,
                    "a steward act is signed by its actor", path)
+
+
+def steward_batch_findings(artifacts: Iterable[Artifact]) -> list[Diagnostic]:
+    """``steward-acts-batched`` on every steward act after the first of a pull request:
+    each act is judged against the base graph alone (D-32 v3.34), so they go one at a
+    time and what step 2 admits stays what derive counts."""
+    paths = sorted(p for a in artifacts if a.kind is Kind.STEWARD_ACT for p in a.paths)
+    return [Diagnostic("steward-acts-batched", f"{len(paths)} steward acts in one pull "
+                       "request", p) for p in paths[1:]]
 
 
 def curators_findings(diff: Diff, base: Graph, artifacts: Iterable[Artifact],
