@@ -234,6 +234,7 @@ def test_a_sixth_stewardship_is_refused(b: GraphBuilder) -> None:
     assert derive.stewards_of(g, T) == []
     assert codes(g, act(b, "sam", target="t6", date="2026-02-09T00:00:00Z"),
                  act_path("sam", "20260209T000000Z", "t6"), "sam") == []
+    assert derive.steward_targets(g, "sam") == ["t2", "t3", "t4", "t5"]
 
 
 # --- stepping down and lapsing -------------------------------------------------------

@@ -858,6 +858,15 @@ def panel_of(graph: Graph, target: str) -> list[panel_roles.Stewardship]:
     return panel.in_force(target)
 
 
+def steward_targets(graph: Graph, who: str) -> list[str]:
+    """The targets ``who`` stands as steward of now (D-32 v3.34: in force, not stepped
+    down, withdrawn or lapsed), sorted: what a session's ``roles.steward`` lists."""
+    panel = _ix(graph).panel
+    assert panel is not None
+    return sorted(tid for tid in graph.targets
+                  if any(s.pseudonym == who for s in panel.in_force(tid)))
+
+
 def panel_state(graph: Graph) -> panel_roles.Panel:
     """Every stewardship of the graph as derived (D-32 v3.34): what step 2 judges a new
     steward act against (:func:`network.record.panel_roles.act_finding`)."""
