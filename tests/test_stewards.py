@@ -3,7 +3,7 @@
 Step 2 judges every steward act by the panel rule derive counts by, so each refusal here is
 fed the record built to pass it and gets its own code: a step-down of another, a sixth
 stewardship, a self-join on a target that has a steward, reviewed admission without a
-curator, an invitation no motion passed, a forged approval; and a curators.json change by
+curator, an invitation no motion passed (and one a lone steward opened, which admits its invitee), a forged approval; and a curators.json change by
 anyone but the owner. The derivation itself: a step-down ends a stewardship, a steward
 lapses after steward_lapse_months with no signed act (dated by the merge log), and a v1
 policy reads the defaults.
@@ -142,7 +142,7 @@ def test_a_second_self_join_needs_an_invitation(b: GraphBuilder) -> None:
     assert derive.stewards_of(g, T) == ["sam"] and act_path("tess") in derive.unverified(g)
 
 
-def test_a_join_by_invitation_is_refused_while_no_motion_can_have_passed(
+def test_a_join_by_an_invitation_that_is_no_motion_is_refused(
         b: GraphBuilder) -> None:
     write(b, act(b, "sam"), act_path("sam"))
     g = load_graph(b.root)
@@ -157,6 +157,37 @@ def test_a_join_by_invitation_is_refused_while_no_motion_can_have_passed(
                                    lambda *_: True) is None
     assert panel_roles.act_finding(state, g, cur, parsed, "2026-02-01")[0] == \
         "steward-invitation-unknown"
+
+
+def _invite(b: GraphBuilder, by: str, invitee: str, ts: str = "20260110T000000Z") -> str:
+    """A signed invite motion of ``by`` naming ``invitee``; its graph path."""
+    path = f"targets/{T}/panel/motions/{ts}-{by}.yaml"
+    write(b, b.signed(m.Motion, {"schema": "motion/v1", "target": T, "kind": "invite",
+                                 "text": f"Invite {invitee}.", "invitee": invitee, "by": by,
+                                 "date": "2026-01-10T00:00:00Z"}, by), path)
+    return path
+
+
+def test_a_lone_stewards_invitation_admits_the_invitee_on_acceptance(
+        b: GraphBuilder) -> None:
+    write(b, act(b, "sam"), act_path("sam"))
+    motion = _invite(b, "sam", "tess")
+    g = load_graph(b.root)
+    rec = act(b, "tess", admitted_by="panel", invitation=motion)
+    assert codes(g, rec, act_path("tess"), "tess") == []
+    # another invitee may not ride on tess's invitation
+    assert codes(g, act(b, "ursa", admitted_by="panel", invitation=motion),
+                 act_path("ursa"), "ursa") == ["steward-invitation-unknown"]
+    write(b, rec, act_path("tess"))
+    assert derive.stewards_of(load_graph(b.root), T) == ["sam", "tess"]
+
+
+def test_an_invitation_opened_by_a_non_member_admits_no_one(b: GraphBuilder) -> None:
+    write(b, act(b, "sam"), act_path("sam"))
+    motion = _invite(b, "tess", "tess")  # tess invites herself: no panel member opened it
+    g = load_graph(b.root)
+    assert codes(g, act(b, "tess", admitted_by="panel", invitation=motion),
+                 act_path("tess"), "tess") == ["steward-invitation-unknown"]
 
 
 def test_a_curator_adds_a_steward_directly(b: GraphBuilder) -> None:

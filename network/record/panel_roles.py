@@ -162,10 +162,95 @@ def no_invitation_passes(graph: Graph, state: PanelState, target: str, invitee: 
 
 def invitation_passed(graph: Graph, state: PanelState, target: str, invitee: str,
                       motion_path: str) -> bool:
-    """The one invitation judge the gate and derive use (D-32 v3.34). Until the panel's
-    motion records exist it is :func:`no_invitation_passes`; the panel's motion
-    derivation takes its place here, and nowhere else."""
-    return no_invitation_passes(graph, state, target, invitee, motion_path)
+    """The one invitation judge the gate and derive use (D-32 v3.34): whether
+    ``motion_path`` is a standing, signed ``invite`` motion of ``target`` naming
+    ``invitee`` that has passed.
+
+    It reads records and ``state`` only (derive calls it while building its index):
+    dates are the merge log's (ruling 2), the motion's opener must have been a panel
+    member (``state.panel`` as it stood when the motion opened) or a curator and have
+    signed it; the voters are that panel; only votes cast count, one per voter, signed and
+    merged before ``vote_window_days`` closed. A lone steward's invitation passes on the
+    steward's own act (opening it, or a yes vote); else it passes once the window has
+    closed on the record's clock, when yes votes exceed ``vote_threshold`` of those
+    counted and, on a panel of three or more, at least ``vote_minimum`` were counted
+    (:mod:`network.record.panel` derives every motion the same way for the products).
+    A withdrawn motion or vote counts for nothing.
+    """
+    import datetime as dt
+
+    t = graph.targets.get(target)
+    if t is None:
+        return False
+    rf = next((r for r in t.motions if r.path == motion_path), None)
+    if rf is None or rf.record.kind != "invite" or rf.record.invitee != invitee:
+        return False
+    withdrawn = {w.record.withdraws for w in t.withdrawals}
+    if rf.path in withdrawn:
+        return False
+    merged = _merge_dates(graph)
+    numbers = policy_numbers(graph, target)
+    curators = _curators(graph, target)
+    rec = rf.record
+    opened = _full(merged.get(rf.path) or rec.date)
+    voters = [s.pseudonym for s in state.panel(target, opened)]
+
+    def signed(body: Any, who: str, date: str, allowed: set[str]) -> bool:
+        try:
+            trust.check_role_signature(body, body.signature, actors=frozenset({who}),
+                                       holds=lambda w, _d: w in allowed, at_date=date,
+                                       keys=graph.keys, identities=graph.identities)
+        except Exception:  # noqa: BLE001 - any refusal: the act counts for nothing
+            return False
+        return True
+
+    if not signed(rec, rec.by, rec.date, set(voters) | curators):
+        return False
+    in_place = not voters
+    body = sorted(curators) if in_place else voters
+    closes = (dt.datetime.strptime(opened, "%Y-%m-%dT%H:%M:%SZ")
+              + dt.timedelta(days=numbers.vote_window_days)).strftime("%Y-%m-%dT%H:%M:%SZ")
+    counted: list[tuple[str, str, str]] = []
+    seen: set[str] = set()
+    votes = sorted((v for v in t.votes if v.record.motion == motion_path
+                    and v.path not in withdrawn),
+                   key=lambda v: (_full(merged.get(v.path) or v.record.date), v.path))
+    for v in votes:
+        when = _full(merged.get(v.path) or v.record.date)
+        who = v.record.by
+        if who in seen or who not in body or when > closes \
+                or not signed(v.record, who, v.record.date, set(body)):
+            continue
+        seen.add(who)
+        counted.append((when, who, v.record.vote))
+    if len(body) == 1 and not in_place:
+        lone = body[0]
+        if rec.by == lone:
+            return True
+        first = next((vote for _d, w, vote in counted if w == lone), None)
+        if first == "yes":
+            return True
+    if state.clock is None or _full(state.clock) < closes:
+        return False
+    n = len(counted)
+    yes = sum(1 for _d, _w, vote in counted if vote == "yes")
+    enough = n >= 1 and (len(body) < 3 or n >= numbers.vote_minimum)
+    return enough and yes > numbers.vote_threshold * n
+
+
+def _merge_dates(graph: Graph) -> dict[str, str]:
+    """Each path's merge-log date (the first merge that added it; ruling 2)."""
+    out: dict[str, str] = {}
+    for mr in sorted(graph.merges, key=lambda r: r.record.seq):
+        for p in mr.record.artifacts:
+            out.setdefault(p, mr.record.date)
+    return out
+
+
+def _curators(graph: Graph, target: str) -> set[str]:
+    """The curators of ``target`` in curators.json (``*`` curates every target)."""
+    return {c.pseudonym for c in graph.curators.curators
+            if "*" in c.targets or target in c.targets}
 
 
 def add_months(date: str, months: int) -> str:
@@ -363,10 +448,10 @@ def act_finding(state: PanelState, graph: Graph, curators: set[str], act: m.Stew
 def _signed_acts(g: Graph) -> Iterator[tuple[str, str, str, m.Signature, Any, str]]:
     """(target, actor, path, signature, signed body, own date) of every role-signed record
     of a target that counts as a steward's act for lapse (D-32 v3.34): shelvings,
-    literature readings, withdrawals and words approvals. The panel's motions and votes
-    join this list when their records exist."""
+    literature readings, withdrawals, words approvals, and the panel's motions and
+    votes."""
     for tid, t in g.targets.items():
-        recs: list[RecordFile[Any]] = list(t.withdrawals)
+        recs: list[RecordFile[Any]] = [*t.withdrawals, *t.motions, *t.votes]
         for n in t.nodes.values():
             recs += [*n.shelvings, *n.literature, *n.withdrawals]
         for rf in recs:
