@@ -21,7 +21,7 @@ from typing import Annotated, Any, Literal
 from fastapi import Depends, FastAPI, Request
 from pydantic import BaseModel, ConfigDict, Field
 
-from network.api import literature, me, registrations, shelving, web_session
+from network.api import display_names, literature, me, registrations, shelving, web_session
 from network.api.app import _bearer, _bearer_caller, marks
 from network.api.service import Caller, Service
 from network.errors import LemmataError
@@ -39,6 +39,14 @@ class LiteratureRequest(_Body):
     status: str = Field(max_length=40)
     summary: str = Field(max_length=100_000)
     references: list[dict[str, Any]] | None = Field(None, max_length=100)
+
+
+class DisplayNameRequest(_Body):
+    """``POST /me/name``: the caller's own display name and link (D-3 v3.37); no name
+    withdraws the last one."""
+
+    name: str | None = Field(None, max_length=200)
+    link: str | None = Field(None, max_length=500)
 
 
 class LiteratureConfirmRequest(_Body):
@@ -123,6 +131,13 @@ def install(app: FastAPI, svc: Service) -> None:
         return literature.propose_literature(
             svc, a.caller, target=body.target_id, node=body.node_id, status=body.status,
             summary=body.summary, references=body.references, person=a.person)
+
+    @app.post("/me/name", openapi_extra=bearer, status_code=201)
+    @marks(display_names.set_display_name, "bearer")
+    def me_name(a: BearerOrPerson, body: DisplayNameRequest) -> dict[str, Any]:
+        """Open a pull request writing names/<pseudonym>.yaml for the caller alone."""
+        return display_names.set_display_name(svc, a.caller, name=body.name, link=body.link,
+                                              person=a.person)
 
     @app.post("/literature/confirm", openapi_extra=session, status_code=201)
     @marks(literature.confirm_literature, "session")

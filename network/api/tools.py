@@ -33,6 +33,7 @@ from pydantic import ValidationError
 from network.api import (
     checks,
     claims,
+    display_names,
     identity,
     literature,
     precheck,
@@ -291,6 +292,11 @@ TOOLS: tuple[Op, ...] = (
        (Param("record", "record", str), Param("reason", "reason", str)),
        "Withdraw one gloss or explainer version (its author, a steward or a curator) by a "
        "withdrawal record. To correct words, supersede instead."),
+    # --- names (network/api/display_names.py) --------------------------------------------
+    Op("set_display_name", "POST", "/me/name", display_names.set_display_name, "bearer",
+       True, (Param("name", "name", str | None, False), Param("link", "link", str | None, False)),
+       "Set the display name (and a link, e.g. ORCID) the site shows for your own pseudonym "
+       "(D-3 v3.37); no name withdraws the last one. Opens one pull request."),
     # --- literature and registrations (network/api/literature.py, registrations.py) ------
     Op("propose_literature", "POST", "/literature", literature.propose_literature, "bearer",
        True, (_T, _N, Param("status", "status", str), Param("summary", "summary", str),

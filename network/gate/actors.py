@@ -87,6 +87,7 @@ ACTOR_FIELDS: dict[type[m.Record], tuple[str, ...]] = {
     m.Writeup: ("by",),
     m.ProofReview: ("by",),
     m.Identity: ("pseudonym",),
+    m.DisplayName: ("pseudonym",),
 }
 """Each submittable record model's fields that name who acted. A steward record's
 ``pseudonym`` names the steward it admits, not the filer; its signature binds it instead."""
@@ -161,7 +162,8 @@ def actor_findings(diff: Diff, base: Graph, artifacts: Iterable[Artifact],
     """
     records = records or ValidRecords(diff)
     findings: list[Diagnostic] = []
-    added = {c.path: c for c in diff.changes if c.status == "added" and c.new_id}
+    added = {c.path: c for c in diff.changes if c.new_id and (
+        c.status == "added" or (c.status == "modified" and c.path.startswith("names/")))}
     batch: list[tuple[str, m.Record, str]] = []  # panel and approval records (D-32 v3.34)
     for art in artifacts:
         for path in art.paths:
@@ -204,6 +206,8 @@ def _role_findings(base: Graph, art: Artifact, path: str, rec: m.Record,
                    submitter: str | None) -> list[Diagnostic]:
     if isinstance(rec, m.Identity):
         return _identity_findings(base, path, rec)
+    if isinstance(rec, m.DisplayName):
+        return _name_findings(base, path, rec)
     tid = art.target
     if tid not in base.targets:
         return []
@@ -303,6 +307,28 @@ def _identity_findings(base: Graph, path: str, rec: m.Identity) -> list[Diagnost
                                        identities=base.identities)
         except LemmataError as exc:
             out.append(Diagnostic(exc.code, f"an identity binding is signed for its own "
+                                  f"pseudonym: {exc.detail}", path))
+            break
+    return out
+
+
+def _name_findings(base: Graph, path: str, rec: m.DisplayName) -> list[Diagnostic]:
+    """A ``names/<pseudonym>.yaml`` record (D-3 v3.37, D-35 "names"): for the file's own
+    pseudonym, signed for it (the approval key the service signs with, or one of the
+    pseudonym's listed SSH keys), on its date and on the base's."""
+    out: list[Diagnostic] = []
+    named = path.rsplit("/", 1)[-1].removesuffix(".yaml")
+    if named != rec.pseudonym:
+        out.append(Diagnostic("actor-not-submitter", f"the file name names {named!r}, the "
+                              f"record {rec.pseudonym!r}", path))
+    for when in dict.fromkeys(d for d in (rec.date, derive.now(base)) if d is not None):
+        try:
+            trust.check_role_signature(rec, rec.signature, actors=frozenset({rec.pseudonym}),
+                                       holds=lambda who, _d: who == rec.pseudonym,
+                                       at_date=when, keys=base.keys,
+                                       identities=base.identities)
+        except LemmataError as exc:
+            out.append(Diagnostic(exc.code, f"a display name is signed for its own "
                                   f"pseudonym: {exc.detail}", path))
             break
     return out

@@ -135,6 +135,7 @@ class Kind(StrEnum):
     WRITEUP = "writeup"
     PROOF_REVIEW = "proof-review"
     IDENTITY = "identity"
+    DISPLAY_NAME = "display-name"
     STEWARD_ACT = "steward-act"
     CURATORS = "curators"
 
@@ -200,6 +201,7 @@ STEP_PLAN: dict[Kind, KindPlan] = {
     Kind.WRITEUP: KindPlan(_RECORD_STEPS, False, _ANYONE),
     Kind.PROOF_REVIEW: KindPlan(_RECORD_STEPS, False, _STEWARDS),
     Kind.IDENTITY: KindPlan(_RECORD_STEPS, False, _ANYONE),
+    Kind.DISPLAY_NAME: KindPlan(_RECORD_STEPS, False, _ANYONE),  # D-3 v3.37
     # anyone may file their own join or step-down; who may is D-32's panel rule, judged
     # with the signature in step 2 (network.gate.steward_acts)
     Kind.STEWARD_ACT: KindPlan(_RECORD_STEPS, False, _ANYONE),
@@ -266,6 +268,7 @@ RECORD_MODELS: dict[Kind, type[m.Record]] = {
     Kind.WRITEUP: m.Writeup,
     Kind.PROOF_REVIEW: m.ProofReview,
     Kind.IDENTITY: m.Identity,
+    Kind.DISPLAY_NAME: m.DisplayName,
     Kind.STEWARD_ACT: m.StewardAct,
     Kind.CURATORS: m.Curators,
 }
@@ -395,6 +398,17 @@ def classify(diff: Diff, base: Graph) -> Classified:
             else:  # its run and attestation ride on the graph's first target, as
                 # curators.json's and a root-level finding's do
                 add(Kind.IDENTITY, min(base.targets), None, p, True)
+            continue
+        if parts[0] == "names" and len(parts) == 2:  # D-3 v3.37: a name, set and reset
+            if ch.status == "deleted":
+                step2.append(Diagnostic("record-deleted", "deleted: a display name is "
+                                        "withdrawn by a record with no name, never by "
+                                        "deleting it", p))
+            elif not base.targets:
+                step2.append(Diagnostic("path-not-permitted", "a graph with no target has "
+                                        "no gate run to carry a display name", p))
+            else:  # rides on the graph's first target, as an identity binding does
+                add(Kind.DISPLAY_NAME, min(base.targets), None, p, True)
             continue
         if p == "curators.json" and ch.status == "modified" and base.targets:
             # D-22 v3.33: a change the owner signs; its run and attestation ride on the
