@@ -33,6 +33,7 @@ from network.gate.sandbox import SandboxRunner
 from network.trainer.dataset import canonical_json, sha256_text, verify_dataset
 from network.trainer.engines import Engine
 from network.trainer.reward import Reward, proof_reward
+from network.trainer.sft import CONFIG_INVALID
 
 define("trainer-eval-no-control", None, 422,
        "The evaluation has no untrained-base control: no condition named base, or the "
@@ -155,7 +156,7 @@ def evaluate(rows: Sequence[Mapping[str, Any]], conditions: Mapping[str, Engine]
                            f"conditions {sorted(conditions)}: no bare base model as {CONTROL}")
     if budget.samples < 1 or budget.max_new_tokens < 1 or budget.verification_calls < 0 \
             or not ks or any(k < 1 or k > budget.samples for k in ks):
-        raise LemmataError("trainer-config-invalid", f"{asdict(budget)} ks={list(ks)}")
+        raise LemmataError(CONFIG_INVALID.code, f"{asdict(budget)} ks={list(ks)}")
     ordered = sorted(rows, key=lambda r: (str(r["item"]), str(r["id"])))
     judged: list[Mapping[str, Any]] = []
     not_judged: Counter[str] = Counter()

@@ -65,7 +65,7 @@ define("trainer-policy-mismatch", None, 500,
        "Saved-policy admission refused the adapter: the trained tensors, the saved files "
        "and the freshly reloaded engine do not hold the same tensors.",
        "A save or load bug: nothing was admitted. Report it with the run folder.")
-define("trainer-config-invalid", None, 422,
+CONFIG_INVALID = define("trainer-config-invalid", None, 422,
        "A trainer setting is out of range (steps, batch size, learning rate, LoRA rank, "
        "budgets), so the run would not be the run its identity names.",
        "Pass positive steps, batch size, rank and budgets and a learning rate in (0, 1].")
@@ -150,6 +150,7 @@ def run_identity(config: SFTConfig, dataset_dir: str | Path, base_dir: str | Pat
                        "revision": base_revision(base_dir)},
         "lora": asdict(config.lora), "seed": config.seed,
     }
+    ident = json.loads(canonical_json(ident))  # tuples as lists: as run.json reads back
     return {**ident, "run_id": sha256_text(canonical_json(ident))}
 
 
