@@ -929,6 +929,9 @@ def trainer_sft(dataset: Path, base: Path, run_dir: Path, steps: int, batch_size
 @click.option("--seed", type=int, default=0, show_default=True)
 @click.option("-k", "ks", type=int, multiple=True, help="A k of pass@k (default 1).")
 @click.option("--limit", type=int, default=None, help="At most this many sealed items.")
+@click.option("--sealed", "sealed", multiple=True,
+              type=click.Choice(["frontier", "joined", "minif2f-test"]),
+              help="Which sealed rows, by why they are sealed (default: frontier).")
 @click.option("--report", type=click.Path(path_type=Path), default=None,
               help="Where to write the report (default: RUN_DIR/eval.json).")
 @click.option("--history", type=click.Path(path_type=Path), default=None,
@@ -936,8 +939,8 @@ def trainer_sft(dataset: Path, base: Path, run_dir: Path, steps: int, batch_size
 @guarded
 def trainer_eval(dataset: Path, graph: Path, base: Path, run_dir: Path, samples: int,
                  max_new_tokens: int, verification_calls: int, temperature: float, seed: int,
-                 ks: tuple[int, ...], limit: int | None, report: Path | None,
-                 history: Path | None) -> int:
+                 ks: tuple[int, ...], limit: int | None, sealed: tuple[str, ...],
+                 report: Path | None, history: Path | None) -> int:
     """Judge RUN_DIR's admitted policy and the untrained BASE on DATASET's sealed items."""
     from network.gate.sandbox import Sandbox
     from network.gate.toolchain import detect_toolchain
@@ -948,7 +951,7 @@ def trainer_eval(dataset: Path, graph: Path, base: Path, run_dir: Path, samples:
                     verification_calls=verification_calls, temperature=temperature, seed=seed)
     rep = eval_run(dataset, graph, base, run_dir, budget, toolchain=detect_toolchain,
                    sandbox=Sandbox(), history=history or run_dir / "history.json",
-                   ks=ks or (1,), limit=limit)
+                   ks=ks or (1,), limit=limit, sealed=sealed or ("frontier",))
     path = report or run_dir / "eval.json"
     path.write_text(json.dumps(rep, sort_keys=True, indent=2) + "\n", encoding="utf-8")
     click.echo(json.dumps({"report": str(path), "items": len(rep["items"]),

@@ -10,20 +10,20 @@ import os
 
 os.environ["HF_HUB_OFFLINE"] = "1"  # before transformers is imported anywhere in this test
 
-from pathlib import Path  # noqa: E402
-from typing import Any  # noqa: E402
+from pathlib import Path
+from typing import Any
 
-import pytest  # noqa: E402
+import pytest
 
-from network.errors import LemmataError  # noqa: E402
-from network.trainer.engines import (  # noqa: E402
+from network.errors import LemmataError
+from network.trainer.engines import (
     HFEngine,
     adapter_file_tensors,
     build_tiny_model,
     load_base,
     tensors_sha256,
 )
-from tests.trainer_support import random_adapter, tiny_base  # noqa: E402
+from tests.trainer_support import random_adapter, tiny_base
 
 PROBE = ["[lemmata prompt/v1 task=proof]\nTarget: calib\nNode: root\n"]
 
@@ -87,8 +87,9 @@ def test_weights_that_never_reach_the_engine_are_refused(models: dict[str, Path]
     out1 = _greedy(e)
 
     class _Loaded:  # what load_state_dict returns, with nothing loaded
-        unexpected_keys: list[str] = []
-        missing_keys: list[str] = []
+        def __init__(self) -> None:
+            self.unexpected_keys: list[str] = []
+            self.missing_keys: list[str] = []
 
     def never_loads(*_: Any, **__: Any) -> _Loaded:
         return _Loaded()

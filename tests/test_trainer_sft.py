@@ -9,18 +9,18 @@ import os
 
 os.environ["HF_HUB_OFFLINE"] = "1"
 
-import json  # noqa: E402
-import shutil  # noqa: E402
-from dataclasses import replace  # noqa: E402
-from pathlib import Path  # noqa: E402
-from typing import Any  # noqa: E402
+import json
+import shutil
+from dataclasses import replace
+from pathlib import Path
+from typing import Any
 
-import pytest  # noqa: E402
+import pytest
 
-from network.errors import LemmataError  # noqa: E402
-from network.trainer import sft as S  # noqa: E402
-from network.trainer.engines import load_base  # noqa: E402
-from tests.trainer_support import compiled_dataset, random_adapter, tiny_base  # noqa: E402
+from network.errors import LemmataError
+from network.trainer import sft as S
+from network.trainer.engines import load_base
+from tests.trainer_support import compiled_dataset, random_adapter, tiny_base
 
 CFG = S.SFTConfig(steps=2, batch_size=2, learning_rate=1e-2, max_length=768, seed=0)
 
@@ -50,7 +50,7 @@ def test_the_loss_ignores_the_prompt(world: dict[str, Path]) -> None:
     assert torch.allclose(got, want, atol=1e-5)
     assert not torch.allclose(got, per_token.mean(), atol=1e-3)
     # another prompt before the same completion changes the logits, never which tokens count
-    ids2, labels2 = S.encode_row(tok, "x" * 40, completion, 512)
+    _, labels2 = S.encode_row(tok, "x" * 40, completion, 512)
     assert [t for t in labels2 if t != -100] == [t for t in labels if t != -100]
 
 
@@ -108,7 +108,7 @@ def test_a_run_resumes_only_into_the_same_identity(world: dict[str, Path], tmp_p
         import torch
         from safetensors.torch import load_file, save_file
         w = load_file(str(base / "model.safetensors"))
-        name = sorted(w)[0]
+        name = min(w)
         w[name] = w[name] + torch.ones_like(w[name])  # other weights, same config
         save_file(w, str(base / "model.safetensors"), metadata={"format": "pt"})
     else:  # another dataset: the same graph compiled with another split seed

@@ -146,7 +146,10 @@ def build_tiny_model(out: str | Path, *, seed: int = 0, layers: int = 2, hidden:
     import torch
     from tokenizers import Tokenizer, decoders, models, pre_tokenizers
     from transformers import LlamaConfig, LlamaForCausalLM, PreTrainedTokenizerFast
+    from transformers.utils import logging
 
+    hf_logging: Any = logging  # untyped in transformers
+    hf_logging.disable_progress_bar()
     folder = Path(out)
     folder.mkdir(parents=True, exist_ok=True)
     alphabet = sorted(pre_tokenizers.ByteLevel.alphabet())

@@ -161,12 +161,10 @@ def evaluate(rows: Sequence[Mapping[str, Any]], conditions: Mapping[str, Engine]
     judged: list[Mapping[str, Any]] = []
     not_judged: Counter[str] = Counter()
     for row in ordered:
-        if limit is not None and len(judged) >= limit:
-            break
-        if verifier.can_judge(row):
-            judged.append(row)
-        else:
+        if not verifier.can_judge(row):
             not_judged[str(row.get("source"))] += 1
+        elif limit is None or len(judged) < limit:
+            judged.append(row)
     out: dict[str, Any] = {}
     for name, engine in conditions.items():
         gens = engine.generate([str(r["prompt"]) for r in judged], samples=budget.samples,

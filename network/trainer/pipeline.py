@@ -69,16 +69,21 @@ def admitted_adapter(run_dir: Path) -> tuple[Path, str]:
 
 def eval_run(dataset: Path, graph: Path, base: Path, run_dir: Path, budget: Budget, *,
              toolchain: ToolchainSource, sandbox: SandboxRunner, history: Path,
-             ks: tuple[int, ...] = (1,), limit: int | None = None) -> dict[str, Any]:
+             ks: tuple[int, ...] = (1,), limit: int | None = None,
+             sealed: tuple[str, ...] = ("frontier",)) -> dict[str, Any]:
     """Evaluate the run's admitted adapter and the untrained base (the control) on the
     dataset's sealed items at the dataset's graph commit; record the rates.
+
+    ``sealed`` picks rows by why they are sealed (``frontier``: the open nodes a proposer
+    works on; ``joined``: held out with a sealed neighbour, often already proved, where a
+    new Proof.lean is refused as ``merged-proof-modified``; ``minif2f-test``).
 
     Raises:
         LemmataError: ``trainer-policy-not-admitted``; :func:`evaluate`'s codes;
             ``trainer-source-malformed``.
     """
     adapter, rid = admitted_adapter(run_dir)
-    rows = sealed_rows(dataset)
+    rows = [r for r in sealed_rows(dataset) if r.get("sealed") in sealed]
     manifest = json.loads((dataset / "manifest.json").read_text("utf-8"))
     policy = HFEngine(base)
     policy.sync(adapter, 1)
