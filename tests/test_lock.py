@@ -50,7 +50,7 @@ def test_every_pin_carries_a_hash() -> None:
     text = (ROOT / "requirements.lock").read_text("utf-8")
     blocks = re.split(r"\n(?=[A-Za-z0-9])", text.strip())
     for block in blocks:
-        if block.startswith("#") or block.startswith("--"):  # a comment, a pip option
+        if block.startswith(("#", "--")):  # a comment, a pip option
             continue
         assert "--hash=sha256:" in block, f"no hash for {block.splitlines()[0]}"
 
