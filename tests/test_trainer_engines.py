@@ -102,6 +102,29 @@ def test_weights_that_never_reach_the_engine_are_refused(models: dict[str, Path]
     assert list(e._peft.peft_config) == ["v1"]
 
 
+def test_a_first_sync_that_fails_leaves_the_bare_base(models: dict[str, Path],
+                                                      monkeypatch: pytest.MonkeyPatch) -> None:
+    import peft.peft_model
+
+    e = HFEngine(models["base"])
+    bare = _greedy(e)
+
+    class _Loaded:
+        def __init__(self) -> None:
+            self.unexpected_keys: list[str] = []
+            self.missing_keys: list[str] = []
+
+    monkeypatch.setattr(peft.peft_model, "set_peft_model_state_dict",
+                        lambda *_, **__: _Loaded())
+    with pytest.raises(LemmataError) as exc:
+        e.sync(models["a1"], 1)
+    assert exc.value.code == "trainer-adapter-sync-failed"
+    assert e.serving().version is None and e.held_adapter_sha256() is None
+    assert _greedy(e) == bare
+    monkeypatch.undo()
+    assert e.sync(models["a1"], 1).version == 1 and _greedy(e) != bare
+
+
 def test_missing_adapter_files_are_refused(models: dict[str, Path], tmp_path: Path) -> None:
     e = HFEngine(models["base"])
     (tmp_path / "adapter_config.json").write_text("{}")

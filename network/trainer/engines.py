@@ -257,11 +257,11 @@ class HFEngine:
                                         is_trainable=False)
             self._peft.set_adapter(name)
         except (OSError, ValueError, KeyError, RuntimeError) as exc:
+            self._roll_back(name, old)
             raise LemmataError("trainer-adapter-sync-failed", f"{adapter_dir}: {exc}") from exc
         held = tensors_sha256(get_peft_model_state_dict(self._peft, adapter_name=name))
         if held != want or self._peft.active_adapter != name:
-            self._peft.set_adapter(old) if old else None
-            self._peft.delete_adapter(name)
+            self._roll_back(name, old)
             raise LemmataError("trainer-adapter-sync-failed",
                                f"{name}: the engine holds {held[:12]}, the files {want[:12]}")
         if old is not None:
@@ -269,6 +269,18 @@ class HFEngine:
         self._peft.eval()
         self._serving = Serving(self._revision, name, version, held)
         return self._serving
+
+    def _roll_back(self, name: str, old: str | None) -> None:
+        """After a failed sync, serve exactly what was served before: the old adapter, or
+        the bare base reloaded from disk (peft injects its layers into the base model in
+        place, so a first sync that failed leaves no clean base behind)."""
+        if old is None:
+            self._model, _ = load_base(self.base_dir)
+            self._peft = None
+            return
+        self._peft.set_adapter(old)
+        if name in self._peft.peft_config:
+            self._peft.delete_adapter(name)
 
     def _live(self) -> Any:
         return self._peft if self._peft is not None else self._model
