@@ -35,10 +35,14 @@ bench: $(STAMP)
 	for b in benchmarks/*.py; do $(BIN)/python $$b || exit 1; done
 
 # Re-resolve requirements.lock after a change to pyproject.toml's dependencies (needs the
-# package registry; uv is installed into a throwaway environment for it).
+# package registry; uv is installed into a throwaway environment for it). uv does not look
+# on disk by itself: --find-links /opt/wheels lets torch resolve to the CPU build there,
+# --emit-find-links writes that folder into the lock for pip, and .ci/torch-cpu.txt keeps
+# the universal lock on that build alone (no nvidia-* or triton).
 lock:
 	$(PY) -m venv .lock-tools && .lock-tools/bin/pip install --quiet 'uv>=0.13,<1'
-	.lock-tools/bin/uv pip compile pyproject.toml .ci/build-requirements.in --extra test \
+	.lock-tools/bin/uv pip compile pyproject.toml .ci/build-requirements.in --extra test --extra trainer \
+	  --find-links /opt/wheels --emit-find-links --constraint .ci/torch-cpu.txt \
 	  --python-version 3.11 --universal --generate-hashes --no-header -o requirements.lock
 	rm -rf .lock-tools
 

@@ -927,5 +927,87 @@ def trainer_compile(graph: Path, out: Path, commit: str | None, minif2f: tuple[P
     return EXIT_OK
 
 
+@trainer_group.command("sft")
+@click.argument("dataset", type=click.Path(path_type=Path, file_okay=False))
+@click.argument("base", type=click.Path(path_type=Path, file_okay=False))
+@click.argument("run_dir", type=click.Path(path_type=Path, file_okay=False))
+@click.option("--steps", type=int, default=2, show_default=True)
+@click.option("--batch-size", type=int, default=2, show_default=True)
+@click.option("--lr", type=float, default=1e-3, show_default=True)
+@click.option("--max-length", type=int, default=1024, show_default=True)
+@click.option("--seed", type=int, default=0, show_default=True)
+@click.option("--rank", type=int, default=8, show_default=True, help="LoRA rank.")
+@click.option("--alpha", type=int, default=16, show_default=True, help="LoRA alpha.")
+@click.option("--history", type=click.Path(path_type=Path), default=None,
+              help="The history.json to record into (default: RUN_DIR/history.json).")
+@guarded
+def trainer_sft(dataset: Path, base: Path, run_dir: Path, steps: int, batch_size: int,
+                lr: float, max_length: int, seed: int, rank: int, alpha: int,
+                history: Path | None) -> int:
+    """LoRA SFT of BASE on DATASET's training rows into RUN_DIR, then admission."""
+    from network.trainer.pipeline import sft
+    from network.trainer.sft import LoraSettings, SFTConfig
+
+    cfg = SFTConfig(steps=steps, batch_size=batch_size, learning_rate=lr,
+                    max_length=max_length, seed=seed, lora=LoraSettings(r=rank, alpha=alpha))
+    out = sft(dataset, base, run_dir, cfg, history=history or run_dir / "history.json")
+    click.echo(json.dumps(out, sort_keys=True))
+    return EXIT_OK
+
+
+@trainer_group.command("eval")
+@click.argument("dataset", type=click.Path(path_type=Path, file_okay=False))
+@click.argument("graph", type=click.Path(path_type=Path, file_okay=False))
+@click.argument("base", type=click.Path(path_type=Path, file_okay=False))
+@click.argument("run_dir", type=click.Path(path_type=Path, file_okay=False))
+@click.option("--samples", type=int, default=2, show_default=True)
+@click.option("--max-new-tokens", type=int, default=128, show_default=True)
+@click.option("--verification-calls", type=int, default=64, show_default=True)
+@click.option("--temperature", type=float, default=0.8, show_default=True)
+@click.option("--seed", type=int, default=0, show_default=True)
+@click.option("-k", "ks", type=int, multiple=True, help="A k of pass@k (default 1).")
+@click.option("--limit", type=int, default=None, help="At most this many sealed items.")
+@click.option("--sealed", "sealed", multiple=True,
+              type=click.Choice(["frontier", "joined", "minif2f-test"]),
+              help="Which sealed rows, by why they are sealed (default: frontier).")
+@click.option("--report", type=click.Path(path_type=Path), default=None,
+              help="Where to write the report (default: RUN_DIR/eval.json).")
+@click.option("--history", type=click.Path(path_type=Path), default=None,
+              help="The history.json to record into (default: RUN_DIR/history.json).")
+@guarded
+def trainer_eval(dataset: Path, graph: Path, base: Path, run_dir: Path, samples: int,
+                 max_new_tokens: int, verification_calls: int, temperature: float, seed: int,
+                 ks: tuple[int, ...], limit: int | None, sealed: tuple[str, ...],
+                 report: Path | None, history: Path | None) -> int:
+    """Judge RUN_DIR's admitted policy and the untrained BASE on DATASET's sealed items."""
+    from network.gate.sandbox import Sandbox
+    from network.gate.toolchain import detect_toolchain
+    from network.trainer.evaluate import Budget
+    from network.trainer.pipeline import eval_run
+
+    budget = Budget(samples=samples, max_new_tokens=max_new_tokens,
+                    verification_calls=verification_calls, temperature=temperature, seed=seed)
+    rep = eval_run(dataset, graph, base, run_dir, budget, toolchain=detect_toolchain,
+                   sandbox=Sandbox(), history=history or run_dir / "history.json",
+                   ks=ks or (1,), limit=limit, sealed=sealed or ("frontier",))
+    path = report or run_dir / "eval.json"
+    path.write_text(json.dumps(rep, sort_keys=True, indent=2) + "\n", encoding="utf-8")
+    click.echo(json.dumps({"report": str(path), "items": len(rep["items"]),
+                           "rates": {c: {m: r["value"] for m, r in v["rates"].items()}
+                                     for c, v in rep["conditions"].items()}}, sort_keys=True))
+    return EXIT_OK
+
+
+@trainer_group.command("status")
+@click.argument("history", type=click.Path(path_type=Path, dir_okay=False, exists=True))
+@guarded
+def trainer_status(history: Path) -> int:
+    """Print HISTORY (a history.json): series per run and condition, events, hardware."""
+    from network.trainer.history import load, render_status
+
+    click.echo(render_status(load(history)), nl=False)
+    return EXIT_OK
+
+
 if __name__ == "__main__":  # pragma: no cover
     main()

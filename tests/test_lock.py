@@ -26,7 +26,8 @@ def _pins() -> dict[str, Version]:
 
 def _declared() -> list[Requirement]:
     project = tomllib.loads((ROOT / "pyproject.toml").read_text("utf-8"))["project"]
-    reqs = list(project["dependencies"]) + list(project["optional-dependencies"]["test"])
+    extras = project["optional-dependencies"]
+    reqs = list(project["dependencies"]) + list(extras["test"]) + list(extras["trainer"])
     return [Requirement(r) for r in reqs]
 
 
@@ -49,6 +50,19 @@ def test_every_pin_carries_a_hash() -> None:
     text = (ROOT / "requirements.lock").read_text("utf-8")
     blocks = re.split(r"\n(?=[A-Za-z0-9])", text.strip())
     for block in blocks:
-        if block.startswith("#"):
+        if block.startswith(("#", "--")):  # a comment, a pip option
             continue
         assert "--hash=sha256:" in block, f"no hash for {block.splitlines()[0]}"
+
+
+def test_torch_is_the_cpu_build_on_disk_and_nothing_of_cuda_is_locked() -> None:
+    """`make test` installs the CPU build of torch that lies in /opt/wheels, never a CUDA
+    download: the lock pins torch 2.13.0+cpu with that wheel's one hash, looks in
+    /opt/wheels, and names no nvidia-* or triton package (docs/trainer.md)."""
+    text = (ROOT / "requirements.lock").read_text("utf-8")
+    assert str(_pins()["torch"]) == "2.13.0+cpu"
+    block = text[text.index("\ntorch==") + 1:].split("\n    # via")[0]
+    assert block.count("--hash=sha256:") == 1 and ";" not in block.splitlines()[0]
+    assert "--find-links /opt/wheels" in text.splitlines()
+    names = {canonicalize_name(n) for n, _ in _PIN.findall(text)}
+    assert not {n for n in names if n.startswith("nvidia") or n == "triton"}

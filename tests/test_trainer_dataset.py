@@ -284,13 +284,14 @@ def test_canonical_statement_ignores_name_comments_and_spacing() -> None:
 
 
 def test_the_trainer_imports_no_ml_framework() -> None:
-    """This milestone is torch-free: importing the trainer and the CLI pulls in none of
-    torch, transformers, peft, ray, trl or vllm (a fresh interpreter tells)."""
+    """Importing the trainer and the CLI pulls in none of torch, transformers, peft, ray,
+    trl or vllm (a fresh interpreter tells): every ML import is inside a function."""
     import subprocess
     import sys
 
     code = ("import sys, network.cli, network.trainer.dataset, network.trainer.prompts, "
-            "network.trainer.reward\n"
+            "network.trainer.reward, network.trainer.engines, network.trainer.sft, "
+            "network.trainer.evaluate, network.trainer.history, network.trainer.pipeline\n"
             "bad = [m for m in ('torch', 'transformers', 'peft', 'ray', 'trl', 'vllm') "
             "if m in sys.modules]\nprint(bad)\n")
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,

@@ -144,3 +144,38 @@ def build_trainer_graph(root: Path) -> tuple[GraphBuilder, str]:
            proof=copy.replace("sorry", "exact copied_proof"))
     attest(b, "copycat", "root", ["targets/copycat/nodes/root/Proof.lean"], name="c-root")
     return b, git_commit(b.root, "trainer fixture graph")
+
+
+# --- milestone 2: the tiny model, adapters and a compiled dataset ---------------------------
+
+
+def tiny_base(folder: Path) -> Path:
+    """The 2-layer random Llama and its byte-level tokenizer (no hub download)."""
+    from network.trainer.engines import build_tiny_model
+
+    return build_tiny_model(folder, seed=0)
+
+
+def random_adapter(base: Path, out: Path, *, seed: int, r: int = 4) -> Path:
+    """A LoRA adapter of ``base`` with random A and B (peft's default B is zero, which
+    would change nothing), saved to ``out``."""
+    import torch
+    from peft import LoraConfig, get_peft_model
+
+    from network.trainer.engines import load_base
+
+    model, _ = load_base(base)
+    torch.manual_seed(seed)
+    peft = get_peft_model(model, LoraConfig(r=r, lora_alpha=2 * r, init_lora_weights=False,
+                                            target_modules=["q_proj", "v_proj"]))
+    peft.save_pretrained(str(out))
+    return out
+
+
+def compiled_dataset(root: Path) -> tuple[Path, Path, str]:
+    """The fixture graph and miniF2F compiled: (graph, dataset folder, commit)."""
+    from network.trainer import dataset as D
+
+    _, sha = build_trainer_graph(root / "graph")
+    D.write_dataset(D.compile_dataset(root / "graph", minif2f=[MINIF2F]), root / "ds")
+    return root / "graph", root / "ds", sha

@@ -1,0 +1,97 @@
+"""What ``lemmata trainer sft`` and ``lemmata trainer eval`` do, with the history they
+write (issue 14): train then admit, and evaluate an admitted policy beside the untrained
+base model under one budget. The CLI and the integration test call these."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+from network.errors import LemmataError, define
+from network.gate.run import ToolchainSource
+from network.gate.sandbox import SandboxRunner
+from network.trainer import history as H
+from network.trainer.engines import HFEngine, adapter_file_tensors, tensors_sha256
+from network.trainer.evaluate import Budget, GraphVerifier, evaluate, sealed_rows
+from network.trainer.sft import SFTConfig, admit, hardware, run_sft
+
+define("trainer-policy-not-admitted", None, 409,
+       "The run's adapter has no saved-policy admission, or the adapter files changed "
+       "after it was admitted, so it is not evaluated as a policy (seed 000).",
+       "Run lemmata trainer sft to the end (it admits the adapter), then evaluate.")
+
+
+def sft(dataset: Path, base: Path, run_dir: Path, config: SFTConfig, *,
+        history: Path) -> dict[str, Any]:
+    """Train (resuming into the same identity), admit, and record loss and events.
+
+    Raises:
+        LemmataError: :func:`network.trainer.sft.run_sft`'s and
+            :func:`network.trainer.sft.admit`'s codes; a refused admission is recorded in
+            the history as an event before it is raised.
+    """
+    result = run_sft(dataset, base, run_dir, config)
+    rid = result.identity["run_id"]
+    doc = H.load(history)
+    hw = hardware()
+    H.add_loss(doc, rid, hardware=hw, identity=result.identity, points=list(result.losses))
+    H.event(doc, rid, "trained", steps=result.steps_done, adapter_sha256=result.adapter_sha256)
+    try:
+        adm = admit(run_dir, dataset, base)
+    except LemmataError as exc:
+        H.event(doc, rid, "admission-refused", code=exc.code)
+        H.save(history, doc)
+        raise
+    H.event(doc, rid, "admitted", changed=sum(p["changed"] for p in adm["probes"]),
+            probes=len(adm["probes"]))
+    H.save(history, doc)
+    return {"run_id": rid, "steps": result.steps_done, "losses": [list(x) for x in result.losses],
+            "adapter_sha256": result.adapter_sha256, "admitted": True}
+
+
+def admitted_adapter(run_dir: Path) -> tuple[Path, str]:
+    """The run's admitted adapter folder and run id.
+
+    Raises:
+        LemmataError: ``trainer-policy-not-admitted``.
+    """
+    adm_path = run_dir / "admission.json"
+    if not adm_path.is_file():
+        raise LemmataError("trainer-policy-not-admitted", f"{run_dir}: no admission.json")
+    adm = json.loads(adm_path.read_text("utf-8"))
+    if not adm.get("admitted") or \
+            tensors_sha256(adapter_file_tensors(run_dir / "adapter")) != adm["adapter_sha256"]:
+        raise LemmataError("trainer-policy-not-admitted",
+                           f"{run_dir}: the adapter is not the admitted one")
+    return run_dir / "adapter", str(adm["run_id"])
+
+
+def eval_run(dataset: Path, graph: Path, base: Path, run_dir: Path, budget: Budget, *,
+             toolchain: ToolchainSource, sandbox: SandboxRunner, history: Path,
+             ks: tuple[int, ...] = (1,), limit: int | None = None,
+             sealed: tuple[str, ...] = ("frontier",)) -> dict[str, Any]:
+    """Evaluate the run's admitted adapter and the untrained base (the control) on the
+    dataset's sealed items at the dataset's graph commit; record the rates.
+
+    ``sealed`` picks rows by why they are sealed (``frontier``: the open nodes a proposer
+    works on; ``joined``: held out with a sealed neighbour, often already proved, where a
+    new Proof.lean is refused as ``merged-proof-modified``; ``minif2f-test``).
+
+    Raises:
+        LemmataError: ``trainer-policy-not-admitted``; :func:`evaluate`'s codes;
+            ``trainer-source-malformed``.
+    """
+    adapter, rid = admitted_adapter(run_dir)
+    rows = [r for r in sealed_rows(dataset) if r.get("sealed") in sealed]
+    manifest = json.loads((dataset / "manifest.json").read_text("utf-8"))
+    policy = HFEngine(base)
+    policy.sync(adapter, 1)
+    verifier = GraphVerifier(graph, manifest["graph"]["commit"], toolchain, sandbox)
+    report = evaluate(rows, {"base": HFEngine(base), "policy": policy}, verifier, budget,
+                      ks=ks, limit=limit)
+    trained = json.loads((run_dir / "trained.json").read_text("utf-8"))
+    doc = H.load(history)
+    H.add_report(doc, rid, report, hardware=hardware(), step=int(trained["steps"]))
+    H.save(history, doc)
+    return report
