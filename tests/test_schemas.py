@@ -24,7 +24,10 @@ SIG = {"kind": "gate", "key_id": "gate-1", "signer": "gate", "value": "AAAA"}
 # One minimal valid record per kind; each must also pass its pydantic model.
 EXAMPLES: dict[str, dict[str, Any]] = {
     "policy/v1": {"graph_id": "main"},
+    "policy/v2": {"graph_id": "main", "owner": "olga", "steward_admission": "reviewed"},
     "curators/v1": {"curators": [{"pseudonym": "carol", "targets": ["*"]}]},
+    "curators/v2": {"curators": [{"pseudonym": "carol", "targets": ["*"]}],
+                    "date": "2026-01-01", "signature": {**SIG, "kind": "approval"}},
     "identity/v1": {"pseudonym": "alice", "since": "2026-01-01",
                     "ssh_signers": ["ssh-ed25519 AAAAC3 alice@laptop"]},
     "display-name/v1": {"pseudonym": "alice", "name": "Alice A.", "date": "2026-01-01"},
@@ -65,6 +68,8 @@ EXAMPLES: dict[str, dict[str, Any]] = {
                          "reasoning": "r"},
     "steward/v3": {"pseudonym": "steve", "target": "t", "real_name": "S", "since": "2026-01-01",
                    "commitment": "c"},
+    "steward/v4": {"pseudonym": "steve", "target": "t", "action": "join", "real_name": "S",
+                   "commitment": "c", "admitted_by": "self", "date": "2026-01-01"},
     "approach/v1": {"target": "t", "author": "alice", "date": "2026-01-01", "title": "x",
                     "state": "proposed"},
     "approach/v2": {"target": "t", "author": "alice", "date": "2026-01-01", "route": "x",

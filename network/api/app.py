@@ -304,6 +304,9 @@ def create_app(
     from network.api import proof_reviews
 
     proof_reviews.install(app, svc)  # reviews of held proofs (issue 13)
+    from network.api import stewards
+
+    stewards.install(app, svc)  # POST /stewards, a person route (D-32 v3.33/v3.34)
     from network.api import git_http
 
     git_http.install(app, svc)  # the forge over git's smart HTTP (issue 11)

@@ -74,6 +74,9 @@ def _role_holders(graph: Graph) -> dict[str, RoleHolder]:
     for t in graph.targets.values():
         for rf in t.stewards:
             add(rf.record.pseudonym, "steward")
+        for af in t.steward_acts:  # steward/v4 joins name stewards too (D-32 v3.33)
+            if af.record.action == "join":
+                add(af.record.pseudonym, "steward")
     for name in graph.identities:
         add(name, "identity")
     bound = {p.casefold(): ident.github for p, ident in graph.identities.items()}

@@ -364,6 +364,9 @@ NO_TOOL: dict[tuple[str, str], str] = {
     ("POST", "/motions"): "D-35 v3.34, the panel (no tool): only a person sits on a panel.",
     ("POST", "/votes"): "D-35 v3.34, the panel (no tool): only a person sits on a panel.",
     ("POST", "/writeups"): "D-35 v3.34, the panel (no tool): only a person sits on a panel.",
+    ("POST", "/stewards"): "D-35 v3.33/v3.34: the steward form (join, step-down, accept an "
+                           "invitation) is a person's act on a web session; only a person "
+                           "holds a steward's role.",
     ("*", "/git/graph.git/{rest:path}"): "the forge over git's smart HTTP (clone, fetch, push "
                                          "to submit/<name>, issue 11): git is its client",
     ("POST", "/proof-reviews"): "D-4 v3.15 and D-35 v3.33: a held proof's review is a "

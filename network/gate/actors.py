@@ -37,6 +37,7 @@ from network.gate.artifacts import Artifact, Kind, record_model
 from network.gate.diff import Change, Diff
 from network.gate.proof_reviews import review_findings
 from network.gate.result import Diagnostic
+from network.gate.role_records import steward_act_findings
 from network.gate.shelving import shelving_findings
 from network.record import derive, trust
 from network.record import models as m
@@ -77,6 +78,7 @@ ACTOR_FIELDS: dict[type[m.Record], tuple[str, ...]] = {
     m.TargetStatusRecord: ("curator",),
     m.Meta: ("author",),
     m.Steward: (),
+    m.StewardAct: (),
     m.PrecheckRecord: (),
     m.Registration: ("by",),
     m.Approval: ("by",),
@@ -231,6 +233,8 @@ def _role_findings(base: Graph, art: Artifact, path: str, rec: m.Record,
         return judge(rec, rec.signature, frozenset({rec.pseudonym, *cur}),
                      lambda who, _d: who == rec.pseudonym or who in cur, rec.since,
                      "a steward record is signed by the steward it names or a curator")
+    if isinstance(rec, m.StewardAct):  # D-32 v3.33/v3.34: its own rules
+        return steward_act_findings(base, tid, path, rec, submitter)
     if isinstance(rec, (m.TargetStatusRecord, m.Dispute)):
         return judge(rec, rec.signature, frozenset({rec.curator}), holds(False, True),
                      rec.date, f"a {rec.SCHEMA_KIND.split('/')[0]} record is a curator's act")

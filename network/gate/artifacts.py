@@ -135,6 +135,8 @@ class Kind(StrEnum):
     WRITEUP = "writeup"
     PROOF_REVIEW = "proof-review"
     IDENTITY = "identity"
+    STEWARD_ACT = "steward-act"
+    CURATORS = "curators"
 
 
 Role = str  # "contributor", "steward", "curator"
@@ -198,6 +200,11 @@ STEP_PLAN: dict[Kind, KindPlan] = {
     Kind.WRITEUP: KindPlan(_RECORD_STEPS, False, _ANYONE),
     Kind.PROOF_REVIEW: KindPlan(_RECORD_STEPS, False, _STEWARDS),
     Kind.IDENTITY: KindPlan(_RECORD_STEPS, False, _ANYONE),
+    # anyone may file their own join or step-down; who may is D-32's panel rule, judged
+    # with the signature in step 2 (network.gate.steward_acts)
+    Kind.STEWARD_ACT: KindPlan(_RECORD_STEPS, False, _ANYONE),
+    # the owner need hold no role; the owner's signature is the rule (D-22 v3.33)
+    Kind.CURATORS: KindPlan(_RECORD_STEPS, False, _ANYONE),
 }
 
 # Node subfolders holding one record kind each, appended as <ts>-<pseudonym>.yaml.
@@ -221,6 +228,7 @@ _TARGET_RECORD_KINDS: dict[str, Kind] = {
     "withdrawals": Kind.WITHDRAWAL,
     "registrations": Kind.REGISTRATION,
     "writeups": Kind.WRITEUP,
+    "steward-acts": Kind.STEWARD_ACT,
 }
 #: D-32 v3.34: ``targets/<id>/panel/<dir>/<ts>-<pseudonym>.yaml``
 _PANEL_RECORD_KINDS: dict[str, Kind] = {"motions": Kind.MOTION, "votes": Kind.VOTE}
@@ -258,6 +266,8 @@ RECORD_MODELS: dict[Kind, type[m.Record]] = {
     Kind.WRITEUP: m.Writeup,
     Kind.PROOF_REVIEW: m.ProofReview,
     Kind.IDENTITY: m.Identity,
+    Kind.STEWARD_ACT: m.StewardAct,
+    Kind.CURATORS: m.Curators,
 }
 """The record model each record-only kind's file holds (D-34: one schema kind each)."""
 
@@ -379,8 +389,17 @@ def classify(diff: Diff, base: Graph) -> Classified:
             if ch.status != "added":
                 step2.append(Diagnostic("record-deleted", f"{ch.status}: a login's binding "
                                         "is appended once, never rewritten", p))
-            else:
-                add(Kind.IDENTITY, "", None, p, True)
+            elif not base.targets:
+                step2.append(Diagnostic("path-not-permitted", "a graph with no target has "
+                                        "no gate run to carry a binding", p))
+            else:  # its run and attestation ride on the graph's first target, as
+                # curators.json's and a root-level finding's do
+                add(Kind.IDENTITY, min(base.targets), None, p, True)
+            continue
+        if p == "curators.json" and ch.status == "modified" and base.targets:
+            # D-22 v3.33: a change the owner signs; its run and attestation ride on the
+            # graph's first target, as a root-level finding's does
+            add(Kind.CURATORS, min(base.targets), None, p, True)
             continue
         if parts[0] != "targets" or len(parts) < 3:
             step2.append(Diagnostic("path-not-permitted", "outside targets/", p))

@@ -32,6 +32,7 @@ from network.gate.artifacts import (
 from network.gate.diff import Diff
 from network.gate.references import reference_findings
 from network.gate.result import Diagnostic, StepResult
+from network.gate.role_records import curators_findings, steward_batch_findings
 from network.record import derive, plain
 from network.record import models as m
 from network.record.loader import ATTEMPT_RE, Graph, parse_record, sha256_hex
@@ -257,6 +258,8 @@ def run_steps_1_2(diff: Diff, base: Graph, submitter: str | None) -> Steps12:
     records = ValidRecords(diff)  # each record parsed once for both checks
     actors = actor_findings(diff, base, c.artifacts, submitter, c.oversized, records)
     findings.extend(actors)
+    findings.extend(curators_findings(diff, base, c.artifacts, submitter))  # D-22 v3.33
+    findings.extend(steward_batch_findings(c.artifacts))  # D-32 v3.34
     findings.extend(reference_findings(diff, base, c.artifacts, c.oversized, actors,
                                        records))
     step1 = StepResult.from_findings(1, c.step1)

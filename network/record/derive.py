@@ -40,7 +40,7 @@ from typing import Any
 from network import ids
 from network.errors import define
 from network.record import models as m
-from network.record import trust
+from network.record import panel_roles, trust
 from network.record.loader import Attempt, Graph, Node, RecordFile, Target
 
 # --- catalog codes: why a claim is refused (claimable(), D-25, D-33, D-6 v3.17) ---------
@@ -246,7 +246,10 @@ class _Index:
         self.steward_records: dict[str, list[RecordFile[m.Steward]]] = {
             tid: [rf for rf in t.stewards if self._steward_verified(tid, rf)]
             for tid, t in g.targets.items()}
+        self.panel: panel_roles.Panel | None = None  # steward records as filed, for now
         self.withdrawn = self._withdrawn()
+        self.panel = panel_roles.derive_panel(self)  # D-32 v3.34: stewards in force
+        self.unverified.update(self.panel.state.unverified)
         self.t: dict[str, _TargetIndex] = {tid: self._target_index(t)
                                            for tid, t in g.targets.items()}
         self._status: dict[tuple[str, str], str] = {}
@@ -353,6 +356,8 @@ class _Index:
         (while withdrawals are being read, steward records are read as filed)."""
         if curators and who in self.curators_of(tid):
             return True
+        if stewards and self.panel is not None:
+            return self.panel.holds(tid, who, date)
         return stewards and any(
             rf.record.pseudonym == who and trust.held_since(rf.record.since, date)
             and rf.path not in self.withdrawn for rf in self.steward_records.get(tid, []))
@@ -384,8 +389,22 @@ class _Index:
             holds=lambda who, d: self.holds_role(tid, who, d), at_date=rec.date)]
 
     def stewards_of(self, tid: str) -> list[str]:
+        if self.panel is not None:
+            return [s.pseudonym for s in self.panel.in_force(tid)]
         return [rf.record.pseudonym for rf in self.steward_records.get(tid, [])
                 if rf.path not in self.withdrawn]
+
+    def signature_verifies(self, body: Any, sig: m.Signature | None, signer: str,
+                           at_date: str) -> bool:
+        """Whether ``sig`` is ``signer``'s role signature over ``body`` on ``at_date``
+        (the role itself judged by the caller: :mod:`network.record.panel_roles`)."""
+        return self._signature_ok(body, sig, actors=frozenset({signer}),
+                                  holds=lambda who, _d: who == signer, at_date=at_date)
+
+    def merged_date(self, path: str) -> str | None:
+        """The merge log's date of the merge that added ``path`` (ruling 2), or None."""
+        seq = self.merge_seq_of.get(path)
+        return self.merge_date.get(seq) if seq is not None else None
 
     def roles_of(self, tid: str) -> set[str]:
         return self.curators_of(tid) | set(self.stewards_of(tid))
@@ -822,10 +841,45 @@ def curators_of(graph: Graph, target: str) -> frozenset[str]:
 
 
 def stewards_of(graph: Graph, target: str) -> list[str]:
-    """The target's stewards: standing steward records that verify (ruling 14), in record
-    order. Raises: KeyError for an unknown target."""
+    """The target's stewards: its panel in force (D-32 v3.34,
+    :mod:`network.record.panel_roles`): joins that verify (ruling 14), not stepped down,
+    withdrawn or lapsed, in join order. Raises: KeyError for an unknown target."""
     graph.targets[target]  # a KeyError for an unknown target
     return _ix(graph).stewards_of(target)
+
+
+def panel_of(graph: Graph, target: str) -> list[panel_roles.Stewardship]:
+    """The target's stewardships in force, each with ``since``, ``admitted_by`` and
+    ``self_admitted`` (D-32 v3.33/v3.34; :func:`stewards_of` gives their pseudonyms).
+    Raises: KeyError for an unknown target."""
+    graph.targets[target]
+    panel = _ix(graph).panel
+    assert panel is not None
+    return panel.in_force(target)
+
+
+def steward_targets(graph: Graph, who: str) -> list[str]:
+    """The targets ``who`` stands as steward of now (D-32 v3.34: in force, not stepped
+    down, withdrawn or lapsed), sorted: what a session's ``roles.steward`` lists."""
+    panel = _ix(graph).panel
+    assert panel is not None
+    return sorted(tid for tid in graph.targets
+                  if any(s.pseudonym == who for s in panel.in_force(tid)))
+
+
+def panel_state(graph: Graph) -> panel_roles.Panel:
+    """Every stewardship of the graph as derived (D-32 v3.34): what step 2 judges a new
+    steward act against (:func:`network.record.panel_roles.act_finding`)."""
+    panel = _ix(graph).panel
+    assert panel is not None
+    return panel
+
+
+def policy_numbers(graph: Graph, target: str | None = None) -> panel_roles.PolicyNumbers:
+    """policy.json's roles numbers (owner, steward_admission, steward_lapse_months,
+    steward_cap, vote_window_days, vote_threshold, vote_minimum), ``target``'s overrides
+    applied (D-32 v3.34; :func:`network.record.panel_roles.policy_numbers`)."""
+    return panel_roles.policy_numbers(graph, target)
 
 
 def unverified(graph: Graph) -> frozenset[str]:

@@ -127,6 +127,7 @@ PATH_TABLE: tuple[PathRule, ...] = (
     _rec(_T + "panel/motions/<ts>-<pseudonym>.yaml", "steward", "motion"),
     _rec(_T + "panel/votes/<ts>-<pseudonym>.yaml", "steward", "vote"),
     _rec(_T + "writeups/<ts>-<pseudonym>.yaml", "contributor", "writeup"),
+    _rec(_T + "steward-acts/<ts>-<pseudonym>.yaml", "contributor", "steward-act"),
     _rec(_T + "graph.json", "product"),
     # a node
     _rec(_N + "META.yaml", "contributor", "variant"),

@@ -205,6 +205,7 @@ class Target:
     approaches: list[RecordFile[m.Approach | m.ApproachV2]] = field(default_factory=list)
     status_records: list[RecordFile[m.TargetStatusRecord]] = field(default_factory=list)
     stewards: list[RecordFile[m.Steward]] = field(default_factory=list)
+    steward_acts: list[RecordFile[m.StewardAct]] = field(default_factory=list)
     registrations: list[RecordFile[m.Registration]] = field(default_factory=list)
     withdrawals: list[RecordFile[m.Withdrawal]] = field(default_factory=list)
     nodes: dict[str, Node] = field(default_factory=dict)
@@ -738,6 +739,7 @@ _TARGET_RECORD_DIRS: dict[str, tuple[type[BaseModel], str]] = {
     "registrations": (m.Registration, "registrations"),
     "withdrawals": (m.Withdrawal, "withdrawals"),
     "writeups": (m.Writeup, "writeups"),
+    "steward-acts": (m.StewardAct, "steward_acts"),
 }
 
 #: D-32 v3.34: a target's panel records, under ``panel/<dir>/<ts>-<pseudonym>.yaml``

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from typing import Annotated, Any, ClassVar, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, StringConstraints
+from pydantic import BaseModel, ConfigDict, Field, StringConstraints, model_validator
 
 Sha256 = Annotated[str, StringConstraints(pattern=r"^[0-9a-f]{64}$")]
 GitSha = Annotated[str, StringConstraints(pattern=r"^[0-9a-f]{40}$")]
@@ -99,6 +99,37 @@ class Policy(Record):
     code_license: ShortText = "Apache-2.0"
 
 
+class PolicyV2(Policy):
+    """``policy.json`` as policy/v2: v1's settings plus the roles' numbers (D-22 v3.33,
+    D-32 v3.33/v3.34). policy/v1 files stay readable (D-34); a reader of v1 gets these
+    defaults (:func:`network.record.panel_roles.policy_numbers`).
+
+    Attributes:
+        owner: the owner's pseudonym; curators.json changes only by a pull request the
+            owner signs (D-22 v3.33). None: no owner bound, so no change to curators.json
+            can merge.
+        steward_admission: ``open`` (a first steward's record merges unattended with
+            ``admitted_by: self``) or ``reviewed`` (a curator admits and is named).
+        steward_lapse_months: months without a signed act on the target after which a
+            steward lapses from the panel, by derivation.
+        steward_cap: the most stewardships one person holds at once.
+        vote_window_days: a motion is decided when this window closes.
+        vote_threshold: a motion passes when its yes votes reach this fraction of the
+            votes counted (0.5: a majority, i.e. more than half; D-32 v3.34).
+        vote_minimum: votes that must be counted when the panel has three or more members.
+    """
+
+    SCHEMA_KIND: ClassVar[str] = "policy/v2"
+    schema_: Literal["policy/v2"] = Field("policy/v2", alias="schema")  # type: ignore[assignment]
+    owner: Pseudonym | None = None
+    steward_admission: Literal["open", "reviewed"] = "open"
+    steward_lapse_months: int = Field(6, ge=1)
+    steward_cap: int = Field(5, ge=1)
+    vote_window_days: int = Field(14, ge=1)
+    vote_threshold: float = Field(0.5, ge=0.0, lt=1.0)
+    vote_minimum: int = Field(2, ge=1)
+
+
 class Curator(BaseModel):
     """One curator: pseudonym and the targets curated (``*`` for all)."""
 
@@ -113,6 +144,20 @@ class Curators(Record):
     SCHEMA_KIND: ClassVar[str] = "curators/v1"
     schema_: Literal["curators/v1"] = Field("curators/v1", alias="schema")
     curators: list[Curator] = []
+
+
+class CuratorsV2(Curators):
+    """``curators.json`` as curators/v2: v1's list signed by the owner policy/v2 names
+    (D-22 v3.33: curators are named by the owner, by pull request; no one adds
+    themselves). The signature (``ssh`` with the owner's listed key, or ``approval`` with
+    ``signer`` the owner) is over the record's canonical JSON without ``signature``;
+    ``date`` is when the owner signed (keys are judged valid on it and on the gate's
+    now)."""
+
+    SCHEMA_KIND: ClassVar[str] = "curators/v2"
+    schema_: Literal["curators/v2"] = Field("curators/v2", alias="schema")  # type: ignore[assignment]
+    date: Date
+    signature: Signature | None = None
 
 
 class Identity(Record):
@@ -535,6 +580,56 @@ class Steward(Record):
     since: Date
     commitment: LongText
     signature: Signature | None = None
+
+
+class StewardAct(Record):
+    """``targets/<id>/steward-acts/<ts>-<pseudonym>.yaml``: one steward act, join or
+    step-down (steward/v4; D-32 v3.17/v3.33/v3.34, D-6 v3.17).
+
+    steward/v3 (:class:`Steward`, ``stewards/<pseudonym>.yaml``) is one file per steward
+    and cannot say who admitted them, by which route, or that they stepped down without
+    rewriting the file. D-32 v3.33/v3.34 needs all three on an append-only record, so v4
+    is a new frozen version in a folder of its own: a join names ``admitted_by`` (``self``
+    under open admission for a target's first steward; a curator's pseudonym when a
+    curator admits them or adds them directly; ``panel`` when they accept a passed
+    invitation motion named by ``invitation``), a step-down ends their commitment of
+    either version (v3.33). The file name's pseudonym is the filer (the steward, or the
+    curator who adds them); ``pseudonym`` names the steward. v3 records stay valid joins.
+
+    Attributes:
+        pseudonym: the steward.
+        target: the target.
+        action: ``join`` or ``step-down``.
+        real_name, affiliation, commitment: the steward's own words (a join needs
+            ``real_name`` and ``commitment``).
+        admitted_by: on a join, ``self``, ``panel`` or a curator's pseudonym.
+        invitation: on a join by invitation, the graph path of the passed invite motion.
+        date: when the act was signed (the merge log dates it for derivations, ruling 2).
+    """
+
+    SCHEMA_KIND: ClassVar[str] = "steward/v4"
+    schema_: Literal["steward/v4"] = Field("steward/v4", alias="schema")
+    pseudonym: Pseudonym
+    target: TargetId
+    action: Literal["join", "step-down"]
+    real_name: ShortText | None = None
+    affiliation: ShortText | None = None
+    commitment: LongText | None = None
+    admitted_by: Pseudonym | None = None
+    invitation: GraphPath | None = None
+    date: Date
+    signature: Signature | None = None
+
+    @model_validator(mode="after")
+    def _join_or_step_down(self) -> StewardAct:
+        if self.action == "join":
+            if not self.real_name or not self.commitment or self.admitted_by is None:
+                raise ValueError("a join names real_name, commitment and admitted_by")
+            if (self.invitation is None) != (self.admitted_by != "panel"):
+                raise ValueError("admitted_by: panel goes with an invitation, and only it")
+        elif self.admitted_by is not None or self.invitation is not None:
+            raise ValueError("a step-down names no admitted_by or invitation")
+        return self
 
 
 class Approach(Record):
@@ -975,7 +1070,7 @@ class Writeup(Record):
 
 
 ALL_KINDS: tuple[type[Record], ...] = (
-    Policy, Curators, Identity, DisplayName, PublicKey, MergeRecord, Attestation,
+    Policy, PolicyV2, Curators, CuratorsV2, StewardAct, Identity, DisplayName, PublicKey, MergeRecord, Attestation,
     PrecheckRecord, PrecheckAttestation, LedgerLine, Revocation, Correction, TargetRecord, GateSpec,
     TargetStatusRecord, Steward, Approach, ApproachV2, Registration, Meta, Postmortem, Annex,
     Literature, Gloss, Explainer, Withdrawal, ProposedFor, Shelving, Waiver, Defect,
@@ -986,4 +1081,6 @@ KIND_BY_SCHEMA: dict[str, type[Record]] = {k.SCHEMA_KIND: k for k in ALL_KINDS}
 #: file declaring any of them is read as that version (D-34: readers take every version)
 SAME_PLACE: dict[str, tuple[type[Record], ...]] = {
     Approach.SCHEMA_KIND: (Approach, ApproachV2),
+    Policy.SCHEMA_KIND: (Policy, PolicyV2),
+    Curators.SCHEMA_KIND: (Curators, CuratorsV2),
 }

@@ -48,8 +48,6 @@ AUTHOR_EVENTS = frozenset({"released", "on-arxiv", "submitted", "accepted", "rej
                            "withdrawn"})
 """Write-up events only a listed author may record."""
 
-_DEFAULTS: dict[str, Any] = {"vote_window_days": 14, "vote_threshold": 0.5,
-                             "vote_minimum": 2}
 
 
 @dataclass(frozen=True)
@@ -67,19 +65,14 @@ class PanelPolicy:
 
 
 def panel_policy(graph: Graph, target: str | None = None) -> PanelPolicy:
-    """The one accessor of the panel's policy values: policy.json's ``vote_window_days``
-    (14), ``vote_threshold`` (0.5) and ``vote_minimum`` (2), read with the defaults D-32
-    v3.34 names while the policy model lacks them; with ``target``, its target.yaml
-    ``policy`` overrides them (ruling 13)."""
-    p = graph.policy
-    t = graph.targets.get(target) if target is not None else None
-    over = t.record.policy if t is not None else {}
+    """The panel's policy values: policy.json's ``vote_window_days`` (14),
+    ``vote_threshold`` (0.5) and ``vote_minimum`` (2), with ``target``'s target.yaml
+    overrides (ruling 13), read through the one accessor of the roles' numbers
+    (:func:`network.record.panel_roles.policy_numbers`)."""
+    from network.record.panel_roles import policy_numbers
 
-    def value(name: str) -> Any:
-        return over.get(name, getattr(p, name, _DEFAULTS[name]))
-
-    return PanelPolicy(int(value("vote_window_days")), float(value("vote_threshold")),
-                       int(value("vote_minimum")))
+    n = policy_numbers(graph, target)
+    return PanelPolicy(n.vote_window_days, n.vote_threshold, n.vote_minimum)
 
 
 def _parse(date: str) -> dt.datetime:

@@ -280,10 +280,7 @@ def _render_problems(graph: Graph, d: _Derived, w: _Writer) -> None:
         rows.append({"summary": d.summaries[tid], "record": t.record, "root_node": nid,
                      "root_source": src, "mathlib": spec.mathlib.rev if spec.mathlib else None,
                      "toolchain": spec.lean_toolchain,
-                     "stewards": [{"pseudonym": s.record.pseudonym,
-                                   "real_name": s.record.real_name}
-                                  for s in t.stewards
-                                  if s.record.pseudonym in d.summaries[tid]["stewards"]]})
+                     "stewards": derive.panel_of(graph, tid)})  # D-32 v3.33/v3.34
     w.page("problems.html", "problems/index.html", rows=rows)
 
 
@@ -301,8 +298,7 @@ def _render_target(graph: Graph, config: SiteConfig, d: _Derived, tid: str, lay:
         "nodes": nodes, "sets": sets, "selector": selector, "root_node": nid,
         "root_source": src, "mathlib": spec.mathlib.rev if spec.mathlib else None,
         "toolchain": spec.lean_toolchain,
-        "stewards": [s.record for s in t.stewards
-                     if s.record.pseudonym in d.summaries[tid]["stewards"]],
+        "stewards": derive.panel_of(graph, tid),  # in force; self-admitted marked (v3.33)
         "approaches": derive.approach_views(graph, tid),  # both versions, D-14 stale flag
         "literature": [(n["id"], n["label"], n["literature"]) for n in view["nodes"]
                        if n["literature"]],
