@@ -25,7 +25,8 @@ Through the site's controls (network/site/assets/session.js), as steve:
 6. confirms alice's literature proposal;
 7. shelves the statement ``p``;
 8. each act is a merged record on the forge's main, signed with the network's approval
-   key for steve (the signature verifies), and the rebuilt pages show it.
+   key for steve (the signature verifies), and the rebuilt pages show it (the motion's
+   state: main's targets/index.json, since the target page draws no motions yet).
 
 Screenshots of the key steps go to ``screenshots/people/`` (git-ignored;
 ``LEMMATA_SCREENSHOTS`` moves them).
@@ -417,12 +418,10 @@ def _rebuilt_pages(n: Net, target: str, root_page: str, mid_page: str, erdos: st
     assert "By carol, 2026-01-03" in text and "signed by steve" in text  # the approval
     text = main_text(n.page("targets/demo/nodes/p.html"))
     assert "shelved" in text.splitlines()[3] and "/p/shelving/" in text, text[:400]
-    # the motion's state: the target's row of the rebuilt targets/index.json
+    # the motion's state: the target page draws no motions yet, so its row of main's
+    # targets/index.json product (what the site builds from) says it
     import json
 
-    index = json.loads((n.site_dir / "targets" / "index.json").read_text()) \
-        if (n.site_dir / "targets" / "index.json").is_file() else \
-        json.loads(n.main().source.read("targets/index.json"))
+    index = json.loads(n.main().source.read("targets/index.json"))
     row = next(t for t in index["targets"] if t["id"] == "demo")
     assert [x["state"] for x in row["motions"]] == ["passed"]
-    main_text(target)
