@@ -95,7 +95,8 @@ def standin_app(state: StandIn, site_origin: str) -> Any:
         state.issued.append(token)
         return {"signed_in": True, "pseudonym": "alice", "login": "alice-gh",
                 "expires_at": "2026-12-01T20:00:00Z", "csrf_token": token,
-                "roles": state.roles, "needs_pseudonym": state.needs_pseudonym}
+                "roles": state.roles, "needs_pseudonym": state.needs_pseudonym,
+                "dco_version": "1.1"}
 
     @app.get("/me")
     def me(request: Request) -> Any:
@@ -334,7 +335,7 @@ def _run(d: Any, base: str, service: str, state: StandIn, stop: Callable[[], Any
     state.needs_pseudonym = False
     post = _post(d, state, lambda: bar.find_element(css, "button").click())
     assert post["path"] == "/session/pseudonym"
-    assert post["body"] == {"pseudonym": "alice", "dco": True}
+    assert post["body"] == {"pseudonym": "alice", "dco": "1.1"}
     _wait(d, ".target-acts form")  # drawn again, now as the identity
 
     # sign out: the controls go, Sign in is back

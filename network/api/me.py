@@ -61,7 +61,8 @@ def _held_proofs(svc: Service, graph: Graph, targets: list[str],
                  pseudonym: str) -> list[dict[str, Any]]:
     """Open pull requests on the targets whose latest gate attestation on main is
     ``held`` (D-4 step 9: a person who is not its author reviews it); the person's own
-    are left out (non-author review)."""
+    are left out (non-author review). Held pull requests without a submission row come
+    from :func:`network.api.proof_reviews.held_proofs` (the forge's open ones)."""
     if not targets:
         return []
     with db.transaction(svc.sessions) as s:
@@ -81,6 +82,15 @@ def _held_proofs(svc: Service, graph: Graph, targets: list[str],
                     "pull_request": r.pull_request,
                     "what": f"{r.kind} by {r.pseudonym} held at step 9: review it",
                     "since": derive.norm_date(atts[-1].timestamp)})
+    # a held pull request the service did not open (pushed over git, opened by hand on
+    # the forge) has no submission row: the forge's open pull requests name it
+    from network.api import proof_reviews
+
+    known = {str(r.pull_request) for r in rows}
+    for item in proof_reviews.held_proofs(svc, pseudonym):
+        if item["pull_request"] not in known and item["target"] in targets:
+            out.append({k: v for k, v in item.items() if k != "attestation"}
+                       | {"since": derive.norm_date(item["since"])})
     return out
 
 

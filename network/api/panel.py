@@ -40,6 +40,7 @@ from network.api.records import (
 from network.api.role_acts import sign_role_act
 from network.api.service import Service, Who, iso, write_identity
 from network.errors import LemmataError
+from network.gate import panel_rules  # noqa: F401  (defines the codes raised here)
 from network.gate.artifacts import Kind
 from network.record import approvals
 from network.record import models as m

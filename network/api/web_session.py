@@ -456,8 +456,9 @@ def session_view(svc: Service, request: Request) -> dict[str, Any]:
 
     Returns:
         ``{"signed_in": false}`` without a live session, else ``{signed_in, pseudonym,
-        login, expires_at, csrf_token, roles, needs_pseudonym}`` (``pseudonym`` None and
-        ``needs_pseudonym`` true while the login holds no identity).
+        login, expires_at, csrf_token, roles, needs_pseudonym, dco_version}`` (``pseudonym``
+        None and ``needs_pseudonym`` true while the login holds no identity;
+        ``dco_version`` the DCO text POST /session/pseudonym's ``dco`` must name).
 
     Raises:
         LemmataError: ``session-cross-origin`` (an Origin other than the site's);
@@ -489,7 +490,8 @@ def session_view(svc: Service, request: Request) -> dict[str, Any]:
             "login": opened.login, "expires_at": iso(opened.expires_at),
             "csrf_token": token,
             "roles": roles,
-            "needs_pseudonym": who is None}
+            "needs_pseudonym": who is None,
+            "dco_version": svc.settings.dco_version}
 
 
 def session_write(request: Request) -> _Open:

@@ -193,8 +193,11 @@
                 bar.dataset.licence ? el("p", {}, el("a", { href: bar.dataset.licence,
                                                           text: "Read the Developer Certificate of Origin" })) : null];
       }, function (f2) {
+        // ``dco`` names the version of the text accepted (GET /session's dco_version);
+        // left unticked it names none and the service refuses with dco-not-accepted.
         return act("/session/pseudonym", { pseudonym: val(f2, "pseudonym"),
-                                           dco: !!f2.elements.dco.checked }, "Pseudonym")
+                                           dco: f2.elements.dco.checked ? String(s.dco_version || "") : "" },
+                   "Pseudonym")
           .then(function (r) { if (r.status >= 200 && r.status < 300) { start(); } });
       });
       bar.appendChild(el("span", { text: "Signed in with GitHub as " + (s.login || "") +
