@@ -171,8 +171,9 @@ def error_codes(svc: Service, prefix: str | None = None) -> dict[str, Any]:
 
 def targets_index(svc: Service) -> dict[str, Any]:
     """``GET /targets/index.json`` (list_targets): the committed product when present,
-    else each target's id, title, class, root statement hash, fidelity grade and pinned
-    Mathlib commit from the record.
+    else the same product derived from the record (``products.index_json``): each target's
+    id, root statement hash, fidelity grade, status (D-33 set) and pinned Mathlib commit
+    (D-28), with the rest of the target summary.
 
     Raises:
         LemmataError: ``graph-unavailable``.
@@ -181,16 +182,9 @@ def targets_index(svc: Service) -> dict[str, Any]:
     body = _product(graph, "targets/index.json")
     if isinstance(body, dict):
         return body
-    rows = []
-    for tid, t in sorted(graph.targets.items()):
-        root = t.nodes.get(ids.ROOT)
-        rows.append({
-            "id": tid, "title": t.record.title, "class": t.record.target_class,
-            "root_statement_hash": root.meta.statement_hash if root else None,
-            "fidelity": t.record.fidelity.grade,
-            "mathlib": t.gate_spec.mathlib.rev if t.gate_spec.mathlib else None,
-        })
-    return {"schema": "targets-index/v1", "targets": rows}
+    from network.record import products
+
+    return products.index_json(graph)
 
 
 def target_view(svc: Service, target: str) -> dict[str, Any]:

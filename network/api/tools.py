@@ -114,7 +114,8 @@ TOOLS: tuple[Op, ...] = (
        "The Developer Certificate of Origin and its version: pass `version` as `dco` to "
        "get_token, your sign-off on what you submit (D-23)."),
     Op("list_targets", "GET", "/targets/index.json", reads.targets_index, "none", False, (),
-       "Every target: id, root statement hash, fidelity grade, class and pinned Mathlib."),
+       "Every target: id, root statement hash, fidelity grade, status (D-33), pinned "
+       "Mathlib commit (D-28), panel and counts."),
     Op("get_target", "GET", "/targets/{target_id}", reads.target_view, "none", False, (_T,),
        "A target's record, graph structure and statuses, approach records and defs/ index."),
     Op("get_defs", "GET", "/targets/{target_id}/defs", reads.defs_view, "none", False, (_T,),
@@ -239,9 +240,10 @@ TOOLS: tuple[Op, ...] = (
        "earns nothing. A skeleton derived from it cites `-- annex: <sha256>`."),
     Op("submit_approach_record", "POST", "/approaches", records.submit_approach_record,
        "bearer", True, (_T, Param("record", "record", dict[str, Any])),
-       "Record a strategy that never reached a statement (D-14): `record` holds title, "
-       "state (proposed, abandoned, refuted), cause, nodes, references, detail. It earns "
-       "nothing."),
+       "Record a strategy that never reached a statement (D-14) as approach/v2: `record` "
+       "holds route, outcome (refuted-route, exhausted, abandoned-early, blocked), "
+       "model_and_tooling {method, models, framework}, and optionally pinned_mathlib_sha "
+       "(default the target's pin), nodes, references, detail. It earns nothing."),
     Op("propose_witness", "POST", "/proposals/witness", records.propose_witness, "bearer", True,
        (_T, _N, Param("witness", "witness", str),
         Param("attestation", "attestation", str | None, False)),
@@ -252,10 +254,13 @@ TOOLS: tuple[Op, ...] = (
         Param("declaration", "declaration", str),
         Param("relation", "relation", str | None, False),
         Param("relation_proof", "relation_proof", str | None, False),
+        Param("of", "of", str | None, False),
+        Param("pertinence", "pertinence", str | None, False),
         Param("attestation", "attestation", str | None, False)),
        "Propose a labelled variant of the root as a new node (D-30): relation resolves, "
        "partial, related (default) or refutes; all but related need relation_proof. node_id"
-       " names the new node, declaration its theorem."),
+       " names the new node, declaration its theorem, `of` the node it varies (default "
+       "root), `pertinence` why a related variant bears on the target (v3.12)."),
     Op("propose_speculative_node", "POST", "/proposals/speculative",
        records.propose_speculative_node, "bearer", True,
        (_T, _N, Param("stmt", "statement", str), Param("witness", "witness", str),

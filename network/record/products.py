@@ -99,7 +99,21 @@ def index_json(graph: Graph) -> dict[str, Any]:
 
     return {"schema": "index/v1", "as_of": derive.now(graph),
             "targets": [{**derive.target_summary(graph, tid),
-                         **panel.target_panel(graph, tid)} for tid in graph.targets]}
+                         **panel.target_panel(graph, tid),
+                         **d28_target_facts(graph, tid)} for tid in graph.targets]}
+
+
+def d28_target_facts(graph: Graph, tid: str) -> dict[str, Any]:
+    """What D-28's list_targets row names beyond the summary: ``root_statement_hash`` (the
+    root's META statement hash, None without a root) and ``mathlib`` (the pinned Mathlib
+    commit of the target's gate-spec.json, None when it pins none). Additive to index/v1,
+    whose rows allow further properties (issue 18, tool/route drift)."""
+    from network import ids
+
+    t = graph.targets[tid]
+    root = t.nodes.get(ids.ROOT)
+    return {"root_statement_hash": root.meta.statement_hash if root else None,
+            "mathlib": t.gate_spec.mathlib.rev if t.gate_spec.mathlib else None}
 
 
 def products(graph: Graph) -> dict[str, bytes]:
