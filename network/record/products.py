@@ -3,7 +3,7 @@
 Products are derived from the record by :mod:`network.record.derive`, regenerated on every
 merge and never hand-edited (D-25, D-28, ruling 2):
 
-* ``frontier.json`` (``frontier/v1``): every frontier entry, D-25's fields;
+* ``frontier.json`` (``frontier/v2``): every frontier entry, D-25's fields;
 * ``info.json`` (``info/v1``): graph id, "now", counts, gate-spec hashes, schema index;
 * ``errors.json`` (``errors/v1``): the error catalog;
 * ``targets/index.json`` (``index/v1``): every target with its status;
@@ -60,12 +60,15 @@ def _schema_kinds() -> list[str]:
 
 
 def frontier_json(graph: Graph) -> dict[str, Any]:
-    """The ``frontier.json`` body: ``{schema, graph_id, as_of, nodes}`` (D-25).
+    """The ``frontier.json`` body: ``{schema, graph_id, as_of, nodes}`` (D-25), written as
+    ``frontier/v2``, whose schema requires every D-25 field and its amendments' (issue 18;
+    ``frontier/v1`` stays published and unedited, D-34). The committed ``claim_history``
+    is empty: the history is service state, overlaid at ``GET /frontier.json``.
 
     ``as_of`` is the record's "now" (ruling 2); ``nodes`` are :func:`derive.frontier`'s
     entries in the record's order.
     """
-    return {"schema": "frontier/v1", "graph_id": graph.policy.graph_id,
+    return {"schema": "frontier/v2", "graph_id": graph.policy.graph_id,
             "as_of": derive.now(graph), "nodes": derive.frontier(graph)}
 
 
