@@ -16,6 +16,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from network.gate import dormancy_gate
 from network.gate.actors import ValidRecords, actor_findings
 from network.gate.artifacts import (
     ANNEX_FILE_RE,
@@ -223,6 +224,8 @@ def run_steps_1_2(diff: Diff, base: Graph, submitter: str | None) -> Steps12:
             _check_proposal(diff, base, art, findings)
         if art.kind is Kind.ANNEX:
             findings.extend(annex_findings(diff, base, art))
+        if art.kind is Kind.DORMANCY and not big:  # D-33's K/N evidence (issue 18)
+            findings.extend(dormancy_gate.dormancy_findings(diff, base, art))
         if not (roles & art.plan.roles):
             findings.append(Diagnostic("role-not-permitted",
                                        f"{art.kind.value} needs {sorted(art.plan.roles)}",

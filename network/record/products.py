@@ -100,10 +100,29 @@ def index_json(graph: Graph) -> dict[str, Any]:
     v3.34: "Reads need nothing")."""
     from network.record import panel
 
+    front = derive.frontier(graph)  # one frontier per index, not per target
     return {"schema": "index/v1", "as_of": derive.now(graph),
             "targets": [{**derive.target_summary(graph, tid),
                          **panel.target_panel(graph, tid),
-                         **d28_target_facts(graph, tid)} for tid in graph.targets]}
+                         **d28_target_facts(graph, tid),
+                         **curator_facts(graph, tid, front)} for tid in graph.targets]}
+
+
+def curator_facts(graph: Graph, tid: str,
+                  frontier: list[dict[str, Any]] | None = None) -> dict[str, Any]:
+    """What a curator of the target reads from its index row (issue 18): ``dormancy``, the
+    D-33 series at the record's "now" (:func:`network.record.dormancy.dormancy_series`:
+    K, N, ready, ready_below_k, last_progress, days_since_progress, meets; None before any
+    merge), which a dormancy declaration must name; and ``missing_library``, the nodes
+    whose missing-library postmortems reach ``missing_library_threshold`` (D-13: surfaced
+    to the curator, nothing created). Additive to index/v1."""
+    from network.record import dormancy
+
+    now = derive.now(graph)
+    series = dormancy.dormancy_series(graph, tid, now[:10], frontier) if now else None
+    items = [{k: v for k, v in i.items() if k != "target"}
+             for i in dormancy.missing_library_items(graph, tid)]
+    return {"dormancy": series, "missing_library": items}
 
 
 def d28_target_facts(graph: Graph, tid: str) -> dict[str, Any]:
