@@ -188,3 +188,22 @@ def test_list_targets_carries_what_d28_lists(api: Api) -> None:
         pin = target.gate_spec.mathlib.rev if target.gate_spec.mathlib else None
         assert t["mathlib"] == pin
     assert reads.targets_index(api.app.state.svc) == body
+
+
+def test_postmortem_file_names_follow_the_recorded_reading_of_d13() -> None:
+    """D-13's `<timestamp>-<contributor>.yaml` is read as `<ts>-<pseudonym>-postmortem.yaml`
+    (docs/record.md's reading): the kind word is the one difference, the timestamp and
+    contributor parse as D-13's, and the bare spelling is refused by the path table."""
+    from network.record import layout
+    from network.record.loader import ATTEMPT_RE
+
+    doc = (Path(__file__).resolve().parents[1] / "docs" / "record.md").read_text("utf-8")
+    assert "## Reading: postmortem file names (D-13)" in doc
+    d = "targets/demo/nodes/root/attempts/"
+    found = layout.match(d + "20260101T000000Z-alice-postmortem.yaml")
+    assert found is not None and found[0].kind == "postmortem"
+    assert found[1]["ts"] == "20260101T000000Z" and found[1]["pseudonym"] == "alice"
+    assert layout.match(d + "20260101T000000Z-alice.yaml") is None
+    mt = ATTEMPT_RE.fullmatch("20260101T000000Z.0a1b2c3d-alice-postmortem.yaml")
+    assert mt is not None and (mt.group("ts"), mt.group("who")) == ("20260101T000000Z",
+                                                                     "alice")
