@@ -161,3 +161,16 @@ def test_the_index_and_me_carry_the_curator_items(tmp_path: Path) -> None:
     [item] = me._missing_library(g, {"curator": ["*"], "steward": []})
     assert (item["target"], item["node"], item["count"]) == (T, "root", 1)
     assert me._missing_library(g, {"curator": [], "steward": [T]}) == []
+
+
+def test_a_back_dated_or_future_declaration_is_refused(repo: tuple[GraphBuilder, str],
+                                                       tmp_path: Path) -> None:
+    """The attacks on the date the series is read at: dated before the last merge (it
+    would read the series before progress that has landed since), or after its own commit
+    (it would count days that have not passed)."""
+    b, base = repo
+    b.target_status(T, "dormant", "2026-01-15", starvation_series=_series(b, "2026-01-15"))
+    assert gate(b, base, "curator", tmp_path / "a") == (1, ["dormancy-date-out-of-range"])
+    b.remove(f"targets/{T}/status/2026-01-15-1.yaml")
+    b.target_status(T, "dormant", "2099-01-01", starvation_series=_series(b, "2099-01-01"))
+    assert gate(b, base, "curator", tmp_path / "b") == (1, ["dormancy-date-out-of-range"])

@@ -188,6 +188,15 @@ def test_bad_predicates_are_refused(text: str, code: str) -> None:
     assert exc.value.code == code
 
 
+def test_a_query_is_bounded() -> None:
+    many = ["attempts>=0"] * (frontier_query.MAX_PREDICATES + 1)
+    for where in (many, ["origin=" + "x" * frontier_query.MAX_TEXT]):
+        with pytest.raises(LemmataError) as exc:
+            frontier_query.predicates(None, where)
+        assert exc.value.code == "frontier-filter-malformed"
+    assert len(frontier_query.predicates(None, many[1:])) == frontier_query.MAX_PREDICATES
+
+
 def test_the_route_and_the_tool_take_the_same_query(api: Api) -> None:
     every = api.client.get("/frontier.json").json()["nodes"]
     assert len(every) >= 2

@@ -44,6 +44,10 @@ define("frontier-filter-unknown-field", None, 422,
 Op = Literal["=", "!=", "<", ">", "<=", ">="]
 _OPS: tuple[Op, ...] = ("!=", "<=", ">=", "=", "<", ">")
 _FIELD = re.compile(r"^[a-z_][a-z0-9_]*(\.[A-Za-z0-9_.:-]+)?$")
+#: At most this many predicates per query, each at most :data:`MAX_TEXT` characters (a
+#: query costs one pass per predicate over the frontier; distinct queries are cached).
+MAX_PREDICATES = 20
+MAX_TEXT = 200
 #: Object fields that are count histograms: an absent key counts 0 (D-13's failure_class).
 HISTOGRAMS = frozenset({"failure_classes"})
 
@@ -98,11 +102,18 @@ def predicates(filters: dict[str, str] | None, where: Iterable[str] | None) -> l
     """Equality ``filters`` (each ``k: v`` read as ``k=v``) and ``where`` texts, parsed.
 
     Raises:
-        LemmataError: as :func:`parse`.
+        LemmataError: as :func:`parse`; ``frontier-filter-malformed`` past
+            :data:`MAX_PREDICATES` predicates or :data:`MAX_TEXT` characters.
     """
-    out = [parse(f"{k}={v}") for k, v in (filters or {}).items()]
-    out.extend(parse(t) for t in where or ())
-    return out
+    texts = [f"{k}={v}" for k, v in (filters or {}).items()] + list(where or ())
+    if len(texts) > MAX_PREDICATES:
+        raise LemmataError("frontier-filter-malformed", f"{len(texts)} predicates: at most "
+                           f"{MAX_PREDICATES}", field="where")
+    for t in texts:
+        if len(t) > MAX_TEXT:
+            raise LemmataError("frontier-filter-malformed", f"a predicate of {len(t)} "
+                               f"characters: at most {MAX_TEXT}", field="where")
+    return [parse(t) for t in texts]
 
 
 

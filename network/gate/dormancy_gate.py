@@ -32,14 +32,20 @@ define("dormancy-evidence-insufficient", 2, 422,
        "and a progress artifact landed within N days.",
        "Wait until every ready node has K attempts or N days pass without progress "
        "(policy.json dormancy_k_attempts, dormancy_n_days).")
+define("dormancy-date-out-of-range", 2, 422,
+       "A dormancy declaration is dated before the last merge or after its own commit "
+       "(D-33: the series is the one at declaration).",
+       "Date the declaration today, after the last merge, and name the series as of it.")
 define("dormancy-reasoning-empty", 2, 422,
        "A dormancy declaration publishes no reasoning (D-33 (b)).",
        "Write the reasoning in the record's reasoning field.")
 
 
-def dormancy_findings(diff: Diff, base: Graph, art: Artifact) -> list[Diagnostic]:
+def dormancy_findings(diff: Diff, base: Graph, art: Artifact,
+                      head_date: str | None = None) -> list[Diagnostic]:
     """The D-33 findings on each dormancy declaration the pull request adds, judged on
-    ``base`` (records that do not parse are the schema check's, and are skipped here).
+    ``base`` (records that do not parse are the schema check's, and are skipped here);
+    ``head_date`` is the head commit's date, the latest a declaration may be dated.
 
     Returns:
         :class:`Diagnostic` list with the codes of
@@ -56,6 +62,6 @@ def dormancy_findings(diff: Diff, base: Graph, art: Artifact) -> list[Diagnostic
             continue
         for code, message in dormancy.evidence_findings(
                 base, art.target, rec.declaration, str(rec.date), rec.reasoning,
-                rec.starvation_series):
+                rec.starvation_series, not_after=head_date):
             out.append(Diagnostic(code, message, ch.path))
     return out

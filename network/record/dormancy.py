@@ -112,11 +112,16 @@ def _first_merge(graph: Graph, target: str) -> str | None:
 
 
 def evidence_findings(graph: Graph, target: str, declaration: str, date: str,
-                      reasoning: str, series: dict[str, Any] | None
-                      ) -> list[tuple[str, str]]:
+                      reasoning: str, series: dict[str, Any] | None,
+                      not_after: str | None = None) -> list[tuple[str, str]]:
     """D-33's mechanical rejection of a dormancy declaration, judged against ``graph``
     (the base the pull request merges into): ``(code, message)`` pairs, empty when the
     record stands. Only ``dormant`` declarations are judged.
+
+    The record's date must lie between ``graph``'s "now" (its last merge: a declaration
+    dated earlier would read the series before progress that has since landed) and
+    ``not_after`` (the gate's head commit date: one dated later would count days that
+    have not passed), else ``dormancy-date-out-of-range`` and nothing more is judged.
 
     Codes: ``dormancy-series-missing`` (no ``starvation_series``, or a field of
     :data:`SERIES_FIELDS` absent), ``dormancy-series-mismatch`` (a named value is not the
@@ -126,6 +131,13 @@ def evidence_findings(graph: Graph, target: str, declaration: str, date: str,
     """
     if declaration != "dormant":
         return []
+    now = derive.now(graph)
+    if now is not None and _day(date) < _day(now):
+        return [("dormancy-date-out-of-range", (f"dated {date[:10]}, before the last merge "
+                 f"{now[:10]}: the series must be read at declaration"))]
+    if not_after is not None and _day(date) > _day(not_after):
+        return [("dormancy-date-out-of-range", (f"dated {date[:10]}, after the pull "
+                 f"request's commit {not_after[:10]}"))]
     out: list[tuple[str, str]] = []
     if not reasoning.strip():
         out.append(("dormancy-reasoning-empty", ("a dormancy declaration publishes its "
