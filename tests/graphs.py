@@ -206,14 +206,20 @@ class GraphBuilder:
         return self.write_yaml(f"targets/{tid}/stewards/{pseudonym}.yaml", rec)
 
     def target_status(self, tid: str, declaration: str, date: str, n: int = 1,
-                      curator: str = "curator", *, signed: bool = True) -> str:
+                      curator: str = "curator", *, signed: bool = True,
+                      starvation_series: dict[str, Any] | None = None,
+                      reasoning: str | None = None) -> str:
         """``targets/<tid>/status/<date>-<n>.yaml``: active | dormant | known-result (D-33),
-        signed for the curator unless ``signed=False``."""
+        signed for the curator unless ``signed=False``; ``starvation_series`` the D-25
+        series the declaration names (the gate requires it of dormant, issue 18)."""
         day = date[:10]
         rec: dict[str, Any] = {
             "schema": "target-status/v1", "declaration": declaration, "curator": curator,
-            "date": date, "reasoning": f"declared {declaration}",
+            "date": date,
+            "reasoning": f"declared {declaration}" if reasoning is None else reasoning,
         }
+        if starvation_series is not None:
+            rec["starvation_series"] = starvation_series
         if signed:
             rec = self.signed(m.TargetStatusRecord, rec, curator)
         return self.write_yaml(f"targets/{tid}/status/{day}-{n}.yaml", rec)

@@ -45,11 +45,11 @@ def test_the_frontier_cache_stays_under_its_byte_cap(api: Api,
     one = next(iter(_cache(api).templates.values())).size
     monkeypatch.setattr(frontier_cache, "MAX_BYTES", 2 * one)
     for i in range(20):  # twenty filter variants at one version
-        assert api.client.get(f"/frontier.json?target=demo&v={i}").status_code == 200
+        assert api.client.get(f"/frontier.json?target=demo&where=attempts%3C{i + 1000}").status_code == 200
         assert api.client.get("/frontier.json").status_code == 200
     assert sum(t.size for t in _cache(api).templates.values()) <= 2 * one
     monkeypatch.setattr(frontier_cache, "MAX_BYTES", 1)  # below one body: keep the newest
-    assert api.client.get("/frontier.json?target=demo&v=last").status_code == 200
+    assert api.client.get("/frontier.json?target=demo&where=attempts%3C999").status_code == 200
     assert len(_cache(api).templates) == 1
 
 

@@ -297,16 +297,24 @@ def test_annex_refusals(env: Env, change: dict[str, Any], code: str) -> None:
 
 def test_approach_record(env: Env) -> None:
     tok = env.api.token("alice")["token"]
-    rec = {"title": "Sieve", "state": "abandoned", "cause": "parity barrier",
-           "nodes": ["root"]}
+    rec = {"route": "Sieve", "outcome": "abandoned-early", "detail": "parity barrier",
+           "model_and_tooling": {"method": "human"}, "nodes": ["root"]}
     r = env.post("/approaches", {"target_id": "demo", "record": rec}, tok)
     assert r.status_code == 201, r.text
-    assert r.json()["paths"] == [f"targets/demo/approaches/{TS}-alice.yaml"]
+    path = f"targets/demo/approaches/{TS}-alice.yaml"
+    assert r.json()["paths"] == [path]
     env.step2_ok(env.prs()[0].number, Kind.APPROACH)
+    written = yaml.safe_load(env.files(env.prs()[0].number)[path])
+    assert written["schema"] == "approach/v2"  # D-14's fields, issue 18
+    assert written["pinned_mathlib_sha"] == MATHLIB  # the target's pin, filled in
     _refused(env.post("/approaches", {"target_id": "demo", "record": rec},
                       env.api.token("bob")["token"]), "record-copy")
+    v1 = {"title": "Sieve", "state": "abandoned"}
     for bad, code in (({**rec, "nodes": ["ghost"]}, "dangling-reference"),
-                      ({**rec, "state": "great"}, "invalid-record"),
+                      ({**rec, "outcome": "great"}, "invalid-record"),
+                      (v1, "invalid-record"),
+                      ({**rec, "schema": "approach/v1"}, "unknown-schema"),
+                      ({**rec, "pinned_mathlib_sha": "not-a-sha"}, "invalid-record"),
                       ({**rec, "author": "mallory"}, "record-identity-mismatch"),
                       ({**rec, "target": "lonely"}, "record-identity-mismatch")):
         _refused(env.post("/approaches", {"target_id": "demo", "record": bad}, tok), code)

@@ -20,8 +20,9 @@ from network import signing
 from network.api.role_acts import sign_role_act
 from network.cli import main
 from network.errors import CATALOG, LemmataError
+from network.record import dormancy, trust
 from network.record import models as m
-from network.record import trust
+from network.record.loader import load_graph
 from network.record.validate import validate_graph
 from tests.graphs import (
     BUILDER_APPROVAL_KEY,
@@ -295,11 +296,15 @@ def test_ssh_signatures_by_the_listed_key_pass_and_others_are_unbound(
 
 def test_dormancy_dispute_and_steward_records_are_signed(repo: Any, tmp_path: Path) -> None:
     b, base = repo
-    b.target_status(T, "dormant", "2026-01-05", curator="curator", signed=False)
+    # D-33's evidence: N days without progress, the series named (issue 18)
+    series = {k: v for k, v in dormancy.dormancy_series(
+        load_graph(b.root), T, "2026-04-05").items() if k != "meets"}
+    b.target_status(T, "dormant", "2026-04-05", curator="curator", signed=False,
+                    starvation_series=series)
     assert gate(b, base, "curator", tmp_path / "a") == (1, ["role-act-unsigned"])
-    b.target_status(T, "dormant", "2026-01-05", curator="curator")
+    b.target_status(T, "dormant", "2026-04-05", curator="curator", starvation_series=series)
     assert gate(b, base, "curator", tmp_path / "b") == (0, [])
-    b.remove(f"targets/{T}/status/2026-01-05-1.yaml")
+    b.remove(f"targets/{T}/status/2026-04-05-1.yaml")
     p = b.steward(T, "sam")
     _resign(b, p, m.Steward, BUILDER_APPROVAL_KEY, "approval", BUILDER_APPROVAL_KEY_ID,
             "alice")  # neither sam nor a curator

@@ -29,7 +29,9 @@ from network.api.forge import LocalForge
 from network.gate.queue import process_queue
 from network.gate.run import run_gate
 from network.gate.sandbox import Sandbox
+from network.record import dormancy
 from network.record import models as m
+from network.record.loader import load_graph
 from network.record.validate import validate_graph
 from tests.graphs import BUILDER_GATE_KEY, BUILDER_GATE_KEY_ID, GraphBuilder, sha256_hex
 
@@ -65,6 +67,7 @@ class Model:
         self.glosses: dict[str, list[str]] = {"alice": [first]}
         self.defects: list[str] = []
         self.n = 0
+        self.forge: Any = None  # the forge whose main a declaration's series is read on
 
     def change(self, kind: str, node: str, who: str, words: str,
                route_class: str) -> tuple[str, dict[str, bytes]]:
@@ -122,10 +125,14 @@ class Model:
                 "schema": "dispute/v1", "defect": defect, "curator": "curator",
                 "date": date, "reason": words}, "curator")
             return "curator", {f"{ND}/{dnode}/disputes/{ts}-curator.yaml": _yaml(rec)}
-        if kind == "dormancy":  # a curator's declaration: signed
+        if kind == "dormancy":  # a curator's declaration: signed, with D-33's evidence
+            date = f"2026-06-{self.n:02d}"  # N days after the last progress (issue 18)
+            series = {k: v for k, v in dormancy.dormancy_series(
+                load_graph(self.forge.path, self.forge.main_sha()), T, date).items()
+                if k != "meets"}
             rec = self.signer.signed(m.TargetStatusRecord, {
                 "schema": "target-status/v1", "declaration": "dormant", "curator": "curator",
-                "date": date, "reasoning": words}, "curator")
+                "date": date, "reasoning": words, "starvation_series": series}, "curator")
             return "curator", {f"targets/{T}/status/{date}-1.yaml": _yaml(rec)}
         if kind == "steward":  # a curator files a steward's own signed commitment
             name = f"sam{self.n}"
@@ -202,6 +209,7 @@ def test_no_merged_change_breaks_a_later_gate_run(changes: list[Any]) -> None:
         work = Path(tmp)
         forge, seed = _forge(work)
         model = Model(seed)
+        model.forge = forge
         for i, change in enumerate(changes):
             who, files = model.change(*change)
             main = forge.main_sha()

@@ -41,7 +41,7 @@ def test_write_then_check(b: GraphBuilder) -> None:
     assert set(PRODUCTS) <= set(written)
     assert p.check_products(load_graph(b.root), b.root) == []
     front = json.loads(b.read("frontier.json"))
-    assert front["schema"] == "frontier/v1" and front["as_of"] == "2026-01-03T00:00:00Z"
+    assert front["schema"] == "frontier/v2" and front["as_of"] == "2026-01-03T00:00:00Z"
     assert [e["node"] for e in front["nodes"]] == ["root", "root--h2"]
     graph = json.loads(b.read("targets/demo/graph.json"))
     assert [n["status"] for n in graph["nodes"]] == ["open", "proved", "blocked"]

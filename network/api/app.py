@@ -401,10 +401,12 @@ def _install_routes(app: FastAPI, svc: Service) -> None:
     @app.get("/frontier.json", openapi_extra=none)
     @marks(reads.frontier)
     def frontier(request: Request) -> Response:
-        """The committed frontier with the live claim registry overlaid; query parameters
-        filter entries by field (no ranking)."""
-        filters = {k: v for k, v in request.query_params.items()}
-        out = frontier_cache.render(svc, filters or None)  # reads.frontier, cached
+        """The committed frontier with the live claim registry and the claim history
+        overlaid; query parameters filter entries: `field=value`, and repeated
+        `where=<field><op><value>` predicates over any field (no ranking)."""
+        filters = {k: v for k, v in request.query_params.items() if k != "where"}
+        where = tuple(request.query_params.getlist("where"))
+        out = frontier_cache.render(svc, filters or None, where)  # reads.frontier, cached
         return _cached_read(request, svc, out.body, out.etag, out.snapshot)
 
     @app.get("/ledger.json", openapi_extra=none)

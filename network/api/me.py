@@ -121,13 +121,28 @@ def _motions(graph: Graph, pseudonym: str) -> list[dict[str, Any]] | None:
     return list(panel.open_motions(graph, pseudonym))
 
 
+def _missing_library(graph: Graph, roles: dict[str, list[str]]) -> list[dict[str, Any]]:
+    """D-13's curator items on the person's curator targets: each node whose
+    missing-library postmortems reach ``missing_library_threshold`` (issue 18), as
+    ``{target, node, count, threshold, what}``."""
+    from network.record import dormancy
+
+    mine = set(graph.targets) if "*" in roles["curator"] else set(roles["curator"])
+    return [{"target": i["target"], "node": i["node"], "count": i["count"],
+             "threshold": i["threshold"],
+             "what": f"{i['count']} missing-library postmortems (threshold {i['threshold']}):"
+                     " propose the missing lemma as a node (D-13, D-29)"}
+            for i in dormancy.missing_library_items(graph) if i["target"] in mine]
+
+
 def me(svc: Service, person: Person) -> dict[str, Any]:
     """``GET /me`` (a person route, no tool): the signed-in person's pseudonym, login,
     roles and what waits for them.
 
     Returns:
         ``{pseudonym, login, roles: {curator, steward}, waiting: {literature,
-        held_proofs, review_questions, motions}, unavailable: [...]}``; each waiting item
+        held_proofs, review_questions, motions, missing_library}, unavailable: [...]}``
+        (``missing_library``: a curator's D-13 items, issue 18); each waiting item
         is ``{target, node?, path?, submission_id?, pull_request?, what, since}``;
         ``unavailable`` names a list this service cannot derive yet (``motions`` without
         the panel module).
@@ -147,6 +162,7 @@ def me(svc: Service, person: Person) -> dict[str, Any]:
             "held_proofs": _held_proofs(svc, graph, targets, who.pseudonym),
             "review_questions": _review_questions(graph, targets),
             "motions": motions or [],
+            "missing_library": _missing_library(graph, roles),
         },
         "unavailable": [] if motions is not None else ["motions"],
     }

@@ -9,12 +9,13 @@ from __future__ import annotations
 
 import importlib
 import re
+from collections.abc import Iterable
 from typing import Any
 
 from sqlalchemy import select
 
 from network import ids
-from network.api import claims, db
+from network.api import claim_history, claims, db, frontier_query
 from network.api.graphs import Snapshot
 from network.api.service import Service, iso
 from network.errors import LemmataError, catalog_json
@@ -171,8 +172,9 @@ def error_codes(svc: Service, prefix: str | None = None) -> dict[str, Any]:
 
 def targets_index(svc: Service) -> dict[str, Any]:
     """``GET /targets/index.json`` (list_targets): the committed product when present,
-    else each target's id, title, class, root statement hash, fidelity grade and pinned
-    Mathlib commit from the record.
+    else the same product derived from the record (``products.index_json``): each target's
+    id, root statement hash, fidelity grade, status (D-33 set) and pinned Mathlib commit
+    (D-28), with the rest of the target summary.
 
     Raises:
         LemmataError: ``graph-unavailable``.
@@ -181,16 +183,9 @@ def targets_index(svc: Service) -> dict[str, Any]:
     body = _product(graph, "targets/index.json")
     if isinstance(body, dict):
         return body
-    rows = []
-    for tid, t in sorted(graph.targets.items()):
-        root = t.nodes.get(ids.ROOT)
-        rows.append({
-            "id": tid, "title": t.record.title, "class": t.record.target_class,
-            "root_statement_hash": root.meta.statement_hash if root else None,
-            "fidelity": t.record.fidelity.grade,
-            "mathlib": t.gate_spec.mathlib.rev if t.gate_spec.mathlib else None,
-        })
-    return {"schema": "targets-index/v1", "targets": rows}
+    from network.record import products
+
+    return products.index_json(graph)
 
 
 def target_view(svc: Service, target: str) -> dict[str, Any]:
@@ -410,20 +405,6 @@ def _entries(product: Any) -> list[dict[str, Any]]:
     return []
 
 
-def _matches(entry: dict[str, Any], filters: dict[str, str]) -> bool:
-    for key, want in filters.items():
-        have = entry.get(key)
-        if isinstance(have, list):
-            if want not in [str(v) for v in have]:
-                return False
-        elif isinstance(have, bool):
-            if str(have).lower() != want.lower():
-                return False
-        elif str(have) != want:
-            return False
-    return True
-
-
 def frontier_product(svc: Service, snap: Snapshot | None = None) -> Any:
     """The committed ``frontier.json`` of a snapshot, parsed once per snapshot and cached
     (never re-parsed per request); a graph with no committed product gets what
@@ -445,15 +426,26 @@ def frontier_product(svc: Service, snap: Snapshot | None = None) -> Any:
 
 
 def frontier_overlay(product: Any, live: dict[tuple[str, str], list[dict[str, Any]]],
-                     filters: dict[str, str] | None = None) -> dict[str, Any]:
+                     filters: dict[str, str] | None = None,
+                     history: dict[tuple[str, str], list[dict[str, Any]]] | None = None,
+                     where: Iterable[str] | None = None) -> dict[str, Any]:
     """The frontier body without its ``live_claims_as_of``: ``product`` (left untouched)
     with ``live`` (:func:`claims.registry`'s answer) overlaid on each entry and
     ``filters`` applied (ruling 13, D-35). Each entry gains ``live_claims`` (its holders
     oldest first: pseudonym, claimed_at, expires_at), ``claim_holders`` (how many hold it;
     claims are advisory, so any number may, ruling 14) and ``claimed_since`` (the oldest
     live claim's ``claimed_at``, or None), and its ``claim_status`` becomes ``claimed`` or
-    ``unclaimed``. Service state only: the committed product stays the record's. Pure:
-    the same arguments give an equal body."""
+    ``unclaimed``. ``history`` (:func:`network.api.claim_history.history`) becomes each
+    entry's ``claim_history`` (newest first-capped, with ``claim_history_total``), overlaid
+    the same way (issue 18). ``filters`` and ``where`` are the frontier's query form
+    (:mod:`network.api.frontier_query`), applied after the overlay so every field,
+    overlaid ones included, can be asked. Service state only: the committed product stays
+    the record's. Pure: the same arguments give an equal body.
+
+    Raises:
+        LemmataError: ``frontier-filter-malformed``, ``frontier-filter-unknown-field``.
+    """
+    preds = frontier_query.predicates(filters, where)
     entries = _entries(product)
     overlaid: dict[int, dict[str, Any]] = {}
     for entry in entries:
@@ -463,25 +455,33 @@ def frontier_overlay(product: Any, live: dict[tuple[str, str], list[dict[str, An
                                "claimed_since": min((h["claimed_at"] for h in held),
                                                     default=None),
                                "claim_status": "claimed" if held else "unclaimed"}
+        if history is not None:
+            overlaid[id(entry)] = claim_history.overlay_entry(overlaid[id(entry)],
+                                                              history.get(key, []))
     body: dict[str, Any] = dict(product) if isinstance(product, dict) else {"nodes": product}
     for list_key in ("nodes", "frontier", "entries", "ready"):
         if isinstance(body.get(list_key), list):
             items = [overlaid.get(id(e), e) for e in body[list_key]]
-            if filters:
-                items = [e for e in items if isinstance(e, dict) and _matches(e, filters)]
+            if preds:
+                items = [e for e in items if isinstance(e, dict)
+                         and frontier_query.keep(e, preds)]
             body[list_key] = items
             break
     return body
 
 
-def frontier(svc: Service, filters: dict[str, str] | None = None) -> dict[str, Any]:
+def frontier(svc: Service, filters: dict[str, str] | None = None,
+             where: list[str] | None = None) -> dict[str, Any]:
     """``GET /frontier.json`` (list_frontier): the committed ``frontier.json`` with the
     live claim registry overlaid (ruling 13, D-35): each entry's ``claim_status`` becomes
     ``claimed`` or ``unclaimed`` and it gains ``live_claims`` (pseudonym, claimed_at and
     expires_at only), ``claim_holders`` and ``claimed_since`` (:func:`frontier_overlay`).
     A graph with no committed product is answered with what
-    ``network.record.products.frontier_json`` derives from the same snapshot. ``filters``
-    keeps the entries whose top-level field equals the value (a list field: contains it);
+    ``network.record.products.frontier_json`` derives from the same snapshot. Each entry's
+    ``claim_history`` is the claims table's history (:mod:`network.api.claim_history`).
+    ``filters`` (``field: value``, read as ``field=value``) and ``where``
+    (``field<op>value`` texts) keep the entries every predicate holds of
+    (:mod:`network.api.frontier_query`: any field, dotted paths, ``= != < > <= >=``);
     nothing is ranked. ``live_claims_as_of`` is the instant read (ISO 8601 UTC).
 
     This is the reference the HTTP route's cache (network/api/frontier_cache.py) must
@@ -489,11 +489,13 @@ def frontier(svc: Service, filters: dict[str, str] | None = None) -> dict[str, A
 
     Raises:
         LemmataError: ``product-missing`` when the graph has no committed frontier.json
-            and none can be derived; ``malformed-json``; ``graph-unavailable``.
+            and none can be derived; ``malformed-json``; ``graph-unavailable``;
+            ``frontier-filter-malformed``; ``frontier-filter-unknown-field``.
     """
     product = frontier_product(svc)
     now = svc.now()
-    body = frontier_overlay(product, claims.registry(svc, now), filters)
+    body = frontier_overlay(product, claims.registry(svc, now), filters,
+                            claim_history.history(svc, now), where)
     body["live_claims_as_of"] = iso(now)
     return body
 

@@ -601,11 +601,16 @@ def submit_approach_record(svc: Service, caller: Caller, *, target: str,
 
     Args:
         target: the target the strategy is about.
-        record: the ``approach/v1`` fields (title, state, cause?, nodes?, references?,
-            detail?); ``target``, ``author`` and ``date`` are filled in.
+        record: the ``approach/v2`` fields D-14 names (route, outcome in D-13's
+            vocabulary, model_and_tooling {method, models, framework}, and optionally
+            pinned_mathlib_sha, nodes, references, detail); ``target``, ``author`` and
+            ``date`` are filled in, and ``pinned_mathlib_sha`` with the target's
+            gate-spec pin when omitted (issue 18: the route writes approach/v2, readers
+            still take v1). A v1 body (title, state) is refused ``invalid-record``.
 
     Raises:
-        LemmataError: the write guard's codes; ``target-not-found``; ``invalid-record``;
+        LemmataError: the write guard's codes; ``target-not-found``; ``invalid-record``
+            (also a target whose gate-spec pins no Mathlib while the record names none);
             ``record-identity-mismatch``; ``dangling-reference`` (a named node is absent);
             step-2 codes; ``record-copy``; ``forge-not-configured``.
     """
@@ -620,7 +625,14 @@ def submit_approach_record(svc: Service, caller: Caller, *, target: str,
     rec["target"] = target
     same_identity(rec, "author", who, path)
     rec["date"] = iso(svc.now())
-    rec = validate_record(m.Approach, rec, path)
+    if rec.get("pinned_mathlib_sha") is None:
+        pin = t.gate_spec.mathlib.rev if t.gate_spec.mathlib else None
+        if pin is None:
+            raise LemmataError("invalid-record", f"{target}'s gate-spec pins no Mathlib: "
+                               "name pinned_mathlib_sha", path=path,
+                               field="pinned_mathlib_sha")
+        rec["pinned_mathlib_sha"] = pin
+    rec = validate_record(m.ApproachV2, rec, path)
     for nid in rec.get("nodes", []):
         if nid not in t.nodes:
             raise LemmataError("dangling-reference", f"no node {nid!r} in {target}", path=path,
@@ -629,8 +641,8 @@ def submit_approach_record(svc: Service, caller: Caller, *, target: str,
     refuse_findings(gate_findings(graph, files, who.pseudonym, Kind.APPROACH))
     key = IndexKey(target, "", Kind.APPROACH.value, None, normalized_record_sha256(rec))
     opened = open_record_pr(
-        svc, who, key=key, files=files, title=f"approach: {target}: {rec['title'][:80]}",
-        body=pr_body(f"A D-14 approach record on {target}: {rec['title']}.", who,
+        svc, who, key=key, files=files, title=f"approach: {target}: {rec['route'][:80]}",
+        body=pr_body(f"A D-14 approach record on {target}: {rec['route']}.", who,
                      "Record-only kind: step 2 alone (ruling 6)"),
         conflicts=[copy_refusal(key, "this approach record")])
     return receipt(opened, kind="approach", target=target, node=None, next_step=_NEXT_GATE)

@@ -115,7 +115,8 @@ TOOLS: tuple[Op, ...] = (
        "The Developer Certificate of Origin and its version: pass `version` as `dco` to "
        "get_token, your sign-off on what you submit (D-23)."),
     Op("list_targets", "GET", "/targets/index.json", reads.targets_index, "none", False, (),
-       "Every target: id, root statement hash, fidelity grade, class and pinned Mathlib."),
+       "Every target: id, root statement hash, fidelity grade, status (D-33), pinned "
+       "Mathlib commit (D-28), panel and counts."),
     Op("get_target", "GET", "/targets/{target_id}", reads.target_view, "none", False, (_T,),
        "A target's record, graph structure and statuses, approach records and defs/ index."),
     Op("get_defs", "GET", "/targets/{target_id}/defs", reads.defs_view, "none", False, (_T,),
@@ -131,9 +132,11 @@ TOOLS: tuple[Op, ...] = (
        "omitted), marked untrusted. Read the attempts, then claim_node."),
     Op("list_frontier", "GET", "/frontier.json", reads.frontier, "none", False,
        (Param("filters", "filters", dict[str, str | bool | int | float] | None, False,
-              convert=lambda f: filter_text(f)),),
-       "The frontier with live claims overlaid; `filters` keeps entries whose field equals "
-       "the value (booleans as booleans). Nothing is ranked (D-25)."),
+              convert=lambda f: filter_text(f)),
+        Param("where", "where", list[str] | None, False)),
+       "The frontier, live claims and claim history overlaid. `filters`: field equals "
+       "value; `where`: predicates on any field, op = != < > <= >=, e.g. "
+       "`failure_classes.missing-library=0`, `attempts<3`. Nothing is ranked."),
     Op("list_sufficient_sets", "GET", "/targets/{target_id}/sufficient-sets.json",
        reads.sufficient_sets_view, "none", False, (_T,),
        "A target's routes with their facts, its sufficient sets (statements whose proofs "
@@ -240,9 +243,9 @@ TOOLS: tuple[Op, ...] = (
        "earns nothing. A skeleton derived from it cites `-- annex: <sha256>`."),
     Op("submit_approach_record", "POST", "/approaches", records.submit_approach_record,
        "bearer", True, (_T, Param("record", "record", dict[str, Any])),
-       "Record a strategy that never reached a statement (D-14): `record` holds title, "
-       "state (proposed, abandoned, refuted), cause, nodes, references, detail. It earns "
-       "nothing."),
+       "Record a strategy that never reached a statement (D-14, approach/v2): `record` "
+       "holds route, outcome (D-13's), model_and_tooling {method, models, framework}, "
+       "nodes?, references?, detail?. It earns nothing."),
     Op("propose_witness", "POST", "/proposals/witness", records.propose_witness, "bearer", True,
        (_T, _N, Param("witness", "witness", str),
         Param("attestation", "attestation", str | None, False)),
@@ -253,10 +256,13 @@ TOOLS: tuple[Op, ...] = (
         Param("declaration", "declaration", str),
         Param("relation", "relation", str | None, False),
         Param("relation_proof", "relation_proof", str | None, False),
+        Param("of", "of", str | None, False),
+        Param("pertinence", "pertinence", str | None, False),
         Param("attestation", "attestation", str | None, False)),
        "Propose a labelled variant of the root as a new node (D-30): relation resolves, "
        "partial, related (default) or refutes; all but related need relation_proof. node_id"
-       " names the new node, declaration its theorem."),
+       " names the new node, declaration its theorem, `of` what it varies (root), "
+       "`pertinence` why a related one matters."),
     Op("propose_speculative_node", "POST", "/proposals/speculative",
        records.propose_speculative_node, "bearer", True,
        (_T, _N, Param("stmt", "statement", str), Param("witness", "witness", str),

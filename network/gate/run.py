@@ -1434,7 +1434,7 @@ def run_gate(
     try:
         ctx = _Ctx(r, diff, base_graph, head_date, submitter, mode, toolchain, sandbox,
                    review, precheck_raw, wd, recorded_step0, base_sha)
-        s12 = run_steps_1_2(diff, base_graph, submitter)
+        s12 = run_steps_1_2(diff, base_graph, submitter, head_date)
         arts = s12.artifacts
         s1 = list(s12.step1.diagnostics)
         s2 = list(s12.step2.diagnostics)

@@ -16,6 +16,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from network.gate import dormancy_gate
 from network.gate.actors import ValidRecords, actor_findings
 from network.gate.artifacts import (
     ANNEX_FILE_RE,
@@ -203,13 +204,16 @@ def _annexes_on_node(diff: Diff, base: Graph, target: str, node: str) -> set[str
     return out
 
 
-def run_steps_1_2(diff: Diff, base: Graph, submitter: str | None) -> Steps12:
+def run_steps_1_2(diff: Diff, base: Graph, submitter: str | None,
+                  head_date: str | None = None) -> Steps12:
     """Classify a pull request and judge steps 1 and 2 (D-4).
 
     Args:
         diff: the pull request's changes.
         base: the graph at ``diff.base``.
         submitter: the pseudonym the pull request is credited to, or None when unknown.
+        head_date: the head commit's date (ISO), when known: the latest date a dormancy
+            declaration may carry (D-33, issue 18).
 
     Returns:
         :class:`Steps12`; each step's result carries every finding, step 2 failing when
@@ -224,6 +228,8 @@ def run_steps_1_2(diff: Diff, base: Graph, submitter: str | None) -> Steps12:
             _check_proposal(diff, base, art, findings)
         if art.kind is Kind.ANNEX:
             findings.extend(annex_findings(diff, base, art))
+        if art.kind is Kind.DORMANCY and not big:  # D-33's K/N evidence (issue 18)
+            findings.extend(dormancy_gate.dormancy_findings(diff, base, art, head_date))
         if not (roles & art.plan.roles):
             findings.append(Diagnostic("role-not-permitted",
                                        f"{art.kind.value} needs {sorted(art.plan.roles)}",

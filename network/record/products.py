@@ -3,7 +3,7 @@
 Products are derived from the record by :mod:`network.record.derive`, regenerated on every
 merge and never hand-edited (D-25, D-28, ruling 2):
 
-* ``frontier.json`` (``frontier/v1``): every frontier entry, D-25's fields;
+* ``frontier.json`` (``frontier/v2``): every frontier entry, D-25's fields;
 * ``info.json`` (``info/v1``): graph id, "now", counts, gate-spec hashes, schema index;
 * ``errors.json`` (``errors/v1``): the error catalog;
 * ``targets/index.json`` (``index/v1``): every target with its status;
@@ -60,12 +60,15 @@ def _schema_kinds() -> list[str]:
 
 
 def frontier_json(graph: Graph) -> dict[str, Any]:
-    """The ``frontier.json`` body: ``{schema, graph_id, as_of, nodes}`` (D-25).
+    """The ``frontier.json`` body: ``{schema, graph_id, as_of, nodes}`` (D-25), written as
+    ``frontier/v2``, whose schema requires every D-25 field and its amendments' (issue 18;
+    ``frontier/v1`` stays published and unedited, D-34). The committed ``claim_history``
+    is empty: the history is service state, overlaid at ``GET /frontier.json``.
 
     ``as_of`` is the record's "now" (ruling 2); ``nodes`` are :func:`derive.frontier`'s
     entries in the record's order.
     """
-    return {"schema": "frontier/v1", "graph_id": graph.policy.graph_id,
+    return {"schema": "frontier/v2", "graph_id": graph.policy.graph_id,
             "as_of": derive.now(graph), "nodes": derive.frontier(graph)}
 
 
@@ -97,9 +100,42 @@ def index_json(graph: Graph) -> dict[str, Any]:
     v3.34: "Reads need nothing")."""
     from network.record import panel
 
+    front = derive.frontier(graph)  # one frontier per index, not per target
     return {"schema": "index/v1", "as_of": derive.now(graph),
             "targets": [{**derive.target_summary(graph, tid),
-                         **panel.target_panel(graph, tid)} for tid in graph.targets]}
+                         **panel.target_panel(graph, tid),
+                         **d28_target_facts(graph, tid),
+                         **curator_facts(graph, tid, front)} for tid in graph.targets]}
+
+
+def curator_facts(graph: Graph, tid: str,
+                  frontier: list[dict[str, Any]] | None = None) -> dict[str, Any]:
+    """What a curator of the target reads from its index row (issue 18): ``dormancy``, the
+    D-33 series at the record's "now" (:func:`network.record.dormancy.dormancy_series`:
+    K, N, ready, ready_below_k, last_progress, days_since_progress, meets; None before any
+    merge), which a dormancy declaration must name; and ``missing_library``, the nodes
+    whose missing-library postmortems reach ``missing_library_threshold`` (D-13: surfaced
+    to the curator, nothing created). Additive to index/v1."""
+    from network.record import dormancy
+
+    now = derive.now(graph)
+    series = dormancy.dormancy_series(graph, tid, now[:10], frontier) if now else None
+    items = [{k: v for k, v in i.items() if k != "target"}
+             for i in dormancy.missing_library_items(graph, tid)]
+    return {"dormancy": series, "missing_library": items}
+
+
+def d28_target_facts(graph: Graph, tid: str) -> dict[str, Any]:
+    """What D-28's list_targets row names beyond the summary: ``root_statement_hash`` (the
+    root's META statement hash, None without a root) and ``mathlib`` (the pinned Mathlib
+    commit of the target's gate-spec.json, None when it pins none). Additive to index/v1,
+    whose rows allow further properties (issue 18, tool/route drift)."""
+    from network import ids
+
+    t = graph.targets[tid]
+    root = t.nodes.get(ids.ROOT)
+    return {"root_statement_hash": root.meta.statement_hash if root else None,
+            "mathlib": t.gate_spec.mathlib.rev if t.gate_spec.mathlib else None}
 
 
 def products(graph: Graph) -> dict[str, bytes]:

@@ -5,7 +5,7 @@ Every record file names its schema in a ``schema`` field (``meta/v1``); the sche
 from the pydantic models of :mod:`network.record.models` and then frozen: D-34 says a schema
 bump is a new version, never an edit, so :func:`check` reports every committed file that no
 longer equals what its model generates, and :func:`write` refuses to change a published
-file. The product schemas (``frontier/v1``, ``graph/v1``, ``index/v1``, ``info/v1``,
+file. The product schemas (``frontier/v1``, ``frontier/v2``, ``graph/v1``, ``index/v1``, ``info/v1``,
 ``errors/v1``) are written by hand in :data:`PRODUCT_SCHEMAS`, because products are derived
 by code rather than parsed into a model.
 
@@ -172,6 +172,91 @@ PRODUCT_SCHEMAS: dict[str, dict[str, Any]] = {
             },
         },
     ),
+    "frontier/v2": {
+        "$schema": DRAFT,
+        "$id": schema_id("frontier/v2"),
+        "title": "frontier/v2",
+        "description": "frontier.json: every frontier entry with every D-25 observed fact "
+                       "and its amendments' fields required (product; issue 18, D-34).",
+        "type": "object",
+        "required": ["schema", "graph_id", "as_of", "nodes"],
+        "properties": {
+            "schema": {"const": "frontier/v2"},
+            "graph_id": _TARGET_ID,
+            "as_of": _NULLABLE_DATE,
+            "live_claims_as_of": _NULLABLE_DATE,
+            "nodes": {"type": "array", "items": {"$ref": "#/$defs/entry"}},
+        },
+        "additionalProperties": False,
+        "$defs": {
+            "claim": {
+                "type": "object",
+                "required": ["pseudonym", "claimed_at", "expires_at"],
+                "properties": {
+                    "pseudonym": {"type": "string", "maxLength": 64},
+                    "claimed_at": _NULLABLE_DATE, "expires_at": _NULLABLE_DATE,
+                    "ended_at": _NULLABLE_DATE,
+                    "ended": {"enum": ["live", "released", "expired"]},
+                },
+                "additionalProperties": False,
+            },
+            "entry": {
+                "type": "object",
+                "required": [
+                    # D-25: target and relation label; dependency and library tags; origin;
+                    # attempt count; refuted route_classes and the failure_class histogram
+                    # (D-13); age since entering ready; claim status and claim history;
+                    # annex presence (D-31); bounty flag; literature status (v3.35)
+                    "target", "node", "status", "relation", "deps", "library_tags",
+                    "origin", "attempts", "refuted_route_classes", "failure_classes",
+                    "ready_since", "claim_status", "claim_history", "annex", "bounty",
+                    "literature",
+                    # amendments: claimable (D-25 v3.15), shelved (v3.47), dormant (D-33),
+                    # speculative (D-14), closable (v3.42), question (v3.17), label, claim
+                    # and label_source (v3.44)
+                    "claimable", "claimable_reason", "shelved", "dormant", "speculative",
+                    "closable", "question", "label", "claim", "label_source",
+                ],
+                "properties": {
+                    "target": _TARGET_ID,
+                    "node": _NODE_ID,
+                    "status": _STATUS,
+                    "relation": {"enum": ["resolves", "partial", "related", "refutes", None]},
+                    "deps": {"type": "array", "items": _NODE_ID},
+                    "library_tags": {"type": "array", "items": {"type": "string"}},
+                    "origin": {"enum": ["authored", "compiler-derived", "variant",
+                                        "skeleton-hole"]},
+                    "attempts": {"type": "integer", "minimum": 0},
+                    "refuted_route_classes": {"type": "array", "items": {"type": "string"}},
+                    "failure_classes": {"type": "object",
+                                        "additionalProperties": {"type": "integer",
+                                                                 "minimum": 0}},
+                    "ready_since": _NULLABLE_DATE,
+                    "claim_status": {"enum": ["claimed", "unclaimed", None]},
+                    "claim_history": {"type": "array", "items": {"$ref": "#/$defs/claim"}},
+                    "annex": {"type": "boolean"},
+                    "bounty": {"type": "boolean"},
+                    "literature": {"type": ["object", "null"]},
+                    "claimable": {"type": "boolean"},
+                    "claimable_reason": {"type": ["string", "null"]},
+                    "shelved": {"type": "boolean"},
+                    "dormant": {"type": "boolean"},
+                    "speculative": {"type": "boolean"},
+                    "closable": {"type": "boolean"},
+                    "question": {"type": "boolean"},
+                    "label": {"type": ["string", "null"]},
+                    "claim": {"type": ["string", "null"]},
+                    "label_source": {"enum": ["gloss", "hole", "target", "id", None]},
+                    # the service's overlay (D-35, ruling 13): never in the committed file
+                    "live_claims": {"type": "array", "items": {"$ref": "#/$defs/claim"}},
+                    "claim_holders": {"type": "integer", "minimum": 0},
+                    "claim_history_total": {"type": "integer", "minimum": 0},
+                    "claimed_since": _NULLABLE_DATE,
+                },
+                "additionalProperties": False,
+            },
+        },
+    },
     "graph/v1": _product(
         "graph/v1",
         "targets/<id>/graph.json: a target's nodes, edges, routes, closures and labels "
