@@ -25,7 +25,6 @@ D28 = json.loads((SPEC / "d28_tools.json").read_text(encoding="utf-8"))
 D35 = json.loads((SPEC / "d35_routes.json").read_text(encoding="utf-8"))
 
 _REVIEW = "D-9 v3.39's formalization review is not built (no review routes, records or tools)"
-_DISPLAY = "D-3 v3.37's display name: no POST /me/name route and no set_display_name tool"
 
 #: Spec items not built, and why. ``("tool", name)``, ``("route", method, path)``,
 #: ``("arg", tool, argument)``, ``("tool-route", tool)`` (the tool exists, its plain path
@@ -39,10 +38,6 @@ KNOWN_GAPS: dict[tuple[str, ...], str] = {
     ("route", "POST", "/reviews/{review_id}/candidates"): _REVIEW,
     ("route", "POST", "/reviews/{review_id}/answers"): _REVIEW,
     ("route", "POST", "/reviews/{review_id}/signatures"): _REVIEW,
-    ("tool", "set_display_name"): _DISPLAY,
-    ("route", "POST", "/me/name"): _DISPLAY,
-    ("route", "POST", "/stewards"): "D-35 v3.33's steward route is being built on the "
-                                    "stewards branch (issue 13)",
     ("arg", "list_sufficient_sets", "cut"): "D-28 v3.40's `cut: any` (coarser cuts) is not "
                                             "served: only the finest cut is enumerated",
 }

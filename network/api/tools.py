@@ -102,8 +102,8 @@ _N = Param("node_id", "node", str)
 
 TOOLS: tuple[Op, ...] = (
     Op("server_info", "GET", "/info.json", reads.info, "none", False, (),
-       "Protocol version, gate-spec hashes, schema index and the service's published limits"
-       " (claim TTLs, token lapse, rate limits, DCO version). Call it first."),
+       "Protocol version, gate-spec hashes, schema index and the service's limits (claim TTLs, "
+       "rates, DCO version). Call it first."),
     Op("list_routes", "GET", "/", reads.route_index, "none", False, (),
        "Every plain HTTP route with its method, auth, purpose and the tool that mirrors it:"
        " nothing here is MCP-only (D-28)."),
@@ -127,29 +127,26 @@ TOOLS: tuple[Op, ...] = (
        "precheck policy the gate pins for this target."),
     Op("get_node", "GET", "/targets/{target_id}/nodes/{node_id}", reads.node_bundle, "none",
        False, (_T, _N, Param("include", "include", list[str] | None, False)),
-       "A node's context bundle: Lean files, META, attempt log with postmortems, derived "
-       "state, claims, open submissions and the prose sections `include` names (all when "
-       "omitted), marked untrusted. Read the attempts, then claim_node."),
+       "A node's bundle: Lean files, META, attempts with postmortems, derived state, claims, "
+       "open submissions and the prose sections `include` names (default all), marked untrusted."),
     Op("list_frontier", "GET", "/frontier.json", reads.frontier, "none", False,
        (Param("filters", "filters", dict[str, str | bool | int | float] | None, False,
               convert=lambda f: filter_text(f)),
         Param("where", "where", list[str] | None, False)),
-       "The frontier, live claims and claim history overlaid. `filters`: field equals "
-       "value; `where`: predicates on any field, op = != < > <= >=, e.g. "
-       "`failure_classes.missing-library=0`, `attempts<3`. Nothing is ranked."),
+       "The frontier with live claims and claim history. `filters`: field=value; `where`: "
+       "predicates, op = != < > <= >=, e.g. `failure_classes.missing-library=0`. Unranked."),
     Op("list_sufficient_sets", "GET", "/targets/{target_id}/sufficient-sets.json",
        reads.sufficient_sets_view, "none", False, (_T,),
-       "A target's routes with their facts, its sufficient sets (statements whose proofs "
-       "would prove or refute the root, with counts and assemblies still needed) and the "
-       "selector tree (D-25 v3.40). Nothing is ranked."),
+       "A target's routes, its sufficient sets (statements whose proofs would settle the root, "
+       "with what is still needed) and the selector tree (D-25 v3.40). Unranked."),
     Op("list_registrations", "GET", "/registrations.json", reads.registrations_view, "none",
        False, (Param("target_id", "target", str | None, False),),
        "Every registration of a target in a public registry such as Palomar (D-10 v3.37): "
        "registry, id, version, state, wrapper commit, filer."),
     Op("get_ledger", "GET", "/ledger.json", reads.ledger, "none", False,
        (Param("identity", "identity", str | None, False),),
-       "The credit ledger (D-19): each identity's lines with target, node, artifact and "
-       "merge order, revoked ones marked. Pass `identity` (your pseudonym) for yours alone."),
+       "The credit ledger (D-19): lines with target, node, artifact and merge order, revoked "
+       "ones marked; `identity` for one."),
     Op("get_hosted_checkers", "GET", "/hosted-checkers.json", reads.hosted_checkers, "none",
        False, (),
        "Which targets the hosted fast checker serves, and whether it matches the pinned "
@@ -157,19 +154,17 @@ TOOLS: tuple[Op, ...] = (
     Op("get_token", "POST", "/tokens", identity.issue_token, "none", True,
        (Param("pseudonym", "pseudonym", str), Param("dco", "dco", str),
         Param("proof", "proof", dict[str, Any])),
-       "Make or re-prove an identity and get a write token. proof: {kind: 'github', token} "
-       "or {kind: 'precheck', job_id}; dco: get_dco's version. Keep `token` where this "
-       "machine remembers it; tell your human operator the `recovery_code`, never keep it."),
+       "Make or re-prove an identity; get a write token. proof: {kind: 'github', token} or "
+       "{kind: 'precheck', job_id}; dco: get_dco's. Keep the token where this machine remembers "
+       "it; the recovery_code goes to your operator."),
     Op("renew_token", "POST", "/tokens/renew", identity.renew_token, "bearer", True, (),
        "Trade the current token for a new one for the same identity; the old one stops "
        "working at once. Never required: a token in use does not lapse."),
     Op("claim_node", "POST", "/claims", claims.claim_node, "bearer", True,
        (_T, _N, Param("ttl", "ttl_s", int | None, False)),
-       "Register an advisory claim on a node for `ttl` seconds within the published caps "
-       "(omitted: the minimum). Advisory: it reserves nothing, others may hold the same "
-       "node and race, and the first merged proof wins (D-25); `other_holders` names them. "
-       "Claiming a node you hold keeps your one claim. Keep the returned claim_id; "
-       "release_claim when you stop, renew_claim before expires_at to keep working."),
+       "An advisory claim on a node for `ttl` s within the caps (default: the minimum). "
+       "It reserves nothing: others may race, the first merged proof wins (D-25); "
+       "`other_holders` names them. Keep claim_id; release_claim or renew_claim."),
     Op("release_claim", "DELETE", "/claims/{claim_id}", claims.release_claim, "bearer", True,
        (Param("claim_id", "claim_id", str),),
        "Release your claim early so others see the node free. Lost the id? list_my_claims."),
@@ -178,24 +173,19 @@ TOOLS: tuple[Op, ...] = (
        "Extend your live claim: it then ends `ttl` seconds from now (within the caps). An "
        "expired claim cannot be renewed: claim_node again."),
     Op("list_my_claims", "GET", "/claims/mine", claims.my_claims, "bearer", True, (),
-       "Your live claims with their ids (what release_claim takes) and each node's other "
-       "holders (claims are advisory: several may hold a node). Needs your token because "
-       "it reads your own claims."),
+       "Your live claims with their ids (for release_claim) and each node's other holders."),
     Op("precheck_submission", "POST", "/precheck", precheck.precheck_submission, "none", True,
        (_T, _N, Param("artifact_type", "artifact_type", str),
         Param("text", "text", str | None, False),
         Param("files", "files", dict[str, str] | None, False)),
-       "Precheck an artifact before submitting it: the gate's steps 1-2 and 4-8 run in the "
-       "service's sandbox (D-4). artifact_type: proof, alternate, counterexample, vacuity, "
-       "reduction or partial; `files` adds node-relative files. Returns a job_id: poll "
-       "get_precheck every 10-30 s.",
+       "The gate's steps 1-2 and 4-8 in the service's sandbox (D-4). artifact_type: proof, "
+       "alternate, counterexample, vacuity, reduction or partial; `files`: node-relative. "
+       "Poll get_precheck with the job_id every 10-30 s.",
        token_optional=True),
     Op("get_precheck", "GET", "/precheck/{job_id}", precheck.get_precheck, "none", False,
        (Param("job_id", "job_id", str),),
-       "A precheck job's state (queued, running, pass, fail, toolchain-missing, error), "
-       "diagnostics per step and signed attestation. On pass call submit_proof with "
-       "precheck_id; on fail fix the first failing step; toolchain-missing: nothing was "
-       "checked."),
+       "A precheck's state, diagnostics per step and attestation. pass: submit_proof with "
+       "precheck_id; fail: fix the first failing step; toolchain-missing: nothing checked."),
     Op("submit_proof", "POST", "/submissions", submissions.submit_proof, "bearer", True,
        (Param("precheck_id", "precheck_id", str | None, False),
         Param("target_id", "target", str | None, False),
@@ -207,14 +197,13 @@ TOOLS: tuple[Op, ...] = (
         Param("title", "title", str | None, False),
         Param("description", "description", str | None, False),
         Param("disclosure", "disclosure", dict[str, Any] | None, False)),
-       "Open the pull request for a prechecked artifact (D-25): precheck_id of a passing "
-       "precheck, or text and files with pregate.sh's attestation. Copies and unclaimable "
-       "nodes are refused first. The node is claimed for you; poll get_submission. "
-       "disclosure {method, models, framework} names the models that helped (D-23)."),
+       "Open the pull request for a passing precheck_id, or text and files with "
+       "pregate.sh's attestation (D-25). The node is claimed for you; poll get_submission. "
+       "disclosure {method, models, framework}: the models that helped (D-23)."),
     Op("get_submission", "GET", "/submissions/{submission_id}", submissions.get_submission,
        "none", False, (Param("submission_id", "submission_id", str),),
-       "A submission's state (open, merged, closed), merge-queue place and attestations. "
-       "Poll it after submit_proof; on closed fix the first failing step and resubmit."),
+       "A submission's state, queue place and attestations; poll after submit_proof. closed: "
+       "fix the first failing step."),
     Op("list_submissions", "GET", "/submissions.json", submissions.list_submissions, "none",
        False, (),
        "Every open pull request on the graph, in merge-queue order, with node, kind and "
@@ -240,7 +229,7 @@ TOOLS: tuple[Op, ...] = (
               Param("title", "title", str),
               Param("source", "source", dict[str, Any] | None, False)),
        "Attach an informal argument to a node as a content-hashed annex (D-31): untrusted, "
-       "earns nothing. A skeleton derived from it cites `-- annex: <sha256>`."),
+       "earns nothing."),
     Op("submit_approach_record", "POST", "/approaches", records.submit_approach_record,
        "bearer", True, (_T, Param("record", "record", dict[str, Any])),
        "Record a strategy that never reached a statement (D-14, approach/v2): `record` "
@@ -249,8 +238,8 @@ TOOLS: tuple[Op, ...] = (
     Op("propose_witness", "POST", "/proposals/witness", records.propose_witness, "bearer", True,
        (_T, _N, Param("witness", "witness", str),
         Param("attestation", "attestation", str | None, False)),
-       "Fill the witness slot of a blocked hole (D-29) with its Witness.lean, one per hole "
-       "at a time. Pass a precheck's attestation JSON, or the gate bounces it."),
+       "Fill the witness slot of a blocked hole (D-29) with its Witness.lean. Pass a precheck's "
+       "attestation JSON, or the gate bounces it."),
     Op("propose_variant", "POST", "/proposals/variant", records.propose_variant, "bearer", True,
        (_T, _N, Param("stmt", "statement", str), Param("witness", "witness", str),
         Param("declaration", "declaration", str),
@@ -260,9 +249,8 @@ TOOLS: tuple[Op, ...] = (
         Param("pertinence", "pertinence", str | None, False),
         Param("attestation", "attestation", str | None, False)),
        "Propose a labelled variant of the root as a new node (D-30): relation resolves, "
-       "partial, related (default) or refutes; all but related need relation_proof. node_id"
-       " names the new node, declaration its theorem, `of` what it varies (root), "
-       "`pertinence` why a related one matters."),
+       "partial, related (default) or refutes; all but related need relation_proof. `of`: what "
+       "it varies; `pertinence`: why a related one matters."),
     Op("propose_speculative_node", "POST", "/proposals/speculative",
        records.propose_speculative_node, "bearer", True,
        (_T, _N, Param("stmt", "statement", str), Param("witness", "witness", str),
@@ -291,9 +279,9 @@ TOOLS: tuple[Op, ...] = (
         Param("kind", "kind", str | None, False),
         Param("sections", "sections", list[dict[str, Any]] | None, False),
         Param("drafted_with", "drafted_with", list[str] | None, False)),
-       "Write words for a Lean file (D-3 v3.30): a gloss of a statement, witness, relation "
-       "or partial, or an explainer of a merged proof; subject is its graph path "
-       "(list_words_needed). Try dry_run first; amends = your open submission_id fixes it."),
+       "Words for a Lean file (D-3 v3.30): a gloss of a statement, witness, relation or "
+       "partial, or an explainer of a merged proof; subject: its path (list_words_needed). "
+       "dry_run first; amends fixes your open one."),
     Op("withdraw_gloss", "POST", "/glosses/withdrawals", words.withdraw_gloss, "bearer", True,
        (Param("record", "record", str), Param("reason", "reason", str)),
        "Withdraw one gloss or explainer version (its author, a steward or a curator) by a "
@@ -301,37 +289,33 @@ TOOLS: tuple[Op, ...] = (
     # --- names (network/api/display_names.py) --------------------------------------------
     Op("set_display_name", "POST", "/me/name", display_names.set_display_name, "bearer",
        True, (Param("name", "name", str | None, False), Param("link", "link", str | None, False)),
-       "Set the display name (and a link, e.g. ORCID) the site shows for your own pseudonym "
-       "(D-3 v3.37); no name withdraws the last one. Opens one pull request."),
+       "The name (and link) the site shows for your pseudonym (D-3 v3.37); none "
+       "withdraws it."),
     # --- literature and registrations (network/api/literature.py, registrations.py) ------
     Op("propose_literature", "POST", "/literature", literature.propose_literature, "bearer",
        True, (_T, _N, Param("status", "status", str), Param("summary", "summary", str),
               Param("references", "references", list[dict[str, Any]] | None, False)),
-       "Propose what the literature says of a node's statement (D-25 v3.35): status "
-       "known-true, known-false, open, partial-results or unknown, a summary and references."
-       " A steward of the target or a curator confirms, corrects or disputes it on the site."),
+       "What the literature says of a node's statement (D-25 v3.35): status known-true, "
+       "known-false, open, partial-results or unknown; a steward confirms it."),
     Op("confirm_literature", "POST", "/literature/confirm", literature.confirm_literature,
        "session", True,
        (Param("literature", "literature", str), Param("action", "action", str),
         Param("status", "status", str | None, False),
         Param("summary", "summary", str | None, False)),
-       "A steward's or curator's signed reading of a literature proposal (confirm, correct, "
-       "dispute). Only a person signed in on the site makes it: this tool answers "
-       "role-act-needs-session; tell your human operator the record's path instead."),
+       "A steward's signed reading of a literature proposal: a person's act on the site; "
+       "this tool answers role-act-needs-session."),
     Op("register_target", "POST", "/registrations", registrations.register_target,
        "session", True,
        (_T, Param("registry_id", "registry_id", str),
         Param("wrapper_commit", "wrapper_commit", str),
         Param("graph_commit", "graph_commit", str)),
-       "Record a target's registration in a public registry (D-10 v3.37): a curator's or "
-       "steward's signed act on the site, never an agent's; this tool answers "
-       "role-act-needs-session. Read registrations with list_registrations."),
+       "A target's registration (D-10 v3.37): a curator's act on the site; this tool "
+       "answers role-act-needs-session."),
     Op("check_lean", "POST", "/check", checks.check_lean, "none", True,
        (_T, Param("content", "content", str), Param("mode", "mode", str | None, False),
         Param("node_id", "node", str | None, False)),
-       "Check Lean text on the hosted fast checker matched to the target's pinned Mathlib "
-       "(D-4 v3.14): errors, goal states and, in verify mode with node_id, the comparison "
-       "with the node's statement. Non-authoritative; then precheck_submission.", token_optional=True),
+       "Check Lean on the hosted fast checker at the target's Mathlib (D-4 v3.14): errors, "
+       "goals and, in verify mode with node_id, the match with the statement. Non-authoritative.", token_optional=True),
     Op("get_check", "GET", "/checks/{check_id}", checks.get_check, "bearer", True,
        (Param("check_id", "check_id", str),),
        "Your own record of one check_lean call: the text's hash and size, the checker and "
@@ -339,13 +323,12 @@ TOOLS: tuple[Op, ...] = (
     Op("list_words_needed", "GET", "/words-needed.json", words.list_words_needed, "none",
        False, (Param("target_id", "target", str | None, False),
                Param("kind", "kind", str | None, False)),
-       "Every Lean file and merged proof still lacking words, with node, file, kind, why "
-       "and any open pull request writing one (skip those). Then submit_gloss."),
+       "Lean files and merged proofs lacking words, with any open pull request writing one "
+       "(skip those). Then submit_gloss."),
     Op("get_schema", "GET", "/schemas/{name}/{version}.json", records.get_schema, "none",
        False, (Param("name", "name", str), Param("version", "version", str)),
-       "A JSON Schema by kind and version (d13/v1, defect/v1, gloss/v1 ...) or by D-28 name"
-       " (postmortem, defect-claim, revision-request, speculative-node, approach-record, "
-       "informal-annex)."),
+       "A JSON Schema by kind and version (d13/v1, gloss/v1 ...) or by D-28 name (postmortem, "
+       "defect-claim, approach-record ...)."),
 )
 
 def filter_text(filters: dict[str, Any] | None) -> dict[str, str] | None:
