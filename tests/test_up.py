@@ -121,6 +121,10 @@ def test_up_serves_then_resumes(project: Path, tmp_path: Path) -> None:
     assert str(repo.references["refs/heads/main"].target) == main1  # nothing re-seeded
     for seen in (first, second):  # the ports differ between runs; nothing else may
         seen["info"]["service"].pop("mcp")  # type: ignore[index]
+        web = seen["info"]["service"]["web_session"]  # type: ignore[index]
+        assert web["site_origin"].startswith("http://127.0.0.1:")  # up sets the site's port
+        web.pop("site_origin")
+        web.pop("sign_in")
         queue = seen["info"]["service"].pop("queue")  # type: ignore[index]
         assert queue["state"] in ("starting", "running") and queue["last_error"] is None
     assert first["info"] == second["info"]
