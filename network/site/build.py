@@ -41,7 +41,7 @@ from network.errors import LemmataError, define
 from network.importers.erdosproblems import target_provenance
 from network.record import derive
 from network.record.loader import Graph, load_graph
-from network.site import pages
+from network.site import informal, pages
 from network.site.config import SiteConfig
 from network.site.csp import meta_policy, service_origin
 from network.site.layout import Layout, dot_program, layout_target
@@ -183,6 +183,8 @@ def _environment(math: Typeset, config: SiteConfig, graph: Graph) -> Environment
         return Markup('<span class="claim tex">') + escape(f"\\[{tex}\\]") + Markup("</span>")
 
     env.filters["claim"] = claim
+    env.filters["prose"] = lambda text: informal.render(text, math)
+    env.filters["prose_inline"] = lambda text: informal.render(text, math, inline=True)
     env.filters["lean"] = highlight_lean
     env.filters["short"] = pages.short
     env.filters["day"] = lambda d: (d or "")[:10]
@@ -195,6 +197,26 @@ def _environment(math: Typeset, config: SiteConfig, graph: Graph) -> Environment
 
 def _claims(derived: _Derived) -> list[str]:
     return [n["claim"] for v in derived.views.values() for n in v["nodes"] if n["claim"]]
+
+
+def _informal_texts(graph: Graph) -> Iterator[str | None]:
+    """Every informal text a page may show (issue 15): informal statements (imported
+    docstrings among them), every gloss and explainer section, postmortem and approach
+    prose and crux notes — so their formulas are typeset in the build's one KaTeX run."""
+    for tid, t in graph.targets.items():
+        yield t.record.informal_statement
+        for a in derive.approach_views(graph, tid):
+            yield a.get("cause")
+            yield a.get("detail")
+        for n in t.nodes.values():
+            for rf in [*n.glosses, *n.explainers]:
+                for sec in rf.record.sections:
+                    yield sec.text
+            for pf in n.proposed_for:
+                yield pf.record.note
+            for at in n.attempts:
+                if at.postmortem is not None:
+                    yield at.postmortem.detail
 
 
 def _commit_label(graph: Graph) -> str:
@@ -226,10 +248,16 @@ class _Writer:
 
 def _render(graph: Graph, config: SiteConfig, d: _Derived, layouts: dict[str, Layout],
             out: Path, report: BuildReport) -> None:
-    math = typeset(_claims(d))
+    claims = _claims(d)
+    display, inline = informal.formulas(_informal_texts(graph))
+    math = typeset(claims + display, inline=inline)
     report.math_server_side = math.server_side
     for tex, err in sorted(math.errors.items()):
-        report.warnings.append(f"KaTeX cannot typeset a claim ({err}): {tex[:80]}")
+        what = "a claim" if tex in claims else "a formula of the prose"
+        report.warnings.append(f"KaTeX cannot typeset {what} ({err}): {tex[:80]}")
+    for tex, err in sorted(math.inline_errors.items()):
+        report.warnings.append(f"KaTeX cannot typeset a formula of the prose ({err}): "
+                               f"{tex[:80]}")
     env = _environment(math, config, graph)
     common = {"commit_label": _commit_label(graph), "commit": graph.commit,
               "toolchain_note": config.toolchain_note, "as_of": derive.now(graph),
@@ -352,6 +380,7 @@ def _node_context(graph: Graph, config: SiteConfig, d: _Derived, tid: str,
         "files": files, "proof_file": proof_file,
         "attestations": pages.attestations_of(graph, tid, nid),
         "route_classes": derive.route_class_histogram(graph, tid, nid),
+        "postmortems": [(a.path, a.postmortem) for a in n.attempts if a.postmortem],
         "explainers": explainers,
         "routes": [r for r in view["routes"] if r["node"] == nid],
         "labels": {x["id"]: x["label"] for x in view["nodes"]},

@@ -80,6 +80,9 @@
       document.querySelectorAll(".claim.tex").forEach(function (el) {
         window.renderMathInElement(el, { delimiters: [{ left: "\\[", right: "\\]", display: true }], throwOnError: false });
       });
+      document.querySelectorAll(".math.tex").forEach(function (el) {
+        window.renderMathInElement(el, { delimiters: [{ left: "\\[", right: "\\]", display: true }, { left: "\\(", right: "\\)", display: false }], throwOnError: false });
+      });
     }
   });
 }());
