@@ -73,7 +73,7 @@ def build_rich_graph(root: Path, *, commit: bool = True) -> tuple[GraphBuilder, 
         "gate_spec_sha256": "0" * 64, "base_commit": ZERO40, "head_commit": ZERO40,
         "graph_commit": ZERO40, "verdict": "fail", "first_failing_step": 3,
         "steps": [{"step": 1, "name": "paths", "ok": True},
-                  {"step": 3, "name": "build", "ok": False, "code": "build-failed"}],
+                  {"step": 3, "name": "build", "ok": False, "code": "lean-build-failed"}],
         "timestamp": "2026-01-09"})
     # the calibration target, proved
     b.target(C, cls="calibration", calibration=True, title="Calibration: a proved fact",

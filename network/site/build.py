@@ -186,9 +186,22 @@ def _environment(math: Typeset, config: SiteConfig, graph: Graph) -> Environment
     env.filters["prose"] = lambda text: informal.render(text, math)
     env.filters["prose_inline"] = lambda text: informal.render(text, math, inline=True)
     env.filters["lean"] = highlight_lean
+    env.filters["lean_holes"] = lambda src: Markup(pages.mark_holes(str(highlight_lean(src))))
     env.filters["short"] = pages.short
     env.filters["day"] = lambda d: (d or "")[:10]
     env.globals["artifact_href"] = lambda p: pages.artifact_href(graph, p)
+    sentences = pages.catalog_sentences(graph)
+
+    def code_words(code: str | None) -> Markup:
+        """A catalog code with its sentence from errors.json (issue 15)."""
+        if not code:
+            return Markup("")
+        meaning = sentences.get(code)
+        tail = (Markup(": ") + escape(meaning)) if meaning else Markup("")
+        return (Markup('<span class="catalog-code"><code>') + escape(code) + Markup("</code>")
+                + tail + Markup("</span>"))
+
+    env.filters["code_words"] = code_words
     env.globals["node_href"] = pages.node_href
     env.globals["STATUS_WORDS"] = pages.STATUS_WORDS
     env.globals["LITERATURE_WORDS"] = pages.LITERATURE_WORDS
@@ -387,6 +400,9 @@ def _node_context(graph: Graph, config: SiteConfig, d: _Derived, tid: str,
         "proposed_for": [rf.record for rf in n.proposed_for],
         "shelvings": [rf.record for rf in n.shelvings],
         "is_root": d.summaries[tid]["root"] == nid,
+        "place": pages.place(view, tid, nid),
+        "partials": {r["route"]: graph.text(r["route"]) for r in view["routes"]
+                     if r["node"] == nid and r["route"] in graph.files},
     }
 
 

@@ -209,7 +209,7 @@ def attestations_of(graph: Graph, tid: str, nid: str) -> list[dict[str, Any]]:
                        (f"step {a.first_failing_step}" if a.first_failing_step is not None
                         else None)),
             "submitter": a.submitter, "disclosure": a.disclosure.model_dump(),
-            "merge_commit": a.merge_commit,
+            "merge_commit": a.merge_commit, "head_commit": a.head_commit,
         })
     out.sort(key=lambda x: (derive.norm_date(str(x["timestamp"])), str(x["path"])), reverse=True)
     return out
@@ -220,3 +220,118 @@ def lean_files(node: Node) -> list[tuple[str, str]]:
     from network.record.loader import NODE_LEAN_FILES
 
     return [(name, node.files[name].path) for name in NODE_LEAN_FILES if name in node.files]
+
+
+def place(view: dict[str, Any], tid: str, nid: str) -> dict[str, Any]:
+    """Where a statement stands in its target's tree (issue 15, D-36 node page): the
+    breadcrumb from the target down through each ancestor, route and hole; a sentence
+    saying so; the route's other holes; the node's own routes with their holes; the
+    variant it is of and the variants of it. Read from the graph view's ``hole``,
+    ``variant`` and routes only (Foundation ruling 4).
+
+    Returns:
+        ``{crumbs: [{label, href|None, kind}], sentence: str|None, parent, route (its
+        route view with ``href``, the route on its owner's page),
+        siblings: [node view], routes: [{route, approach, holes: [node view], alive}],
+        variant_of: node view|None, variants: [node view]}``; hrefs output-relative.
+    """
+    nodes = {n["id"]: n for n in view["nodes"]}
+    routes = {r["route"]: r for r in view["routes"]}
+
+    def approach(route: str) -> str:
+        r = routes.get(route)
+        return (r["approach"] if r and r["approach"] else
+                f"route {route.rsplit('/', 1)[-1]}")
+
+    chain: list[dict[str, Any]] = []
+    seen: set[str] = set()
+    x: str | None = nid
+    while x is not None and x in nodes and x not in seen:
+        seen.add(x)
+        n = nodes[x]
+        chain.append({"label": n["label"], "href": node_href(tid, x), "kind": "statement"})
+        hole = n["hole"]
+        if hole:
+            r = routes.get(hole["route"])
+            count = r["count"] if r else None
+            chain.append({"label": f"hole {hole['k']}" + (f" of {count}" if count else ""),
+                          "href": None, "kind": "hole"})
+            chain.append({"label": approach(hole["route"]),
+                          "href": node_href(tid, hole["parent"]) + "#route-"
+                          + route_anchor(hole["route"]), "kind": "route"})
+            x = hole["parent"]
+        elif n["variant"]:
+            chain.append({"label": f"variant ({n['variant']['relation']})", "href": None,
+                          "kind": "variant"})
+            x = n["variant"]["of"]
+        else:
+            x = None
+    chain.reverse()
+    # the node itself is the page: no link to it
+    if chain:
+        chain[-1] = {**chain[-1], "href": None}
+    me = nodes[nid]
+    sentence = None
+    parent = route = None
+    siblings: list[dict[str, Any]] = []
+    if me["hole"]:
+        h = me["hole"]
+        parent = nodes.get(h["parent"])
+        r = routes.get(h["route"])
+        route = ({**r, "href": node_href(tid, h["parent"]) + "#route-" + route_anchor(h["route"])}
+                 if r else None)
+        of = f" of {r['count']}" if r else ""
+        sentence = (f"Hole {h['k']}{of} of the route “{approach(h['route'])}” of "
+                    f"{parent['label'] if parent else h['parent']}.")
+        if r:
+            siblings = [nodes[s] for s in r["holes"] if s != nid and s in nodes]
+    elif me["variant"]:
+        of_node = nodes.get(me["variant"]["of"])
+        sentence = (f"A {me['variant']['relation']} variant of "
+                    f"{of_node['label'] if of_node else me['variant']['of']}.")
+    own = [{"route": r["route"], "approach": approach(r["route"]), "alive": r["alive"],
+            "anchor": route_anchor(r["route"]), "kind": r["kind"],
+            "holes": [nodes[h] for h in r["holes"] if h in nodes]}
+           for r in view["routes"] if r["node"] == nid]
+    v = me["variant"]
+    return {
+        "crumbs": chain, "sentence": sentence, "parent": parent, "route": route,
+        "siblings": siblings, "routes": own,
+        "variant_of": nodes.get(v["of"]) if v else None,
+        "variants": [n for n in view["nodes"]
+                     if n["variant"] and n["variant"]["of"] == nid],
+    }
+
+
+def route_anchor(route: str) -> str:
+    """The fragment naming a route on its owner's node page: the partial's file name
+    without ``.lean`` (unique per node, ruling 4)."""
+    name = route.rsplit("/", 1)[-1]
+    return name[:-5] if name.endswith(".lean") else name
+
+
+def mark_holes(html: str) -> str:
+    """Highlighted Lean (:func:`network.site.lean.highlight_lean`) with each ``sorry``
+    token marked as a hole (``<mark class="hole">``), so a partial's holes stand out."""
+    import re
+
+    return re.sub(r'(<span class="[a-z0-9 ]+">sorry</span>)',
+                  lambda m: f'<mark class="hole" title="a hole of this route">{m.group(1)}</mark>',
+                  html)
+
+
+def catalog_sentences(graph: Graph) -> dict[str, str]:
+    """Catalog code → its meaning, from the graph's ``errors.json`` (the catalog of the
+    record rendered), else this network's catalog; every code a page shows a reader is
+    shown with its sentence (issue 15)."""
+    import json
+
+    from network.errors import full_catalog
+
+    if "errors.json" in graph.files:
+        try:
+            data = json.loads(graph.text("errors.json"))
+            return {str(e["code"]): str(e["meaning"]) for e in data.get("errors", [])}
+        except (ValueError, KeyError, TypeError, AttributeError):
+            pass
+    return {c: e.meaning for c, e in full_catalog().items()}
