@@ -26,6 +26,7 @@ tree. Nothing here serves, stores or accepts anything.
 from __future__ import annotations
 
 import os
+import re
 import shutil
 import time
 from collections.abc import Callable, Iterator
@@ -204,6 +205,7 @@ def _environment(math: Typeset, config: SiteConfig, graph: Graph) -> Environment
     env.filters["code_words"] = code_words
     env.globals["node_href"] = pages.node_href
     env.globals["STATUS_WORDS"] = pages.STATUS_WORDS
+    env.globals["STATUS_GLYPHS"] = pages.STATUS_GLYPHS
     env.globals["LITERATURE_WORDS"] = pages.LITERATURE_WORDS
     return env
 
@@ -222,8 +224,8 @@ def _informal_texts(graph: Graph) -> Iterator[str | None]:
             yield a.get("cause")
             yield a.get("detail")
         for n in t.nodes.values():
-            for rf in [*n.glosses, *n.explainers]:
-                for sec in rf.record.sections:
+            for words in [*(g.record for g in n.glosses), *(e.record for e in n.explainers)]:
+                for sec in words.sections:
                     yield sec.text
             for pf in n.proposed_for:
                 yield pf.record.note
@@ -324,8 +326,18 @@ def _render_problems(graph: Graph, d: _Derived, w: _Writer) -> None:
                      "stewards": [{"pseudonym": s.record.pseudonym,
                                    "real_name": s.record.real_name}
                                   for s in t.stewards
-                                  if s.record.pseudonym in d.summaries[tid]["stewards"]]})
-    w.page("problems.html", "problems/index.html", rows=rows)
+                                  if s.record.pseudonym in d.summaries[tid]["stewards"]],
+                     "glyph": pages.target_glyph(d.summaries[tid]["status"]),
+                     "statement": pages.first_paragraph(t.record.informal_statement),
+                     "root_literature": (d.node_views[tid][nid]["literature"]
+                                         if nid and nid in d.node_views[tid] else None),
+                     "literature_marks": sum(1 for n in d.views[tid]["nodes"]
+                                             if n["literature"])})
+    filters = pages.problem_filters(rows)
+    links = [(path, name, len(sub)) for path, name, sub in filters]
+    for path, name, sub in filters:
+        w.page("problems.html", path, rows=sub, filter_name=name, filters=links,
+               total=len(rows), current=path)
 
 
 def _render_target(graph: Graph, config: SiteConfig, d: _Derived, tid: str, lay: Layout,
@@ -518,6 +530,33 @@ def _markdown(text: str, config: SiteConfig) -> Markup:
     return Markup(md.renderer.render(tokens, md.options, {}))
 
 
+_HEADING_RE = re.compile(r"^(?:(?P<d>D-\d+) — )?(?P<title>[^\n]{1,200})§$")
+
+
+def decision_document(text: str) -> Markup:
+    """The decision document (D-36: the Docs page shows "this document") as HTML: each
+    line ending in ``§`` a heading, a decision's heading anchored at its number
+    (``#D-36``) and listed in a contents list first, every other line a paragraph; all
+    text escaped. ``text`` is ``network/site/prose/decisions.txt``, the specification as
+    the network's builders hold it."""
+    body: list[Markup] = []
+    contents: list[Markup] = []
+    for n, line in enumerate(text.splitlines()):
+        line = line.strip()
+        if not line:
+            continue
+        m = _HEADING_RE.match(line)
+        if m:
+            anchor = m.group("d") or f"part-{n}"
+            title = (f"{m.group('d')} — " if m.group("d") else "") + m.group("title")
+            body.append(Markup('<h2 id="{}">{}</h2>').format(anchor, title))
+            contents.append(Markup('<li><a href="#{}">{}</a></li>').format(anchor, title))
+        else:
+            body.append(Markup("<p>{}</p>").format(line))
+    return (Markup('<nav aria-label="Decisions"><ol class="decisions-toc">')
+            + Markup("").join(contents) + Markup("</ol></nav>") + Markup("\n").join(body))
+
+
 def _render_docs(graph: Graph, config: SiteConfig, w: _Writer) -> None:
     agents = graph.text("AGENTS.md") if "AGENTS.md" in graph.files else None
     docs = [
@@ -535,6 +574,12 @@ def _render_docs(graph: Graph, config: SiteConfig, w: _Writer) -> None:
          _markdown((PROSE / "about.md").read_text(encoding="utf-8"), config)),
         ("people.html", "Acting on the site: sign in, stewards, approvals, reviews, motions",
          _markdown((PROSE / "people.md").read_text(encoding="utf-8"), config)),
+        ("glossary.html", "Glossary of the site's terms",
+         _markdown((PROSE / "glossary.md").read_text(encoding="utf-8"), config)),
+        ("decisions.html", "The decision document (the network's binding specification)",
+         decision_document((PROSE / "decisions.txt").read_text(encoding="utf-8"))),
+        ("stance.html", "How the network stands against the Leiden Declaration",
+         _markdown((PROSE / "stance.md").read_text(encoding="utf-8"), config)),
     ]
     w.page("docs_index.html", "docs/index.html", docs=[(p, t) for p, t, _ in docs])
     for path, title, body in docs:

@@ -307,7 +307,7 @@ def route_anchor(route: str) -> str:
     """The fragment naming a route on its owner's node page: the partial's file name
     without ``.lean`` (unique per node, ruling 4)."""
     name = route.rsplit("/", 1)[-1]
-    return name[:-5] if name.endswith(".lean") else name
+    return name.removesuffix(".lean")
 
 
 def mark_holes(html: str) -> str:
@@ -335,3 +335,48 @@ def catalog_sentences(graph: Graph) -> dict[str, str]:
         except (ValueError, KeyError, TypeError, AttributeError):
             pass
     return {c: e.meaning for c, e in full_catalog().items()}
+
+
+STATUS_GLYPHS = {"open": "○", "blocked": "⊘", "proved": "✔", "refuted": "✘",
+                 "defective": "⚠", "superseded": "↷"}
+"""A glyph for each node status, shown beside its colour so status is never colour alone
+(issue 15)."""
+TARGET_GLYPHS = {"listed": "○", "active": "◔", "resolved": "●", "dormant": "☾",
+                 "known-result": "≡"}
+"""A glyph for each target status (D-33), beside its colour and word (issue 15)."""
+RESOLUTION_GLYPHS = {"proved": "✔", "refuted": "✘", "defective": "⚠"}
+"""The glyph of a resolved target, by its resolution."""
+
+
+def target_glyph(status: dict[str, Any]) -> str:
+    """The glyph of a target status (``TargetStatus.to_dict()``): a resolved target's
+    resolution glyph, else its status glyph."""
+    if status["status"] == "resolved" and status.get("resolution") in RESOLUTION_GLYPHS:
+        return RESOLUTION_GLYPHS[str(status["resolution"])]
+    return TARGET_GLYPHS.get(str(status["status"]), "·")
+
+
+def first_paragraph(text: str | None) -> str:
+    """The informal statement's first paragraph (up to the first blank line), what the
+    problems index typesets in its compact row; the target page shows the whole."""
+    if not text:
+        return ""
+    return text.strip().split("\n\n", 1)[0]
+
+
+def problem_filters(rows: list[dict[str, Any]]) -> list[tuple[str, str, list[dict[str, Any]]]]:
+    """The problems index's pre-rendered filters (issue 15: filters without JavaScript):
+    ``(path, name, rows)`` for every problem, each target status present, each class
+    present, and the problems with a steward / without one."""
+    out: list[tuple[str, str, list[dict[str, Any]]]] = [("problems/index.html", "every problem",
+                                                         rows)]
+    statuses = sorted({r["summary"]["status"]["status"] for r in rows})
+    classes = sorted({r["summary"]["class"] for r in rows})
+    out += [(f"problems/status/{s}.html", f"status {s}",
+             [r for r in rows if r["summary"]["status"]["status"] == s]) for s in statuses]
+    out += [(f"problems/class/{c}.html", f"class {c}",
+             [r for r in rows if r["summary"]["class"] == c]) for c in classes]
+    out.append(("problems/stewarded.html", "with a steward", [r for r in rows if r["stewards"]]))
+    out.append(("problems/unstewarded.html", "without a steward",
+                [r for r in rows if not r["stewards"]]))
+    return out
