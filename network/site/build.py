@@ -161,9 +161,18 @@ def _derive(graph: Graph, config: SiteConfig, report: BuildReport) -> _Derived:
 def _layout(derived: _Derived, dot: str) -> dict[str, Layout]:
     workers = max(1, min(4, os.cpu_count() or 1))
     with ThreadPoolExecutor(max_workers=workers) as pool:
-        done = pool.map(lambda tid: (tid, layout_target(derived.views[tid], dot)),
+        done = pool.map(lambda tid: (tid, _layout_one(derived.views[tid], dot)),
                         list(derived.views))
         return dict(done)
+
+
+def _layout_one(view: dict[str, Any], dot: str) -> Layout:
+    """The drawing of one target: whole, or past :data:`pages.DRAW_LIMIT` statements the
+    root's neighbourhood (issue 15)."""
+    cut, centre = pages.drawn_view(view)
+    lay = layout_target(cut, dot)
+    lay.neighbourhood = centre
+    return lay
 
 
 # --- render --------------------------------------------------------------------------------
@@ -206,6 +215,9 @@ def _environment(math: Typeset, config: SiteConfig, graph: Graph) -> Environment
     env.globals["node_href"] = pages.node_href
     env.globals["STATUS_WORDS"] = pages.STATUS_WORDS
     env.globals["STATUS_GLYPHS"] = pages.STATUS_GLYPHS
+    env.globals["set_href"] = pages.set_href
+    env.globals["set_pages"] = pages.set_pages
+    env.globals["SETS_ON_PAGE"] = pages.SETS_ON_PAGE
     env.globals["LITERATURE_WORDS"] = pages.LITERATURE_WORDS
     return env
 
@@ -336,8 +348,11 @@ def _render_problems(graph: Graph, d: _Derived, w: _Writer) -> None:
     filters = pages.problem_filters(rows)
     links = [(path, name, len(sub)) for path, name, sub in filters]
     for path, name, sub in filters:
-        w.page("problems.html", path, rows=sub, filter_name=name, filters=links,
-               total=len(rows), current=path)
+        chunks = pages.paged(path, sub)
+        for k, (page_path, chunk) in enumerate(chunks):
+            w.page("problems.html", page_path, rows=chunk, filter_name=name, filters=links,
+                   total=len(rows), shown=len(sub), current=path, page_no=k + 1,
+                   page_links=[p for p, _ in chunks], first=k * pages.PROBLEMS_PER_PAGE)
 
 
 def _render_target(graph: Graph, config: SiteConfig, d: _Derived, tid: str, lay: Layout,
@@ -373,6 +388,10 @@ def _render_target(graph: Graph, config: SiteConfig, d: _Derived, tid: str, lay:
     if base["shelved"]:
         w.page("target.html", f"targets/{tid}/shelved.html", with_shelved=True,
                drawing=pages.drawing(graph, tid, view, lay, True), **base)
+    for k, (a, z) in enumerate(pages.set_pages(len(sets["sets"])), start=1):
+        w.page("sets.html", f"targets/{tid}/sets/{k}.html", tid=tid, target=t.record,
+               sets=sets, nodes=nodes, first=a, rows=list(enumerate(sets["sets"][a:z], a)),
+               k=k, pages_of_sets=pages.set_pages(len(sets["sets"])))
     for k, proof in enumerate(view["proofs"], start=1):
         _render_proof(graph, config, d, tid, k, proof, w)
 

@@ -17,6 +17,7 @@ formula the build did not typeset (no Node.js) is left as ``\\(…\\)`` for the 
 
 from __future__ import annotations
 
+import html
 import re
 from collections.abc import Iterable, Sequence
 from functools import lru_cache
@@ -91,7 +92,7 @@ def _math_rule(state: StateInline, silent: bool) -> bool:
         return False
     if not silent:
         tok = state.push("math_display" if display else "math_inline", "", 0)
-        tok.content = tex.strip()
+        tok.content = html.unescape(tex.strip())  # `&#60;` in an imported docstring is `<`
         tok.markup = "$$" if display else "$"
     state.pos = after
     return True

@@ -8,6 +8,7 @@ them, and attaches the drawing's layout and the typeset notation.
 
 from __future__ import annotations
 
+import re
 from typing import Any
 
 from network.record import derive
@@ -26,6 +27,18 @@ LITERATURE_WORDS = {
 }
 """Every literature status (D-25 v3.35/v3.45) with the words the drawing's key uses."""
 LABEL_CHARS = 26
+DRAW_LIMIT = 150
+"""Past this many statements a target page draws the root's neighbourhood only
+(:func:`drawn_view`) and links the rest, so no page grows without bound (issue 15)."""
+NEIGHBOURHOOD_DEPTH = 2
+"""Route levels below the root the neighbourhood drawing keeps."""
+NOT_DRAWN_LISTED = 300
+"""How many undrawn statements the drawing's words link by name (the rest are counted and
+reached from their parents' pages)."""
+SETS_ON_PAGE = 100
+"""Rows of the sufficient-sets table on the target page; the rest are on pages of
+:data:`SETS_PER_PAGE` rows (issue 15: 4.5 MB of one page was this table)."""
+SETS_PER_PAGE = 500
 
 
 def node_href(tid: str, nid: str) -> str:
@@ -114,8 +127,25 @@ def drawing(graph: Graph, tid: str, view: dict[str, Any], lay: Layout,
                       "target": ln.target, "kind": ln.kind, "relation": ln.relation})
     drawn = [b for b in boxes if b["kind"] == "statement"]
     statuses = sorted({b["status"] for b in drawn}, key=list(STATUS_WORDS).index)
+    band = [b for b in drawn if b["band"]]
+    band_rect = None
+    if band:
+        pad = 8.0
+        x0 = min(b["x"] - b["w"] / 2 for b in band) - pad
+        y0 = min(b["y"] - b["h"] / 2 for b in band) - pad - 14
+        x1 = max(b["x"] + b["w"] / 2 for b in band) + pad
+        y1 = max(b["y"] + b["h"] / 2 for b in band) + pad
+        band_rect = {"x": round(x0, 1), "y": round(max(y0, 0.0), 1),
+                     "w": round(x1 - x0, 1), "h": round(y1 - max(y0, 0.0), 1)}
+    shown = {b["key"] for b in drawn} | hidden | set(lay.undrawn)
+    rest = [{"id": n["id"], "label": n["label"], "status": n["status"],
+             "href": node_href(tid, n["id"])}
+            for n in view["nodes"] if n["id"] not in shown]
     return {
         "width": round(lay.width, 1), "height": round(lay.height, 1),
+        "band_rect": band_rect, "glyphs": STATUS_GLYPHS,
+        "not_drawn": rest[:NOT_DRAWN_LISTED], "not_drawn_count": len(rest),
+        "neighbourhood": lay.neighbourhood,
         "boxes": boxes, "lines": lines,
         "key_statuses": [(s, STATUS_WORDS[s]) for s in STATUS_WORDS if s != "superseded"],
         "key_literature": list(LITERATURE_WORDS.items()),
@@ -357,11 +387,35 @@ def target_glyph(status: dict[str, Any]) -> str:
 
 
 def first_paragraph(text: str | None) -> str:
-    """The informal statement's first paragraph (up to the first blank line), what the
+    """The informal statement's first paragraph (up to the first blank line), cut after a
+    sentence when longer than :data:`EXCERPT_CHARS` (never inside a formula): what the
     problems index typesets in its compact row; the target page shows the whole."""
     if not text:
         return ""
-    return text.strip().split("\n\n", 1)[0]
+    para = text.strip().split("\n\n", 1)[0]
+    if len(para) <= EXCERPT_CHARS:
+        return para
+    # cut after a sentence, never inside a formula (an even count of `$` before the cut)
+    for m in re.finditer(r"[.;:](?=\s)", para):
+        cut = m.end()
+        if cut >= EXCERPT_CHARS // 3 and para[:cut].replace("\\$", "").count("$") % 2 == 0:
+            return para[:cut] + " …" if cut < len(para) else para
+        if cut > EXCERPT_CHARS:
+            break
+    return para
+
+
+EXCERPT_CHARS = 360
+PROBLEMS_PER_PAGE = 100
+"""Rows of one problems page; a longer list continues on ``<page>-2.html`` and so on."""
+
+
+def paged(path: str, rows: list[Any], per: int = PROBLEMS_PER_PAGE) -> list[tuple[str, list[Any]]]:
+    """``rows`` split into pages of ``per``: ``[(path, rows), (path-2.html, rows), …]``
+    (at least one page, empty when ``rows`` is)."""
+    stem = path.removesuffix(".html")
+    chunks = [rows[i:i + per] for i in range(0, len(rows), per)] or [[]]
+    return [(path if k == 0 else f"{stem}-{k + 1}.html", c) for k, c in enumerate(chunks)]
 
 
 def problem_filters(rows: list[dict[str, Any]]) -> list[tuple[str, str, list[dict[str, Any]]]]:
@@ -380,3 +434,59 @@ def problem_filters(rows: list[dict[str, Any]]) -> list[tuple[str, str, list[dic
     out.append(("problems/unstewarded.html", "without a steward",
                 [r for r in rows if not r["stewards"]]))
     return out
+
+
+def drawn_view(view: dict[str, Any], limit: int | None = None,
+               depth: int | None = None) -> tuple[dict[str, Any], str | None]:
+    """The part of a target's graph view its page draws (issue 15).
+
+    A view with at most ``limit`` (default :data:`DRAW_LIMIT`) statements is drawn whole. A larger one is cut to the
+    root's neighbourhood: the root, its variants, and the holes of every route of a kept
+    statement down to ``depth`` (default :data:`NEIGHBOURHOOD_DEPTH`) route levels; the
+    other statements are linked in words.
+
+    Returns:
+        ``(view, centre)``: the view to lay out (a shallow copy with ``nodes``, ``edges``
+        and ``routes`` restricted) and the centre's id, or ``(view, None)`` when whole.
+    """
+    limit = DRAW_LIMIT if limit is None else limit
+    depth = NEIGHBOURHOOD_DEPTH if depth is None else depth
+    if len(view["nodes"]) <= limit:
+        return view, None
+    ids = [n["id"] for n in view["nodes"]]
+    centre = "root" if "root" in ids else ids[0]
+    keep = {centre}
+    keep |= {n["id"] for n in view["nodes"]
+             if n["variant"] and n["variant"]["of"] == centre}
+    level = set(keep)
+    for _ in range(depth):
+        nxt: set[str] = set()
+        for r in view["routes"]:
+            if r["node"] in level:
+                nxt |= set(r["holes"])
+        nxt -= keep
+        keep |= nxt
+        level = nxt
+        if len(keep) > limit:
+            break
+    routes = [r for r in view["routes"] if r["node"] in keep
+              and all(h in keep for h in r["holes"])]
+    cut = {**view, "nodes": [n for n in view["nodes"] if n["id"] in keep],
+           "edges": [e for e in view["edges"] if e["from"] in keep and e["to"] in keep],
+           "routes": routes}
+    return cut, centre
+
+
+def set_pages(count: int) -> list[tuple[int, int]]:
+    """The sufficient-sets pages beyond the target page: ``(start, end)`` set indices
+    (0-based, end exclusive) of each, in order."""
+    return [(a, min(a + SETS_PER_PAGE, count))
+            for a in range(SETS_ON_PAGE, count, SETS_PER_PAGE)]
+
+
+def set_href(i: int) -> str:
+    """Where set ``i`` (0-based) is listed, relative to the target page's folder."""
+    if i < SETS_ON_PAGE:
+        return f"index.html#set-{i}"
+    k = (i - SETS_ON_PAGE) // SETS_PER_PAGE + 1
+    return f"sets/{k}.html#set-{i}"
