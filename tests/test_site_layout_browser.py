@@ -9,6 +9,7 @@ Marked ``browser``: ``make test`` deselects it; run ``pytest -m browser``.
 from __future__ import annotations
 
 import os
+import time
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -83,3 +84,37 @@ def test_no_page_is_wider_than_the_viewport(tmp_path: Path, driver: object) -> N
     with serve(real_out) as base:
         bad += _overflows(driver, base, _graph_pages(real_out), "graph")
     assert bad == [], "\n".join(bad)
+
+
+def test_drawing_zooms_and_opens_with_the_root_in_view(tmp_path: Path) -> None:
+    require_dot()
+    graph = tmp_path / "graph"
+    build_rich_graph(graph, commit=False)
+    out = tmp_path / "site"
+    build(graph, out)
+    with chromium(log=True) as d, serve(out) as base:
+        for width in (1280, 390):
+            d.execute_cdp_cmd("Emulation.setDeviceMetricsOverride",  # type: ignore[attr-defined]
+                              {"width": width, "height": 900, "deviceScaleFactor": 1,
+                               "mobile": width < 800})
+            d.get(base + "targets/demo/index.html")  # type: ignore[attr-defined]
+            state = d.execute_script(  # type: ignore[attr-defined]
+                "const w = document.querySelector('.svgwrap').getBoundingClientRect();"
+                "const r = document.querySelector('svg.dag .node[data-node=\"root\"] rect')"
+                ".getBoundingClientRect();"
+                "const vp = () => document.querySelector('svg.dag .svg-pan-zoom_viewport')"
+                ".getAttribute('transform') || getComputedStyle(document.querySelector("
+                "'svg.dag .svg-pan-zoom_viewport')).transform;"
+                "window.lemmataVp = vp; const before = vp();"
+                "document.querySelector('.zoom-bar button').click();"
+                "return {zoom: !!window.lemmataDrawing, buttons: document.querySelectorAll("
+                "'.zoom-bar button').length, inView: r.left >= w.left - 1 && r.right <= w.right + 1"
+                " && r.top >= w.top - 1 && r.bottom <= w.bottom + 1, before: before};")
+            assert state["zoom"] and state["buttons"] == 4, state
+            assert state["inView"], (width, state)
+            time.sleep(0.4)  # svg-pan-zoom moves the viewport on the next animation frame
+            after = d.execute_script("return window.lemmataVp();")  # type: ignore[attr-defined]
+            assert state["before"] != after, (state, after)  # zoom in moved the viewport
+        refused = [e for e in d.get_log("browser")  # type: ignore[attr-defined]
+                   if "Content Security Policy" in e["message"] or "Refused" in e["message"]]
+        assert refused == []

@@ -58,6 +58,8 @@ HERE = Path(__file__).resolve().parent
 TEMPLATES = HERE / "templates"
 ASSETS = HERE / "assets"
 PROSE = HERE / "prose"
+PANZOOM = ASSETS / "svg-pan-zoom"
+"""svg-pan-zoom 3.6.2, vendored from npm with its licence (the drawing's zoom and pan)."""
 SCREENS = ASSETS / "screens"
 """Screenshots of the person controls the docs page shows (tests/test_site_session_browser.py
 takes them)."""
@@ -616,6 +618,8 @@ def _assets(out: Path) -> None:
     for src in _walk(SCREENS):
         _copy_if_changed(src, dest / "screens" / src.relative_to(SCREENS))
     (dest / "pygments.css").write_text(pygments_css(), encoding="utf-8")
+    for src in _walk(PANZOOM):
+        _copy_if_changed(src, dest / "svg-pan-zoom" / src.relative_to(PANZOOM))
     for src in _walk(KATEX_DIR):
         _copy_if_changed(src, dest / "katex" / src.relative_to(KATEX_DIR))
 
