@@ -104,3 +104,13 @@ def test_set_pages_and_hrefs() -> None:
                                   (pages.SETS_ON_PAGE + pages.SETS_PER_PAGE, n)]
     assert pages.set_href(0) == "index.html#set-0"
     assert pages.set_href(pages.SETS_ON_PAGE) == f"sets/1.html#set-{pages.SETS_ON_PAGE}"
+
+
+def test_a_large_set_is_summarised(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(pages, "SET_MEMBERS_SHOWN", 1)
+    site = _site(tmp_path)
+    page = (site / "targets/demo/index.html").read_text(encoding="utf-8")
+    row = page.split('<tr id="set-0"', 1)[1].split("</tr>", 1)[0]
+    assert len(re.findall(r"<a href=", row)) == 1
+    assert "and 1 more (2 members; the graph's <code>targets/demo/graph.json</code>" \
+           in row.replace("&#39;", "'")

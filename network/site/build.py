@@ -220,6 +220,7 @@ def _environment(math: Typeset, config: SiteConfig, graph: Graph) -> Environment
     env.globals["set_href"] = pages.set_href
     env.globals["set_pages"] = pages.set_pages
     env.globals["SETS_ON_PAGE"] = pages.SETS_ON_PAGE
+    env.globals["SET_MEMBERS_SHOWN"] = pages.SET_MEMBERS_SHOWN
     env.globals["LITERATURE_WORDS"] = pages.LITERATURE_WORDS
     return env
 

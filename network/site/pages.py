@@ -39,6 +39,9 @@ SETS_ON_PAGE = 100
 """Rows of the sufficient-sets table on the target page; the rest are on pages of
 :data:`SETS_PER_PAGE` rows (issue 15: 4.5 MB of one page was this table)."""
 SETS_PER_PAGE = 500
+SET_MEMBERS_SHOWN = 12
+"""Members of one sufficient set a table row names; a larger set is summarised (its count,
+the rest in the products' graph.json), so a 1,000-statement target's table stays small."""
 
 
 def node_href(tid: str, nid: str) -> str:
