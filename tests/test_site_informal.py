@@ -105,3 +105,14 @@ def test_rich_site_typesets_every_informal_text(tmp_path: Path) -> None:
     # the problems index typesets the same statement's first paragraph
     problems = (out / "problems/index.html").read_text(encoding="utf-8")
     assert problems.count('<span class="math">') >= 2 and "\\(" not in problems
+
+
+@needs_node
+def test_hostile_formulas_and_links_stay_text() -> None:
+    text = ("$</span><script>alert(1)</script>$ and $\\href{javascript:alert(1)}{x}$ and "
+            "[x](javascript:alert(1)) and <img src=x onerror=alert(1)>")
+    html = informal.render(text, _typeset_all(text))
+    assert "<script>" not in html and "<img" not in html
+    assert 'href="javascript:' not in html
+    offline = informal.render(text, Typeset(server_side=False))
+    assert "<script>" not in offline and "&lt;/span&gt;&lt;script&gt;" in offline
