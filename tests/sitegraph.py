@@ -13,11 +13,20 @@ T = "demo"
 C = "calib"
 
 
+INFORMAL = ("For every $n \\ge 1$ the property $P(n)$ holds, where\n\n"
+            "$$P(n) \\iff \\sum_{k \\le n} k = \\frac{n(n+1)}{2}.$$\n\n"
+            "See erdosproblems.com/1094 and arXiv:2101.00001; `lean $x$` is code and "
+            "costs $5 and $6 stay text.")
+"""The demo target's informal statement: inline and display maths, references, a dollar in
+code, and dollars that are money (issue 15)."""
+
+
 def build_rich_graph(root: Path, *, commit: bool = True) -> tuple[GraphBuilder, str | None]:
     """Write the rich graph under ``root``; returns the builder and the commit (or None)."""
     b = GraphBuilder(root)
     b.base()
-    b.target(T, title="Demo conjecture", fidelity={"grade": "screened-and-signed"})
+    b.target(T, title="Demo conjecture", fidelity={"grade": "screened-and-signed"},
+             informal_statement=INFORMAL)
     b.approach(T, "20260101T000000Z", "alice", "Split by parity", nodes=["root"])
     b.approach(T, "20260102T000000Z", "bob", "Induction on n", state="abandoned")
     b.node(T, "root")
@@ -64,7 +73,7 @@ def build_rich_graph(root: Path, *, commit: bool = True) -> tuple[GraphBuilder, 
         "gate_spec_sha256": "0" * 64, "base_commit": ZERO40, "head_commit": ZERO40,
         "graph_commit": ZERO40, "verdict": "fail", "first_failing_step": 3,
         "steps": [{"step": 1, "name": "paths", "ok": True},
-                  {"step": 3, "name": "build", "ok": False, "code": "build-failed"}],
+                  {"step": 3, "name": "build", "ok": False, "code": "lean-build-failed"}],
         "timestamp": "2026-01-09"})
     # the calibration target, proved
     b.target(C, cls="calibration", calibration=True, title="Calibration: a proved fact",

@@ -26,6 +26,7 @@ tree. Nothing here serves, stores or accepts anything.
 from __future__ import annotations
 
 import os
+import re
 import shutil
 import time
 from collections.abc import Callable, Iterator
@@ -41,7 +42,7 @@ from network.errors import LemmataError, define
 from network.importers.erdosproblems import target_provenance
 from network.record import derive
 from network.record.loader import Graph, load_graph
-from network.site import pages
+from network.site import informal, pages
 from network.site.config import SiteConfig
 from network.site.csp import meta_policy, service_origin
 from network.site.layout import Layout, dot_program, layout_target
@@ -57,6 +58,8 @@ HERE = Path(__file__).resolve().parent
 TEMPLATES = HERE / "templates"
 ASSETS = HERE / "assets"
 PROSE = HERE / "prose"
+PANZOOM = ASSETS / "svg-pan-zoom"
+"""svg-pan-zoom 3.6.2, vendored from npm with its licence (the drawing's zoom and pan)."""
 SCREENS = ASSETS / "screens"
 """Screenshots of the person controls the docs page shows (tests/test_site_session_browser.py
 takes them)."""
@@ -160,9 +163,18 @@ def _derive(graph: Graph, config: SiteConfig, report: BuildReport) -> _Derived:
 def _layout(derived: _Derived, dot: str) -> dict[str, Layout]:
     workers = max(1, min(4, os.cpu_count() or 1))
     with ThreadPoolExecutor(max_workers=workers) as pool:
-        done = pool.map(lambda tid: (tid, layout_target(derived.views[tid], dot)),
+        done = pool.map(lambda tid: (tid, _layout_one(derived.views[tid], dot)),
                         list(derived.views))
         return dict(done)
+
+
+def _layout_one(view: dict[str, Any], dot: str) -> Layout:
+    """The drawing of one target: whole, or past :data:`pages.DRAW_LIMIT` statements the
+    root's neighbourhood (issue 15)."""
+    cut, centre = pages.drawn_view(view)
+    lay = layout_target(cut, dot)
+    lay.neighbourhood = centre
+    return lay
 
 
 # --- render --------------------------------------------------------------------------------
@@ -183,18 +195,58 @@ def _environment(math: Typeset, config: SiteConfig, graph: Graph) -> Environment
         return Markup('<span class="claim tex">') + escape(f"\\[{tex}\\]") + Markup("</span>")
 
     env.filters["claim"] = claim
+    env.filters["prose"] = lambda text: informal.render(text, math)
+    env.filters["prose_inline"] = lambda text: informal.render(text, math, inline=True)
     env.filters["lean"] = highlight_lean
+    env.filters["lean_holes"] = lambda src: Markup(pages.mark_holes(str(highlight_lean(src))))
     env.filters["short"] = pages.short
     env.filters["day"] = lambda d: (d or "")[:10]
     env.globals["artifact_href"] = lambda p: pages.artifact_href(graph, p)
+    sentences = pages.catalog_sentences(graph)
+
+    def code_words(code: str | None) -> Markup:
+        """A catalog code with its sentence from errors.json (issue 15)."""
+        if not code:
+            return Markup("")
+        meaning = sentences.get(code)
+        tail = (Markup(": ") + escape(meaning)) if meaning else Markup("")
+        return (Markup('<span class="catalog-code"><code>') + escape(code) + Markup("</code>")
+                + tail + Markup("</span>"))
+
+    env.filters["code_words"] = code_words
     env.globals["node_href"] = pages.node_href
     env.globals["STATUS_WORDS"] = pages.STATUS_WORDS
+    env.globals["STATUS_GLYPHS"] = pages.STATUS_GLYPHS
+    env.globals["set_href"] = pages.set_href
+    env.globals["set_pages"] = pages.set_pages
+    env.globals["SETS_ON_PAGE"] = pages.SETS_ON_PAGE
+    env.globals["SET_MEMBERS_SHOWN"] = pages.SET_MEMBERS_SHOWN
     env.globals["LITERATURE_WORDS"] = pages.LITERATURE_WORDS
     return env
 
 
 def _claims(derived: _Derived) -> list[str]:
     return [n["claim"] for v in derived.views.values() for n in v["nodes"] if n["claim"]]
+
+
+def _informal_texts(graph: Graph) -> Iterator[str | None]:
+    """Every informal text a page may show (issue 15): informal statements (imported
+    docstrings among them), every gloss and explainer section, postmortem and approach
+    prose and crux notes — so their formulas are typeset in the build's one KaTeX run."""
+    for tid, t in graph.targets.items():
+        yield t.record.informal_statement
+        for a in derive.approach_views(graph, tid):
+            yield a.get("cause")
+            yield a.get("detail")
+        for n in t.nodes.values():
+            for words in [*(g.record for g in n.glosses), *(e.record for e in n.explainers)]:
+                for sec in words.sections:
+                    yield sec.text
+            for pf in n.proposed_for:
+                yield pf.record.note
+            for at in n.attempts:
+                if at.postmortem is not None:
+                    yield at.postmortem.detail
 
 
 def _commit_label(graph: Graph) -> str:
@@ -226,10 +278,16 @@ class _Writer:
 
 def _render(graph: Graph, config: SiteConfig, d: _Derived, layouts: dict[str, Layout],
             out: Path, report: BuildReport) -> None:
-    math = typeset(_claims(d))
+    claims = _claims(d)
+    display, inline = informal.formulas(_informal_texts(graph))
+    math = typeset(claims + display, inline=inline)
     report.math_server_side = math.server_side
     for tex, err in sorted(math.errors.items()):
-        report.warnings.append(f"KaTeX cannot typeset a claim ({err}): {tex[:80]}")
+        what = "a claim" if tex in claims else "a formula of the prose"
+        report.warnings.append(f"KaTeX cannot typeset {what} ({err}): {tex[:80]}")
+    for tex, err in sorted(math.inline_errors.items()):
+        report.warnings.append(f"KaTeX cannot typeset a formula of the prose ({err}): "
+                               f"{tex[:80]}")
     env = _environment(math, config, graph)
     common = {"commit_label": _commit_label(graph), "commit": graph.commit,
               "toolchain_note": config.toolchain_note, "as_of": derive.now(graph),
@@ -280,8 +338,21 @@ def _render_problems(graph: Graph, d: _Derived, w: _Writer) -> None:
         rows.append({"summary": d.summaries[tid], "record": t.record, "root_node": nid,
                      "root_source": src, "mathlib": spec.mathlib.rev if spec.mathlib else None,
                      "toolchain": spec.lean_toolchain,
-                     "stewards": derive.panel_of(graph, tid)})  # D-32 v3.33/v3.34
-    w.page("problems.html", "problems/index.html", rows=rows)
+                     "stewards": derive.panel_of(graph, tid),  # D-32 v3.33/v3.34
+                     "glyph": pages.target_glyph(d.summaries[tid]["status"]),
+                     "statement": pages.first_paragraph(t.record.informal_statement),
+                     "root_literature": (d.node_views[tid][nid]["literature"]
+                                         if nid and nid in d.node_views[tid] else None),
+                     "literature_marks": sum(1 for n in d.views[tid]["nodes"]
+                                             if n["literature"])})
+    filters = pages.problem_filters(rows)
+    links = [(path, name, len(sub)) for path, name, sub in filters]
+    for path, name, sub in filters:
+        chunks = pages.paged(path, sub)
+        for k, (page_path, chunk) in enumerate(chunks):
+            w.page("problems.html", page_path, rows=chunk, filter_name=name, filters=links,
+                   total=len(rows), shown=len(sub), current=path, page_no=k + 1,
+                   page_links=[p for p, _ in chunks], first=k * pages.PROBLEMS_PER_PAGE)
 
 
 def _render_target(graph: Graph, config: SiteConfig, d: _Derived, tid: str, lay: Layout,
@@ -316,6 +387,10 @@ def _render_target(graph: Graph, config: SiteConfig, d: _Derived, tid: str, lay:
     if base["shelved"]:
         w.page("target.html", f"targets/{tid}/shelved.html", with_shelved=True,
                drawing=pages.drawing(graph, tid, view, lay, True), **base)
+    for k, (a, z) in enumerate(pages.set_pages(len(sets["sets"])), start=1):
+        w.page("sets.html", f"targets/{tid}/sets/{k}.html", tid=tid, target=t.record,
+               sets=sets, nodes=nodes, first=a, rows=list(enumerate(sets["sets"][a:z], a)),
+               k=k, pages_of_sets=pages.set_pages(len(sets["sets"])))
     for k, proof in enumerate(view["proofs"], start=1):
         _render_proof(graph, config, d, tid, k, proof, w)
 
@@ -348,12 +423,16 @@ def _node_context(graph: Graph, config: SiteConfig, d: _Derived, tid: str,
         "files": files, "proof_file": proof_file,
         "attestations": pages.attestations_of(graph, tid, nid),
         "route_classes": derive.route_class_histogram(graph, tid, nid),
+        "postmortems": [(a.path, a.postmortem) for a in n.attempts if a.postmortem],
         "explainers": explainers,
         "routes": [r for r in view["routes"] if r["node"] == nid],
         "labels": {x["id"]: x["label"] for x in view["nodes"]},
         "proposed_for": [rf.record for rf in n.proposed_for],
         "shelvings": [rf.record for rf in n.shelvings],
         "is_root": d.summaries[tid]["root"] == nid,
+        "place": pages.place(view, tid, nid),
+        "partials": {r["route"]: graph.text(r["route"]) for r in view["routes"]
+                     if r["node"] == nid and r["route"] in graph.files},
     }
 
 
@@ -469,6 +548,33 @@ def _markdown(text: str, config: SiteConfig) -> Markup:
     return Markup(md.renderer.render(tokens, md.options, {}))
 
 
+_HEADING_RE = re.compile(r"^(?:(?P<d>D-\d+) — )?(?P<title>[^\n]{1,200})§$")
+
+
+def decision_document(text: str) -> Markup:
+    """The decision document (D-36: the Docs page shows "this document") as HTML: each
+    line ending in ``§`` a heading, a decision's heading anchored at its number
+    (``#D-36``) and listed in a contents list first, every other line a paragraph; all
+    text escaped. ``text`` is ``network/site/prose/decisions.txt``, the specification as
+    the network's builders hold it."""
+    body: list[Markup] = []
+    contents: list[Markup] = []
+    for n, line in enumerate(text.splitlines()):
+        line = line.strip()
+        if not line:
+            continue
+        m = _HEADING_RE.match(line)
+        if m:
+            anchor = m.group("d") or f"part-{n}"
+            title = (f"{m.group('d')} — " if m.group("d") else "") + m.group("title")
+            body.append(Markup('<h2 id="{}">{}</h2>').format(anchor, title))
+            contents.append(Markup('<li><a href="#{}">{}</a></li>').format(anchor, title))
+        else:
+            body.append(Markup("<p>{}</p>").format(line))
+    return (Markup('<nav aria-label="Decisions"><ol class="decisions-toc">')
+            + Markup("").join(contents) + Markup("</ol></nav>") + Markup("\n").join(body))
+
+
 def _render_docs(graph: Graph, config: SiteConfig, w: _Writer) -> None:
     agents = graph.text("AGENTS.md") if "AGENTS.md" in graph.files else None
     docs = [
@@ -486,6 +592,12 @@ def _render_docs(graph: Graph, config: SiteConfig, w: _Writer) -> None:
          _markdown((PROSE / "about.md").read_text(encoding="utf-8"), config)),
         ("people.html", "Acting on the site: sign in, stewards, approvals, reviews, motions",
          _markdown((PROSE / "people.md").read_text(encoding="utf-8"), config)),
+        ("glossary.html", "Glossary of the site's terms",
+         _markdown((PROSE / "glossary.md").read_text(encoding="utf-8"), config)),
+        ("decisions.html", "The decision document (the network's binding specification)",
+         decision_document((PROSE / "decisions.txt").read_text(encoding="utf-8"))),
+        ("stance.html", "How the network stands against the Leiden Declaration",
+         _markdown((PROSE / "stance.md").read_text(encoding="utf-8"), config)),
     ]
     w.page("docs_index.html", "docs/index.html", docs=[(p, t) for p, t, _ in docs])
     for path, title, body in docs:
@@ -503,6 +615,8 @@ def _assets(out: Path) -> None:
     for src in _walk(SCREENS):
         _copy_if_changed(src, dest / "screens" / src.relative_to(SCREENS))
     (dest / "pygments.css").write_text(pygments_css(), encoding="utf-8")
+    for src in _walk(PANZOOM):
+        _copy_if_changed(src, dest / "svg-pan-zoom" / src.relative_to(PANZOOM))
     for src in _walk(KATEX_DIR):
         _copy_if_changed(src, dest / "katex" / src.relative_to(KATEX_DIR))
 

@@ -90,6 +90,9 @@ class Layout:
     boxes: list[Box] = field(default_factory=list)
     lines: list[Line] = field(default_factory=list)
     undrawn: list[str] = field(default_factory=list)
+    neighbourhood: str | None = None
+    """Set when only this statement's neighbourhood is laid out (a large target, issue 15:
+    :func:`network.site.pages.drawn_view`)."""
 
 
 def dot_program() -> str:

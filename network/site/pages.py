@@ -8,6 +8,7 @@ them, and attaches the drawing's layout and the typeset notation.
 
 from __future__ import annotations
 
+import re
 from typing import Any
 
 from network.record import derive
@@ -26,6 +27,21 @@ LITERATURE_WORDS = {
 }
 """Every literature status (D-25 v3.35/v3.45) with the words the drawing's key uses."""
 LABEL_CHARS = 26
+DRAW_LIMIT = 150
+"""Past this many statements a target page draws the root's neighbourhood only
+(:func:`drawn_view`) and links the rest, so no page grows without bound (issue 15)."""
+NEIGHBOURHOOD_DEPTH = 2
+"""Route levels below the root the neighbourhood drawing keeps."""
+NOT_DRAWN_LISTED = 300
+"""How many undrawn statements the drawing's words link by name (the rest are counted and
+reached from their parents' pages)."""
+SETS_ON_PAGE = 100
+"""Rows of the sufficient-sets table on the target page; the rest are on pages of
+:data:`SETS_PER_PAGE` rows (issue 15: 4.5 MB of one page was this table)."""
+SETS_PER_PAGE = 500
+SET_MEMBERS_SHOWN = 12
+"""Members of one sufficient set a table row names; a larger set is summarised (its count,
+the rest in the products' graph.json), so a 1,000-statement target's table stays small."""
 
 
 def node_href(tid: str, nid: str) -> str:
@@ -114,8 +130,25 @@ def drawing(graph: Graph, tid: str, view: dict[str, Any], lay: Layout,
                       "target": ln.target, "kind": ln.kind, "relation": ln.relation})
     drawn = [b for b in boxes if b["kind"] == "statement"]
     statuses = sorted({b["status"] for b in drawn}, key=list(STATUS_WORDS).index)
+    band = [b for b in drawn if b["band"]]
+    band_rect = None
+    if band:
+        pad = 8.0
+        x0 = min(b["x"] - b["w"] / 2 for b in band) - pad
+        y0 = min(b["y"] - b["h"] / 2 for b in band) - pad - 14
+        x1 = max(b["x"] + b["w"] / 2 for b in band) + pad
+        y1 = max(b["y"] + b["h"] / 2 for b in band) + pad
+        band_rect = {"x": round(x0, 1), "y": round(max(y0, 0.0), 1),
+                     "w": round(x1 - x0, 1), "h": round(y1 - max(y0, 0.0), 1)}
+    shown = {b["key"] for b in drawn} | hidden | set(lay.undrawn)
+    rest = [{"id": n["id"], "label": n["label"], "status": n["status"],
+             "href": node_href(tid, n["id"])}
+            for n in view["nodes"] if n["id"] not in shown]
     return {
         "width": round(lay.width, 1), "height": round(lay.height, 1),
+        "band_rect": band_rect, "glyphs": STATUS_GLYPHS,
+        "not_drawn": rest[:NOT_DRAWN_LISTED], "not_drawn_count": len(rest),
+        "neighbourhood": lay.neighbourhood,
         "boxes": boxes, "lines": lines,
         "key_statuses": [(s, STATUS_WORDS[s]) for s in STATUS_WORDS if s != "superseded"],
         "key_literature": list(LITERATURE_WORDS.items()),
@@ -209,7 +242,7 @@ def attestations_of(graph: Graph, tid: str, nid: str) -> list[dict[str, Any]]:
                        (f"step {a.first_failing_step}" if a.first_failing_step is not None
                         else None)),
             "submitter": a.submitter, "disclosure": a.disclosure.model_dump(),
-            "merge_commit": a.merge_commit,
+            "merge_commit": a.merge_commit, "head_commit": a.head_commit,
         })
     out.sort(key=lambda x: (derive.norm_date(str(x["timestamp"])), str(x["path"])), reverse=True)
     return out
@@ -220,3 +253,243 @@ def lean_files(node: Node) -> list[tuple[str, str]]:
     from network.record.loader import NODE_LEAN_FILES
 
     return [(name, node.files[name].path) for name in NODE_LEAN_FILES if name in node.files]
+
+
+def place(view: dict[str, Any], tid: str, nid: str) -> dict[str, Any]:
+    """Where a statement stands in its target's tree (issue 15, D-36 node page): the
+    breadcrumb from the target down through each ancestor, route and hole; a sentence
+    saying so; the route's other holes; the node's own routes with their holes; the
+    variant it is of and the variants of it. Read from the graph view's ``hole``,
+    ``variant`` and routes only (Foundation ruling 4).
+
+    Returns:
+        ``{crumbs: [{label, href|None, kind}], sentence: str|None, parent, route (its
+        route view with ``href``, the route on its owner's page),
+        siblings: [node view], routes: [{route, approach, holes: [node view], alive}],
+        variant_of: node view|None, variants: [node view]}``; hrefs output-relative.
+    """
+    nodes = {n["id"]: n for n in view["nodes"]}
+    routes = {r["route"]: r for r in view["routes"]}
+
+    def approach(route: str) -> str:
+        r = routes.get(route)
+        return (r["approach"] if r and r["approach"] else
+                f"route {route.rsplit('/', 1)[-1]}")
+
+    chain: list[dict[str, Any]] = []
+    seen: set[str] = set()
+    x: str | None = nid
+    while x is not None and x in nodes and x not in seen:
+        seen.add(x)
+        n = nodes[x]
+        chain.append({"label": n["label"], "href": node_href(tid, x), "kind": "statement"})
+        hole = n["hole"]
+        if hole:
+            r = routes.get(hole["route"])
+            count = r["count"] if r else None
+            chain.append({"label": f"hole {hole['k']}" + (f" of {count}" if count else ""),
+                          "href": None, "kind": "hole"})
+            chain.append({"label": approach(hole["route"]),
+                          "href": node_href(tid, hole["parent"]) + "#route-"
+                          + route_anchor(hole["route"]), "kind": "route"})
+            x = hole["parent"]
+        elif n["variant"]:
+            chain.append({"label": f"variant ({n['variant']['relation']})", "href": None,
+                          "kind": "variant"})
+            x = n["variant"]["of"]
+        else:
+            x = None
+    chain.reverse()
+    # the node itself is the page: no link to it
+    if chain:
+        chain[-1] = {**chain[-1], "href": None}
+    me = nodes[nid]
+    sentence = None
+    parent = route = None
+    siblings: list[dict[str, Any]] = []
+    if me["hole"]:
+        h = me["hole"]
+        parent = nodes.get(h["parent"])
+        r = routes.get(h["route"])
+        route = ({**r, "href": node_href(tid, h["parent"]) + "#route-" + route_anchor(h["route"])}
+                 if r else None)
+        of = f" of {r['count']}" if r else ""
+        sentence = (f"Hole {h['k']}{of} of the route “{approach(h['route'])}” of "
+                    f"{parent['label'] if parent else h['parent']}.")
+        if r:
+            siblings = [nodes[s] for s in r["holes"] if s != nid and s in nodes]
+    elif me["variant"]:
+        of_node = nodes.get(me["variant"]["of"])
+        sentence = (f"A {me['variant']['relation']} variant of "
+                    f"{of_node['label'] if of_node else me['variant']['of']}.")
+    own = [{"route": r["route"], "approach": approach(r["route"]), "alive": r["alive"],
+            "anchor": route_anchor(r["route"]), "kind": r["kind"],
+            "holes": [nodes[h] for h in r["holes"] if h in nodes]}
+           for r in view["routes"] if r["node"] == nid]
+    v = me["variant"]
+    return {
+        "crumbs": chain, "sentence": sentence, "parent": parent, "route": route,
+        "siblings": siblings, "routes": own,
+        "variant_of": nodes.get(v["of"]) if v else None,
+        "variants": [n for n in view["nodes"]
+                     if n["variant"] and n["variant"]["of"] == nid],
+    }
+
+
+def route_anchor(route: str) -> str:
+    """The fragment naming a route on its owner's node page: the partial's file name
+    without ``.lean`` (unique per node, ruling 4)."""
+    name = route.rsplit("/", 1)[-1]
+    return name.removesuffix(".lean")
+
+
+def mark_holes(html: str) -> str:
+    """Highlighted Lean (:func:`network.site.lean.highlight_lean`) with each ``sorry``
+    token marked as a hole (``<mark class="hole">``), so a partial's holes stand out."""
+    import re
+
+    return re.sub(r'(<span class="[a-z0-9 ]+">sorry</span>)',
+                  lambda m: f'<mark class="hole" title="a hole of this route">{m.group(1)}</mark>',
+                  html)
+
+
+def catalog_sentences(graph: Graph) -> dict[str, str]:
+    """Catalog code → its meaning, from the graph's ``errors.json`` (the catalog of the
+    record rendered), else this network's catalog; every code a page shows a reader is
+    shown with its sentence (issue 15)."""
+    import json
+
+    from network.errors import full_catalog
+
+    if "errors.json" in graph.files:
+        try:
+            data = json.loads(graph.text("errors.json"))
+            return {str(e["code"]): str(e["meaning"]) for e in data.get("errors", [])}
+        except (ValueError, KeyError, TypeError, AttributeError):
+            pass
+    return {c: e.meaning for c, e in full_catalog().items()}
+
+
+STATUS_GLYPHS = {"open": "○", "blocked": "⊘", "proved": "✔", "refuted": "✘",
+                 "defective": "⚠", "superseded": "↷"}
+"""A glyph for each node status, shown beside its colour so status is never colour alone
+(issue 15)."""
+TARGET_GLYPHS = {"listed": "○", "active": "◔", "resolved": "●", "dormant": "☾",
+                 "known-result": "≡"}
+"""A glyph for each target status (D-33), beside its colour and word (issue 15)."""
+RESOLUTION_GLYPHS = {"proved": "✔", "refuted": "✘", "defective": "⚠"}
+"""The glyph of a resolved target, by its resolution."""
+
+
+def target_glyph(status: dict[str, Any]) -> str:
+    """The glyph of a target status (``TargetStatus.to_dict()``): a resolved target's
+    resolution glyph, else its status glyph."""
+    if status["status"] == "resolved" and status.get("resolution") in RESOLUTION_GLYPHS:
+        return RESOLUTION_GLYPHS[str(status["resolution"])]
+    return TARGET_GLYPHS.get(str(status["status"]), "·")
+
+
+def first_paragraph(text: str | None) -> str:
+    """The informal statement's first paragraph (up to the first blank line), cut after a
+    sentence when longer than :data:`EXCERPT_CHARS` (never inside a formula): what the
+    problems index typesets in its compact row; the target page shows the whole."""
+    if not text:
+        return ""
+    para = text.strip().split("\n\n", 1)[0]
+    if len(para) <= EXCERPT_CHARS:
+        return para
+    # cut after a sentence, never inside a formula (an even count of `$` before the cut)
+    for m in re.finditer(r"[.;:](?=\s)", para):
+        cut = m.end()
+        if cut >= EXCERPT_CHARS // 3 and para[:cut].replace("\\$", "").count("$") % 2 == 0:
+            return para[:cut] + " …" if cut < len(para) else para
+        if cut > EXCERPT_CHARS:
+            break
+    return para
+
+
+EXCERPT_CHARS = 360
+PROBLEMS_PER_PAGE = 100
+"""Rows of one problems page; a longer list continues on ``<page>-2.html`` and so on."""
+
+
+def paged(path: str, rows: list[Any], per: int = PROBLEMS_PER_PAGE) -> list[tuple[str, list[Any]]]:
+    """``rows`` split into pages of ``per``: ``[(path, rows), (path-2.html, rows), …]``
+    (at least one page, empty when ``rows`` is)."""
+    stem = path.removesuffix(".html")
+    chunks = [rows[i:i + per] for i in range(0, len(rows), per)] or [[]]
+    return [(path if k == 0 else f"{stem}-{k + 1}.html", c) for k, c in enumerate(chunks)]
+
+
+def problem_filters(rows: list[dict[str, Any]]) -> list[tuple[str, str, list[dict[str, Any]]]]:
+    """The problems index's pre-rendered filters (issue 15: filters without JavaScript):
+    ``(path, name, rows)`` for every problem, each target status present, each class
+    present, and the problems with a steward / without one."""
+    out: list[tuple[str, str, list[dict[str, Any]]]] = [("problems/index.html", "every problem",
+                                                         rows)]
+    statuses = sorted({r["summary"]["status"]["status"] for r in rows})
+    classes = sorted({r["summary"]["class"] for r in rows})
+    out += [(f"problems/status/{s}.html", f"status {s}",
+             [r for r in rows if r["summary"]["status"]["status"] == s]) for s in statuses]
+    out += [(f"problems/class/{c}.html", f"class {c}",
+             [r for r in rows if r["summary"]["class"] == c]) for c in classes]
+    out.append(("problems/stewarded.html", "with a steward", [r for r in rows if r["stewards"]]))
+    out.append(("problems/unstewarded.html", "without a steward",
+                [r for r in rows if not r["stewards"]]))
+    return out
+
+
+def drawn_view(view: dict[str, Any], limit: int | None = None,
+               depth: int | None = None) -> tuple[dict[str, Any], str | None]:
+    """The part of a target's graph view its page draws (issue 15).
+
+    A view with at most ``limit`` (default :data:`DRAW_LIMIT`) statements is drawn whole. A larger one is cut to the
+    root's neighbourhood: the root, its variants, and the holes of every route of a kept
+    statement down to ``depth`` (default :data:`NEIGHBOURHOOD_DEPTH`) route levels; the
+    other statements are linked in words.
+
+    Returns:
+        ``(view, centre)``: the view to lay out (a shallow copy with ``nodes``, ``edges``
+        and ``routes`` restricted) and the centre's id, or ``(view, None)`` when whole.
+    """
+    limit = DRAW_LIMIT if limit is None else limit
+    depth = NEIGHBOURHOOD_DEPTH if depth is None else depth
+    if len(view["nodes"]) <= limit:
+        return view, None
+    ids = [n["id"] for n in view["nodes"]]
+    centre = "root" if "root" in ids else ids[0]
+    keep = {centre}
+    keep |= {n["id"] for n in view["nodes"]
+             if n["variant"] and n["variant"]["of"] == centre}
+    level = set(keep)
+    for _ in range(depth):
+        nxt: set[str] = set()
+        for r in view["routes"]:
+            if r["node"] in level:
+                nxt |= set(r["holes"])
+        nxt -= keep
+        keep |= nxt
+        level = nxt
+        if len(keep) > limit:
+            break
+    routes = [r for r in view["routes"] if r["node"] in keep
+              and all(h in keep for h in r["holes"])]
+    cut = {**view, "nodes": [n for n in view["nodes"] if n["id"] in keep],
+           "edges": [e for e in view["edges"] if e["from"] in keep and e["to"] in keep],
+           "routes": routes}
+    return cut, centre
+
+
+def set_pages(count: int) -> list[tuple[int, int]]:
+    """The sufficient-sets pages beyond the target page: ``(start, end)`` set indices
+    (0-based, end exclusive) of each, in order."""
+    return [(a, min(a + SETS_PER_PAGE, count))
+            for a in range(SETS_ON_PAGE, count, SETS_PER_PAGE)]
+
+
+def set_href(i: int) -> str:
+    """Where set ``i`` (0-based) is listed, relative to the target page's folder."""
+    if i < SETS_ON_PAGE:
+        return f"index.html#set-{i}"
+    k = (i - SETS_ON_PAGE) // SETS_PER_PAGE + 1
+    return f"sets/{k}.html#set-{i}"

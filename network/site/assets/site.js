@@ -74,11 +74,63 @@
     }).catch(function () { return null; });
   }
 
+  // Zoom and pan of the drawing (svg-pan-zoom, vendored under assets/svg-pan-zoom): fitted
+  // to its box, and when the fit makes labels too small to read, at full size centred on
+  // the root. Without the script the page shows the whole drawing fitted to the width.
+  var dag = document.querySelector("svg.dag");
+  if (dag && window.svgPanZoom) {
+    var wrap = dag.parentNode, figure = wrap.closest("figure");
+    var vb = (dag.getAttribute("viewBox") || "0 0 1 1").split(" ").map(Number);
+    var natural = wrap.clientWidth * vb[3] / Math.max(vb[2], 1);
+    wrap.classList.add("zoomable");
+    wrap.style.height = Math.round(Math.max(220, Math.min(natural + 8, window.innerHeight * 0.7))) + "px";
+    if (figure) { figure.classList.add("zoom-on"); }
+    dag.setAttribute("width", "100%");
+    dag.setAttribute("height", "100%");
+    var pz = window.svgPanZoom(dag, { fit: true, center: true, controlIconsEnabled: false,
+      mouseWheelZoomEnabled: false, dblClickZoomEnabled: true, zoomScaleSensitivity: 0.3,
+      minZoom: 0.05, maxZoom: 50 });
+    var centreRoot = function (onlyIfSmall) {
+      var box = dag.querySelector('.node[data-node="root"] rect') || dag.querySelector(".node rect");
+      var s = pz.getSizes();
+      if (!box || (onlyIfSmall === true && s.realZoom >= 0.6)) { return; }
+      if (s.realZoom < 0.6) { pz.zoom(pz.getZoom() / s.realZoom); s = pz.getSizes(); }
+      var b = box.getBBox();
+      pz.pan({ x: s.width / 2 - (b.x + b.width / 2) * s.realZoom,
+               y: Math.min(s.height / 2, 40 + b.height / 2 * s.realZoom) - (b.y + b.height / 2) * s.realZoom });
+    };
+    centreRoot(true);
+    var bar = document.createElement("div");
+    bar.className = "zoom-bar";
+    [["+", "Zoom in", function () { pz.zoomIn(); }],
+     ["−", "Zoom out", function () { pz.zoomOut(); }],
+     ["Fit", "Fit the whole drawing", function () { pz.resize(); pz.fit(); pz.center(); }],
+     ["Root", "Centre on the root", function () { centreRoot(false); }]].forEach(function (b) {
+      var btn = document.createElement("button");
+      btn.type = "button";
+      btn.textContent = b[0];
+      btn.setAttribute("aria-label", b[1]);
+      btn.title = b[1];
+      btn.addEventListener("click", b[2]);
+      bar.appendChild(btn);
+    });
+    var hint = document.createElement("span");
+    hint.className = "hint";
+    hint.textContent = "Drag to pan; double-click to zoom.";
+    bar.appendChild(hint);
+    var row = wrap.closest(".drawing-row") || wrap;
+    row.parentNode.insertBefore(bar, row);
+    window.lemmataDrawing = pz;
+  }
+
   // Client-side KaTeX, only where the build could not typeset (no Node.js at build time).
   window.addEventListener("load", function () {
     if (window.renderMathInElement) {
       document.querySelectorAll(".claim.tex").forEach(function (el) {
         window.renderMathInElement(el, { delimiters: [{ left: "\\[", right: "\\]", display: true }], throwOnError: false });
+      });
+      document.querySelectorAll(".math.tex").forEach(function (el) {
+        window.renderMathInElement(el, { delimiters: [{ left: "\\[", right: "\\]", display: true }, { left: "\\(", right: "\\)", display: false }], throwOnError: false });
       });
     }
   });
