@@ -29,7 +29,7 @@ from network.api.forge import LocalForge
 from network.gate.queue import process_queue
 from network.gate.run import run_gate
 from network.gate.sandbox import Sandbox
-from network.record import dormancy
+from network.record import derive, dormancy
 from network.record import models as m
 from network.record.loader import load_graph
 from network.record.validate import validate_graph
@@ -126,14 +126,14 @@ class Model:
                 "date": date, "reason": words}, "curator")
             return "curator", {f"{ND}/{dnode}/disputes/{ts}-curator.yaml": _yaml(rec)}
         if kind == "dormancy":  # a curator's declaration: signed, with D-33's evidence
-            date = f"2026-06-{self.n:02d}"  # N days after the last progress (issue 18)
-            series = {k: v for k, v in dormancy.dormancy_series(
-                load_graph(self.forge.path, self.forge.main_sha()), T, date).items()
-                if k != "meets"}
+            main = load_graph(self.forge.path, self.forge.main_sha())
+            date = derive.now(main) or date  # read at declaration: the record's now (issue 18)
+            series = {k: v for k, v in dormancy.dormancy_series(main, T, date).items()
+                      if k != "meets"}
             rec = self.signer.signed(m.TargetStatusRecord, {
                 "schema": "target-status/v1", "declaration": "dormant", "curator": "curator",
                 "date": date, "reasoning": words, "starvation_series": series}, "curator")
-            return "curator", {f"targets/{T}/status/{date}-1.yaml": _yaml(rec)}
+            return "curator", {f"targets/{T}/status/{date[:10]}-1.yaml": _yaml(rec)}
         if kind == "steward":  # a curator files a steward's own signed commitment
             name = f"sam{self.n}"
             rec = self.signer.signed(m.Steward, {
@@ -156,15 +156,17 @@ class Model:
             return who, {f"{ND}/{wnode}/withdrawals/{ts}-{who}.yaml": _yaml({
                 "schema": "withdrawal/v1", "withdraws": target_path, "by": who,
                 "reason": words, "date": date})}
-        assert kind == "shelving"
+        assert kind == "shelving"  # of the lemma: the root is never shelved (D-14 v3.47)
         rec = self.signer.signed(m.Shelving, {
-            "schema": "shelving/v1", "subject": node, "cause": words, "by": "steve",
+            "schema": "shelving/v1", "subject": "lemma", "cause": words, "by": "steve",
             "date": date}, "steve")
-        return "steve", {f"{d}/shelving/{ts}-steve.yaml": _yaml(rec)}
+        return "steve", {f"{ND}/lemma/shelving/{ts}-steve.yaml": _yaml(rec)}
 
 
 def _forge(work: Path) -> tuple[LocalForge, GraphBuilder]:
-    b = GraphBuilder(work / "g").base()
+    # D-33's N at its least: a declaration read at the record's now meets (a) the day
+    # after progress (the queue's clock is fixed, so no N of days can pass here)
+    b = GraphBuilder(work / "g").base(dormancy_n_days=1)
     b.target(T)
     b.node(T, "root")
     b.node(T, "lemma")

@@ -290,3 +290,17 @@ def check_products(graph: Graph, root: str | Path) -> list[str]:
             differ.append(path)
     differ.extend(_stale_graph_jsons(graph, None if graph.commit is not None else base))
     return sorted(set(differ))
+
+
+def catalog_meanings(graph: Graph) -> dict[str, str]:
+    """Catalog code → meaning, as the graph's committed ``errors.json`` (``errors/v1``)
+    says; ``{}`` when the graph has none or it does not read as the catalog (the site
+    then shows this network's own catalog)."""
+    if "errors.json" not in graph.files:
+        return {}
+    try:
+        data = orjson.loads(graph.text("errors.json"))
+        return {str(e["code"]): str(e["meaning"]) for e in data.get("errors", [])}
+    except (orjson.JSONDecodeError, KeyError, TypeError, AttributeError):
+        return {}
+

@@ -356,18 +356,12 @@ def mark_holes(html: str) -> str:
 def catalog_sentences(graph: Graph) -> dict[str, str]:
     """Catalog code → its meaning, from the graph's ``errors.json`` (the catalog of the
     record rendered), else this network's catalog; every code a page shows a reader is
-    shown with its sentence (issue 15)."""
-    import json
-
+    shown with its sentence (issue 15). The file is read by the record's one reader
+    (:func:`network.record.products.catalog_meanings`)."""
     from network.errors import full_catalog
+    from network.record.products import catalog_meanings
 
-    if "errors.json" in graph.files:
-        try:
-            data = json.loads(graph.text("errors.json"))
-            return {str(e["code"]): str(e["meaning"]) for e in data.get("errors", [])}
-        except (ValueError, KeyError, TypeError, AttributeError):
-            pass
-    return {c: e.meaning for c, e in full_catalog().items()}
+    return catalog_meanings(graph) or {c: e.meaning for c, e in full_catalog().items()}
 
 
 STATUS_GLYPHS = {"open": "○", "blocked": "⊘", "proved": "✔", "refuted": "✘",
