@@ -1,0 +1,238 @@
+"""Attacks on the people of the site (issue 13), each written as a test that fails if the
+attack succeeds: the web session (cookies, CSRF, Origin, CORS, return_to, the OAuth
+state, login case, squatting), and hand-opened pull requests carrying role records the
+service would refuse (a role held on one target used on another, replayed or forged
+approval-key signatures, records filed for someone else, rewritten or deleted records,
+the root shelved, a non-steward's registration). Each attack is fed the input built to
+pass the check it aims at and must be refused with its own catalog code.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+import httpx
+import pytest
+from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
+from sqlalchemy import select
+
+from network import signing
+from network.api import db, web_session
+from network.api.records import dump_yaml, gate_findings
+from network.record import models as m
+from network.record.loader import Graph, load_graph
+from tests.graphs import BUILDER_APPROVAL_KEY_ID, GraphBuilder, git_commit
+from tests.test_web_session import (  # noqa: F401 - the fixture
+    ORIGIN,
+    SITE,
+    Web,
+    authorize,
+    csrf,
+    refused,
+    sign_in,
+    signed_up,
+    site,
+    start,
+    web,
+)
+
+# --- hand-opened pull requests: the gate refuses what the service refuses ----------------
+
+T, O = "demo", "other"
+TS = "20260301T000000Z"
+DATE = "2026-03-01T00:00:00Z"
+
+
+@pytest.fixture()
+def b(tmp_path: Path) -> GraphBuilder:
+    """demo (steward steve) and other (steward olaf), each with root and n1; curator
+    ``curator``; owner ``olga``."""
+    g = GraphBuilder(tmp_path / "g").base(schema="policy/v2", owner="olga")
+    g.target(T)
+    g.target(O, steward="olaf")
+    for tid in (T, O):
+        g.node(tid, "root")
+        g.node(tid, "n1")
+    return g
+
+
+def codes(g: Graph, files: dict[str, bytes | None], submitter: str) -> list[str]:
+    return [d.code for d in gate_findings(g, files, submitter)]
+
+
+ROLE = {"role-not-permitted", "role-key-unbound"}
+
+
+def role_refused(found: list[str]) -> bool:
+    """Refused for the role the act rests on (step 1's plan or step 2's signature)."""
+    return bool(found) and set(found) <= ROLE
+
+
+def _motion(b: GraphBuilder, tid: str, who: str, *, signer: str | None = None,
+            text: str = "Raise the threshold.") -> dict[str, Any]:
+    rec = {"schema": "motion/v1", "target": tid, "kind": "threshold", "text": text,
+           "by": who, "date": DATE}
+    return b.signed(m.Motion, rec, signer or who)
+
+
+def _shelving(b: GraphBuilder, who: str, subject: str) -> dict[str, Any]:
+    rec = {"schema": "shelving/v1", "subject": subject, "cause": "not now", "by": who,
+           "date": DATE}
+    return b.signed(m.Shelving, rec, who)
+
+
+def test_a_steward_of_one_target_cannot_act_on_another(b: GraphBuilder) -> None:
+    g = load_graph(b.root)
+    mp = f"targets/{O}/panel/motions/{TS}-steve.yaml"
+    assert codes(g, {mp: dump_yaml(_motion(b, O, "steve"))}, "steve") == ["motion-not-member"]
+    sp = f"targets/{O}/nodes/n1/shelving/{TS}-steve.yaml"
+    assert role_refused(codes(g, {sp: dump_yaml(_shelving(b, "steve", "n1"))}, "steve"))
+    reg = b.signed(m.Registration, {
+        "schema": "registration/v1", "registry": "palomar", "registry_id": "x-1",
+        "graph_commit": "a" * 40, "state": "submitted", "by": "steve", "date": DATE}, "steve")
+    rp = f"targets/{O}/registrations/2026-03-01-1.yaml"
+    assert role_refused(codes(g, {rp: dump_yaml(reg)}, "steve"))
+    # and on its own target each is admitted: the refusal is the target's, not the record's
+    assert codes(g, {f"targets/{T}/nodes/n1/shelving/{TS}-steve.yaml":
+                     dump_yaml(_shelving(b, "steve", "n1"))}, "steve") == []
+    assert codes(g, {f"targets/{T}/registrations/2026-03-01-1.yaml": dump_yaml(reg)},
+                 "steve") == []
+
+
+def test_a_registration_by_a_non_steward_is_refused(b: GraphBuilder) -> None:
+    g = load_graph(b.root)
+    reg = b.signed(m.Registration, {
+        "schema": "registration/v1", "registry": "palomar", "registry_id": "x-1",
+        "graph_commit": "a" * 40, "state": "registered", "by": "mallory", "date": DATE},
+        "mallory")
+    rp = f"targets/{T}/registrations/2026-03-01-1.yaml"
+    assert role_refused(codes(g, {rp: dump_yaml(reg)}, "mallory"))
+    unsigned = {k: v for k, v in reg.items() if k != "signature"}
+    assert "role-act-unsigned" in codes(g, {rp: dump_yaml(unsigned)}, "mallory")
+
+
+def test_a_vote_on_another_targets_motion_is_refused(b: GraphBuilder) -> None:
+    mp = f"targets/{O}/panel/motions/20260201T000000Z-olaf.yaml"
+    b.write_yaml(mp, _motion(b, O, "olaf"))
+    b.merge([mp], date="2026-02-01T00:00:00Z", target=O, node="root", artifact_kind="motion")
+    g = load_graph(b.root)
+    vote = b.signed(m.Vote, {"schema": "vote/v1", "motion": mp, "vote": "yes", "by": "steve",
+                             "date": DATE}, "steve")
+    # filed under steve's own target, naming olaf's motion
+    assert codes(g, {f"targets/{T}/panel/votes/{TS}-steve.yaml": dump_yaml(vote)},
+                 "steve") == ["vote-motion-unknown"]
+    # filed under other, where steve sits on no panel
+    assert codes(g, {f"targets/{O}/panel/votes/{TS}-steve.yaml": dump_yaml(vote)},
+                 "steve") == ["vote-not-member"]
+
+
+def test_a_forged_approval_key_signature_is_refused(b: GraphBuilder) -> None:
+    g = load_graph(b.root)
+    body = {"schema": "motion/v1", "target": T, "kind": "threshold", "text": "x", "by": "steve",
+            "date": DATE}
+    # a key of the attacker's own, under the network approval key's id
+    sig = signing.sign(m.Motion.model_validate(body), Ed25519PrivateKey.generate(),
+                       "approval", BUILDER_APPROVAL_KEY_ID, "steve")
+    rec = {**body, "signature": sig.model_dump()}
+    mp = f"targets/{T}/panel/motions/{TS}-steve.yaml"
+    assert codes(g, {mp: dump_yaml(rec)}, "steve") == ["role-signature-invalid"]
+    # the gate key is no role's key, even over the right body
+    gated = b.signed(m.Motion, body, "steve", kind="gate")
+    assert codes(g, {mp: dump_yaml(gated)}, "steve") == ["role-key-unbound"]
+
+
+def test_an_approval_signature_replayed_onto_another_record_is_refused(
+        b: GraphBuilder) -> None:
+    g = load_graph(b.root)
+    mp = f"targets/{T}/panel/motions/{TS}-steve.yaml"
+    signed = _motion(b, T, "steve")
+    assert codes(g, {mp: dump_yaml(signed)}, "steve") == []
+    # the same signature over another body (text, kind or target changed)
+    for change in ({"text": "Lower the threshold."}, {"kind": "significance"}):
+        assert codes(g, {mp: dump_yaml({**signed, **change})}, "steve") == \
+            ["role-signature-invalid"], change
+    moved = {**_motion(b, T, "olaf")}
+    assert codes(g, {f"targets/{O}/panel/motions/{TS}-olaf.yaml": dump_yaml(moved)},
+                 "olaf") == ["motion-subject-invalid"]  # demo's motion filed under other
+    # steve's signed shelving of demo/n1 carried by another's pull request
+    shelf = _shelving(b, "steve", "n1")
+    assert "actor-not-submitter" in codes(
+        g, {f"targets/{T}/nodes/n1/shelving/{TS}-olaf.yaml": dump_yaml(shelf)}, "olaf")
+    # the same signature with another signer named in the envelope
+    resigned = {**shelf, "by": "olaf", "signature": {**shelf["signature"], "signer": "olaf"}}
+    assert codes(g, {f"targets/{O}/nodes/n1/shelving/{TS}-olaf.yaml": dump_yaml(resigned)},
+                 "olaf") == ["role-signature-invalid"]
+
+
+def test_a_hand_opened_shelving_of_the_root_or_of_another_nodes_subject_is_refused(
+        b: GraphBuilder) -> None:
+    g = load_graph(b.root)
+    root = f"targets/{T}/nodes/root/shelving/{TS}-steve.yaml"
+    assert codes(g, {root: dump_yaml(_shelving(b, "steve", "root"))}, "steve") == \
+        ["shelving-root"]
+    # filed under n1, naming the root (the subject is keyed alone by derive)
+    under = f"targets/{T}/nodes/n1/shelving/{TS}-steve.yaml"
+    assert codes(g, {under: dump_yaml(_shelving(b, "steve", "root"))}, "steve") == \
+        ["shelving-subject-foreign"]
+    foreign = _shelving(b, "steve", f"targets/{O}/nodes/n1/attempts/{TS}-olaf-partial.lean")
+    assert "shelving-subject-foreign" in codes(g, {under: dump_yaml(foreign)}, "steve")
+
+
+def test_role_records_are_never_rewritten_deleted_or_added_outside_their_place(
+        b: GraphBuilder) -> None:
+    b.write_yaml("names/steve.yaml", b.signed(m.DisplayName, {
+        "schema": "display-name/v1", "pseudonym": "steve", "name": "Steve S.",
+        "date": "2026-02-01T00:00:00Z"}, "steve"))
+    git_commit(b.root, "graph")
+    g = load_graph(b.root)
+    steward = f"targets/{T}/stewards/steve.yaml"
+    # the steward record rewritten (olaf's name in it) or deleted by hand
+    rewritten = b.read(steward).replace(b"steve", b"olaf")
+    assert "record-deleted" in codes(g, {steward: rewritten}, "olaf")
+    assert codes(g, {steward: None}, "steve") == ["record-deleted"]
+    # policy.json's owner changed, a key of one's own published, curators.json deleted
+    import json
+
+    pol = json.loads(b.read("policy.json"))
+    assert "path-not-permitted" in codes(
+        g, {"policy.json": json.dumps({**pol, "owner": "mallory"}).encode()}, "mallory")
+    key = signing.public_key_record(Ed25519PrivateKey.generate(), "mallory-approval",
+                                    "approval", "2026-01-01")
+    assert "path-not-permitted" in codes(g, {"keys/mallory-approval.json": json.dumps(
+        key.model_dump(mode="json", by_alias=True, exclude_none=True)).encode()}, "mallory")
+    assert codes(g, {"curators.json": None}, "mallory") != []
+    # steve's signed display name replayed: under mallory's name, or over steve's by mallory
+    name = b.read("names/steve.yaml")
+    assert "actor-not-submitter" in codes(g, {"names/mallory.yaml": name}, "mallory")
+    other = b.signed(m.DisplayName, {"schema": "display-name/v1", "pseudonym": "steve",
+                                     "name": "Mallory", "date": DATE}, "steve")
+    assert "actor-not-submitter" in codes(g, {"names/steve.yaml": dump_yaml(other)},
+                                          "mallory")
+    assert codes(g, {"names/steve.yaml": None}, "steve") == ["record-deleted"]
+
+
+def test_an_invitation_is_accepted_only_by_its_invitee(b: GraphBuilder) -> None:
+    mp = f"targets/{T}/panel/motions/20260110T000000Z-steve.yaml"
+    b.write_yaml(mp, b.signed(m.Motion, {
+        "schema": "motion/v1", "target": T, "kind": "invite", "text": "Invite eve.",
+        "invitee": "eve", "by": "steve", "date": "2026-01-10T00:00:00Z"}, "steve"))
+    g = load_graph(b.root)
+
+    def accept(who: str, signer: str | None = None) -> dict[str, Any]:
+        return b.signed(m.StewardAct, {
+            "schema": "steward/v4", "pseudonym": who, "target": T, "action": "join",
+            "date": DATE, "real_name": f"Real {who}", "commitment": "Read it.",
+            "admitted_by": "panel", "invitation": mp}, signer or who)
+
+    path = f"targets/{T}/steward-acts/{TS}-%s.yaml"
+    assert codes(g, {path % "eve": dump_yaml(accept("eve"))}, "eve") == []
+    assert codes(g, {path % "mallory": dump_yaml(accept("mallory"))}, "mallory") == \
+        ["steward-invitation-unknown"]
+    # eve's own acceptance, carried by mallory
+    assert "steward-act-not-own" in codes(g, {path % "mallory": dump_yaml(accept("eve"))},
+                                          "mallory")
+    # the invitation of demo used on other
+    moved = {**accept("eve"), "target": O}
+    assert codes(g, {f"targets/{O}/steward-acts/{TS}-eve.yaml": dump_yaml(
+        b.signed(m.StewardAct, moved, "eve"))}, "eve") != []
