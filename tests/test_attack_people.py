@@ -236,3 +236,121 @@ def test_an_invitation_is_accepted_only_by_its_invitee(b: GraphBuilder) -> None:
     moved = {**accept("eve"), "target": O}
     assert codes(g, {f"targets/{O}/steward-acts/{TS}-eve.yaml": dump_yaml(
         b.signed(m.StewardAct, moved, "eve"))}, "eve") != []
+
+
+# --- the web session ------------------------------------------------------------------------
+
+
+def test_a_login_in_another_case_is_the_same_identity_never_a_second(web: Web) -> None:
+    signed_up(web, "alice", "alice")
+    for login in ("ALICE", "Alice"):
+        other = web.browser()
+        assert sign_in(web, login, other).status_code == 302
+        assert other.get("/session", headers=ORIGIN).json()["pseudonym"] == "alice"
+        refused(other.post("/session/pseudonym", json={"pseudonym": f"x{login}", "dco": "1.1"},
+                           headers=site(other)), "github-login-bound")
+    with web.svc.sessions() as s:
+        assert [i.pseudonym for i in s.execute(select(db.IdentityRow)).scalars()] == ["alice"]
+
+
+@pytest.mark.parametrize("return_to", [
+    "https://site.test%40evil.example/", "https://site.test:443@evil.example/",
+    "https:/\\evil.example/", "https:evil.example/", "\\\\evil.example/",
+    "https://evil.example#https://site.test/", "https://site.test\t.evil.example/",
+    "https://site.test\n/", " https://site.test/", "https://site.test%2f%2fevil.example/",
+    "data:text/html,https://site.test/", "https://site.test:0/", "https://site.test:99999/",
+    "https://[::1]/", "https://site.test\u3002evil.example/", "ftp://site.test/",
+    "https://user:pw@site.test/"])
+def test_more_return_to_tricks_are_refused(web: Web, return_to: str) -> None:
+    refused(start(web.client, return_to), "return-to-refused")
+
+
+@pytest.mark.parametrize("origin", [
+    "https://site.test, https://evil.example", " https://site.test", "https://site.test.",
+    "https://SITE.test.evil.example", "https://site.test@evil.example",
+    "https://evil.example/https://site.test", "file://", "https://site.test:8443",
+    "http://site.test:443"])
+def test_origin_look_alikes_are_refused(web: Web, origin: str) -> None:
+    signed_up(web)
+    refused(web.client.post("/test/whoami", headers={"Origin": origin,
+                                                     "X-CSRF-Token": csrf(web.client)}),
+            "session-cross-origin")
+
+
+@pytest.mark.parametrize("origin", ["https://evil.example", "null", f"{SITE}/",
+                                    "http://site.test", "https://site.test:8443"])
+def test_a_preflight_from_another_origin_gets_no_cors_grant(web: Web, origin: str) -> None:
+    pre = {"Origin": origin, "Access-Control-Request-Method": "POST",
+           "Access-Control-Request-Headers": "content-type,x-csrf-token"}
+    for path in ("/stewards", "/proof-reviews", "/votes", "/session/pseudonym", "/session",
+                 "/me", "/shelvings"):
+        r = web.client.options(path, headers=pre)
+        assert "access-control-allow-origin" not in r.headers, (path, r.headers)
+        got = web.client.get(path, headers={"Origin": origin})
+        assert "access-control-allow-origin" not in got.headers, (path, got.headers)
+
+
+def test_a_csrf_token_of_another_persons_session_is_refused(web: Web) -> None:
+    signed_up(web, "alice", "alice")
+    bob = web.browser()
+    assert sign_in(web, "bob", bob).status_code == 302
+    assert bob.post("/session/pseudonym", json={"pseudonym": "bob", "dco": "1.1"},
+                    headers=site(bob)).status_code == 200
+    theirs = csrf(bob)
+    refused(web.client.post("/test/whoami", headers={**ORIGIN, "X-CSRF-Token": theirs}),
+            "csrf-missing")
+    # and the token still works once, for its own session: it was not spent by the refusal
+    assert bob.post("/test/whoami", headers={**ORIGIN, "X-CSRF-Token": theirs}).json()[
+        "pseudonym"] == "bob"
+
+
+def test_an_ended_session_and_its_tokens_stay_dead(web: Web) -> None:
+    signed_up(web)
+    old_cookie = web.client.cookies.get(web_session.COOKIE)
+    spare = csrf(web.client)
+    assert web.client.post("/session/end", headers=site(web.client)).status_code == 200
+    web.client.cookies.set(web_session.COOKIE, old_cookie)  # the cookie kept by hand
+    refused(web.client.post("/test/whoami", headers={**ORIGIN, "X-CSRF-Token": spare}),
+            "session-invalid")
+    assert web.client.get("/session", headers=ORIGIN).json() == {"signed_in": False}
+    web.client.cookies.clear()
+    assert sign_in(web, "alice").status_code == 302  # a new session: the old token is not its
+    refused(web.client.post("/test/whoami", headers={**ORIGIN, "X-CSRF-Token": spare}),
+            "csrf-missing")
+
+
+def test_a_callback_with_an_error_spends_its_state(web: Web) -> None:
+    r = start(web.client)
+    url = httpx.URL(authorize(r.headers["location"]))
+    state = url.params["state"]
+    base = str(url).split("?")[0]
+    refused(web.client.get(base, params={"state": state, "error": "access_denied"},
+                           follow_redirects=False), "oauth-denied")
+    # the same state again, now with the real code: spent
+    refused(web.client.get(str(url), follow_redirects=False), "oauth-state-invalid")
+    # error and code together are a denial, never a session
+    r = start(web.client)
+    url = httpx.URL(authorize(r.headers["location"]))
+    refused(web.client.get(str(url.copy_merge_params({"error": "access_denied"})),
+                           follow_redirects=False), "oauth-denied")
+    with web.svc.sessions() as s:
+        assert s.execute(select(db.WebSessionRow)).first() is None
+
+
+@pytest.mark.parametrize("pseudonym", ["STEVE", "Steve", "st\u0435ve", "steve\u200b",
+                                       "ste\u0301ve"])
+def test_a_look_alike_of_a_role_pseudonym_is_refused(web: Web, pseudonym: str) -> None:
+    """``steve`` stewards the demo target in the graph, bound to no login."""
+    assert sign_in(web, "mallory").status_code == 302
+    r = web.client.post("/session/pseudonym", json={"pseudonym": pseudonym, "dco": "1.1"},
+                        headers=site(web.client))
+    assert r.json().get("code") in {"pseudonym-reserved", "pseudonym-confusable",
+                                    "pseudonym-invalid"}, (pseudonym, r.text)
+    with web.svc.sessions() as s:
+        assert s.execute(select(db.IdentityRow)).first() is None
+
+
+def test_a_read_with_a_foreign_origin_is_refused(web: Web) -> None:
+    signed_up(web)
+    refused(web.client.get("/me", headers={"Origin": "https://evil.example"}),
+            "session-cross-origin")

@@ -209,7 +209,9 @@ def _origin_of(url: str) -> str | None:
     if ":" in host:
         host = f"[{host}]"
     default = {"http": 80, "https": 443}[parts.scheme]
-    return f"{parts.scheme}://{host}" + (f":{port}" if port and port != default else "")
+    # port 0 is no default port: ``:0`` is kept, so it never equals the site's origin
+    return f"{parts.scheme}://{host}" + (f":{port}" if port is not None and port != default
+                                         else "")
 
 
 def check_return_to(svc: Service, return_to: str) -> str:
