@@ -354,3 +354,61 @@ def test_a_read_with_a_foreign_origin_is_refused(web: Web) -> None:
     signed_up(web)
     refused(web.client.get("/me", headers={"Origin": "https://evil.example"}),
             "session-cross-origin")
+
+
+# --- the person routes -------------------------------------------------------------------
+
+
+from tests.test_api_panel import GLOSS, as_person  # noqa: E402
+from tests.test_api_panel import env as panel_env  # noqa: E402, F401 - the fixture
+
+ROUTES: list[tuple[str, dict[str, Any]]] = [
+    ("/stewards", {"target_id": "demo", "action": "join", "real_name": "S",
+                   "commitment": "c"}),
+    ("/proof-reviews", {"pull_request": 1, "decision": "approve"}),
+    ("/approvals", {"words": GLOSS, "sections": [0]}),
+    ("/motions", {"target_id": "demo", "kind": "threshold", "text": "t"}),
+    ("/votes", {"motion": "targets/demo/panel/motions/20260101T000000Z-steve.yaml",
+                "vote": "yes"}),
+    ("/writeups", {"target_id": "demo", "stage": "drafted"}),
+    ("/literature/confirm", {"literature": "targets/demo/nodes/root/literature/x.yaml",
+                             "action": "confirm"}),
+    ("/shelvings", {"target_id": "demo", "node_id": "root", "action": "shelved",
+                    "scope": "root", "cause": "c"}),
+    ("/registrations", {"target_id": "demo", "registry_id": "x", "wrapper_commit": "a" * 40,
+                        "graph_commit": "a" * 40}),
+    ("/me/name", {"name": "Sam"}),
+]
+
+
+@pytest.mark.parametrize(("path", "body"), ROUTES)
+@pytest.mark.parametrize("field", ["by", "pseudonym", "author", "signer", "curator",
+                                   "steward", "signature", "who"])
+def test_no_person_route_takes_a_body_field_naming_an_actor(
+        panel_env: Any, path: str, body: dict[str, Any], field: str) -> None:
+    as_person(panel_env, "steve")
+    r = panel_env.client.post(path, json={**body, field: "sam"})
+    refused(r, "bad-request")
+    # refused for the actor field itself, not for a body that was short of something else
+    assert r.json()["detail"] == f"body.{field}: Extra inputs are not permitted", r.text
+    assert panel_env.prs() == []
+
+
+@pytest.mark.parametrize(("path", "body", "code"), [
+    ("/shelvings", {"target_id": "demo", "node_id": "root", "action": "shelved",
+                    "scope": "root", "cause": "c"},
+     "role-not-permitted"),
+    ("/registrations", {"target_id": "demo", "registry_id": "x", "wrapper_commit": "a" * 40,
+                        "graph_commit": "a" * 40}, "role-not-permitted"),
+    ("/motions", {"target_id": "demo", "kind": "threshold", "text": "t"}, "motion-not-member"),
+    ("/approvals", {"words": GLOSS, "sections": [0]}, "role-not-permitted"),
+    ("/stewards", {"target_id": "demo", "action": "step-down"}, "steward-not-in-force"),
+    ("/stewards", {"target_id": "demo", "action": "join", "real_name": "M", "commitment": "c"},
+     "steward-invitation-required"),
+])
+def test_a_non_steward_is_refused_every_steward_act_before_a_pull_request(
+        panel_env: Any, path: str, body: dict[str, Any], code: str) -> None:
+    as_person(panel_env, "mallory")
+    r = panel_env.client.post(path, json=body)
+    refused(r, code)
+    assert panel_env.prs() == []
