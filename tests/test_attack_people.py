@@ -412,3 +412,115 @@ def test_a_non_steward_is_refused_every_steward_act_before_a_pull_request(
     r = panel_env.client.post(path, json=body)
     refused(r, code)
     assert panel_env.prs() == []
+
+
+# --- races through the merge queue --------------------------------------------------------
+
+
+@pytest.fixture()
+def race(tmp_path: Path) -> Any:
+    """t1 and t2 (open problems with no steward, a cap of one stewardship each) over a
+    LocalForge; sam and tess bound to their logins."""
+    import pygit2
+    from fastapi.testclient import TestClient
+
+    from network.api.app import create_app
+    from network.api.forge import LocalForge
+    from network.api.graphs import GraphProvider
+    from network.api.settings import ServiceSettings
+    from network.record.products import write_products
+    from tests.api_support import FakeClock, github_verifier
+    from tests.graphs import BUILDER_APPROVAL_KEY
+
+    root = tmp_path / "graph"
+    g = GraphBuilder(root).base(schema="policy/v2", owner="olga", steward_cap=1)
+    for tid in ("t1", "t2"):
+        g.target(tid, steward=None)
+        g.node(tid, "root")
+        g.node(tid, "n1")
+    for who in ("sam", "tess"):
+        g.write_yaml(f"identities/{who}.yaml", {"schema": "identity/v1", "pseudonym": who,
+                                                 "github": who, "since": "2026-01-01"})
+    write_products(load_graph(root), root)
+    git_commit(root, "graph")
+    forge_path = tmp_path / "forge.git"
+    LocalForge.seed(forge_path, root, when=1_790_000_000)
+
+    def version() -> str:
+        return str(pygit2.Repository(str(forge_path)).references["refs/heads/main"].target)
+
+    clock = FakeClock()
+    app = create_app(ServiceSettings(data_dir=tmp_path / "data", graph=forge_path),
+                     graph_loader=GraphProvider(
+                         lambda: load_graph(forge_path, "refs/heads/main"), version),
+                     github_verifier=github_verifier, clock=clock,
+                     keys={"approval": (BUILDER_APPROVAL_KEY_ID, BUILDER_APPROVAL_KEY)})
+    with TestClient(app) as client:
+        svc = app.state.svc
+        svc.forge = LocalForge(forge_path, svc.sessions, clock=clock)
+        yield {"client": client, "app": app, "forge": svc.forge, "path": forge_path,
+               "clock": clock}
+
+
+def _as(race: Any, who: str) -> None:
+    from network.api.service import Caller, authenticate
+
+    r = race["client"].post("/tokens", json={"pseudonym": who, "dco": "1.1", "proof": {
+        "kind": "github", "token": f"gh-{who}"}})
+    assert r.status_code in (200, 201), r.text
+    person = web_session.Person(caller=Caller(token=None, address="t", who=authenticate(
+        race["app"].state.svc, r.json()["token"])), login=who)
+    race["app"].dependency_overrides[web_session.person] = lambda: person
+
+
+def _queue(race: Any) -> dict[int, Any]:
+    from network.gate.queue import process_queue
+    from network.gate.sandbox import Sandbox
+    from tests.graphs import BUILDER_GATE_KEY, BUILDER_GATE_KEY_ID
+    from tests.standin import RecordedToolchain
+
+    items = process_queue(race["forge"], toolchain=RecordedToolchain, sandbox=Sandbox(),
+                          gate_key=BUILDER_GATE_KEY, key_id=BUILDER_GATE_KEY_ID)
+    return {i.number: i for i in items}
+
+
+JOIN = {"action": "join", "real_name": "Real Name", "commitment": "I will read it."}
+
+
+def test_two_joins_opened_at_once_cannot_pass_the_cap_or_admission_together(
+        race: Any) -> None:
+    from network.record import derive
+
+    c = race["client"]
+    _as(race, "sam")
+    a = c.post("/stewards", json={"target_id": "t1", **JOIN})
+    b2 = c.post("/stewards", json={"target_id": "t2", **JOIN})  # a second stewardship
+    _as(race, "tess")
+    t = c.post("/stewards", json={"target_id": "t1", **JOIN})  # a second self-join on t1
+    assert [r.status_code for r in (a, b2, t)] == [201, 201, 201], (a.text, b2.text, t.text)
+    done = _queue(race)
+    merged = {n for n, i in done.items() if i.merge_sha}
+    assert merged == {int(a.json()["pull_request"])}, {n: (i.verdict, i.outcome)
+                                                       for n, i in done.items()}
+    main = load_graph(race["path"], "refs/heads/main")
+    assert derive.stewards_of(main, "t1") == ["sam"]
+    assert derive.stewards_of(main, "t2") == []
+
+
+def test_a_stepped_down_steward_acts_no_more(race: Any) -> None:
+    c = race["client"]
+    _as(race, "sam")
+    assert c.post("/stewards", json={"target_id": "t1", **JOIN}).status_code == 201
+    _queue(race)
+    race["clock"].advance(3600)
+    shelve = {"target_id": "t1", "node_id": "n1", "action": "shelved", "scope": "n1",
+              "cause": "not now"}
+    r = c.post("/stewards", json={"target_id": "t1", "action": "step-down"})
+    assert r.status_code == 201, r.text
+    assert any(i.merge_sha for i in _queue(race).values())
+    race["clock"].advance(3600)
+    refused(c.post("/shelvings", json=shelve), "role-not-permitted")
+    refused(c.post("/motions", json={"target_id": "t1", "kind": "threshold", "text": "t"}),
+            "motion-not-member")
+    refused(c.post("/stewards", json={"target_id": "t1", "action": "step-down"}),
+            "steward-not-in-force")
