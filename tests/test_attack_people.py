@@ -524,3 +524,42 @@ def test_a_stepped_down_steward_acts_no_more(race: Any) -> None:
             "motion-not-member")
     refused(c.post("/stewards", json={"target_id": "t1", "action": "step-down"}),
             "steward-not-in-force")
+
+
+def test_a_motion_does_not_pass_on_forged_foreign_or_strangers_votes(b: GraphBuilder) -> None:
+    from network.record import derive, panel
+
+    b.steward(T, "sam")
+    b.steward(T, "sara")
+    mp = f"targets/{T}/panel/motions/20260201T000000Z-steve.yaml"
+    b.write_yaml(mp, b.signed(m.Motion, {
+        "schema": "motion/v1", "target": T, "kind": "threshold", "text": "t", "by": "steve",
+        "date": "2026-02-01T00:00:00Z"}, "steve"))
+    b.merge([mp], date="2026-02-01T00:00:00Z", target=T, node="root", artifact_kind="motion")
+    attacker = Ed25519PrivateKey.generate()
+
+    def cast(tid: str, who: str, ts: str, *, forged: bool = False) -> str:
+        body = {"schema": "vote/v1", "motion": mp, "vote": "yes", "by": who,
+                "date": f"2026-02-0{ts[7]}T00:00:00Z"}
+        if forged:
+            sig = signing.sign(m.Vote.model_validate(body), attacker, "approval",
+                               BUILDER_APPROVAL_KEY_ID, who)
+            rec = {**body, "signature": sig.model_dump()}
+        else:
+            rec = b.signed(m.Vote, body, who)
+        path = f"targets/{tid}/panel/votes/{ts}-{who}.yaml"
+        b.write_yaml(path, rec)
+        b.merge([path], date=body["date"], target=tid, node="root", artifact_kind="vote")
+        return path
+
+    cast(T, "sam", "20260202T000000Z", forged=True)
+    cast(T, "sara", "20260203T000000Z", forged=True)
+    cast(T, "mallory", "20260204T000000Z")  # signed, but on no panel
+    cast(O, "olaf", "20260205T000000Z")  # another target's steward, filed under his own
+    b.merge_record([mp], "2026-03-01T00:00:00Z")  # the window closes
+    g = load_graph(b.root)
+    st = panel.motion_state(g, T, mp)
+    assert st is not None and st["yes"] == 0 and st["state"] == "failed", st
+    assert not panel.motion_passed(g, T, mp)
+    forged = [v["path"] for v in st["votes"] if v["by"] in ("sam", "sara")]
+    assert forged and all(p in derive.unverified(g) for p in forged)
