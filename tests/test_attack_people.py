@@ -563,3 +563,58 @@ def test_a_motion_does_not_pass_on_forged_foreign_or_strangers_votes(b: GraphBui
     assert not panel.motion_passed(g, T, mp)
     forged = [v["path"] for v in st["votes"] if v["by"] in ("sam", "sara")]
     assert forged and all(p in derive.unverified(g) for p in forged)
+
+
+def test_hand_opened_pull_requests_carrying_refused_records_never_merge(race: Any) -> None:
+    """The records the service refuses, opened by hand on the forge (plain git, no
+    service), signed as the service would sign them: the queue closes each with the gate's
+    own code and main keeps none of them."""
+    import json
+
+    from network.record import derive
+
+    c, forge = race["client"], race["forge"]
+    _as(race, "sam")
+    assert c.post("/stewards", json={"target_id": "t1", **JOIN}).status_code == 201
+    _queue(race)
+    g = GraphBuilder(Path(race["path"]).parent / "scratch")  # a signer, not a graph
+    date = "2026-09-25T00:00:00Z"
+    shelf = g.signed(m.Shelving, {"schema": "shelving/v1", "subject": "root", "cause": "c",
+                                  "by": "sam", "date": date}, "sam")
+    binding = g.signed(m.Identity, {"schema": "identity/v1", "pseudonym": "trudy",
+                                    "github": "SAM", "since": "2026-09-25"}, "trudy")
+    reg = g.signed(m.Registration, {
+        "schema": "registration/v1", "registry": "palomar", "registry_id": "x",
+        "graph_commit": "a" * 40, "state": "registered", "by": "tess", "date": date}, "tess")
+    cur = g.signed(m.CuratorsV2, {"schema": "curators/v2", "date": date, "curators": [
+        {"pseudonym": "curator", "targets": ["*"]}, {"pseudonym": "sam", "targets": ["*"]}]},
+        "sam")
+    name = g.signed(m.DisplayName, {"schema": "display-name/v1", "pseudonym": "sam",
+                                    "name": "Not Sam", "date": date}, "sam")
+    join = g.signed(m.StewardAct, {
+        "schema": "steward/v4", "pseudonym": "tess", "target": "t1", "action": "join",
+        "date": date, "real_name": "T", "commitment": "c", "admitted_by": "self"}, "tess")
+    cases = {
+        "shelving-root": ("sam", {"targets/t1/nodes/root/shelving/20260925T000000Z-sam.yaml":
+                                  dump_yaml(shelf)}),
+        "identity-login-bound": ("trudy", {"identities/trudy.yaml": dump_yaml(binding)}),
+        "role-not-permitted": ("tess", {"targets/t1/registrations/2026-09-25-1.yaml":
+                                        dump_yaml(reg)}),
+        "curators-not-owner-signed": ("sam", {"curators.json": (json.dumps(
+            cur, indent=2) + "\n").encode()}),
+        "actor-not-submitter": ("tess", {"names/sam.yaml": dump_yaml(name)}),
+        "steward-invitation-required": ("tess", {
+            "targets/t1/steward-acts/20260925T000000Z-tess.yaml": dump_yaml(join)}),
+    }
+    opened = {code: forge.open_pull_request(files=files, title=code, body="by hand",
+                                            author=who).number
+              for code, (who, files) in cases.items()}
+    done = _queue(race)
+    for code, number in opened.items():
+        pr = forge.get(number)
+        assert pr.state == "closed" and not done[number].merge_sha, (code, pr)
+        assert pr.close_code == code, (code, pr.close_code, pr.close_detail)
+    main = load_graph(race["path"], "refs/heads/main")
+    assert derive.stewards_of(main, "t1") == ["sam"]
+    assert "trudy" not in main.identities and "sam" not in {
+        c.pseudonym for c in main.curators.curators}
