@@ -9,6 +9,7 @@ pass the check it aims at and must be refused with its own catalog code.
 
 from __future__ import annotations
 
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -23,10 +24,12 @@ from network.api.records import dump_yaml, gate_findings
 from network.record import models as m
 from network.record.loader import Graph, load_graph
 from tests.graphs import BUILDER_APPROVAL_KEY_ID, GraphBuilder, git_commit
-from tests.test_web_session import (  # noqa: F401 - the fixture
+from tests.test_api_panel import GLOSS, as_person
+from tests.test_web_session import (
     ORIGIN,
     SITE,
     Web,
+    _web,
     authorize,
     csrf,
     refused,
@@ -34,8 +37,49 @@ from tests.test_web_session import (  # noqa: F401 - the fixture
     signed_up,
     site,
     start,
-    web,
 )
+
+
+@pytest.fixture()
+def web(tmp_path: Path) -> Iterator[Web]:
+    """tests/test_web_session.py's service, site and GitHub stand-in."""
+    yield from _web(tmp_path)
+
+
+@pytest.fixture()
+def panel_env(tmp_path: Path) -> Iterator[Any]:
+    """tests/test_api_panel.py's service: demo with stewards steve, sam and sara bound to
+    their logins, carol's gloss on its root."""
+    import pygit2
+    from fastapi.testclient import TestClient
+
+    from network.api.app import create_app
+    from network.api.forge import LocalForge
+    from network.api.graphs import GraphProvider
+    from network.api.settings import ServiceSettings
+    from tests.api_support import Api, FakeClock, github_verifier
+    from tests.graphs import BUILDER_APPROVAL_KEY
+    from tests.test_api_panel import _build
+    from tests.test_api_records import Env
+
+    b = _build(tmp_path / "graph")
+    forge_path = tmp_path / "forge.git"
+    LocalForge.seed(forge_path, tmp_path / "graph")
+
+    def version() -> str:
+        return str(pygit2.Repository(str(forge_path)).references["refs/heads/main"].target)
+
+    clock = FakeClock()
+    app = create_app(ServiceSettings(data_dir=tmp_path / "data", graph=forge_path),
+                     graph_loader=GraphProvider(
+                         lambda: load_graph(forge_path, "refs/heads/main"), version),
+                     github_verifier=github_verifier, clock=clock,
+                     keys={"approval": (BUILDER_APPROVAL_KEY_ID, BUILDER_APPROVAL_KEY)})
+    with TestClient(app) as client:
+        svc = app.state.svc
+        svc.forge = LocalForge(forge_path, svc.sessions, clock=clock)
+        yield Env(Api(client, app, clock, b), svc.forge)
+
 
 # --- hand-opened pull requests: the gate refuses what the service refuses ----------------
 
@@ -359,8 +403,6 @@ def test_a_read_with_a_foreign_origin_is_refused(web: Web) -> None:
 # --- the person routes -------------------------------------------------------------------
 
 
-from tests.test_api_panel import GLOSS, as_person  # noqa: E402
-from tests.test_api_panel import env as panel_env  # noqa: E402, F401 - the fixture
 
 ROUTES: list[tuple[str, dict[str, Any]]] = [
     ("/stewards", {"target_id": "demo", "action": "join", "real_name": "S",
@@ -618,3 +660,26 @@ def test_hand_opened_pull_requests_carrying_refused_records_never_merge(race: An
     assert derive.stewards_of(main, "t1") == ["sam"]
     assert "trudy" not in main.identities and "sam" not in {
         c.pseudonym for c in main.curators.curators}
+
+
+def test_a_binding_of_a_pseudonym_differing_only_in_case_is_refused(tmp_path: Path) -> None:
+    """``identities/Pat.yaml`` beside ``identities/pat.yaml``: pseudonyms compare without
+    case (the service's key, a review's same_person, the role binding read by
+    network/api/pseudonyms.py), so a second login under the same name must not land, even
+    signed by the approval key (the service refuses it as pseudonym-reserved)."""
+    b = GraphBuilder(tmp_path / "g").base()
+    b.target(T)
+    b.node(T, "root")
+    b.write_yaml("identities/pat.yaml", b.signed(m.Identity, {
+        "schema": "identity/v1", "pseudonym": "pat", "github": "pat",
+        "since": "2026-01-01"}, "pat"))
+    git_commit(b.root, "graph")
+    g = load_graph(b.root)
+    for name in ("Pat", "PAT"):
+        rec = b.signed(m.Identity, {"schema": "identity/v1", "pseudonym": name,
+                                    "github": "mallory", "since": "2026-09-01"}, name)
+        assert codes(g, {f"identities/{name}.yaml": dump_yaml(rec)}, name) == \
+            ["identity-pseudonym-taken"], name
+    free = b.signed(m.Identity, {"schema": "identity/v1", "pseudonym": "patty",
+                                 "github": "mallory", "since": "2026-09-01"}, "patty")
+    assert codes(g, {"identities/patty.yaml": dump_yaml(free)}, "patty") == []
