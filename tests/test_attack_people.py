@@ -683,3 +683,80 @@ def test_a_binding_of_a_pseudonym_differing_only_in_case_is_refused(tmp_path: Pa
     free = b.signed(m.Identity, {"schema": "identity/v1", "pseudonym": "patty",
                                  "github": "mallory", "since": "2026-09-01"}, "patty")
     assert codes(g, {"identities/patty.yaml": dump_yaml(free)}, "patty") == []
+
+
+def test_a_bearer_token_is_no_person(web: Web) -> None:
+    """An agent's token on a person route: only a person holds these roles (D-35)."""
+    tok = web.client.post("/tokens", json={"pseudonym": "agent", "dco": "1.1", "proof": {
+        "kind": "github", "token": "gh-agent"}}).json()["token"]
+    for path, body in ROUTES:
+        if path == "/me/name":  # a name is any identity's own act (D-3 v3.37): bearer too
+            continue
+        r = web.browser().post(path, json=body, headers={"Authorization": f"Bearer {tok}",
+                                                         **ORIGIN})
+        refused(r, "session-missing")
+    assert web.forge.list_all() == []
+
+
+def test_a_words_write_on_a_session_needs_the_site_and_a_csrf_token(web: Web) -> None:
+    signed_up(web)
+    body = {"target_id": "demo", "node_id": "root", "text": "It holds.", "kind": "gloss"}
+    refused(web.client.post("/glosses", json=body, headers=ORIGIN), "csrf-missing")
+    refused(web.client.post("/glosses", json=body, headers={
+        "Origin": "https://evil.example", "X-CSRF-Token": csrf(web.client)}),
+        "session-cross-origin")
+    refused(web.client.post("/glosses/withdrawals", json={"gloss": "x"}, headers={
+        "X-CSRF-Token": csrf(web.client)}), "session-cross-origin")
+
+
+def test_an_identity_behind_the_current_dco_cannot_act_on_its_session(web: Web) -> None:
+    from sqlalchemy import update
+
+    signed_up(web)
+    with db.transaction(web.svc.sessions) as s:
+        s.execute(update(db.IdentityRow).values(dco_version="1.0"))
+    before = len(web.forge.list_all())
+    for path, body in (("/me/name", {"name": "Alice A."}),
+                       ("/stewards", {"target_id": "lonely", "action": "join",
+                                      "real_name": "A", "commitment": "c"})):
+        refused(web.client.post(path, json=body, headers=site(web.client)),
+                "dco-not-accepted")
+    assert len(web.forge.list_all()) == before
+
+
+def test_a_lapsed_steward_or_a_curator_of_another_target_holds_no_role(
+        tmp_path: Path) -> None:
+    b = GraphBuilder(tmp_path / "g").base(schema="policy/v2", owner="olga")
+    b.curators([{"pseudonym": "curator", "targets": ["*"]},
+                {"pseudonym": "cora", "targets": [O]}])
+    for tid in (T, O, "t3"):
+        b.target(tid, steward=None)
+        b.node(tid, "root")
+        b.node(tid, "n1")
+    join = b.signed(m.StewardAct, {
+        "schema": "steward/v4", "pseudonym": "sam", "target": T, "action": "join",
+        "date": "2026-02-01T00:00:00Z", "real_name": "S", "commitment": "c",
+        "admitted_by": "self"}, "sam")
+    path = b.write_yaml(f"targets/{T}/steward-acts/20260201T000000Z-sam.yaml", join)
+    b.merge([path], date="2026-02-01T00:00:00Z")
+    later = b.proof("t3", "root")
+    b.merge([later], date="2026-08-02T00:00:00Z")  # six months on, by the merge log
+    g = load_graph(b.root)
+    shelf = b.signed(m.Shelving, {"schema": "shelving/v1", "subject": "n1", "cause": "c",
+                                  "by": "sam", "date": "2026-08-03T00:00:00Z"}, "sam")
+    found = codes(g, {f"targets/{T}/nodes/n1/shelving/20260803T000000Z-sam.yaml":
+                      dump_yaml(shelf)}, "sam")
+    assert role_refused(found), found
+    # backdated to when sam still stood: judged on the base's date too
+    old = b.signed(m.Shelving, {"schema": "shelving/v1", "subject": "n1", "cause": "c",
+                                "by": "sam", "date": "2026-03-01T00:00:00Z"}, "sam")
+    found = codes(g, {f"targets/{T}/nodes/n1/shelving/20260301T000000Z-sam.yaml":
+                      dump_yaml(old)}, "sam")
+    assert role_refused(found), found
+    cora = b.signed(m.Shelving, {"schema": "shelving/v1", "subject": "n1", "cause": "c",
+                                 "by": "cora", "date": "2026-08-03T00:00:00Z"}, "cora")
+    found = codes(g, {f"targets/{T}/nodes/n1/shelving/20260803T000000Z-cora.yaml":
+                      dump_yaml(cora)}, "cora")
+    assert role_refused(found), found
+    assert codes(g, {f"targets/{O}/nodes/n1/shelving/20260803T000000Z-cora.yaml":
+                     dump_yaml(cora)}, "cora") == []
