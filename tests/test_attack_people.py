@@ -760,3 +760,17 @@ def test_a_lapsed_steward_or_a_curator_of_another_target_holds_no_role(
     assert role_refused(found), found
     assert codes(g, {f"targets/{O}/nodes/n1/shelving/20260803T000000Z-cora.yaml":
                      dump_yaml(cora)}, "cora") == []
+
+
+def test_the_owners_pseudonym_is_a_role_no_other_login_may_take(race: Any) -> None:
+    """policy.json names ``olga`` the owner, whose signature alone changes curators.json
+    (D-22 v3.33): her pseudonym is worth squatting like a curator's or a steward's."""
+    from network.api import pseudonyms
+
+    c = race["client"]
+    for name in ("olga", "Olga"):
+        r = c.post("/tokens", json={"pseudonym": name, "dco": "1.1", "proof": {
+            "kind": "github", "token": "gh-mallory"}})
+        assert r.json().get("code") in {"pseudonym-reserved", "pseudonym-confusable"}, r.text
+    graph = race["app"].state.svc.graphs.snapshot().graph
+    assert "owner" in pseudonyms.role_holders(graph)["olga"].roles
