@@ -774,3 +774,25 @@ def test_the_owners_pseudonym_is_a_role_no_other_login_may_take(race: Any) -> No
         assert r.json().get("code") in {"pseudonym-reserved", "pseudonym-confusable"}, r.text
     graph = race["app"].state.svc.graphs.snapshot().graph
     assert "owner" in pseudonyms.role_holders(graph)["olga"].roles
+
+
+def test_the_site_reaches_every_route_a_session_may_take(web: Web) -> None:
+    """POST /me/name and POST /literature take a bearer token or a web session: the site's
+    script (another origin than the service) must get their CORS grant, and the session
+    path keeps every check of a person route."""
+    pre = {"Origin": SITE, "Access-Control-Request-Method": "POST",
+           "Access-Control-Request-Headers": "content-type,x-csrf-token"}
+    for path in ("/me/name", "/literature"):
+        r = web.client.options(path, headers=pre)
+        assert r.status_code == 204 and r.headers.get("access-control-allow-origin") == SITE, \
+            (path, r.status_code, r.headers)
+        r = web.client.options(path, headers={**pre, "Origin": "https://evil.example"})
+        assert "access-control-allow-origin" not in r.headers
+    signed_up(web)
+    refused(web.client.post("/me/name", json={"name": "A"}, headers=ORIGIN), "csrf-missing")
+    refused(web.client.post("/me/name", json={"name": "A"}, headers={
+        "Origin": "https://evil.example", "X-CSRF-Token": csrf(web.client)}),
+        "session-cross-origin")
+    r = web.client.post("/me/name", json={"name": "Alice A."}, headers=site(web.client))
+    assert r.status_code == 201, r.text
+    assert r.headers.get("access-control-allow-origin") == SITE
