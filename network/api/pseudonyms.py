@@ -6,7 +6,8 @@ squatting. The service therefore reserves, besides its own names and the graph's
 ``policy.json`` list:
 
 * every **role pseudonym**: each curator, each steward of every target (withdrawn ones
-  too), and each pseudonym with an ``identities/<pseudonym>.yaml`` record. A role
+  too), the owner ``policy.json`` names (whose signature alone changes curators.json, D-22
+  v3.33), and each pseudonym with an ``identities/<pseudonym>.yaml`` record. A role
   pseudonym is *bound* when its identity record names a GitHub login: a GitHub proof of
   that login may hold it, nobody else may (an unbound one is held by no new token until
   the graph binds it);
@@ -51,7 +52,7 @@ _last: list[tuple[Graph, dict[str, RoleHolder]]] = []  # the newest graph's answ
 
 
 def role_holders(graph: Graph | None) -> dict[str, RoleHolder]:
-    """Case-folded pseudonym → :class:`RoleHolder` for every curator, steward and
+    """Case-folded pseudonym → :class:`RoleHolder` for every curator, steward, the owner and
     identity record of ``graph`` (empty without a graph). The answer for the one most
     recent graph is kept (a graph snapshot is immutable)."""
     if graph is None:
@@ -79,6 +80,11 @@ def _role_holders(graph: Graph) -> dict[str, RoleHolder]:
                 add(af.record.pseudonym, "steward")
     for name in graph.identities:
         add(name, "identity")
+    from network.record.derive import policy_numbers
+
+    owner = policy_numbers(graph).owner  # D-22 v3.33: curators.json is the owner's alone
+    if owner:
+        add(owner, "owner")
     bound = {p.casefold(): ident.github for p, ident in graph.identities.items()}
     return {k: RoleHolder(name, frozenset(r), bound.get(k)) for k, (name, r) in roles.items()}
 

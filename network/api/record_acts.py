@@ -117,6 +117,7 @@ def _bearer_or_person(request: Request) -> Acting:
 
 
 BearerOrPerson = Annotated[Acting, Depends(_bearer_or_person)]
+web_session.SESSION_DEPENDENCIES.add(_bearer_or_person)  # the site's CORS reaches them
 
 
 def install(app: FastAPI, svc: Service) -> None:

@@ -209,7 +209,9 @@ def _origin_of(url: str) -> str | None:
     if ":" in host:
         host = f"[{host}]"
     default = {"http": 80, "https": 443}[parts.scheme]
-    return f"{parts.scheme}://{host}" + (f":{port}" if port and port != default else "")
+    # port 0 is no default port: ``:0`` is kept, so it never equals the site's origin
+    return f"{parts.scheme}://{host}" + (f":{port}" if port is not None and port != default
+                                         else "")
 
 
 def check_return_to(svc: Service, return_to: str) -> str:
@@ -881,6 +883,13 @@ SESSION_CODES = ("session-missing", "session-cross-origin", "rate-limited", "ses
                  "csrf-replayed", "session-needs-pseudonym", "pseudonym-reserved")
 
 
+#: Further dependencies that take a web session when no bearer token is presented (a
+#: route module's own bearer-or-person dependency, e.g. ``POST /literature`` and ``POST
+#: /me/name`` in network/api/record_acts.py, registers itself here), so :class:`SiteCors`
+#: lets the site reach their routes and the contract lists the session refusals on them.
+SESSION_DEPENDENCIES: set[Any] = set()
+
+
 def uses_session(route: APIRoute) -> bool:
     """Whether ``route`` takes a web session: it depends on :func:`person` or
     :func:`bearer_or_session`, or is one of the session routes' own writes."""
@@ -891,7 +900,8 @@ def _uses_session(route: APIRoute) -> bool:
     stack = [route.dependant]
     while stack:
         dep = stack.pop()
-        if dep.call in (person, bearer_or_session, session_write):
+        if dep.call in (person, bearer_or_session, session_write) \
+                or dep.call in SESSION_DEPENDENCIES:
             return True
         stack.extend(dep.dependencies)
     return False

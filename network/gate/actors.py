@@ -52,6 +52,12 @@ define("identity-login-bound", 2, 409,
        "binds: a login is one identity (D-35 v3.33, ruling 9).",
        "Sign in with that login: it already holds its pseudonym. A binding that must move "
        "is a curator's correction, not a second record.")
+define("identity-pseudonym-taken", 2, 409,
+       "An identities/ record's pseudonym equals another identity record's without regard "
+       "to case: pseudonyms compare without case (D-19; the service's pseudonym_key, a "
+       "review's same_person), so the two bindings would name one person with two logins "
+       "(ruling 9).",
+       "Choose another pseudonym; the site refuses look-alikes before it files a binding.")
 define("actor-not-submitter", 2, 403,
        "A field that names an actor (by, author, contributor, curator) or the pseudonym in "
        "a file name is not the submitter's ledger identity, or the submitter is unknown "
@@ -287,14 +293,20 @@ def _role_findings(base: Graph, art: Artifact, path: str, rec: m.Record,
 def _identity_findings(base: Graph, path: str, rec: m.Identity) -> list[Diagnostic]:
     """An ``identities/<pseudonym>.yaml`` binding (ruling 9, issue 13): signed for its own
     pseudonym (the approval key the service signs a web sign-in's binding with, or an SSH
-    key of a binding already on the record), on its ``since`` date and on the base's, and
-    naming a GitHub login no other identity record of the base binds."""
+    key of a binding already on the record), on its ``since`` date and on the base's,
+    naming a GitHub login no other identity record of the base binds
+    (``identity-login-bound``), for a pseudonym no other identity record holds without
+    regard to case (``identity-pseudonym-taken``)."""
     out: list[Diagnostic] = []
     named = path.rsplit("/", 1)[-1].removesuffix(".yaml")
     if named != rec.pseudonym:
         out.append(Diagnostic("actor-not-submitter", f"the file name names {named!r}, the "
                               f"record {rec.pseudonym!r}", path))
     login = (rec.github or "").casefold()
+    for other in base.identities:  # Pat beside pat: one name, two logins
+        if other != rec.pseudonym and other.casefold() == rec.pseudonym.casefold():
+            out.append(Diagnostic("identity-pseudonym-taken", f"{rec.pseudonym!r} is "
+                                  f"{other!r}'s pseudonym without regard to case", path))
     for other, ident in base.identities.items():
         if login and other != rec.pseudonym and (ident.github or "").casefold() == login:
             out.append(Diagnostic("identity-login-bound", f"GitHub login {rec.github} is "
