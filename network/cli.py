@@ -724,8 +724,16 @@ def gate_export(graph: Path, base: str, head: str, pull_request: int, out_dir: P
 
 
 @gate_group.command("trusted")
-@click.option("--event", "event_path", required=True, type=click.Path(path_type=Path),
+@click.option("--event", "event_path", type=click.Path(path_type=Path), default=None,
               help="The workflow_run event JSON ($GITHUB_EVENT_PATH).")
+@click.option("--run-id", "run_id", type=click.IntRange(min=1), default=None,
+              help="Instead of --event: the gate run to re-judge, read from the REST API "
+              "(a workflow_dispatch from gate-rejudge.yml; needs --repository).")
+@click.option("--repository", default="",
+              help="With --run-id: the graph repository, owner/name ($GITHUB_REPOSITORY).")
+@click.option("--run-token-env", default="GITHUB_TOKEN", show_default=True,
+              help="With --run-id: the environment variable holding a token that reads "
+              "Actions runs (the job's own github.token).")
 @click.option("--artifact", "artifact", required=True, type=click.Path(path_type=Path),
               help="The downloaded export of the unprivileged gate job.")
 @click.option("--graph", "graph", type=click.Path(path_type=Path), default=Path("."),
@@ -747,26 +755,40 @@ def gate_export(graph: Path, base: str, head: str, pull_request: int, out_dir: P
               "(repeatable; others are credited through identities/).")
 @click.option("--dry-run", is_flag=True, help="Decide and print; publish and merge nothing.")
 @guarded
-def gate_trusted(event_path: Path, artifact: Path, graph: Path, base: str, key_env: str,
+def gate_trusted(event_path: Path | None, run_id: int | None, repository: str,
+                 run_token_env: str, artifact: Path, graph: Path, base: str, key_env: str,
                  key_id: str, token_env: str, api_url: str, fetch: bool,
                  service_logins: tuple[str, ...], dry_run: bool) -> int:
-    """The trusted workflow_run job: take the pull request and head from the EVENT, check
-    the ARTIFACT against them, judge with the gate's own checks (no contributor code
-    runs), sign, publish, and merge only on its own signed pass (ruling 14). Exit 0
+    """The trusted workflow_run job: take the pull request and head from the EVENT (or,
+    re-judging a held pull request, from the gate run RUN_ID as the REST API reports it),
+    check the ARTIFACT against them, judge with the gate's own checks (no contributor
+    code runs), sign, publish, and merge only on its own signed pass (ruling 14). Exit 0
     merged, 1 refused or failed, 2 held, 3 a bug."""
     import os
 
     from network.api.github_forge import GitHubForge, parse_repo
+    from network.gate import github_rejudge as R
     from network.gate import github_trusted as T
     from network.gate.sandbox import Sandbox
     from network.gate.toolchain import detect_toolchain
     from network.signing import private_key_from_env
 
-    try:
-        data = json.loads(event_path.read_text(encoding="utf-8"))
-    except (OSError, ValueError) as exc:
-        raise LemmataError("trusted-event-malformed", f"{event_path}: {exc}") from None
-    ev = T.parse_event(data if isinstance(data, dict) else {})
+    if (event_path is None) == (run_id is None):
+        raise LemmataError("trusted-event-malformed", "give exactly one of --event and "
+                           "--run-id")
+    if run_id is not None:
+        api = R.RestClient(repository, os.environ.get(run_token_env, ""), api_url=api_url)
+        try:
+            ev = R.event_from_run(api, run_id)
+        finally:
+            api.close()
+    else:
+        assert event_path is not None
+        try:
+            data = json.loads(event_path.read_text(encoding="utf-8"))
+        except (OSError, ValueError) as exc:
+            raise LemmataError("trusted-event-malformed", f"{event_path}: {exc}") from None
+        ev = T.parse_event(data if isinstance(data, dict) else {})
     key = private_key_from_env(key_env)
     owner, name = parse_repo(ev.repository)
     forge = GitHubForge(owner, name, os.environ.get(token_env, ""), api_url=api_url)
@@ -786,6 +808,42 @@ def gate_trusted(event_path: Path, artifact: Path, graph: Path, base: str, key_e
     click.echo(json.dumps({**decision.to_dict(), "merged": merged, "dry_run": dry_run},
                           indent=2, ensure_ascii=False))
     return decision.exit_code
+
+
+@gate_group.command("rejudge")
+@click.option("--graph", "graph", type=click.Path(path_type=Path), default=Path("."),
+              show_default=True, help="The checkout of main (never a pull request).")
+@click.option("--repository", required=True,
+              help="The graph repository, owner/name ($GITHUB_REPOSITORY).")
+@click.option("--ref", default="main", show_default=True,
+              help="The default branch: pull requests against it, gate-publish run on it.")
+@click.option("--token-env", default="GITHUB_TOKEN", show_default=True,
+              help="The environment variable holding the job's token (actions: write).")
+@click.option("--api-url", default="https://api.github.com", show_default=True,
+              help="The GitHub REST API base.")
+@click.option("--limit", default=1, show_default=True, type=click.IntRange(min=1),
+              help="The most pull requests dispatched by one run.")
+@click.option("--dry-run", is_flag=True, help="List what would be re-judged; dispatch nothing.")
+@guarded
+def gate_rejudge(graph: Path, repository: str, ref: str, token_env: str, api_url: str,
+                 limit: int, dry_run: bool) -> int:
+    """Dispatch gate-publish.yml for every open pull request whose latest attestation on
+    main is held and named by a merged review record, to re-judge it from its gate run's
+    export (gate-rejudge.yml; no contributor code runs, ruling 14). Exit 0."""
+    import os
+
+    from network.gate import github_rejudge as R
+    from network.record.loader import load_graph
+
+    g = load_graph(graph)
+    api = R.RestClient(repository, os.environ.get(token_env, ""), api_url=api_url)
+    try:
+        done = R.rejudge(g, api, ref=ref, limit=limit, dry_run=dry_run)
+    finally:
+        api.close()
+    click.echo(json.dumps({"rejudged": [d.to_dict() for d in done], "dry_run": dry_run},
+                          indent=2))
+    return EXIT_OK
 
 
 @gate_group.command("keygen")

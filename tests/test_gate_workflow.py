@@ -549,11 +549,15 @@ def test_gate_workflow_exports_data_and_never_a_verdict() -> None:
 
 def test_trusted_workflow_runs_from_main_and_never_checks_out_the_head() -> None:
     wf = _load(WF / "gate-publish.yml")
-    assert list(wf["on"]) == ["workflow_run"]
+    # workflow_dispatch: gate-rejudge.yml's re-judge of a held pull request (on main only)
+    assert list(wf["on"]) == ["workflow_run", "workflow_dispatch"]
     assert wf["on"]["workflow_run"]["workflows"] == ["gate"]
+    assert list(wf["on"]["workflow_dispatch"]["inputs"]) == ["run_id"]
     assert wf["permissions"] in ({}, {"contents": "read"})
     [job] = wf["jobs"].values()
     assert job["environment"] in ("gate", {"name": "gate"})
+    assert "github.event_name == 'workflow_dispatch' && github.ref == 'refs/heads/main'" \
+        in job["if"]
     text = _steps_text(job)
     for step in job["steps"]:
         if step.get("uses", "").startswith("actions/checkout"):
@@ -565,9 +569,12 @@ def test_trusted_workflow_runs_from_main_and_never_checks_out_the_head() -> None
             else:  # the graph: main, never the pull request
                 assert with_["ref"] == "main"
         if step.get("uses", "").startswith("actions/download-artifact"):
-            assert step["with"]["run-id"] == "${{ github.event.workflow_run.id }}"
+            assert step["with"]["run-id"] == ("${{ github.event_name == 'workflow_dispatch' "
+                                              "&& inputs.run_id || "
+                                              "github.event.workflow_run.id }}")
     runs = "\n".join(s.get("run", "") for s in job["steps"])
-    assert "lemmata gate trusted" in runs and "--event" in runs
+    assert "lemmata gate trusted" in runs and "--event" in runs and "--run-id" in runs
+    assert "${{" not in runs  # the dispatch's input reaches the shell only by environment
     assert "head_sha" not in runs and "pull-request.json" not in text
     assert "gh pr merge" not in runs and "jq" not in runs  # merge happens in Python
     # the gate key reaches only the trusted step, by environment

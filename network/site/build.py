@@ -40,7 +40,7 @@ from markupsafe import Markup, escape
 
 from network.errors import LemmataError, define
 from network.importers.erdosproblems import target_provenance
-from network.record import derive
+from network.record import derive, panel
 from network.record.loader import Graph, load_graph
 from network.site import informal, pages
 from network.site.config import SiteConfig
@@ -370,6 +370,7 @@ def _render_target(graph: Graph, config: SiteConfig, d: _Derived, tid: str, lay:
         "root_source": src, "mathlib": spec.mathlib.rev if spec.mathlib else None,
         "toolchain": spec.lean_toolchain,
         "stewards": derive.panel_of(graph, tid),  # in force; self-admitted marked (v3.33)
+        "panel_view": panel.target_panel(graph, tid),  # index.json's panel/motions/writeups
         "approaches": derive.approach_views(graph, tid),  # both versions, D-14 stale flag
         "literature": [(n["id"], n["label"], n["literature"]) for n in view["nodes"]
                        if n["literature"]],
