@@ -430,9 +430,14 @@ def test_no_person_route_takes_a_body_field_naming_an_actor(
         panel_env: Any, path: str, body: dict[str, Any], field: str) -> None:
     as_person(panel_env, "steve")
     r = panel_env.client.post(path, json={**body, field: "sam"})
-    refused(r, "bad-request")
-    # refused for the actor field itself, not for a body that was short of something else
-    assert r.json()["detail"] == f"body.{field}: Extra inputs are not permitted", r.text
+    if path == "/stewards" and field == "steward":
+        # the one body field naming another: a curator's `admit` alone takes it (issue 13);
+        # on a join it is refused with its own code
+        refused(r, "steward-admit-unnamed")
+    else:
+        refused(r, "bad-request")
+        # refused for the actor field itself, not for a body short of something else
+        assert r.json()["detail"] == f"body.{field}: Extra inputs are not permitted", r.text
     assert panel_env.prs() == []
 
 

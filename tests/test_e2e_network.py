@@ -145,7 +145,7 @@ def test_make_run_network_serves_an_agent_session_and_resumes(tmp_path: Path) ->
 
         # the rebuilt site
         node_page = _site_page(net, f"targets/{T}/nodes/{PROVE}.html",
-                               '<span class="status st-proved">proved</span>')
+                               '<span class="status st-proved"><span class="glyph" aria-hidden="true">✔</span> proved</span>')
         assert f"<code>targets/{T}/nodes/{PROVE}/Proof.lean</code></a>, merged" in node_page
         assert "<strong>Verdict: pass</strong>" in node_page
         pm_page = _site_page(net, f"targets/{T}/nodes/{POSTMORTEM_NODE}.html",
@@ -173,7 +173,7 @@ def test_make_run_network_serves_an_agent_session_and_resumes(tmp_path: Path) ->
                          .references["refs/heads/main"].target)
         assert main_after == main_before
         _site_page(net2, f"targets/{T}/nodes/{PROVE}.html",
-                   '<span class="status st-proved">proved</span>')
+                   '<span class="status st-proved"><span class="glyph" aria-hidden="true">✔</span> proved</span>')
     finally:
         rc2 = net2.stop()
     assert rc2 == 0, net2.output()
