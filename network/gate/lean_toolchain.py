@@ -38,7 +38,7 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from importlib import resources
 from pathlib import Path
-from typing import Any
+from typing import Any, get_args
 
 from network import proc
 from network.errors import LemmataError
@@ -59,6 +59,7 @@ from network.gate.toolchain import (
     HoleBinder,
     HolesResult,
     LeanMessage,
+    OutlineKind,
     OutlineResult,
     OutlineStep,
     RelationKind,
@@ -806,21 +807,24 @@ def outline_from_report(report: Mapping[str, Any], module: str,
     try:
         missing = _names(report.get("missing", []))
         matches = report["term_matches"] is True
+        rows = report["steps"]
+        if not isinstance(rows, list) or not all(isinstance(r, dict) for r in rows):
+            raise TypeError("steps is not a list of objects")
         steps = []
-        for row in report["steps"]:
+        for row in rows:
             vouched = (row.get("lean_only") is False and row.get("in_kernel_term") is True
                        and row.get("reads_back") is True and isinstance(row.get("claim"), str))
-            kind = str(row["kind"])
-            if kind not in ("have", "show", "suffices", "obtain", "calc"):
+            kind = row["kind"]
+            if kind not in get_args(OutlineKind):
                 raise ValueError(f"unknown step kind {kind!r}")
             pos = (int(row["line"]), int(row["column"]), int(row["end_line"]),
                    int(row["end_column"]))
             if not vouched:
-                steps.append(OutlineStep(kind, *pos))  # type: ignore[arg-type]
+                steps.append(OutlineStep(kind, *pos))
                 continue
             goal = row.get("goal")
             steps.append(OutlineStep(
-                kind, *pos, lean_only=False,  # type: ignore[arg-type]
+                kind, *pos, lean_only=False,
                 name=str(row["name"]) if row.get("name") is not None else None,
                 claim=str(row["claim"]), goal=str(goal) if goal is not None else None,
                 constants=_names(row.get("constants", [])),
