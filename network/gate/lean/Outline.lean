@@ -129,9 +129,7 @@ def olKernelKeys (env : Environment) (decl : Name) : IO (Option (Array String)) 
 that it reads back as the same Lean"). Any failure is false. -/
 def olReadsBack (s : String) (e : Expr) : MetaM Bool := do
   try
-    let stx ← match Parser.runParserCategory (← getEnv) `term s with
-      | .ok stx => pure stx
-      | .error _ => return false
+    let some stx := (Parser.runParserCategory (← getEnv) `term s).toOption | return false
     let back ← Term.TermElabM.run' (do
         let t ← Term.elabType stx
         Term.synthesizeSyntheticMVarsNoPostponing
@@ -178,7 +176,8 @@ def olStepRow (fm : FileMap) (keys : Array String) (termOk : Bool) (autos : Arra
         let d1 ← g1.getDecl
         withLCtx d1.lctx d1.localInstances (olNewLocals s.info)
       | none => pure #[]
-    let (lctx, insts, name, claim) ← match fresh.back?, s.info.goalsAfter.head? with
+    let picked : LocalContext × LocalInstances × Option Name × Expr ←
+      match fresh.back?, s.info.goalsAfter.head? with
       | some x, some g1 => do
         let d1 ← g1.getDecl
         let ld ← withLCtx d1.lctx d1.localInstances x.fvarId!.getDecl
@@ -187,6 +186,7 @@ def olStepRow (fm : FileMap) (keys : Array String) (termOk : Bool) (autos : Arra
         let d1 ← g1.getDecl
         pure (d1.lctx, d1.localInstances, none, d1.type)
       | _, none => pure (d0.lctx, d0.localInstances, none, d0.type)
+    let (lctx, insts, name, claim) := picked
     withLCtx lctx insts do
       let claim ← instantiateMVars claim
       let inKernel := keys.contains (← olClosedKey claim)
@@ -242,7 +242,7 @@ def runOutline (req : Json) : IO Json := do
   let mut keys : Array String := #[]
   let mut compiled : Array (Name × String) := #[]
   for d in decls do
-    if let some ks ← olKernelKeys kenv d then keys := keys ++ ks
+    if let some ks := (← olKernelKeys kenv d) then keys := keys ++ ks
     if let some ci := kenv.find? d then
       compiled := compiled.push (d, exprKey ci.type ++ "|" ++ (ci.value?.map exprKey).getD "")
   -- 2. the source, elaborated by Lean's frontend as `lean` would
@@ -272,7 +272,7 @@ def runOutline (req : Json) : IO Json := do
         | _, _, _ => acc
       | _ => acc
   let mut seen : Array (Nat × Nat × String) := #[]
-  let mut rows := #[]
+  let mut rows : Array ((Nat × Nat) × Json) := #[]
   for (a, b, kw, ci, ti) in tactics do
     unless olStepKeywords.contains kw do continue
     if seen.contains (a, b, kw) then continue
