@@ -288,6 +288,10 @@ def test_without_lean_the_post_merge_job_writes_the_outline_unavailable(
     g = apply(root, pm.files)
     [orf] = g.targets["demo"].nodes["mid"].outlines
     assert orf.path == MID_OUTLINE and orf.record == rec  # the loader placed it
+    from network.record import derive
+
+    [need] = [w for w in derive.words_needed(g, "demo", "proof") if w["node"] == "mid"]
+    assert need["file"] == rec.proof and need["outline"] == MID_OUTLINE
 
 
 def test_the_stand_in_with_no_recorded_outline_answers_unavailable(tmp_path: Path) -> None:
