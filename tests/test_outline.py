@@ -369,3 +369,40 @@ def test_the_node_page_shows_the_outline_before_the_source(tmp_path: Path) -> No
     said = "Unavailable (toolchain-missing)"
     assert said in html and html.index(said) < html.index("simpa")  # before the source
     assert "No outline of this proof is recorded yet" not in html
+
+
+def test_the_node_page_lists_each_vouched_step_and_shows_a_lean_only_one_as_lean(
+        tmp_path: Path) -> None:
+    """The hand-declared sample's answer for HaveStep.lean, and the same step shown Lean
+    only, rendered on a node whose Proof.lean is those bytes."""
+    from site_support import build, require_dot
+
+    require_dot()
+    b = GraphBuilder(tmp_path / "g")
+    b.base()
+    b.target("calib")
+    b.node("calib", "havestep", declaration=HAVE_DECL, proof=HAVE_TEXT,
+           statement="theorem Calib.add_zero_have (n : Nat) : n + 0 = n := by\n  sorry\n")
+    proof = "targets/calib/nodes/havestep/Proof.lean"
+    b.merge([proof])
+    res = lt.outline_from_report(HAVE_REPORT, HAVE_MOD, [HAVE_DECL])
+    rec = outline_record(res, target="calib", node="havestep", proof=proof,
+                         proof_bytes=HAVE_TEXT.encode(), declarations=[HAVE_DECL],
+                         merge_seq=1, toolchain="leanprover/lean4:v4.34.0")
+    _write_outline(b, rec, outline_path(proof))
+    git_commit(b.root, "graph")
+    build(b.root, tmp_path / "site")
+    html = (tmp_path / "site" / "targets" / "calib" / "nodes" / "havestep.html").read_text()
+    assert "Its named steps" in html
+    assert "<code>have h</code>: <code>n + 0 = n</code>; leaves <code>n + 0 = n</code>" in html
+    lean_only = outline_record(
+        lt.outline_from_report({**HAVE_REPORT, "steps": [_step(reads_back=False)]}, HAVE_MOD,
+                               [HAVE_DECL]),
+        target="calib", node="havestep", proof=proof, proof_bytes=HAVE_TEXT.encode(),
+        declarations=[HAVE_DECL], merge_seq=1, toolchain="leanprover/lean4:v4.34.0")
+    _write_outline(b, lean_only, outline_path(proof))
+    git_commit(b.root, "lean only")
+    build(b.root, tmp_path / "site2")
+    html = (tmp_path / "site2" / "targets" / "calib" / "nodes" / "havestep.html").read_text()
+    assert "Lean only:</span> <code>have h : n + 0 = n := Nat.add_zero n</code>" in html
+    assert "leaves <code>" not in html
