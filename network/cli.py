@@ -499,10 +499,14 @@ def site_group() -> None:
 @click.option("--service-url", default=None,
               help="The service's origin (scheme://host[:port]): pages then load session.js, "
               "which draws the person controls once GET /session answers (D-36 v3.33).")
+@click.option("--trainer-history", type=click.Path(path_type=Path, dir_okay=False,
+                                                   exists=True), default=None,
+              help="A trainer history.json (lemmata trainer sft/eval): trainer.html shows it.")
 @guarded
 def site_build(graph: Path, out: Path, commit: str | None, strict: bool,
                featured: str | None, repository_url: str | None,
-               database_url: str | None, service_url: str | None) -> int:
+               database_url: str | None, service_url: str | None,
+               trainer_history: Path | None) -> int:
     """Build the static site of GRAPH into OUT, in named stages (D-36)."""
     from network.site.build import build_site
     from network.site.config import SiteConfig
@@ -514,7 +518,8 @@ def site_build(graph: Path, out: Path, commit: str | None, strict: bool,
         vouched = read_vouches(database_url)
     config = SiteConfig(graph=graph, out=out, commit=commit, strict=strict,
                         featured_target=featured, repository_url=repository_url,
-                        vouched=vouched, service_url=service_url)
+                        vouched=vouched, service_url=service_url,
+                        trainer_history=trainer_history)
     report = build_site(config, log=lambda line: click.echo(line, err=True))
     click.echo(json.dumps({"pages": len(report.pages), "warnings": len(report.warnings),
                            "commit": report.commit,
