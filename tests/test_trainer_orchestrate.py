@@ -32,6 +32,7 @@ from network.trainer.evaluate import GraphVerifier
 from network.trainer.orchestrate import (
     IterationConfig,
     LocalExecutor,
+    RolloutWorker,
     derived_dataset,
     expert_iteration,
     statement_row,
@@ -236,6 +237,13 @@ def test_expert_iteration_on_ray_actors(tmp_path: Path) -> None:
             config=IterationConfig(rounds=2, samples=1, max_new_tokens=16, temperature=0.0,
                                    rollout_workers=2, verify_workers=1),
             history=tmp_path / "history.json")
+        # a catalog error raised in an actor comes back with its code
+        ex = RayExecutor(num_cpus=0.5)
+        w = ex.actor(RolloutWorker, functools.partial(_TinyThenRecorded, str(base)))
+        with pytest.raises(LemmataError) as e:
+            ex.get([ex.call(w, "sync", str(tmp_path / "work" / "round-1" / "run" / "adapter"),
+                            0)])
+        assert e.value.code == "trainer-adapter-version-stale"
     finally:
         ray.shutdown()
     r1, r2 = recs
