@@ -41,7 +41,7 @@ bench: $(STAMP)
 # the universal lock on that build alone (no nvidia-* or triton).
 lock:
 	$(PY) -m venv .lock-tools && .lock-tools/bin/pip install --quiet 'uv>=0.13,<1'
-	.lock-tools/bin/uv pip compile pyproject.toml .ci/build-requirements.in --extra test --extra trainer \
+	.lock-tools/bin/uv pip compile pyproject.toml .ci/build-requirements.in --extra test --extra trainer --extra ray \
 	  --find-links /opt/wheels --emit-find-links --constraint .ci/torch-cpu.txt \
 	  --python-version 3.11 --universal --generate-hashes --no-header -o requirements.lock
 	rm -rf .lock-tools

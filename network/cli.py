@@ -499,10 +499,14 @@ def site_group() -> None:
 @click.option("--service-url", default=None,
               help="The service's origin (scheme://host[:port]): pages then load session.js, "
               "which draws the person controls once GET /session answers (D-36 v3.33).")
+@click.option("--trainer-history", type=click.Path(path_type=Path, dir_okay=False,
+                                                   exists=True), default=None,
+              help="A trainer history.json (lemmata trainer sft/eval): trainer.html shows it.")
 @guarded
 def site_build(graph: Path, out: Path, commit: str | None, strict: bool,
                featured: str | None, repository_url: str | None,
-               database_url: str | None, service_url: str | None) -> int:
+               database_url: str | None, service_url: str | None,
+               trainer_history: Path | None) -> int:
     """Build the static site of GRAPH into OUT, in named stages (D-36)."""
     from network.site.build import build_site
     from network.site.config import SiteConfig
@@ -514,7 +518,8 @@ def site_build(graph: Path, out: Path, commit: str | None, strict: bool,
         vouched = read_vouches(database_url)
     config = SiteConfig(graph=graph, out=out, commit=commit, strict=strict,
                         featured_target=featured, repository_url=repository_url,
-                        vouched=vouched, service_url=service_url)
+                        vouched=vouched, service_url=service_url,
+                        trainer_history=trainer_history)
     report = build_site(config, log=lambda line: click.echo(line, err=True))
     click.echo(json.dumps({"pages": len(report.pages), "warnings": len(report.warnings),
                            "commit": report.commit,
@@ -1053,6 +1058,59 @@ def trainer_eval(dataset: Path, graph: Path, base: Path, run_dir: Path, samples:
     click.echo(json.dumps({"report": str(path), "items": len(rep["items"]),
                            "rates": {c: {m: r["value"] for m, r in v["rates"].items()}
                                      for c, v in rep["conditions"].items()}}, sort_keys=True))
+    return EXIT_OK
+
+
+@trainer_group.command("propose")
+@click.argument("service")
+@click.argument("base", type=click.Path(path_type=Path, file_okay=False))
+@click.option("--adapter", type=click.Path(path_type=Path, file_okay=False), default=None,
+              help="An admitted adapter folder (RUN_DIR/adapter) to serve.")
+@click.option("--version", "adapter_version", type=int, default=1, show_default=True,
+              help="The adapter's version (its served name is v<N>).")
+@click.option("--token", envvar="LEMMATA_TOKEN", default=None,
+              help="An operator-issued token (default: earn one through the tutorial).")
+@click.option("--pseudonym", default=None, help="The pseudonym to earn a token as.")
+@click.option("--model", "model_name", default=None,
+              help="The base model's name in the disclosure (default: BASE's folder name).")
+@click.option("--samples", type=int, default=4, show_default=True)
+@click.option("--max-new-tokens", type=int, default=512, show_default=True)
+@click.option("--temperature", type=float, default=0.8, show_default=True)
+@click.option("--seed", type=int, default=0, show_default=True)
+@click.option("--prechecks-per-node", type=int, default=4, show_default=True)
+@click.option("--max-nodes", type=int, default=8, show_default=True)
+@click.option("--ttl", type=int, default=None, help="Claim TTL in seconds (default: minimum).")
+@click.option("--target", "targets", multiple=True, help="Only this target (repeatable).")
+@guarded
+def trainer_propose(service: str, base: Path, adapter: Path | None, adapter_version: int,
+                    token: str | None, pseudonym: str | None, model_name: str | None,
+                    samples: int, max_new_tokens: int, temperature: float, seed: int,
+                    prechecks_per_node: int, max_nodes: int, ttl: int | None,
+                    targets: tuple[str, ...]) -> int:
+    """Work SERVICE's frontier as a contributor with BASE (+ an adapter): claim, precheck,
+    submit passes with the disclosure block, release the rest."""
+    from network.trainer.engines import HFEngine
+    from network.trainer.propose import ProposeConfig, ServiceClient, propose
+
+    engine = HFEngine(base)
+    if adapter is not None:
+        engine.sync(adapter, adapter_version)
+    cfg = ProposeConfig(model=model_name or base.resolve().name, samples=samples,
+                        max_new_tokens=max_new_tokens, temperature=temperature, seed=seed,
+                        prechecks_per_node=prechecks_per_node, max_nodes=max_nodes,
+                        ttl_s=ttl, targets=targets)
+    client = ServiceClient(service.rstrip("/"), token)
+    try:
+        out = propose(client, engine, cfg, pseudonym=pseudonym,
+                      on_node=lambda o: click.echo(json.dumps(
+                          {"node": f"{o.target}/{o.node}", "prechecks": len(o.prechecks),
+                           "submitted": o.submission is not None}), err=True))
+    finally:
+        client.close()
+    if out["token_earned"]:
+        click.echo(f"earned a token for {pseudonym}: {client.token} (keep it; pass it as "
+                   "--token or LEMMATA_TOKEN next time)", err=True)
+    click.echo(json.dumps(out, sort_keys=True))
     return EXIT_OK
 
 

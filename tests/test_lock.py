@@ -27,7 +27,8 @@ def _pins() -> dict[str, Version]:
 def _declared() -> list[Requirement]:
     project = tomllib.loads((ROOT / "pyproject.toml").read_text("utf-8"))["project"]
     extras = project["optional-dependencies"]
-    reqs = list(project["dependencies"]) + list(extras["test"]) + list(extras["trainer"])
+    reqs = list(project["dependencies"]) + [r for x in ("test", "trainer", "ray")
+                                            for r in extras[x]]
     return [Requirement(r) for r in reqs]
 
 

@@ -278,6 +278,11 @@ class _Writer:
 
 def _render(graph: Graph, config: SiteConfig, d: _Derived, layouts: dict[str, Layout],
             out: Path, report: BuildReport) -> None:
+    trainer = None  # trainer.html (issue 14), read and checked before any page is written
+    if config.trainer_history is not None:
+        from network.trainer.trainer_page import trainer_view
+
+        trainer = trainer_view(config.trainer_history)
     claims = _claims(d)
     display, inline = informal.formulas(_informal_texts(graph))
     math = typeset(claims + display, inline=inline)
@@ -305,6 +310,8 @@ def _render(graph: Graph, config: SiteConfig, d: _Derived, layouts: dict[str, La
     _render_frontier(graph, d, w)
     _render_contributors(graph, config, d, w)
     _render_docs(graph, config, w)
+    if trainer is not None:
+        w.page("trainer.html", "trainer.html", **trainer)
     if config.service_url:
         w.page("me.html", "me.html")
 

@@ -63,3 +63,9 @@ class SiteConfig(BaseModel):
     lets the page connect to it, and the page loads ``session.js``, which draws the person
     controls (sign in, stewards, approvals, reviews, motions, literature, shelving) only
     after ``GET <service>/session`` answers. None: the site has no controls at all."""
+
+    trainer_history: Path | None = None
+    """A trainer ``history.json`` (trainer-history/v1, :mod:`network.trainer.history`;
+    issue 14). When set, ``trainer.html`` shows it: each run's hardware, loss labelled as
+    loss, pass rates with their k and budget beside the base control, and the events. None:
+    no trainer page."""

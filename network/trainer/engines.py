@@ -10,8 +10,9 @@ step going wrong silently: LoRA weights that never reached the rollout engine (v
 either is refused with ``trainer-adapter-sync-failed``, and :meth:`Engine.serving` always
 says which version and which tensors are live.
 
-:class:`HFEngine` runs on transformers and peft (CPU here and in tests). A ``VLLMEngine``
-for GPUs is not written yet (docs/trainer.md). :func:`build_tiny_model` writes the
+:class:`HFEngine` runs on transformers and peft (CPU here and in tests).
+:class:`VLLMEngine` runs on vLLM on a GPU (the optional ``gpu`` extra, imported only when
+one is built; ``scripts/gpu_smoke.sh`` exercises it). :func:`build_tiny_model` writes the
 2-layer random Llama and its byte-level tokenizer that the tests and
 ``benchmarks/trainer_cpu.py`` use, with no hub download.
 
@@ -321,6 +322,105 @@ class HFEngine:
                 got.append(Generation(tok.decode(new[:used], skip_special_tokens=True), used,
                                       tuple(new)))
             out.append(got)
+        return out
+
+
+class VLLMEngine:
+    """:class:`Engine` on vLLM (GPU): the base model served once, LoRA adapters loaded by
+    versioned name with adapter-only sync (``LLM(enable_lora=True, max_loras=...)``,
+    ``LoRARequest(name, int_id, path)``, ``generate(..., lora_request=...)``).
+
+    A sync copies the adapter's files into a folder of its own under ``work_dir``
+    (``v<N>/``), so the files served cannot change under the served name, checks the copy's
+    tensors equal the source's, registers it with the engine (``add_lora``) and requires
+    the engine to list its id afterwards; the old version is removed. vLLM's held tensors
+    live in its GPU workers and are not readable from here, so the served digest is the
+    digest of the registered copy's tensors; ``scripts/gpu_smoke.sh`` shows the probe's
+    output switching with the version.
+
+    Args:
+        base_dir: a local model folder; work_dir: where adapter copies are kept;
+        max_loras, max_lora_rank, dtype, gpu_memory_utilization, max_model_len: vLLM's.
+
+    Raises:
+        LemmataError: ``trainer-model-missing`` (no local model, or vLLM not installed).
+    """
+
+    def __init__(self, base_dir: str | Path, work_dir: str | Path, *, max_loras: int = 2,
+                 max_lora_rank: int = 16, dtype: str = "bfloat16",
+                 gpu_memory_utilization: float = 0.4, max_model_len: int = 2048) -> None:
+        try:
+            from vllm import LLM
+        except ImportError as exc:
+            raise LemmataError("trainer-model-missing",
+                               "vllm is not installed (the gpu extra)") from exc
+        self.base_dir, self.work = Path(base_dir), Path(work_dir)
+        if not (self.base_dir / "config.json").is_file():
+            raise LemmataError("trainer-model-missing", f"{self.base_dir}: no config.json")
+        self._revision = base_revision(self.base_dir)
+        self.llm: Any = LLM(model=str(self.base_dir), enable_lora=True, max_loras=max_loras,
+                            max_lora_rank=max_lora_rank, dtype=dtype,
+                            gpu_memory_utilization=gpu_memory_utilization,
+                            max_model_len=max_model_len, seed=0)
+        self._request: Any = None
+        self._serving = Serving(self._revision, None, None, None)
+
+    def serving(self) -> Serving:
+        """What is served now (version None: the bare base)."""
+        return self._serving
+
+    def sync(self, adapter_dir: str | Path, version: int) -> Serving:
+        """Adapter-only sync to ``v<version>`` (see the class docstring).
+
+        Raises:
+            LemmataError: ``trainer-adapter-version-stale``; ``trainer-adapter-sync-failed``.
+        """
+        import shutil
+
+        from vllm.lora.request import LoRARequest
+
+        current = self._serving.version or 0
+        if not isinstance(version, int) or isinstance(version, bool) or version <= current:
+            raise LemmataError("trainer-adapter-version-stale",
+                               f"version {version!r} is not above the served {current}")
+        want = tensors_sha256(adapter_file_tensors(adapter_dir))
+        name = f"v{version}"
+        copy = self.work / name
+        if copy.exists():
+            shutil.rmtree(copy)
+        shutil.copytree(adapter_dir, copy)
+        held = tensors_sha256(adapter_file_tensors(copy))
+        if held != want:
+            raise LemmataError("trainer-adapter-sync-failed", f"{copy}: the copy differs")
+        req = LoRARequest(name, version, str(copy))
+        engine = self.llm.llm_engine
+        try:
+            added = engine.add_lora(req)
+        except (OSError, ValueError, RuntimeError) as exc:
+            raise LemmataError("trainer-adapter-sync-failed", f"{name}: {exc}") from exc
+        if added is False or version not in set(engine.list_loras()):
+            raise LemmataError("trainer-adapter-sync-failed",
+                               f"{name}: the engine does not list adapter {version}")
+        if self._request is not None:
+            engine.remove_lora(self._request.lora_int_id)
+        self._request = req
+        self._serving = Serving(self._revision, name, version, held)
+        return self._serving
+
+    def generate(self, prompts: Sequence[str], *, samples: int = 1, max_new_tokens: int = 64,
+                 temperature: float = 0.0, seed: int = 0) -> list[list[Generation]]:
+        """``samples`` generations per prompt with the served adapter; each prompt's
+        sampling is seeded by (seed, prompt); temperature 0 is greedy."""
+        from vllm import SamplingParams
+
+        out: list[list[Generation]] = []
+        params = [SamplingParams(n=samples, temperature=temperature, max_tokens=max_new_tokens,
+                                 seed=_seed(seed, i, 0)) for i in range(len(prompts))]
+        results = self.llm.generate(list(prompts), params, lora_request=self._request,
+                                    use_tqdm=False)
+        for res in results:
+            out.append([Generation(c.text, len(c.token_ids), tuple(int(t) for t in c.token_ids))
+                        for c in res.outputs])
         return out
 
 

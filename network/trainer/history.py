@@ -127,6 +127,18 @@ def add_report(doc: dict[str, Any], run_id: str, report: Mapping[str, Any], *,
           items=len(report["items"]))
 
 
+def pass_rate_series(doc: dict[str, Any], run_id: str, *, kind: str,
+                     hardware: Mapping[str, Any], condition: str, metric: str, k: int,
+                     budget: str, label: str) -> dict[str, Any]:
+    """The pass-rate series ``metric`` of a run's ``condition`` (made when absent, with its
+    k and budget); append ``[step, value, lo, hi]`` points to its ``points``."""
+    run = _run(doc, run_id, kind, hardware, None)
+    series: dict[str, Any] = run["conditions"].setdefault(condition, {"series": {}})["series"]
+    made: dict[str, Any] = series.setdefault(metric, {
+        "label": label, "kind": "pass-rate", "k": k, "budget": budget, "points": []})
+    return made
+
+
 def event(doc: dict[str, Any], run_id: str, name: str, **detail: Any) -> None:
     """Append an event (started, step, admitted, refused, evaluated...)."""
     doc["events"].append({"run": run_id, "event": name, "detail": detail})
