@@ -38,7 +38,7 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from importlib import resources
 from pathlib import Path
-from typing import Any, get_args
+from typing import Any
 
 from network import proc
 from network.errors import LemmataError
@@ -59,9 +59,6 @@ from network.gate.toolchain import (
     HoleBinder,
     HolesResult,
     LeanMessage,
-    OutlineKind,
-    OutlineResult,
-    OutlineStep,
     RelationKind,
     ReplayResult,
     TermRef,
@@ -87,7 +84,7 @@ from network.record.models import Caps, GateSpec
 
 LOG_TAIL = 20_000
 CHECKERS = ("CheckStatement", "UsedConstants", "ExtractHoles", "Hazards", "Witness", "DefEq",
-            "CheckRelation", "Outline")
+            "CheckRelation")
 _VERSION_RE = re.compile(r"version ([^\s,]+)")
 _COMMIT_RE = re.compile(r"commit ([0-9a-f]{40})")
 
@@ -556,25 +553,6 @@ class LeanToolchain:
             return CompareResult(False, report[0], detail=report[1])
         return relation_result_from_report(report, permitted_axioms, self.spec.lean_toolchain)
 
-    def outline(self, workspace: Workspace, module: str, decls: Sequence[str],
-                sandbox: SandboxRunner, caps: Caps) -> OutlineResult:
-        """Run Outline.lean on the built ``module`` (D-3 v3.30): the request names the
-        module and declarations as component arrays and the module's source file in the
-        check workspace (read-only), which the checker re-elaborates after keying the
-        compiled terms. The run is sandboxed with the target's caps like every check.
-
-        Raises:
-            KeyError: the workspace does not hold ``module``.
-            ValueError: ``workspace`` is a scratch workspace.
-        """
-        request = {"module": name_components(module),
-                   "decls": [name_components(d) for d in decls],
-                   "source": str(workspace.source(module).path)}
-        report = self.run_checker("Outline", request, workspace, sandbox, caps)
-        if isinstance(report, tuple):
-            return OutlineResult(False, report[0], module, tuple(decls), detail=report[1])
-        return outline_from_report(report, module, decls)
-
     def defeq(self, workspace: Workspace, left: TermRef, right: TermRef, sandbox: SandboxRunner,
               caps: Caps) -> DefEqResult:
         """Run DefEq.lean (D-12 offload rule; v3.21 offload-restates-ancestor)."""
@@ -795,49 +773,3 @@ def defeq_from_report(report: Mapping[str, Any]) -> DefEqResult:
     if not comparable:
         return DefEqResult(True, None, None, False, str(report.get("detail", ""))[:500])
     return DefEqResult(True, None, bool(defeq), True)
-
-
-def outline_from_report(report: Mapping[str, Any], module: str,
-                        decls: Sequence[str]) -> OutlineResult:
-    """Outline's report → :class:`OutlineResult` (D-3 v3.30). A missing declaration is
-    ``declaration-missing``; a re-elaboration that differs from the compiled term
-    (``term_matches`` false) is ``checker-failed``, nothing shown; a step that claims
-    without being in the kernel term and reading back is shown as Lean only here too
-    (the Python side never trusts a claim the checker did not vouch for)."""
-    try:
-        missing = _names(report.get("missing", []))
-        matches = report["term_matches"] is True
-        rows = report["steps"]
-        if not isinstance(rows, list) or not all(isinstance(r, dict) for r in rows):
-            raise TypeError("steps is not a list of objects")
-        steps = []
-        for row in rows:
-            vouched = (row.get("lean_only") is False and row.get("in_kernel_term") is True
-                       and row.get("reads_back") is True and isinstance(row.get("claim"), str))
-            kind = row["kind"]
-            if kind not in get_args(OutlineKind):
-                raise ValueError(f"unknown step kind {kind!r}")
-            pos = (int(row["line"]), int(row["column"]), int(row["end_line"]),
-                   int(row["end_column"]))
-            if not vouched:
-                steps.append(OutlineStep(kind, *pos))
-                continue
-            goal = row.get("goal")
-            steps.append(OutlineStep(
-                kind, *pos, lean_only=False,
-                name=str(row["name"]) if row.get("name") is not None else None,
-                claim=str(row["claim"]), goal=str(goal) if goal is not None else None,
-                constants=_names(row.get("constants", [])),
-                automation=tuple(str(a) for a in row.get("automation", []))))
-    except (KeyError, TypeError, ValueError) as exc:
-        return OutlineResult(False, "checker-output-malformed", module, tuple(decls),
-                             detail=str(exc)[:500])
-    if missing:
-        return OutlineResult(False, "declaration-missing", module, tuple(decls),
-                             detail=f"missing: {', '.join(missing)}")
-    if not matches:
-        return OutlineResult(False, "checker-failed", module, tuple(decls),
-                             detail="the re-elaborated source differs from the compiled "
-                                    "term; no outline is shown")
-    steps.sort(key=lambda st: (st.line, st.column))
-    return OutlineResult(True, None, module, tuple(decls), tuple(steps))

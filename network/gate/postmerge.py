@@ -30,10 +30,7 @@ gate-signed when a key is given. :func:`run_postmerge` commits them through a fo
    the variant's theorem passed through the relation as the root's statement (its
    negation): ``closure/resolves.json``, verdict proved (``refutes.json``, refuted; D-12
    v3.42, v3.46, D-30; :func:`close_through_variant`); repeated until nothing more closes;
-6. the products (:func:`network.record.products.products`, ruling 10's schemas copy);
-7. (after the holes) the outline of every merged proof, ``outline/<proof>.json``
-   (:mod:`network.gate.outline`, D-3 v3.30), unavailable (``toolchain-missing``) without
-   Lean, never made up.
+6. the products (:func:`network.record.products.products`, ruling 10's schemas copy).
 
 Without a toolchain nothing that needs Lean is written: no hole node and no closure, and
 :attr:`PostMerge.notes` says what was skipped and why (fail closed).
@@ -56,7 +53,6 @@ from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
 from network import ids, signing
 from network.errors import LemmataError, Problem
 from network.gate import attestation as A
-from network.gate import outline
 from network.gate.artifacts import Artifact, Kind, annex_citations, import_lines
 from network.gate.run import (
     ToolchainSource,
@@ -977,15 +973,6 @@ def postmerge_files(
                 tc = _resolve_toolchain(toolchain, graph.targets[att.target].gate_spec)
                 write_holes(graph, att, tc=tc, sandbox=sandbox, work_dir=wd, date=date,
                             out=out)
-        for att in passed:  # D-3 v3.30: the outline of every merged proof
-            if att.artifact_kind in outline.OUTLINED_KINDS:
-                proof = _main_path(att)
-                rec = outline.proof_outline(graph, att, proof, toolchain=toolchain,
-                                            sandbox=sandbox, work_dir=wd, merge_seq=seq)
-                out.files[outline.outline_path(proof)] = _dump_json(_sign(rec, gate_key,
-                                                                          key_id))
-                if not rec.available:
-                    out.notes.append(f"outline of {proof} unavailable: {rec.unavailable}")
         added = merge_added_paths(repo, merge_commit, base)
         entries: list[m.LedgerLine | m.Revocation] = [
             *ledger_lines(graph, passed, seq, submitter, added=added),

@@ -414,56 +414,6 @@ RELATION_KINDS: tuple[str, ...] = ("negation", "vacuity", "implies", "implies-no
 JOIN_KINDS: tuple[str, ...] = ("implies", "implies-not")
 
 
-OutlineKind = Literal["have", "show", "suffices", "obtain", "calc"]
-
-
-@dataclass(frozen=True)
-class OutlineStep:
-    """One named step of a merged proof, as Outline.lean read it (D-3 v3.30).
-
-    Attributes:
-        kind: the tactic that makes it a step.
-        line / column / end_line / end_column: its source range (lines 1-based, columns
-            0-based codepoints, as Lean's ``Position``).
-        lean_only: True when the step's claim was not found in the kernel-checked term or
-            its printing did not read back: only its source is shown, no claim.
-        name: the hypothesis it introduces (``have h``, ``obtain``), when it has one.
-        claim: the claim, pretty-printed so that it reads back; None when ``lean_only``.
-        goal: the goal it leaves, pretty-printed; None when it closes the goal or is
-            ``lean_only``.
-        constants: the constants its term uses, sorted.
-        automation: the automation tactics run inside it (simp, omega, ...), in order.
-    """
-
-    kind: OutlineKind
-    line: int
-    column: int
-    end_line: int
-    end_column: int
-    lean_only: bool = True
-    name: str | None = None
-    claim: str | None = None
-    goal: str | None = None
-    constants: tuple[str, ...] = ()
-    automation: tuple[str, ...] = ()
-
-
-@dataclass(frozen=True)
-class OutlineResult:
-    """The outline of one compiled module of a merged proof (D-3 v3.30).
-
-    ``ok`` only when Outline.lean ran, every requested declaration is in the compiled
-    module and its re-elaboration equals the compiled term; then ``steps`` are its named
-    steps in source order (possibly none)."""
-
-    ok: bool
-    code: str | None
-    module: str = ""
-    decls: tuple[str, ...] = ()
-    steps: tuple[OutlineStep, ...] = ()
-    detail: str = ""
-
-
 # --- the interface ---------------------------------------------------------------------
 
 
@@ -576,16 +526,6 @@ class Toolchain(Protocol):
         """
         ...
 
-    def outline(self, workspace: Workspace, module: str, decls: Sequence[str],
-                sandbox: SandboxRunner, caps: Caps) -> OutlineResult:
-        """The named steps of the built ``module``'s proofs of ``decls`` (D-3 v3.30):
-        Outline.lean reads the kernel-checked terms first, then re-elaborates the module's
-        source for its info trees; a claim is printed only when the kernel term holds it
-        and its printing reads back. ``declaration-missing`` when a declaration is not in
-        the compiled module; ``checker-failed`` when the source does not re-elaborate to
-        the compiled terms."""
-        ...
-
 
 # --- the missing toolchain -------------------------------------------------------------
 
@@ -675,12 +615,6 @@ class MissingToolchain:
                       caps: Caps) -> CompareResult:
         """``toolchain-missing``."""
         return CompareResult(False, "toolchain-missing", detail=self.detail)
-
-    def outline(self, workspace: Workspace, module: str, decls: Sequence[str],
-                sandbox: SandboxRunner, caps: Caps) -> OutlineResult:
-        """``toolchain-missing``: no outline is ever made up."""
-        return OutlineResult(False, "toolchain-missing", module, tuple(decls),
-                             detail=self.detail)
 
 
 # --- detection -------------------------------------------------------------------------

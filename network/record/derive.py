@@ -2552,9 +2552,8 @@ def words_needed(graph: Graph, target: str | None = None,
     describes it (``why`` = ``no-gloss`` / ``no-explainer`` / ``no-words``), or when every
     such chain's current version describes bytes other than the file's current SHA-256
     (``why`` = ``words-describe-earlier-text``). Definition modules are not listed: the
-    record has no place for a target-level gloss yet. ``outline`` is the path of the
-    proof's ``outline/v1`` record (D-3 v3.30) when the post-merge job wrote one, else None
-    (a gloss's file, or a proof merged before outlines). Nothing is ranked (D-25): the order is target, node, file path.
+    record has no place for a target-level gloss yet. Outlines are not yet products, so
+    ``outline`` is None. Nothing is ranked (D-25): the order is target, node, file path.
 
     Args:
         graph: the loaded record.
@@ -2614,8 +2613,7 @@ def words_needed(graph: Graph, target: str | None = None,
                     continue
                 out.append({"target": tid, "node": nid, "file": path, "sha256": sha,
                             "kind": k, "words": words, "why": why, "status": status,
-                            "outline": next((rf.path for rf in n.outlines
-                                             if rf.record.proof == path), None)})
+                            "outline": None})
     return out
 
 

@@ -999,54 +999,6 @@ class Closure(Record):
     signature: Signature | None = None
 
 
-class OutlineStepRecord(BaseModel):
-    """One named step of a merged proof's outline (D-3 v3.30): its tactic, its lines and
-    the Lean it is; ``claim``, ``goal``, ``constants`` and ``automation`` only when the
-    gate's Outline.lean found the claim in the kernel-checked term and its printing read
-    back, else ``lean_only`` and the Lean alone."""
-
-    model_config = ConfigDict(extra="forbid", frozen=True)
-    kind: Literal["have", "show", "suffices", "obtain", "calc"]
-    line: int = Field(ge=1)
-    column: int = Field(ge=0)
-    end_line: int = Field(ge=1)
-    end_column: int = Field(ge=0)
-    lean: LongText
-    lean_only: bool
-    name: Annotated[str, StringConstraints(max_length=200)] | None = None
-    claim: LongText | None = None
-    goal: LongText | None = None
-    constants: list[Annotated[str, StringConstraints(max_length=1000)]] = Field(
-        default_factory=list, max_length=2000)
-    automation: list[Annotated[str, StringConstraints(max_length=60)]] = Field(
-        default_factory=list, max_length=100)
-
-
-class Outline(Record):
-    """``outline/<proof>.json``: the outline of one merged proof of the node (D-3 v3.30),
-    written by the post-merge job from the pinned gate's Outline.lean. ``proof`` is the
-    merged file (Proof.lean, an alternate, a partial or a reduction) and ``proof_sha256``
-    its bytes. Without a toolchain, or when the checker could not vouch for the outline,
-    ``available`` is false, ``unavailable`` the catalog code (e.g. ``toolchain-missing``)
-    and ``steps`` empty: no outline is ever made up."""
-
-    SCHEMA_KIND: ClassVar[str] = "outline/v1"
-    schema_: Literal["outline/v1"] = Field("outline/v1", alias="schema")
-    target: TargetId
-    node: NodeId
-    proof: GraphPath
-    proof_sha256: Sha256
-    declarations: list[Annotated[str, StringConstraints(max_length=1000)]] = Field(
-        max_length=100)
-    available: bool
-    unavailable: Annotated[str, StringConstraints(max_length=100)] | None = None
-    detail: ShortText = ""
-    steps: list[OutlineStepRecord] = Field(default_factory=list, max_length=2000)
-    merge_seq: int = Field(ge=1)
-    toolchain: Annotated[str, StringConstraints(max_length=200)]
-    signature: Signature | None = None
-
-
 MotionKind = Literal["invite", "verify-writeup", "threshold", "significance"]
 WriteupEvent = Literal["drafted", "written", "signed", "released", "on-arxiv", "submitted",
                        "accepted", "rejected", "withdrawn"]
@@ -1123,7 +1075,6 @@ ALL_KINDS: tuple[type[Record], ...] = (
     TargetStatusRecord, Steward, Approach, ApproachV2, Registration, Meta, Postmortem, Annex,
     Literature, Gloss, Explainer, Withdrawal, ProposedFor, Shelving, Waiver, Defect,
     Dispute, RevisionRequest, Closure, Approval, Motion, Vote, Writeup, ProofReview,
-    Outline,
 )
 KIND_BY_SCHEMA: dict[str, type[Record]] = {k.SCHEMA_KIND: k for k in ALL_KINDS}
 #: the versions one place of the record reads, keyed by the kind a reader names for it: a
