@@ -118,6 +118,10 @@ def test_an_unsigned_withdrawal_by_a_curator_removes_no_steward(b: GraphBuilder)
     g = load(b)
     assert d.stewards_of(g, T) == ["steve"] and w in d.unverified(g)
     b.withdrawal(T, None, "20260105T000000Z", "curator", steward)
+    assert d.stewards_of(load(b), T) == ["steve"]  # D-22: one role-holder removes no one
+    b.curators([{"pseudonym": "curator", "targets": ["*"]},
+                {"pseudonym": "cora", "targets": [T]}])
+    b.withdrawal(T, None, "20260106T000000Z", "cora", steward)
     assert d.stewards_of(load(b), T) == []
 
 

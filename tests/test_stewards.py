@@ -300,12 +300,19 @@ def test_a_step_down_ends_a_v3_record_too(b: GraphBuilder) -> None:
     assert derive.stewards_of(load_graph(b.root), T) == []
 
 
-def test_a_curators_withdrawal_of_a_join_ends_it_and_a_strangers_does_not(
+def test_removal_needs_two_curators_and_a_strangers_withdrawal_counts_for_nothing(
         b: GraphBuilder) -> None:
+    # D-22: "removal requires two role-holders and published reasoning"
+    b.curators([{"pseudonym": "curator", "targets": ["*"]},
+                {"pseudonym": "cora", "targets": [T]}])
     join = write(b, act(b, "sam"), act_path("sam"))
     b.withdrawal(T, None, "20260301T000000Z", "mallory", join)
     assert derive.stewards_of(load_graph(b.root), T) == ["sam"]
     b.withdrawal(T, None, "20260302T000000Z", "curator", join)
+    assert derive.stewards_of(load_graph(b.root), T) == ["sam"]  # one role-holder: stands
+    b.withdrawal(T, None, "20260303T000000Z", "curator", join)  # the same one again
+    assert derive.stewards_of(load_graph(b.root), T) == ["sam"]
+    b.withdrawal(T, None, "20260304T000000Z", "cora", join)
     assert derive.stewards_of(load_graph(b.root), T) == []
 
 

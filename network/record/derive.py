@@ -207,6 +207,28 @@ class _TargetIndex:
     variants: list[str] = field(default_factory=list)
 
 
+def _is_role_record(path: str) -> bool:
+    """Whether ``path`` is a steward record (``stewards/`` or ``steward-acts/``), whose
+    withdrawal removes a person from a role."""
+    parts = path.split("/")
+    return len(parts) == 4 and parts[0] == "targets" and parts[2] in ("stewards",
+                                                                      "steward-acts")
+
+
+def _removals_need_two(valid: list[tuple[str, m.Withdrawal]]) -> list[tuple[str, m.Withdrawal]]:
+    """The verified withdrawals that take effect: a removal from a role (a withdrawal of a
+    steward record) needs two role-holders, each with published reasoning (D-22: "removal
+    requires two role-holders and published reasoning"); one curator's withdrawal of a
+    stewardship stands on the record and takes effect when a second, distinct role-holder
+    files theirs. Every other withdrawal takes effect alone."""
+    removers: dict[str, set[str]] = {}
+    for _p, w in valid:
+        if _is_role_record(w.withdraws) and w.reason.strip():
+            removers.setdefault(w.withdraws, set()).add(w.by.casefold())
+    return [(p, w) for p, w in valid
+            if not _is_role_record(w.withdraws) or len(removers.get(w.withdraws, ())) >= 2]
+
+
 class _Index:
     """Everything derived from one Graph, memoised (private; use the module functions)."""
 
@@ -299,6 +321,7 @@ class _Index:
                  and (self.role_signed(p, w, w.by, w.date, tid, stewards=False)
                       or self._may_withdraw_words(p, w, tid))]
         self.unverified.update(p for p, _w, _t in records if (p, _w) not in valid)
+        valid = _removals_need_two(valid)
         withdrawn: set[str] = set()
         for _ in range(len(valid) + 1):
             nxt = {w.withdraws for p, w in valid if p not in withdrawn}
