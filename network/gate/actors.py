@@ -298,10 +298,6 @@ def _identity_findings(base: Graph, path: str, rec: m.Identity) -> list[Diagnost
     (``identity-login-bound``), for a pseudonym no other identity record holds without
     regard to case (``identity-pseudonym-taken``)."""
     out: list[Diagnostic] = []
-    named = path.rsplit("/", 1)[-1].removesuffix(".yaml")
-    if named != rec.pseudonym:
-        out.append(Diagnostic("actor-not-submitter", f"the file name names {named!r}, the "
-                              f"record {rec.pseudonym!r}", path))
     login = (rec.github or "").casefold()
     for other in base.identities:  # Pat beside pat: one name, two logins
         if other != rec.pseudonym and other.casefold() == rec.pseudonym.casefold():
@@ -311,37 +307,37 @@ def _identity_findings(base: Graph, path: str, rec: m.Identity) -> list[Diagnost
         if login and other != rec.pseudonym and (ident.github or "").casefold() == login:
             out.append(Diagnostic("identity-login-bound", f"GitHub login {rec.github} is "
                                   f"already bound to {other}", path))
-    for when in dict.fromkeys(d for d in (rec.since, derive.now(base)) if d is not None):
-        try:
-            trust.check_role_signature(rec, rec.signature, actors=frozenset({rec.pseudonym}),
-                                       holds=lambda who, _d: who == rec.pseudonym,
-                                       at_date=when, keys=base.keys,
-                                       identities=base.identities)
-        except LemmataError as exc:
-            out.append(Diagnostic(exc.code, f"an identity binding is signed for its own "
-                                  f"pseudonym: {exc.detail}", path))
-            break
-    return out
+    return _own_record_findings(base, path, rec, rec.since, "an identity binding") + out
 
 
 def _name_findings(base: Graph, path: str, rec: m.DisplayName) -> list[Diagnostic]:
     """A ``names/<pseudonym>.yaml`` record (D-3 v3.37, D-35 "names"): for the file's own
     pseudonym, signed for it (the approval key the service signs with, or one of the
     pseudonym's listed SSH keys), on its date and on the base's."""
+    return _own_record_findings(base, path, rec, rec.date, "a display name")
+
+
+def _own_record_findings(base: Graph, path: str, rec: m.Identity | m.DisplayName,
+                         date: str, what: str) -> list[Diagnostic]:
+    """The rules a pseudonym's own root-level record shares (ruling 9, D-3 v3.37): its
+    file name (``<pseudonym>.yaml``) names the record's pseudonym (``actor-not-submitter``),
+    and it is signed for that pseudonym on ``date`` and on the base's now (the
+    role-signature codes: ``role-act-unsigned``, ``role-signature-invalid``,
+    ``role-key-unbound``)."""
     out: list[Diagnostic] = []
     named = path.rsplit("/", 1)[-1].removesuffix(".yaml")
     if named != rec.pseudonym:
         out.append(Diagnostic("actor-not-submitter", f"the file name names {named!r}, the "
                               f"record {rec.pseudonym!r}", path))
-    for when in dict.fromkeys(d for d in (rec.date, derive.now(base)) if d is not None):
+    for when in dict.fromkeys(d for d in (date, derive.now(base)) if d is not None):
         try:
             trust.check_role_signature(rec, rec.signature, actors=frozenset({rec.pseudonym}),
                                        holds=lambda who, _d: who == rec.pseudonym,
                                        at_date=when, keys=base.keys,
                                        identities=base.identities)
         except LemmataError as exc:
-            out.append(Diagnostic(exc.code, f"a display name is signed for its own "
-                                  f"pseudonym: {exc.detail}", path))
+            out.append(Diagnostic(exc.code, f"{what} is signed for its own pseudonym: "
+                                  f"{exc.detail}", path))
             break
     return out
 
