@@ -117,6 +117,42 @@ def make_api(tmp_path: Path, *, settings: dict[str, Any] | None = None,
         yield Api(client, app, clock, b)
 
 
+@contextmanager
+def forge_service(graph: Path, tmp_path: Path, *, clock: FakeClock | None = None,
+                  when: int | None = None, settings: dict[str, Any] | None = None,
+                  ) -> Iterator[tuple[TestClient, Any, Any, FakeClock]]:
+    """The service over a LocalForge seeded from the committed work tree ``graph``: the
+    forge at ``tmp_path/forge.git`` (its clock ``when``, default LocalForge's), the data
+    folder ``tmp_path/data``, graph reads from the forge's main, the builder's approval
+    key, and ``svc.forge`` set. Yields ``(client, app, forge, clock)`` with the app's
+    lifespan running."""
+    import pygit2
+
+    from network.api.forge import LocalForge
+    from network.api.graphs import GraphProvider
+    from network.record.loader import load_graph
+
+    clock = clock or FakeClock()
+    forge_path = tmp_path / "forge.git"
+    if when is None:
+        LocalForge.seed(forge_path, graph)
+    else:
+        LocalForge.seed(forge_path, graph, when=when)
+
+    def version() -> str:
+        return str(pygit2.Repository(str(forge_path)).references["refs/heads/main"].target)
+
+    st = ServiceSettings(data_dir=tmp_path / "data", graph=forge_path, **(settings or {}))
+    app = create_app(st, graph_loader=GraphProvider(
+        lambda: load_graph(forge_path, "refs/heads/main"), version),
+        github_verifier=github_verifier, clock=clock,
+        keys={"approval": (BUILDER_APPROVAL_KEY_ID, BUILDER_APPROVAL_KEY)})
+    with TestClient(app) as client:
+        svc = app.state.svc
+        svc.forge = LocalForge(forge_path, svc.sessions, clock=clock)
+        yield client, app, svc.forge, clock
+
+
 PG_URL = "postgresql+psycopg://postgres@127.0.0.1:5432/test"
 """The test PostgreSQL server (trust auth, database ``test``)."""
 

@@ -18,18 +18,12 @@ from pathlib import Path
 from typing import Any
 
 import anyio
-import pygit2
 import pytest
 import yaml
-from fastapi.testclient import TestClient
 from mcp import Client
 
 from network.api import db, web_session
-from network.api.app import create_app
-from network.api.forge import LocalForge
-from network.api.graphs import GraphProvider
 from network.api.service import Caller, authenticate
-from network.api.settings import ServiceSettings
 from network.gate import queue as Q
 from network.gate.artifacts import Kind
 from network.gate.diff import diff_commits
@@ -39,10 +33,8 @@ from network.record import derive
 from network.record import models as m
 from network.record.loader import load_graph
 from network.record.products import write_products
-from tests.api_support import Api, FakeClock, github_verifier
+from tests.api_support import Api, forge_service
 from tests.graphs import (
-    BUILDER_APPROVAL_KEY,
-    BUILDER_APPROVAL_KEY_ID,
     BUILDER_GATE_KEY,
     BUILDER_GATE_KEY_ID,
     GraphBuilder,
@@ -92,22 +84,8 @@ def _build(root: Path) -> GraphBuilder:
 @pytest.fixture()
 def env(tmp_path: Path) -> Iterator[Env]:
     b = _build(tmp_path / "graph")
-    forge_path = tmp_path / "forge.git"
-    LocalForge.seed(forge_path, tmp_path / "graph")
-
-    def version() -> str:
-        return str(pygit2.Repository(str(forge_path)).references["refs/heads/main"].target)
-
-    clock = FakeClock()
-    st = ServiceSettings(data_dir=tmp_path / "data", graph=forge_path)
-    app = create_app(st, graph_loader=GraphProvider(
-        lambda: load_graph(forge_path, "refs/heads/main"), version),
-        github_verifier=github_verifier, clock=clock,
-        keys={"approval": (BUILDER_APPROVAL_KEY_ID, BUILDER_APPROVAL_KEY)})
-    with TestClient(app) as client:
-        svc = app.state.svc
-        svc.forge = LocalForge(forge_path, svc.sessions, clock=clock)
-        yield Env(Api(client, app, clock, b), svc.forge)
+    with forge_service(tmp_path / "graph", tmp_path) as (client, app, forge, clock):
+        yield Env(Api(client, app, clock, b), forge)
 
 
 def _as(env: Env, pseudonym: str | None, *, dco: str | None = None) -> str | None:

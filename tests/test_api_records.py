@@ -18,26 +18,20 @@ from pathlib import Path
 from typing import Any
 
 import httpx
-import pygit2
 import pytest
 import respx
 import yaml
 from fastapi.testclient import TestClient
 
 from network.api import db
-from network.api.app import create_app
 from network.api.forge import LocalForge
-from network.api.graphs import GraphProvider
-from network.api.settings import ServiceSettings
 from network.gate.artifacts import Kind
 from network.gate.diff import diff_commits
 from network.gate.step2 import run_steps_1_2
 from network.record.loader import load_graph
 from network.record.products import write_products
-from tests.api_support import Api, FakeClock, auth, github_verifier, make_api
+from tests.api_support import Api, auth, forge_service, make_api
 from tests.graphs import (
-    BUILDER_APPROVAL_KEY,
-    BUILDER_APPROVAL_KEY_ID,
     GraphBuilder,
     git_commit,
 )
@@ -116,24 +110,8 @@ class Env:
 
 def _env(tmp_path: Path, settings: dict[str, Any] | None = None) -> Iterator[Env]:
     b = _build(tmp_path / "graph")
-    forge_path = tmp_path / "forge.git"
-    LocalForge.seed(forge_path, tmp_path / "graph")
-
-    def load_main() -> Any:
-        return load_graph(forge_path, "refs/heads/main")
-
-    def version() -> str:
-        return str(pygit2.Repository(str(forge_path)).references["refs/heads/main"].target)
-
-    clock = FakeClock()
-    st = ServiceSettings(data_dir=tmp_path / "data", graph=forge_path, **(settings or {}))
-    app = create_app(st, graph_loader=GraphProvider(load_main, version),
-                     github_verifier=github_verifier, clock=clock,
-                     keys={"approval": (BUILDER_APPROVAL_KEY_ID, BUILDER_APPROVAL_KEY)})
-    with TestClient(app) as client:
-        svc = app.state.svc
-        forge = LocalForge(forge_path, svc.sessions, clock=clock)
-        svc.forge = forge
+    with forge_service(tmp_path / "graph", tmp_path, settings=settings) as (
+            client, app, forge, clock):
         yield Env(Api(client, app, clock, b), forge)
 
 

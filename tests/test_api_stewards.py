@@ -16,25 +16,19 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-import pygit2
 import pytest
 import yaml
 from fastapi.testclient import TestClient
 
 from network.api import web_session
-from network.api.app import create_app
 from network.api.forge import LocalForge
-from network.api.graphs import GraphProvider
 from network.api.service import Caller, authenticate
-from network.api.settings import ServiceSettings
 from network.gate.queue import process_queue
 from network.gate.sandbox import Sandbox
 from network.record import derive
 from network.record.loader import load_graph
-from tests.api_support import FakeClock, github_verifier
+from tests.api_support import forge_service
 from tests.graphs import (
-    BUILDER_APPROVAL_KEY,
-    BUILDER_APPROVAL_KEY_ID,
     BUILDER_GATE_KEY,
     BUILDER_GATE_KEY_ID,
     GraphBuilder,
@@ -97,24 +91,7 @@ def env(tmp_path: Path, real_graph: Path) -> Iterator[Env]:
     root = tmp_path / "graph"
     shutil.copytree(real_graph, root)
     git_commit(root, "graph")
-    forge_path = tmp_path / "forge.git"
-    LocalForge.seed(forge_path, root, when=1_790_000_000)
-
-    def load_main() -> Any:
-        return load_graph(forge_path, "refs/heads/main")
-
-    def version() -> str:
-        return str(pygit2.Repository(str(forge_path)).references["refs/heads/main"].target)
-
-    clock = FakeClock()
-    st = ServiceSettings(data_dir=tmp_path / "data", graph=forge_path)
-    app = create_app(st, graph_loader=GraphProvider(load_main, version),
-                     github_verifier=github_verifier, clock=clock,
-                     keys={"approval": (BUILDER_APPROVAL_KEY_ID, BUILDER_APPROVAL_KEY)})
-    with TestClient(app) as client:
-        svc = app.state.svc
-        forge = LocalForge(forge_path, svc.sessions, clock=clock)
-        svc.forge = forge
+    with forge_service(root, tmp_path, when=1_790_000_000) as (client, app, forge, _clock):
         yield Env(client, app, forge, {})
 
 

@@ -23,6 +23,7 @@ from network.api import db, web_session
 from network.api.records import dump_yaml, gate_findings
 from network.record import models as m
 from network.record.loader import Graph, load_graph
+from tests.api_support import forge_service
 from tests.graphs import BUILDER_APPROVAL_KEY_ID, GraphBuilder, git_commit
 from tests.test_api_panel import GLOSS, as_person
 from tests.test_web_session import (
@@ -50,35 +51,14 @@ def web(tmp_path: Path) -> Iterator[Web]:
 def panel_env(tmp_path: Path) -> Iterator[Any]:
     """tests/test_api_panel.py's service: demo with stewards steve, sam and sara bound to
     their logins, carol's gloss on its root."""
-    import pygit2
-    from fastapi.testclient import TestClient
 
-    from network.api.app import create_app
-    from network.api.forge import LocalForge
-    from network.api.graphs import GraphProvider
-    from network.api.settings import ServiceSettings
-    from tests.api_support import Api, FakeClock, github_verifier
-    from tests.graphs import BUILDER_APPROVAL_KEY
+    from tests.api_support import Api
     from tests.test_api_panel import _build
     from tests.test_api_records import Env
 
     b = _build(tmp_path / "graph")
-    forge_path = tmp_path / "forge.git"
-    LocalForge.seed(forge_path, tmp_path / "graph")
-
-    def version() -> str:
-        return str(pygit2.Repository(str(forge_path)).references["refs/heads/main"].target)
-
-    clock = FakeClock()
-    app = create_app(ServiceSettings(data_dir=tmp_path / "data", graph=forge_path),
-                     graph_loader=GraphProvider(
-                         lambda: load_graph(forge_path, "refs/heads/main"), version),
-                     github_verifier=github_verifier, clock=clock,
-                     keys={"approval": (BUILDER_APPROVAL_KEY_ID, BUILDER_APPROVAL_KEY)})
-    with TestClient(app) as client:
-        svc = app.state.svc
-        svc.forge = LocalForge(forge_path, svc.sessions, clock=clock)
-        yield Env(Api(client, app, clock, b), svc.forge)
+    with forge_service(tmp_path / "graph", tmp_path) as (client, app, forge, clock):
+        yield Env(Api(client, app, clock, b), forge)
 
 
 # --- hand-opened pull requests: the gate refuses what the service refuses ----------------

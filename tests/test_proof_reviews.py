@@ -26,12 +26,9 @@ from sqlalchemy import select
 
 from network import signing
 from network.api import db, proof_reviews, web_session
-from network.api.app import create_app
 from network.api.forge import LocalForge
-from network.api.graphs import GraphProvider
 from network.api.records import gate_findings
 from network.api.service import Caller, Who
-from network.api.settings import ServiceSettings
 from network.gate import attestation as A
 from network.gate import github_trusted as T
 from network.gate import queue as Q
@@ -41,7 +38,7 @@ from network.gate.sandbox import Sandbox
 from network.record import derive
 from network.record import models as m
 from network.record.loader import load_graph, sha256_hex
-from tests.api_support import FakeClock, github_verifier
+from tests.api_support import FakeClock, forge_service
 from tests.graphs import (
     BUILDER_APPROVAL_KEY,
     BUILDER_APPROVAL_KEY_ID,
@@ -111,23 +108,9 @@ def env(tmp_path: Path) -> Iterator[Env]:
         b.write_yaml(f"identities/{who}.yaml", {"schema": "identity/v1", "pseudonym": who,
                                                 "github": who, "since": "2026-01-01"})
     git_commit(b.root, "stewards")
-    forge_path = tmp_path / "forge.git"
     clock = FakeClock()
-    LocalForge.seed(forge_path, b.root, when=int(clock()))
-
-    def load_main() -> Any:
-        return load_graph(forge_path, "refs/heads/main")
-
-    def version() -> str:
-        return str(pygit2.Repository(str(forge_path)).references["refs/heads/main"].target)
-
-    st = ServiceSettings(data_dir=tmp_path / "data", graph=forge_path)
-    app = create_app(st, graph_loader=GraphProvider(load_main, version),
-                     github_verifier=github_verifier, clock=clock,
-                     keys={"approval": (BUILDER_APPROVAL_KEY_ID, BUILDER_APPROVAL_KEY)})
-    with TestClient(app) as client:
-        forge = LocalForge(forge_path, app.state.svc.sessions, clock=clock)
-        app.state.svc.forge = forge
+    with forge_service(b.root, tmp_path, clock=clock, when=int(clock())) as (
+            client, app, forge, _clock):
         yield Env(client, app, forge)
 
 
