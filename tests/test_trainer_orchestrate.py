@@ -233,6 +233,7 @@ def test_expert_iteration_on_ray_actors(tmp_path: Path) -> None:
             verifier_factory=functools.partial(_verifier, graph, commit),
             trainer=(TrainerWorker, (str(base), str(ds), str(tmp_path / "work"),
                                      SFTConfig(steps=2, max_length=256, tasks=("proof",),
+                                               learning_rate=1e-2,
                                                lora=LoraSettings(r=4, alpha=8)))),
             config=IterationConfig(rounds=2, samples=1, max_new_tokens=16, temperature=0.0,
                                    rollout_workers=2, verify_workers=1),
