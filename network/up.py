@@ -309,7 +309,7 @@ def publish_keys(forge: Any, keys: dict[str, tuple[str, Ed25519PrivateKey]],
 # --- the static site server -------------------------------------------------------------
 
 
-#: Where the site server answers the live claim counts (the site's frontier page reads it).
+#: Where the site server answers the live claims (the site's frontier and node pages read it).
 LIVE_CLAIMS_PATH = "/live/claims.json"
 
 
@@ -345,15 +345,20 @@ class _QuietHandler(SimpleHTTPRequestHandler):
 
 
 def live_claims_json(svc: Any) -> bytes:
-    """The live claim counts the site's frontier page shows (D-25, ruling 14):
-    ``{"as_of": ISO 8601, "nodes": {"<target>/<node>": {"holders": n, "since": ISO}}}``,
-    from the service's registry; service state, never written into the site or the record.
+    """The live claims the site's frontier and node pages overlay (D-25, ruling 14; issue
+    15 "Who is working on what"): ``{"as_of": ISO 8601, "nodes": {"<target>/<node>":
+    {"holders": n, "since": ISO, "claims": [{"pseudonym", "claimed_at", "expires_at"}]}}}``,
+    each node's holders oldest first, from the service's registry in its public view (the
+    one ``GET /frontier.json`` overlays: no claim id); service state, never written into the
+    site or the record.
     """
     from network.api import claims
     from network.api.service import iso
 
     now = svc.now()
-    nodes = {f"{t}/{n}": {"holders": len(held), "since": min(h["claimed_at"] for h in held)}
+    nodes = {f"{t}/{n}": {"holders": len(held), "since": min(h["claimed_at"] for h in held),
+                          "claims": [{k: h[k] for k in ("pseudonym", "claimed_at", "expires_at")}
+                                     for h in held]}
              for (t, n), held in sorted(claims.registry(svc, now).items())}
     return json.dumps({"as_of": iso(now), "nodes": nodes}, sort_keys=True).encode()
 

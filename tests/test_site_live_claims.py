@@ -55,19 +55,29 @@ def test_the_site_server_answers_live_holders_beside_the_frontier_page(
     first = api.client.post("/claims", json={"target": "demo", "node": "root"},
                             headers=auth(alice)).json()
     api.clock.advance(30)
-    assert api.client.post("/claims", json={"target": "demo", "node": "root"},
-                           headers=auth(bob)).status_code == 201
+    answer = api.client.post("/claims", json={"target": "demo", "node": "root"},
+                             headers=auth(bob))
+    assert answer.status_code == 201
+    second = answer.json()
     port = _port()
     with up.static_server(out, "127.0.0.1", port, partial(up.live_claims_json, api.svc)):
         status, body = _get(f"http://127.0.0.1:{port}/live/claims.json")
         assert status == 200
         live = json.loads(body)
-        assert live["nodes"] == {"demo/root": {"holders": 2, "since": first["claimed_at"]}}
+        assert live["nodes"] == {"demo/root": {
+            "holders": 2, "since": first["claimed_at"],
+            "claims": [{"pseudonym": first["pseudonym"], "claimed_at": first["claimed_at"],
+                        "expires_at": first["expires_at"]},
+                       {"pseudonym": second["pseudonym"], "claimed_at": second["claimed_at"],
+                        "expires_at": second["expires_at"]}]}}
+        assert "claim_id" not in body.decode()  # a holder's receipt is never published
         assert live["as_of"] == "2026-09-21T14:13:50Z"
         assert _get(f"http://127.0.0.1:{port}/frontier/index.html")[0] == 200
         api.clock.advance(3590)  # alice's hour is over, bob's is not
         live = json.loads(_get(f"http://127.0.0.1:{port}/live/claims.json")[1])
         assert live["nodes"]["demo/root"]["holders"] == 1
+        assert [c["pseudonym"] for c in live["nodes"]["demo/root"]["claims"]] == [
+            second["pseudonym"]]
     port = _port()
     with up.static_server(out, "127.0.0.1", port):  # a site with no service beside it
         assert _get(f"http://127.0.0.1:{port}/live/claims.json")[0] == 404
@@ -116,7 +126,9 @@ def test_the_frontier_page_fills_its_holders_in_chromium(api: Api, tmp_path: Pat
             drv.get(f"http://127.0.0.1:{port}/frontier/index.html")
             cell = drv.find_element(By.CSS_SELECTOR, 'td.holders[data-node="demo/root"]')
             WebDriverWait(drv, 20).until(lambda _: cell.text != "—")
-            assert cell.text == f"2 since {first['claimed_at']}"
+            assert cell.text.splitlines()[0] == f"2 since {first['claimed_at']}"
+            assert f"{first['pseudonym']}, since {first['claimed_at']}, until " \
+                f"{first['expires_at']}" in cell.text
             others = drv.find_elements(By.CSS_SELECTOR, "td.holders[data-node]")
             assert len(others) > 1
             assert {c.text for c in others if c != cell} == {"0"}

@@ -155,7 +155,8 @@ def drawing(graph: Graph, tid: str, view: dict[str, Any], lay: Layout,
         "present_statuses": statuses,
         "text_nodes": [{"id": b["key"], "label": nodes[b["key"]]["label"],
                         "status": b["status"], "band": b["band"], "href": b["href"],
-                        "literature": b["literature"]} for b in drawn],
+                        "literature": b["literature"],
+                        "claim": nodes[b["key"]]["claim"]} for b in drawn],
         "text_routes": [{"route": r["route"], "node": r["node"], "approach": r["approach"],
                          "holes": r["holes"], "alive": r["alive"]} for r in view["routes"]
                         if "route:" + r["route"] not in hidden

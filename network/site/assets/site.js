@@ -57,21 +57,62 @@
     });
   }
 
-  // Frontier: how many hold each node and since when, from the service beside the site
-  // (lemmata up's /live/claims.json); a site served elsewhere keeps its dashes.
+  // Who is working on what (issue 15): the live claims of the service beside the site
+  // (lemmata up's /live/claims.json: {as_of, nodes: {"<target>/<node>": {holders, since,
+  // claims: [{pseudonym, claimed_at, expires_at}]}}}), overlaid on the frontier's Holders
+  // column and on a node page's "Held by" line. Service data is written with textContent
+  // only, never as markup. Where no service answers, the page says the live state is
+  // unavailable and keeps what the build wrote.
+  function el(tag, cls, text) {
+    var e = document.createElement(tag);
+    if (cls) { e.className = cls; }
+    if (text !== undefined) { e.textContent = String(text); }
+    return e;
+  }
+  function holderList(held) {
+    var ul = el("ul", "holder-list");
+    (held.claims || []).forEach(function (c) {
+      var li = el("li");
+      li.appendChild(el("span", "pseudonym", c.pseudonym));
+      li.appendChild(document.createTextNode(", since " + c.claimed_at + (c.expires_at ? ", until " + c.expires_at : "")));
+      ul.appendChild(li);
+    });
+    return ul;
+  }
   var holders = document.querySelectorAll("td.holders[data-node]");
-  if (holders.length && window.fetch) {
+  var heldBy = document.getElementById("live-claims");
+  var liveStates = document.querySelectorAll(".live-state");
+  if ((holders.length || heldBy) && window.fetch) {
     var base = (document.querySelector("link[rel=stylesheet]") || {}).href || "";
     var url = base ? new URL("../live/claims.json", base).href : "/live/claims.json";
+    var unavailable = function () {
+      liveStates.forEach(function (s) { s.textContent = "live state unavailable: no service answered " + url; });
+    };
     fetch(url, { cache: "no-store" }).then(function (r) { return r.ok ? r.json() : null; }).then(function (live) {
-      if (!live || !live.nodes) { return; }
+      if (!live || typeof live.nodes !== "object" || live.nodes === null) { unavailable(); return; }
+      var get = function (key) { return Object.prototype.hasOwnProperty.call(live.nodes, key) ? live.nodes[key] : null; };
       holders.forEach(function (td) {
-        var held = live.nodes[td.getAttribute("data-node")];
-        td.textContent = held ? held.holders + " since " + held.since : "0";
+        var held = get(td.getAttribute("data-node"));
+        td.textContent = "";
+        if (!held) { td.textContent = "0"; return; }
+        td.appendChild(el("span", "holder-count", held.holders + " since " + held.since));
+        td.appendChild(holderList(held));
       });
+      if (heldBy) {
+        var held = get(heldBy.getAttribute("data-node"));
+        var out = heldBy.querySelector(".live-state") || heldBy;
+        out.textContent = "";
+        out.classList.add("live-read");
+        if (!held) {
+          out.textContent = "nobody, as of " + live.as_of;
+        } else {
+          out.textContent = held.holders + (held.holders === 1 ? " holder" : " holders") + ", as of " + live.as_of + ":";
+          heldBy.appendChild(holderList(held));
+        }
+      }
       var asOf = document.getElementById("claims-as-of");
       if (asOf) { asOf.textContent = "as of " + live.as_of; }
-    }).catch(function () { return null; });
+    }).catch(unavailable);
   }
 
   // Zoom and pan of the drawing (svg-pan-zoom, vendored under assets/svg-pan-zoom): fitted
@@ -122,6 +163,87 @@
     row.parentNode.insertBefore(bar, row);
     window.lemmataDrawing = pz;
   }
+
+  // Click-to-show (issue 15): clicking a statement in the drawing, or Enter or Space on it,
+  // opens a panel with its claim (a copy of the typeset claim the drawing in words already
+  // carries), its status in words and a link to its page; Escape or Close shuts it and
+  // gives focus back to the statement. A drag that pans the drawing is not a click, and a
+  // modified click (new tab, new window) keeps the link's own behaviour. Without the script
+  // each statement is a plain link to its page.
+  document.querySelectorAll("svg.dag").forEach(function (svg) {
+    var figure = svg.closest("figure") || svg.parentNode;
+    var words = {};
+    figure.querySelectorAll(".text-nodes li[data-node]").forEach(function (li) { words[li.getAttribute("data-node")] = li; });
+    var panel = null, opener = null, down = null;
+    function close() {
+      if (!panel || panel.hidden) { return; }
+      panel.hidden = true;
+      if (opener) { opener.focus(); }
+    }
+    function build() {
+      panel = el("section", "node-panel");
+      panel.id = "node-panel";
+      panel.setAttribute("role", "region");
+      panel.setAttribute("aria-labelledby", "node-panel-title");
+      panel.tabIndex = -1;
+      panel.hidden = true;
+      var h = el("h3");
+      h.id = "node-panel-title";
+      panel.appendChild(h);
+      ["node-panel-id", "node-panel-claim", "node-panel-status", "node-panel-link"].forEach(function (c) {
+        panel.appendChild(el(c === "node-panel-claim" ? "div" : "p", c));
+      });
+      var shut = el("button", "node-panel-close", "Close");
+      shut.type = "button";
+      shut.addEventListener("click", close);
+      panel.appendChild(shut);
+      panel.addEventListener("keydown", function (ev) { if (ev.key === "Escape") { ev.preventDefault(); close(); } });
+      var row = svg.closest(".drawing-row") || svg.parentNode;
+      row.parentNode.insertBefore(panel, row.nextSibling);
+    }
+    function open(node) {
+      if (!panel) { build(); }
+      var key = node.getAttribute("data-node") || "", li = words[key] || null;
+      var link = li ? li.querySelector("a") : null;
+      panel.querySelector("#node-panel-title").textContent = link ? link.textContent : key;
+      var id = panel.querySelector(".node-panel-id");
+      id.textContent = "";
+      id.appendChild(el("code", "", key));
+      var claim = panel.querySelector(".node-panel-claim"), typeset = li ? li.querySelector(".words-claim") : null;
+      claim.textContent = "";
+      if (typeset) {
+        Array.prototype.forEach.call(typeset.childNodes, function (c) { claim.appendChild(c.cloneNode(true)); });
+      } else {
+        claim.appendChild(el("p", "", "No claim is written for this statement."));
+      }
+      var words_ = li ? li.getAttribute("data-status-words") : null;
+      panel.querySelector(".node-panel-status").textContent = "Status: " + (words_ || (li && li.getAttribute("data-status")) || "unknown");
+      var to = panel.querySelector(".node-panel-link");
+      to.textContent = "";
+      var a = el("a", "", "Open the page of this statement");
+      a.href = node.getAttribute("href") || (link ? link.getAttribute("href") : "#");
+      to.appendChild(a);
+      opener = node;
+      panel.hidden = false;
+      panel.focus();
+    }
+    svg.addEventListener("pointerdown", function (ev) { down = { x: ev.clientX, y: ev.clientY }; }, true);
+    svg.addEventListener("click", function (ev) {
+      var node = ev.target.closest ? ev.target.closest("a.node") : null;
+      if (!node) { return; }
+      if (ev.button !== 0 || ev.ctrlKey || ev.metaKey || ev.shiftKey || ev.altKey) { return; }
+      ev.preventDefault();
+      var moved = down && ev.detail > 0 ? Math.abs(ev.clientX - down.x) + Math.abs(ev.clientY - down.y) : 0;
+      down = null;
+      if (moved > 5) { return; }  // the end of a pan, not a click
+      open(node);
+    });
+    svg.addEventListener("keydown", function (ev) {
+      var node = ev.target.closest ? ev.target.closest("a.node") : null;
+      if (node && (ev.key === "Enter" || ev.key === " " || ev.key === "Spacebar")) { ev.preventDefault(); open(node); }
+    });
+    document.addEventListener("keydown", function (ev) { if (ev.key === "Escape" && panel && !panel.hidden) { close(); } });
+  });
 
   // Client-side KaTeX, only where the build could not typeset (no Node.js at build time).
   window.addEventListener("load", function () {
