@@ -201,3 +201,45 @@ def test_clicking_a_statement_opens_its_panel(site: Path, driver: Any) -> None:
         panel.find_element(By.CSS_SELECTOR, ".node-panel-link a").click()
         WebDriverWait(d, 20).until(lambda _: d.current_url.endswith("nodes/variant-upper.html"))
         assert _csp_errors(d) == []
+
+
+def test_a_tap_on_a_statement_opens_its_panel(site: Path, driver: Any) -> None:
+    """svg-pan-zoom cancels touchstart, so a tap raises no click: the script opens the
+    panel on a touch released where it began, and a touch that moves pans instead."""
+    from selenium.webdriver.common.by import By
+    from selenium.webdriver.support.ui import WebDriverWait
+
+    d = driver
+    port = _port()
+    with up.static_server(site, "127.0.0.1", port, _live,
+                          csp=header_policy("http://127.0.0.1:9")):
+        d.execute_cdp_cmd("Emulation.setTouchEmulationEnabled", {"enabled": True,
+                                                                 "maxTouchPoints": 1})
+        page = f"http://127.0.0.1:{port}/targets/demo/index.html"
+        d.get(page)
+        WebDriverWait(d, 20).until(lambda _: d.find_elements(By.CSS_SELECTOR, ".zoom-bar"))
+        d.execute_script("window.lemmataDrawing.resize(); window.lemmataDrawing.fit();"
+                         " window.lemmataDrawing.center();")
+        node = d.find_element(By.CSS_SELECTOR, 'svg.dag a.node[data-node="root--h1"] rect')
+        d.execute_script("arguments[0].scrollIntoView({block: 'center'})", node)
+
+        def touch(x: float, y: float, dx: float = 0.0) -> None:
+            d.execute_cdp_cmd("Input.dispatchTouchEvent", {
+                "type": "touchStart", "touchPoints": [{"x": x, "y": y}]})
+            if dx:
+                for step in range(1, 6):
+                    d.execute_cdp_cmd("Input.dispatchTouchEvent", {
+                        "type": "touchMove", "touchPoints": [{"x": x + dx * step / 5, "y": y}]})
+            d.execute_cdp_cmd("Input.dispatchTouchEvent", {"type": "touchEnd",
+                                                           "touchPoints": []})
+
+        box = d.execute_script("const r = arguments[0].getBoundingClientRect();"
+                               " return [r.left + r.width / 2, r.top + r.height / 2];", node)
+        touch(box[0], box[1], dx=40)
+        assert _panel(d) is None or not _panel(d).is_displayed()
+        box = d.execute_script("const r = arguments[0].getBoundingClientRect();"
+                               " return [r.left + r.width / 2, r.top + r.height / 2];", node)
+        touch(box[0], box[1])
+        WebDriverWait(d, 10).until(lambda _: _panel(d) is not None and _panel(d).is_displayed())
+        assert d.find_element(By.ID, "node-panel-title").text == "Even numbers have P"
+        assert d.current_url == page

@@ -238,6 +238,13 @@
       if (moved > 5) { return; }  // the end of a pan, not a click
       open(node);
     });
+    // svg-pan-zoom cancels touchstart (it pans on touch), so a tap raises no click: a touch
+    // or pen press released where it began opens the panel itself.
+    svg.addEventListener("pointerup", function (ev) {
+      if (ev.pointerType === "mouse" || !down) { return; }
+      var node = ev.target.closest ? ev.target.closest("a.node") : null;
+      if (node && Math.abs(ev.clientX - down.x) + Math.abs(ev.clientY - down.y) <= 5) { open(node); }
+    });
     svg.addEventListener("keydown", function (ev) {
       var node = ev.target.closest ? ev.target.closest("a.node") : null;
       if (node && (ev.key === "Enter" || ev.key === " " || ev.key === "Spacebar")) { ev.preventDefault(); open(node); }
