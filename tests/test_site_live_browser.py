@@ -97,8 +97,11 @@ def test_live_claims_overlay_the_frontier_and_node_pages_as_text(site: Path, dri
         assert cell.find_elements(By.TAG_NAME, "b") == []
         assert d.find_elements(By.CSS_SELECTOR, "table.frontier img") == []
         assert d.execute_script("return window.__pwned === undefined")
-        nobody = d.find_elements(By.CSS_SELECTOR, 'td.holders[data-node="demo/root--h1"]')
-        assert [c.text for c in nobody] == ["0"] or nobody == []
+        cells = {c.get_attribute("data-node"): c.text
+                 for c in d.find_elements(By.CSS_SELECTOR, "td.holders[data-node]")}
+        assert cells["demo/root--h2"].splitlines()[0] == "1 since 2026-12-01T08:00:00Z"
+        nobody = {k: v for k, v in cells.items() if k not in ("demo/root", "demo/root--h2")}
+        assert nobody and set(nobody.values()) == {"0"}
         assert d.find_element(By.ID, "claims-as-of").text == "as of 2026-12-01T10:00:00Z"
 
         d.get(base + "targets/demo/nodes/root.html")
