@@ -1,0 +1,201 @@
+"""The node-path table of the gate's classifier (issue 9, issue 17).
+
+:data:`network.gate.artifacts.NODE_PATH_RULES` replaced the branches of the former
+``_classify_node_path``. These tests hold the table to the layout's path table, and run
+:func:`~network.gate.artifacts.classify` over every file of ``graph/`` and a list of
+hostile paths (case variants, ``..``, trailing slashes, Unicode look-alikes, nested
+folders, wrong extensions) on nodes in every state the table reads.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from network.gate import artifacts as A
+from network.gate.diff import Change
+from network.gate.result import Diagnostic
+from network.record import layout
+from network.record import models as m
+from network.record.loader import Graph, LeanFile, load_graph, sha256_hex
+
+GRAPH = Path(__file__).resolve().parents[1] / "graph"
+#: bytes a synthetic merged proof holds (an alternate of these bytes is a copy)
+PROOF_BYTES = b"theorem merged : True := trivial\n"
+OTHER_BYTES = b"-- some other bytes\n"
+STATUSES = ("added", "modified", "deleted")
+
+#: (target, node) of a node in each state the table reads
+PLAIN = ("erdos-11", "root")
+TUTORIAL = ("tutorial", "tutorial")
+PROVED = ("erdos-11", "proved")
+BLOCKED_HOLE = ("erdos-11", "root--h1")
+WITNESSED_HOLE = ("erdos-11", "root--h2")
+STATES = (PLAIN, TUTORIAL, PROVED, BLOCKED_HOLE, WITNESSED_HOLE)
+
+
+class FakeDiff:
+    """What :func:`classify` reads of a diff: its changes, entry findings and new bytes."""
+
+    def __init__(self, change: Change, data: bytes) -> None:
+        self.changes = [change]
+        self.entry_findings: list[Diagnostic] = []
+        self._data = data
+
+    def new_size(self, change: Change) -> int:
+        return len(self._data)
+
+    def new_bytes(self, change: Change) -> bytes:
+        return self._data
+
+
+def _with_states(g: Graph) -> Graph:
+    """``graph/`` plus a node with a merged proof and two holes, one still blocked."""
+    t = g.targets[PLAIN[0]]
+    root = t.nodes[PLAIN[1]]
+    stmt = root.files["Statement"]
+    proof = LeanFile(stmt.path.replace("Statement", "Proof"), sha256_hex(PROOF_BYTES),
+                     len(PROOF_BYTES))
+
+    def node(nid: str, files: dict[str, LeanFile], hole: m.HoleOf | None) -> Any:
+        meta = root.meta.model_copy(update={"hole": hole})
+        return dataclasses.replace(root, ref=dataclasses.replace(root.ref, node=nid),
+                                   meta=meta, files=files, attempts=[])
+
+    def hole(k: int) -> m.HoleOf:
+        return m.HoleOf(parent="root", route="targets/erdos-11/nodes/root/Proof.lean", k=k,
+                        name=f"h{k}")
+
+    t.nodes[PROVED[1]] = node(PROVED[1], {"Statement": stmt, "Proof": proof}, None)
+    t.nodes[BLOCKED_HOLE[1]] = node(BLOCKED_HOLE[1], {"Statement": stmt}, hole(1))
+    t.nodes[WITNESSED_HOLE[1]] = node(WITNESSED_HOLE[1],
+                                      {"Statement": stmt, "Witness": root.files["Witness"]},
+                                      hole(2))
+    return g
+
+
+@pytest.fixture(scope="module")
+def base() -> Graph:
+    return _with_states(load_graph(GRAPH))
+
+
+def _filled(template: str) -> str:
+    return (template.replace("<ts>", "20260101T000000Z").replace("<pseudonym>", "alice")
+            .replace("<k>", "1").replace("<hash>", "a" * 64).replace("<sha256>", "b" * 64))
+
+
+def _variants(rel: str) -> Iterator[str]:
+    """Hostile spellings of a node-relative path."""
+    yield rel
+    yield rel.upper()
+    yield rel.lower()
+    yield rel[:1].swapcase() + rel[1:]
+    yield rel + "/"
+    yield "./" + rel
+    yield "../" + rel
+    yield rel.replace("/", "//")
+    yield "extra/" + rel
+    head, _, last = rel.rpartition("/")
+    yield f"{head}/x/{last}" if head else f"x/{last}"
+    yield f"{head}/../{last}" if head else f"../../{last}"
+    yield rel + ".txt"
+    yield rel.replace(".lean", ".lean.bak").replace(".yaml", ".yml").replace(".json", ".JSON")
+    yield rel.rsplit(".", 1)[0]
+    yield rel.replace("o", "\u043e")  # Cyrillic o
+    yield rel.replace("a", "\u0430").replace("e", "\u0435")  # Cyrillic a, e
+    yield rel.replace(".", "\uff0e")  # fullwidth full stop
+    yield rel + "\u200b"  # zero-width space
+    yield rel + " "
+    yield rel.replace("-", "\u2010")  # hyphen look-alike
+
+
+def _node_paths() -> Iterator[tuple[str, str]]:
+    """(label, path) over every template of the table, on every node state."""
+    for tid, nid in STATES:
+        for template in sorted(A.NODE_PATH_RULES):
+            for rel in _variants(_filled(template)):
+                yield f"{nid}:{template}", f"targets/{tid}/nodes/{nid}/{rel}"
+        for node_spelling in (nid.upper(), nid + "/", "..", nid + "\u200b"):
+            yield f"{nid}:spelling", f"targets/{tid}/nodes/{node_spelling}/Proof.lean"
+
+
+def graph_paths() -> list[str]:
+    return sorted(p.relative_to(GRAPH).as_posix() for p in GRAPH.rglob("*") if p.is_file())
+
+
+def hostile_paths() -> list[str]:
+    return sorted({p for _label, p in _node_paths()})
+
+
+def _summary(base: Graph, path: str, status: str, data: bytes) -> tuple[Any, ...]:
+    change = Change(path, status, 0o100644,  # type: ignore[arg-type]
+                    None if status == "added" else "1" * 40,
+                    None if status == "deleted" else "2" * 40)
+    got = A.classify(FakeDiff(change, data), base)  # type: ignore[arg-type]
+    return (tuple((a.kind.value, a.target, a.node, tuple(a.paths), a.main)
+                  for a in got.artifacts),
+            tuple(d.to_dict().items() for d in got.step1),
+            tuple(tuple(d.to_dict().items()) for d in got.step2),
+            tuple(sorted(got.oversized)))
+
+
+def cases() -> list[tuple[str, str, bytes]]:
+    out = []
+    for path in [*graph_paths(), *hostile_paths()]:
+        for status in STATUSES:
+            out.append((path, status, OTHER_BYTES))
+            if path.endswith("-alternate.lean"):
+                out.append((path, status, PROOF_BYTES))
+    return out
+
+
+def test_the_table_has_a_row_for_every_node_template_of_the_layout() -> None:
+    """Every node file the layout admits has exactly one row, and no row names a path the
+    layout does not hold."""
+    node_dir = "targets/<target>/nodes/<node>/"
+    layout_rows = {r.template[len(node_dir):]: r for r in layout.PATH_TABLE
+                   if r.template.startswith(node_dir)}
+    assert set(A.NODE_PATH_RULES) == set(layout_rows)
+    for rel, rule in A.NODE_PATH_RULES.items():
+        row = layout_rows[rel]
+        if row.writer in ("gate", "product"):
+            assert rule.fixed is not None and rule.fixed[0] == "gate-only-path", rel
+        if rule.kind is not None:  # an admitted file joins the layout's artifact kind
+            assert rule.kind.value == row.kind, rel
+
+
+def test_the_cases_reach_every_row_and_state(base: Graph) -> None:
+    """The hostile list is not vacuous: each row admits its plain spelling on some node,
+    or refuses it there with the row's own code."""
+    admitted: set[str] = set()
+    for template, rule in A.NODE_PATH_RULES.items():
+        for tid, nid in STATES:
+            path = f"targets/{tid}/nodes/{nid}/{_filled(template)}"
+            assert A.node_path_rule(path) is rule, path
+            arts, _s1, s2, _o = _summary(base, path, "added", OTHER_BYTES)
+            if arts:
+                admitted.add(template)
+            if rule.fixed is not None:
+                assert s2 and dict(s2[0])["code"] == rule.fixed[0], path
+    assert admitted == {t for t, r in A.NODE_PATH_RULES.items() if r.kind is not None}
+
+
+def test_the_table_classifies_as_the_branches_did(base: Graph,
+                                                   monkeypatch: pytest.MonkeyPatch) -> None:
+    """Old branches and new table give the same artifacts and findings, in the same
+    order, for every path of graph/ and every hostile path, added, modified or deleted."""
+    new = [_summary(base, *c) for c in cases()]
+
+    def old(diff: Any, ch: Change, node: Any, add: Any, step2: Any, waivers: Any) -> None:
+        rest = ch.path.split("/")[4:]
+        A._classify_node_path(diff, ch, rest, node, add, step2, waivers)
+
+    monkeypatch.setattr(A, "_classify_existing_node", old)
+    was = [_summary(base, *c) for c in cases()]
+    diffs = [(c[:2], w, n) for c, w, n in zip(cases(), was, new, strict=True) if w != n]
+    assert not diffs, diffs[:5]
+    assert len(new) > 3000
