@@ -30,8 +30,8 @@ OTHER_BYTES = b"-- some other bytes\n"
 STATUSES = ("added", "modified", "deleted")
 
 #: (target, node) of a node in each state the table reads
-PLAIN = ("erdos-11", "root")
-TUTORIAL = ("tutorial", "tutorial")
+PLAIN = ("erdos-11", "plain")
+TUTORIAL = ("erdos-11", "rehearsal")
 PROVED = ("erdos-11", "proved")
 BLOCKED_HOLE = ("erdos-11", "root--h1")
 WITNESSED_HOLE = ("erdos-11", "root--h2")
@@ -54,15 +54,18 @@ class FakeDiff:
 
 
 def _with_states(g: Graph) -> Graph:
-    """``graph/`` plus a node with a merged proof and two holes, one still blocked."""
+    """``graph/`` plus, on one of its targets, a node in each state the table reads: plain
+    (statement and witness), a tutorial node, one with a merged proof, and two holes, one
+    still blocked. They are built here, so the hostile cases do not move with graph/."""
     t = g.targets[PLAIN[0]]
-    root = t.nodes[PLAIN[1]]
+    root = t.nodes["root"]
     stmt = root.files["Statement"]
     proof = LeanFile(stmt.path.replace("Statement", "Proof"), sha256_hex(PROOF_BYTES),
                      len(PROOF_BYTES))
 
-    def node(nid: str, files: dict[str, LeanFile], hole: m.HoleOf | None) -> Any:
-        meta = root.meta.model_copy(update={"hole": hole})
+    def node(nid: str, files: dict[str, LeanFile], hole: m.HoleOf | None,
+             tutorial: bool = False) -> Any:
+        meta = root.meta.model_copy(update={"hole": hole, "tutorial": tutorial})
         return dataclasses.replace(root, ref=dataclasses.replace(root.ref, node=nid),
                                    meta=meta, files=files, attempts=[])
 
@@ -70,6 +73,9 @@ def _with_states(g: Graph) -> Graph:
         return m.HoleOf(parent="root", route="targets/erdos-11/nodes/root/Proof.lean", k=k,
                         name=f"h{k}")
 
+    plain = {"Statement": stmt, "Witness": root.files["Witness"]}
+    t.nodes[PLAIN[1]] = node(PLAIN[1], plain, None)
+    t.nodes[TUTORIAL[1]] = node(TUTORIAL[1], plain, None, tutorial=True)
     t.nodes[PROVED[1]] = node(PROVED[1], {"Statement": stmt, "Proof": proof}, None)
     t.nodes[BLOCKED_HOLE[1]] = node(BLOCKED_HOLE[1], {"Statement": stmt}, hole(1))
     t.nodes[WITNESSED_HOLE[1]] = node(WITNESSED_HOLE[1],
@@ -143,9 +149,23 @@ def _summary(base: Graph, path: str, status: str, data: bytes) -> tuple[Any, ...
             tuple(sorted(got.oversized)))
 
 
-def cases() -> list[tuple[str, str, bytes]]:
+#: the outcome of a path no row of the layout's table admits (decided before the node table)
+DEFAULT = "!path-not-permitted: no path of docs/record.md's table admits this name"
+
+
+def outcome(base: Graph, path: str, status: str, data: bytes) -> str:
+    """One case's result in one line: each artifact as ``<kind>`` (``<kind> (rides)`` when
+    the path is not its main path), each finding as ``!<code>: <message>``."""
+    arts, s1, s2, _oversized = _summary(base, path, status, data)
+    parts = [kind if main == path else f"{kind} (rides)" for kind, _t, _n, _p, main in arts]
+    parts += [f"!{dict(d)['code']}: {dict(d)['message']}" for d in (*s1, *s2)]
+    return "; ".join(parts)
+
+
+def cases(paths: list[str] | None = None) -> list[tuple[str, str, bytes]]:
+    """(path, status, new bytes) over ``paths`` (default: graph/'s and the hostile ones)."""
     out = []
-    for path in [*graph_paths(), *hostile_paths()]:
+    for path in [*graph_paths(), *hostile_paths()] if paths is None else paths:
         for status in STATUSES:
             out.append((path, status, OTHER_BYTES))
             if path.endswith("-alternate.lean"):
