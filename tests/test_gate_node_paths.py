@@ -10,6 +10,7 @@ folders, wrong extensions) on nodes in every state the table reads.
 from __future__ import annotations
 
 import dataclasses
+import json
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -204,18 +205,74 @@ def test_the_cases_reach_every_row_and_state(base: Graph) -> None:
     assert admitted == {t for t, r in A.NODE_PATH_RULES.items() if r.kind is not None}
 
 
-def test_the_table_classifies_as_the_branches_did(base: Graph,
-                                                   monkeypatch: pytest.MonkeyPatch) -> None:
-    """Old branches and new table give the same artifacts and findings, in the same
-    order, for every path of graph/ and every hostile path, added, modified or deleted."""
-    new = [_summary(base, *c) for c in cases()]
+#: every hostile case's outcome that is not :data:`DEFAULT`, recorded from the former
+#: branches of ``_classify_node_path`` while both ran (the table gave the same for each)
+EXPECTED = Path(__file__).resolve().parent / "fixtures" / "gate_node_paths.json"
 
-    def old(diff: Any, ch: Change, node: Any, add: Any, step2: Any, waivers: Any) -> None:
-        rest = ch.path.split("/")[4:]
-        A._classify_node_path(diff, ch, rest, node, add, step2, waivers)
 
-    monkeypatch.setattr(A, "_classify_existing_node", old)
-    was = [_summary(base, *c) for c in cases()]
-    diffs = [(c[:2], w, n) for c, w, n in zip(cases(), was, new, strict=True) if w != n]
-    assert not diffs, diffs[:5]
-    assert len(new) > 3000
+def _key(path: str, status: str, data: bytes) -> str:
+    return f"{status} {'copy ' if data == PROOF_BYTES else ''}{path}"
+
+
+def test_every_hostile_case_classifies_as_recorded(base: Graph) -> None:
+    """Every hostile spelling, added, modified or deleted, on every node state, gives the
+    recorded artifacts and findings (messages included), in the same order."""
+    expected = json.loads(EXPECTED.read_text(encoding="utf-8"))
+    got = {_key(*c): outcome(base, *c) for c in cases(hostile_paths())}
+    assert {k: v for k, v in got.items() if v != DEFAULT} == expected
+    assert len(got) > 3000 and len(expected) > 400
+
+
+@pytest.mark.parametrize(("path", "status", "expected"), [
+    ("plain/Proof.lean", "added", "proof"),
+    ("proved/Proof.lean", "added", "!proof-already-merged: submit an alternate"),
+    ("proved/Proof.lean", "modified", "!merged-proof-modified: modified a merged file"),
+    ("rehearsal/Proof.lean", "modified", "proof"),
+    ("plain/Refutation.lean", "added", "counterexample"),
+    ("plain/Vacuity.lean", "deleted", "!merged-proof-modified: deleted a merged file"),
+    ("plain/Statement.lean", "added", "!statement-changed: statements are immutable (D-8)"),
+    ("plain/META.yaml", "modified", "!meta-changed: contributors never change META.yaml"),
+    ("root--h1/Witness.lean", "added", "witness"),
+    ("root--h2/Witness.lean", "added",
+     "!witness-not-wanted: only a blocked hole takes a witness (D-29)"),
+    ("plain/Relation.lean", "added", "!path-not-permitted: no artifact may add this file"),
+    ("plain/attempts/20260101T000000Z-alice-partial.lean", "added", "partial"),
+    ("plain/attempts/20260101T000000Z-alice-partial.h1.witness.lean", "added",
+     "partial"),  # alone, a carried witness is its artifact's only (so main) path
+    ("plain/attempts/20260101T000000Z-alice-alternate.lean", "added",
+     "!alternate-without-proof: no merged proof"),
+    ("proved/attempts/20260101T000000Z-alice-alternate.lean", "added", "alternate"),
+    ("plain/attempts/20260101T000000Z-alice-postmortem.yaml", "modified",
+     "!record-deleted: modified: the record is append-only"),
+    ("plain/annex/" + "b" * 64 + ".yaml", "added", "annex"),
+    ("plain/explainer/20260101T000000Z-alice.yaml", "added",
+     "!explainer-without-proof: file it as an annex"),
+    ("proved/explainer/20260101T000000Z-alice.yaml", "added", "explainer"),
+    ("plain/waivers/native_decide.yaml", "added",
+     ("!path-not-permitted: waivers/native_decide.yaml rides with the proof or alternate "
+      "that uses native_decide")),
+    ("plain/Context.lean", "added", "!gate-only-path: only the gate writes here"),
+    ("plain/proof.lean", "added", DEFAULT),
+    ("plain/Proof.lean/", "added", DEFAULT),
+    ("plain/../Proof.lean", "added", DEFAULT),
+    ("plain/extra/Proof.lean", "added", DEFAULT),
+    ("plain/Pr\u043ef.lean", "added", DEFAULT),
+    ("plain/Proof.lean.bak", "added", DEFAULT),
+])
+def test_named_cases(base: Graph, path: str, status: str, expected: str) -> None:
+    """A readable sample of the recorded cases, each with its expected kind or finding."""
+    full = f"targets/erdos-11/nodes/{path}"
+    assert outcome(base, full, status, OTHER_BYTES) == expected
+
+
+def test_no_node_file_of_graph_is_rewritten_into_an_artifact(base: Graph) -> None:
+    """Every file of a node graph/ holds, modified or deleted, is refused with a finding
+    and carries no artifact: the record is append-only (only a tutorial node's Proof.lean
+    is a slot, and graph/'s tutorial has none)."""
+    paths = [p for p in graph_paths() if "/nodes/" in p]
+    assert len(paths) > 100
+    for path, status, data in cases(paths):
+        if status == "added":
+            continue
+        arts, _s1, s2, _o = _summary(base, path, status, data)
+        assert not arts and s2, (path, status)

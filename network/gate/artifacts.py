@@ -22,7 +22,7 @@ from network.gate.diff import Change, Diff
 from network.gate.result import Diagnostic
 from network.record import layout
 from network.record import models as m
-from network.record.loader import ATTEMPT_RE, RECORD_FILE_RE, Graph, Node, sha256_hex
+from network.record.loader import RECORD_FILE_RE, Graph, Node, sha256_hex
 
 # --- catalog ---------------------------------------------------------------------------
 define("toolchain-pin-file", 1, 422,
@@ -234,11 +234,6 @@ _TARGET_RECORD_KINDS: dict[str, Kind] = {
 }
 #: D-32 v3.34: ``targets/<id>/panel/<dir>/<ts>-<pseudonym>.yaml``
 _PANEL_RECORD_KINDS: dict[str, Kind] = {"motions": Kind.MOTION, "votes": Kind.VOTE}
-_ATTEMPT_KINDS = {
-    "partial": Kind.PARTIAL, "reduction": Kind.REDUCTION, "alternate": Kind.ALTERNATE,
-    "postmortem": Kind.POSTMORTEM,
-}
-_CLOSING_FILES = {"Proof": Kind.PROOF, "Refutation": Kind.COUNTEREXAMPLE, "Vacuity": Kind.VACUITY}
 _GATE_ONLY_TOP = ("attestations/", "ledger/", "log/", "schemas/")
 _PRODUCTS = re.compile(r"(frontier|info|errors)\.json|targets/index\.json|targets/[^/]+/graph\.json")
 #: an annex file's name: the SHA-256 of the .md bytes, then .md or .yaml (D-31)
@@ -499,86 +494,6 @@ def _classify_new_node(ch: Change, rest: list[str], tid: str, nid: str, add: _Ad
         return
     step2.append(Diagnostic("path-not-permitted", "a proposal holds META, Statement, Witness, "
                             "Relation only", p))
-
-
-def _classify_node_path(diff: Diff, ch: Change, rest: list[str], node: Node, add: _Add,
-                        step2: list[Diagnostic], waivers: list[tuple[str, str, str]]) -> None:
-    p = ch.path
-    tid, nid = node.ref.target, node.ref.node
-    name = rest[0]
-    if len(rest) == 1 and name == "Statement.lean":
-        step2.append(Diagnostic("statement-changed", "statements are immutable (D-8)", p))
-        return
-    if len(rest) == 1 and name == "META.yaml":
-        step2.append(Diagnostic("meta-changed", "contributors never change META.yaml", p))
-        return
-    if len(rest) == 1 and name == "Context.lean" or name == "closure":
-        step2.append(Diagnostic("gate-only-path", "written by the post-merge job", p))
-        return
-    stem = name[:-5] if name.endswith(".lean") and len(rest) == 1 else None
-    if stem in _CLOSING_FILES:
-        kind = _CLOSING_FILES[stem]
-        if ch.status == "added":
-            if kind is Kind.PROOF and "Proof" in node.files:
-                step2.append(Diagnostic("proof-already-merged", "submit an alternate", p))
-                return
-            add(kind, tid, nid, p, True)
-            return
-        if kind is Kind.PROOF and ch.status == "modified" and node.meta.tutorial:
-            add(kind, tid, nid, p, True)  # the tutorial node's rehearsal slot (D-27)
-            return
-        step2.append(Diagnostic("merged-proof-modified", f"{ch.status} a merged file", p))
-        return
-    if len(rest) == 1 and name == "Witness.lean":
-        if ch.status == "added" and node.meta.hole is not None and "Witness" not in node.files:
-            add(Kind.WITNESS, tid, nid, p, True)
-            return
-        code = "witness-not-wanted" if ch.status == "added" else "record-deleted"
-        step2.append(Diagnostic(code, "only a blocked hole takes a witness (D-29)", p))
-        return
-    if ch.status != "added":
-        step2.append(Diagnostic("record-deleted", f"{ch.status}: the record is append-only", p))
-        return
-    if name == "attempts" and len(rest) == 3 and rest[1] == "precheck":
-        add(Kind.PRECHECK_RECORD, tid, nid, p, True)
-        return
-    if name == "attempts" and len(rest) == 2:
-        mt = ATTEMPT_RE.fullmatch(rest[1])
-        if mt is None:
-            step2.append(Diagnostic("path-not-permitted",
-                                    "attempts/ holds <ts>-<pseudonym>-<kind> files", p))
-            return
-        if mt.group("k"):  # a witness the route carries for hole k (D-29 v3.24)
-            add(_ATTEMPT_KINDS[mt.group("kind").split(".")[0]], tid, nid, p, False)
-            return
-        kind = _ATTEMPT_KINDS[mt.group("kind").split(".")[0]]
-        if kind is Kind.ALTERNATE:
-            if "Proof" not in node.files:
-                step2.append(Diagnostic("alternate-without-proof", "no merged proof", p))
-                return
-            if sha256_hex(diff.new_bytes(ch)) in _merged_hashes(node):
-                step2.append(Diagnostic("copy-of-merged-proof", "byte-identical", p))
-                return
-        add(kind, tid, nid, p, True)
-        return
-    if name == "annex" and len(rest) == 2:
-        if ANNEX_FILE_RE.fullmatch(rest[1]) is None:
-            step2.append(Diagnostic("path-not-permitted",
-                                    "annex/ holds <sha256>.md and <sha256>.yaml", p))
-            return
-        add(Kind.ANNEX, tid, nid, p, rest[1].endswith(".md"))
-        return
-    if name == "waivers" and rest == ["waivers", "native_decide.yaml"]:
-        waivers.append((tid, nid, p))  # joins the node's proof or alternate (D-4)
-        return
-    if len(rest) == 2 and name in _NODE_RECORD_KINDS and RECORD_FILE_RE.fullmatch(rest[1]):
-        kind = _NODE_RECORD_KINDS[name]
-        if kind is Kind.EXPLAINER and "Proof" not in node.files:
-            step2.append(Diagnostic("explainer-without-proof", "file it as an annex", p))
-            return
-        add(kind, tid, nid, p, True)
-        return
-    step2.append(Diagnostic("path-not-permitted", "no artifact may add this file", p))
 
 
 @dataclass(frozen=True)
