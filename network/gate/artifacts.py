@@ -496,6 +496,10 @@ def _classify_new_node(ch: Change, rest: list[str], tid: str, nid: str, add: _Ad
                             "Relation only", p))
 
 
+#: what an added node file may need of its node at base (:attr:`NodePathRule.refused_unless`)
+NodeNeed = Literal["no-proof", "proof", "blocked-hole"]
+
+
 @dataclass(frozen=True)
 class NodePathRule:
     """How a pull request's change to one file of a node that exists at base is judged: one
@@ -524,14 +528,14 @@ class NodePathRule:
     fixed: tuple[str, str] | None = None
     changed: tuple[str, str] = ("record-deleted", "{status}: the record is append-only")
     tutorial_slot: bool = False
-    refused_unless: tuple[Literal["no-proof", "proof", "blocked-hole"], str, str] | None = None
+    refused_unless: tuple[NodeNeed, str, str] | None = None
     new_bytes: bool = False
     waiver: bool = False
 
 
 _MERGED = ("merged-proof-modified", "{status} a merged file")
 _GATE_WRITES = ("gate-only-path", "written by the post-merge job")
-_NO_PROOF = ("proof", "alternate-without-proof", "no merged proof")
+_NO_PROOF: tuple[NodeNeed, str, str] = ("proof", "alternate-without-proof", "no merged proof")
 
 #: every file of an existing node a pull request may name, by its template under
 #: ``targets/<target>/nodes/<node>/`` in :data:`network.record.layout.PATH_TABLE` (a
@@ -586,7 +590,7 @@ def node_path_rule(path: str) -> NodePathRule | None:
     return NODE_PATH_RULES.get(row[0].template[len(_NODE_DIR):])
 
 
-def _node_allows(node: Node, need: Literal["no-proof", "proof", "blocked-hole"]) -> bool:
+def _node_allows(node: Node, need: NodeNeed) -> bool:
     if need == "no-proof":
         return "Proof" not in node.files
     if need == "proof":
