@@ -46,6 +46,10 @@ everything to fix, and the verdict is step 2's ``fail`` (see ``_static_steps``):
    review is the forge's, or a merged, signed review record on the base graph naming
    exactly this artifact's bytes (:mod:`network.gate.proof_reviews`).
 
+Each step is a module of :mod:`network.gate.steps` (``step0_precheck`` … ``step9_review``);
+this module keeps the plan per artifact kind (``_judge``) and the loop (:func:`run_gate`),
+and re-exports every name the steps hold (issue 17).
+
 Record-only kinds (ruling 6) run step 2 alone: no Lean, no precheck. Every artifact yields
 one attestation (D-5, D-34), signed with the gate key when one is given; a precheck run
 yields a :class:`~network.record.models.PrecheckAttestation` instead.
