@@ -528,15 +528,17 @@ def gate_codes(root: Path = ROOT) -> dict[str, str]:
     """
     cat = full_catalog()
     out = {c: f"catalog step {e.step}" for c, e in cat.items() if e.step is not None}
-    for path in sorted((root / "network" / "gate").glob("*.py")):
+    gate = root / "network" / "gate"
+    for path in sorted(gate.rglob("*.py")):  # steps/ too (issue 17)
         source = path.read_text("utf-8")
+        name = path.relative_to(gate).as_posix()
         defined = static_definitions(source)
         names = ([e.code for e, _ in defined] if defined is not None else
                  re.findall(r"define(?:_once)?\(\s*\"([a-z0-9-]+)\"", source))
         for code in names:
-            out.setdefault(code, f"defined in network/gate/{path.name}")
+            out.setdefault(code, f"defined in network/gate/{name}")
         for lit in sorted(_emitted_literals(source) & set(cat)):
-            out.setdefault(lit, f"named in network/gate/{path.name}")
+            out.setdefault(lit, f"named in network/gate/{name}")
     return out
 
 

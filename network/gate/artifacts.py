@@ -13,7 +13,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, field
 from enum import StrEnum
-from typing import Protocol
+from typing import Literal, Protocol
 
 from network import ids
 from network.errors import define
@@ -22,7 +22,7 @@ from network.gate.diff import Change, Diff
 from network.gate.result import Diagnostic
 from network.record import layout
 from network.record import models as m
-from network.record.loader import ATTEMPT_RE, RECORD_FILE_RE, Graph, Node, sha256_hex
+from network.record.loader import RECORD_FILE_RE, Graph, Node, sha256_hex
 
 # --- catalog ---------------------------------------------------------------------------
 define("toolchain-pin-file", 1, 422,
@@ -234,11 +234,6 @@ _TARGET_RECORD_KINDS: dict[str, Kind] = {
 }
 #: D-32 v3.34: ``targets/<id>/panel/<dir>/<ts>-<pseudonym>.yaml``
 _PANEL_RECORD_KINDS: dict[str, Kind] = {"motions": Kind.MOTION, "votes": Kind.VOTE}
-_ATTEMPT_KINDS = {
-    "partial": Kind.PARTIAL, "reduction": Kind.REDUCTION, "alternate": Kind.ALTERNATE,
-    "postmortem": Kind.POSTMORTEM,
-}
-_CLOSING_FILES = {"Proof": Kind.PROOF, "Refutation": Kind.COUNTEREXAMPLE, "Vacuity": Kind.VACUITY}
 _GATE_ONLY_TOP = ("attestations/", "ledger/", "log/", "schemas/")
 _PRODUCTS = re.compile(r"(frontier|info|errors)\.json|targets/index\.json|targets/[^/]+/graph\.json")
 #: an annex file's name: the SHA-256 of the .md bytes, then .md or .yaml (D-31)
@@ -435,7 +430,7 @@ def classify(diff: Diff, base: Graph) -> Classified:
         if node is None:
             _classify_new_node(ch, rest, tid, nid, add, step2)
             continue
-        _classify_node_path(diff, ch, rest, node, add, step2, waivers)
+        _classify_existing_node(diff, ch, node, add, step2, waivers)
 
     for w_target, w_node, w_path in waivers:  # D-4: it rides with the proof that needs it
         host = (found.get((w_target, w_node, Kind.PROOF))
@@ -501,84 +496,143 @@ def _classify_new_node(ch: Change, rest: list[str], tid: str, nid: str, add: _Ad
                             "Relation only", p))
 
 
-def _classify_node_path(diff: Diff, ch: Change, rest: list[str], node: Node, add: _Add,
-                        step2: list[Diagnostic], waivers: list[tuple[str, str, str]]) -> None:
+#: what an added node file may need of its node at base (:attr:`NodePathRule.refused_unless`)
+NodeNeed = Literal["no-proof", "proof", "blocked-hole"]
+
+
+@dataclass(frozen=True)
+class NodePathRule:
+    """How a pull request's change to one file of a node that exists at base is judged: one
+    row of :data:`NODE_PATH_RULES` (D-3, D-4 step 2, D-8, D-25 v3.13, D-29; issue 9).
+
+    Attributes:
+        kind: the artifact an added file joins, or None when no artifact may add it.
+        main: the file is its artifact's main path (False for a carried witness or an
+            annex's metadata).
+        fixed: (code, message) refusing any change to the file, whatever its status.
+        changed: (code, message) refusing a modified or deleted file; ``{status}`` in the
+            message is replaced by the change's status.
+        tutorial_slot: a modified file is admitted on a tutorial node (the rehearsal slot,
+            D-27).
+        refused_unless: a condition on the node at base an added file needs, and the
+            (code, message) refusing it otherwise: ``no-proof`` (no merged Proof.lean),
+            ``proof`` (a merged Proof.lean), ``blocked-hole`` (a hole without its Witness).
+        new_bytes: an added file must differ from the node's merged proof and alternates
+            (``copy-of-merged-proof``, D-25 v3.13).
+        waiver: the file is ``waivers/native_decide.yaml``: it rides with the node's proof
+            or alternate (D-4), placed after every path is read.
+    """
+
+    kind: Kind | None = None
+    main: bool = True
+    fixed: tuple[str, str] | None = None
+    changed: tuple[str, str] = ("record-deleted", "{status}: the record is append-only")
+    tutorial_slot: bool = False
+    refused_unless: tuple[NodeNeed, str, str] | None = None
+    new_bytes: bool = False
+    waiver: bool = False
+
+
+_MERGED = ("merged-proof-modified", "{status} a merged file")
+_GATE_WRITES = ("gate-only-path", "written by the post-merge job")
+_NO_PROOF: tuple[NodeNeed, str, str] = ("proof", "alternate-without-proof", "no merged proof")
+
+#: every file of an existing node a pull request may name, by its template under
+#: ``targets/<target>/nodes/<node>/`` in :data:`network.record.layout.PATH_TABLE` (a
+#: test holds the two tables to the same rows), and how a change to it is judged
+NODE_PATH_RULES: dict[str, NodePathRule] = {
+    "META.yaml": NodePathRule(fixed=("meta-changed", "contributors never change META.yaml")),
+    "Statement.lean": NodePathRule(fixed=("statement-changed",
+                                          "statements are immutable (D-8)")),
+    "Context.lean": NodePathRule(fixed=_GATE_WRITES),
+    "closure/route-<k>.json": NodePathRule(fixed=_GATE_WRITES),
+    "closure/resolves.json": NodePathRule(fixed=_GATE_WRITES),
+    "closure/refutes.json": NodePathRule(fixed=_GATE_WRITES),
+    "Proof.lean": NodePathRule(Kind.PROOF, changed=_MERGED, tutorial_slot=True,
+                               refused_unless=("no-proof", "proof-already-merged",
+                                               "submit an alternate")),
+    "Refutation.lean": NodePathRule(Kind.COUNTEREXAMPLE, changed=_MERGED),
+    "Vacuity.lean": NodePathRule(Kind.VACUITY, changed=_MERGED),
+    "Witness.lean": NodePathRule(
+        Kind.WITNESS, changed=("record-deleted", "only a blocked hole takes a witness (D-29)"),
+        refused_unless=("blocked-hole", "witness-not-wanted",
+                        "only a blocked hole takes a witness (D-29)")),
+    "Relation.lean": NodePathRule(),
+    "attempts/<ts>-<pseudonym>-postmortem.yaml": NodePathRule(Kind.POSTMORTEM),
+    "attempts/<ts>-<pseudonym>-partial.lean": NodePathRule(Kind.PARTIAL),
+    "attempts/<ts>-<pseudonym>-partial.h<k>.witness.lean": NodePathRule(Kind.PARTIAL,
+                                                                         main=False),
+    "attempts/<ts>-<pseudonym>-reduction.lean": NodePathRule(Kind.REDUCTION),
+    "attempts/<ts>-<pseudonym>-reduction.h<k>.witness.lean": NodePathRule(Kind.REDUCTION,
+                                                                           main=False),
+    "attempts/<ts>-<pseudonym>-alternate.lean": NodePathRule(Kind.ALTERNATE,
+                                                             refused_unless=_NO_PROOF,
+                                                             new_bytes=True),
+    "attempts/precheck/<hash>.json": NodePathRule(Kind.PRECHECK_RECORD),
+    "annex/<sha256>.md": NodePathRule(Kind.ANNEX),
+    "annex/<sha256>.yaml": NodePathRule(Kind.ANNEX, main=False),
+    "waivers/native_decide.yaml": NodePathRule(waiver=True),
+    **{f"{folder}/<ts>-<pseudonym>.yaml": NodePathRule(kind)
+       for folder, kind in _NODE_RECORD_KINDS.items() if kind is not Kind.EXPLAINER},
+    "explainer/<ts>-<pseudonym>.yaml": NodePathRule(
+        Kind.EXPLAINER, refused_unless=("proof", "explainer-without-proof",
+                                        "file it as an annex")),
+}
+_NODE_DIR = "targets/<target>/nodes/<node>/"
+
+
+def node_path_rule(path: str) -> NodePathRule | None:
+    """The row of :data:`NODE_PATH_RULES` for a graph path inside a node folder, or None
+    when :data:`~network.record.layout.PATH_TABLE` admits no node file of that name."""
+    row = layout.match(path)
+    if row is None or not row[0].template.startswith(_NODE_DIR):
+        return None
+    return NODE_PATH_RULES.get(row[0].template[len(_NODE_DIR):])
+
+
+def _node_allows(node: Node, need: NodeNeed) -> bool:
+    if need == "no-proof":
+        return "Proof" not in node.files
+    if need == "proof":
+        return "Proof" in node.files
+    return node.meta.hole is not None and "Witness" not in node.files
+
+
+def _classify_existing_node(diff: Diff, ch: Change, node: Node, add: _Add,
+                            step2: list[Diagnostic], waivers: list[tuple[str, str, str]]
+                            ) -> None:
+    """Judge one changed file of a node that exists at base by its row of
+    :data:`NODE_PATH_RULES`: a finding in ``step2``, a call of ``add``, or a waiver
+    appended to ``waivers`` (D-3, D-4 step 2, D-8, D-25 v3.13, D-29; issue 9)."""
     p = ch.path
     tid, nid = node.ref.target, node.ref.node
-    name = rest[0]
-    if len(rest) == 1 and name == "Statement.lean":
-        step2.append(Diagnostic("statement-changed", "statements are immutable (D-8)", p))
+    rule = node_path_rule(p)
+    if rule is None:
+        step2.append(Diagnostic("path-not-permitted", "no artifact may add this file", p))
         return
-    if len(rest) == 1 and name == "META.yaml":
-        step2.append(Diagnostic("meta-changed", "contributors never change META.yaml", p))
-        return
-    if len(rest) == 1 and name == "Context.lean" or name == "closure":
-        step2.append(Diagnostic("gate-only-path", "written by the post-merge job", p))
-        return
-    stem = name[:-5] if name.endswith(".lean") and len(rest) == 1 else None
-    if stem in _CLOSING_FILES:
-        kind = _CLOSING_FILES[stem]
-        if ch.status == "added":
-            if kind is Kind.PROOF and "Proof" in node.files:
-                step2.append(Diagnostic("proof-already-merged", "submit an alternate", p))
-                return
-            add(kind, tid, nid, p, True)
-            return
-        if kind is Kind.PROOF and ch.status == "modified" and node.meta.tutorial:
-            add(kind, tid, nid, p, True)  # the tutorial node's rehearsal slot (D-27)
-            return
-        step2.append(Diagnostic("merged-proof-modified", f"{ch.status} a merged file", p))
-        return
-    if len(rest) == 1 and name == "Witness.lean":
-        if ch.status == "added" and node.meta.hole is not None and "Witness" not in node.files:
-            add(Kind.WITNESS, tid, nid, p, True)
-            return
-        code = "witness-not-wanted" if ch.status == "added" else "record-deleted"
-        step2.append(Diagnostic(code, "only a blocked hole takes a witness (D-29)", p))
+    if rule.fixed is not None:
+        step2.append(Diagnostic(rule.fixed[0], rule.fixed[1], p))
         return
     if ch.status != "added":
-        step2.append(Diagnostic("record-deleted", f"{ch.status}: the record is append-only", p))
-        return
-    if name == "attempts" and len(rest) == 3 and rest[1] == "precheck":
-        add(Kind.PRECHECK_RECORD, tid, nid, p, True)
-        return
-    if name == "attempts" and len(rest) == 2:
-        mt = ATTEMPT_RE.fullmatch(rest[1])
-        if mt is None:
-            step2.append(Diagnostic("path-not-permitted",
-                                    "attempts/ holds <ts>-<pseudonym>-<kind> files", p))
+        if (rule.tutorial_slot and rule.kind is not None and ch.status == "modified"
+                and node.meta.tutorial):
+            add(rule.kind, tid, nid, p, rule.main)  # the tutorial node's rehearsal slot
             return
-        if mt.group("k"):  # a witness the route carries for hole k (D-29 v3.24)
-            add(_ATTEMPT_KINDS[mt.group("kind").split(".")[0]], tid, nid, p, False)
-            return
-        kind = _ATTEMPT_KINDS[mt.group("kind").split(".")[0]]
-        if kind is Kind.ALTERNATE:
-            if "Proof" not in node.files:
-                step2.append(Diagnostic("alternate-without-proof", "no merged proof", p))
-                return
-            if sha256_hex(diff.new_bytes(ch)) in _merged_hashes(node):
-                step2.append(Diagnostic("copy-of-merged-proof", "byte-identical", p))
-                return
-        add(kind, tid, nid, p, True)
+        step2.append(Diagnostic(rule.changed[0], rule.changed[1].format(status=ch.status), p))
         return
-    if name == "annex" and len(rest) == 2:
-        if ANNEX_FILE_RE.fullmatch(rest[1]) is None:
-            step2.append(Diagnostic("path-not-permitted",
-                                    "annex/ holds <sha256>.md and <sha256>.yaml", p))
-            return
-        add(Kind.ANNEX, tid, nid, p, rest[1].endswith(".md"))
+    if rule.refused_unless is not None and not _node_allows(node, rule.refused_unless[0]):
+        step2.append(Diagnostic(rule.refused_unless[1], rule.refused_unless[2], p))
         return
-    if name == "waivers" and rest == ["waivers", "native_decide.yaml"]:
+    if rule.new_bytes and sha256_hex(diff.new_bytes(ch)) in _merged_hashes(node):
+        step2.append(Diagnostic("copy-of-merged-proof", "byte-identical", p))
+        return
+    if rule.waiver:
         waivers.append((tid, nid, p))  # joins the node's proof or alternate (D-4)
         return
-    if len(rest) == 2 and name in _NODE_RECORD_KINDS and RECORD_FILE_RE.fullmatch(rest[1]):
-        kind = _NODE_RECORD_KINDS[name]
-        if kind is Kind.EXPLAINER and "Proof" not in node.files:
-            step2.append(Diagnostic("explainer-without-proof", "file it as an annex", p))
-            return
-        add(kind, tid, nid, p, True)
+    if rule.kind is None:
+        step2.append(Diagnostic("path-not-permitted", "no artifact may add this file", p))
         return
-    step2.append(Diagnostic("path-not-permitted", "no artifact may add this file", p))
+    add(rule.kind, tid, nid, p, rule.main)
 
 
 class _Add(Protocol):  # typing helper for the ``add`` callback
