@@ -10,7 +10,7 @@ import hashlib
 import json
 import re
 import tempfile
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -55,7 +55,7 @@ def _code(text: str) -> str:
     return re.sub(r"--[^\n]*", "", text)
 
 
-def outline_problems(calls: list[Mapping[str, Any]], sources: Mapping[str, str]) -> list[str]:
+def outline_problems(calls: Sequence[Mapping[str, Any]], sources: Mapping[str, str]) -> list[str]:
     """What in a recording's outline answers real Lean could not give, on its face
     (issue 10's rule; ``sources``: module → its Lean text):
 
