@@ -101,14 +101,20 @@ def olTextProblem (s : String) : Option String :=
   else if (s.splitOn "sorry").length > 1 then some "sorry-in-claim"
   else none
 
+/-- `e` pretty-printed in the current local context, none when the printer fails. -/
+def olPP (e : Expr) : MetaM (Option String) := do
+  try
+    let f ← ppExpr (← instantiateMVars e)
+    return some (toString f)
+  catch _ =>
+    return none
+
 /-- `e` pretty-printed in the current local context, or the reason it cannot be shown. -/
 def olPrint (e : Expr) : MetaM (Except String String) := do
-  try
-    let s := toString (← ppExpr (← instantiateMVars e))
-    match olTextProblem s with
-    | some why => return .error why
-    | none => return .ok s
-  catch _ => return .error "print-failed"
+  let some s ← olPP e | return .error "print-failed"
+  return match olTextProblem s with
+    | some why => .error why
+    | none => .ok s
 
 structure OlState where
   rows : Array Json := #[]
@@ -177,6 +183,16 @@ def olIsProp (t : Expr) : MetaM Bool := do
   catch _ =>
     return false
 
+/-- `letFun {α} {β} v (fun n => b)` (how `have` was elaborated before letFun's deprecation)
+as (n, α, v, b); none for any other term. -/
+def olLetFun? (e : Expr) : Option (Name × Expr × Expr × Expr) :=
+  if e.isAppOfArity `letFun 4 then
+    let args := e.getAppArgs
+    match args[3]! with
+    | .lam n _ b _ => some (n, args[0]!, args[2]!, b)
+    | _ => none
+  else none
+
 mutual
 /-- Walk `e` (expected type `exp` where known), recording each propositional `have`/`let`
 step. `depth` counts the steps enclosing this one's value. -/
@@ -189,15 +205,9 @@ partial def olVisit (env : Environment) (decl : Name) (acc : IO.Ref OlState) (de
   | .letE n t v b nonDep =>
     olStep env decl acc depth exp n (if nonDep then "have" else "let") t v b
   | .app .. =>
-    if e.isAppOf ``sorryAx then
-      pure ()
-    else if e.isAppOfArity `letFun 4 then
-      let args := e.getAppArgs
-      match args[3]! with
-      | .lam n _ b _ => olStep env decl acc depth exp n "have" args[0]! args[2]! b
-      | f => do
-        olVisit env decl acc depth none args[2]!
-        olVisit env decl acc depth none f
+    if e.isAppOf ``sorryAx then return
+    if let some (n, t, v, b) := olLetFun? e then
+      olStep env decl acc depth exp n "have" t v b
     else
       olVisit env decl acc depth none e.getAppFn
       for a in e.getAppArgs do
