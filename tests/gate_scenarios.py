@@ -583,8 +583,8 @@ class RecordingToolchain(RecordedToolchain):
                 sandbox: SandboxRunner, caps: m.Caps) -> OutlineResult:
         """Not recorded: the scenarios declare no outline (D-3 v3.30), so the post-merge job
         is answered as the stand-in answers any call it has no recording of, and writes
-        the outline unavailable. The declared outlines are the hand-written sample of
-        make_recordings.py, audited against Lean."""
+        no outline (it notes why). The declared outlines are the hand-written sample of
+        make_recordings.py (tests/outline_sample.py), audited against Lean."""
         self._guard(workspace, "outline")
         return OutlineResult(False, NO_RECORDING, module, tuple(decls),
                              detail=f"no recording of outline for {module}")
