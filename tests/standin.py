@@ -46,6 +46,8 @@ from network.gate.toolchain import (
     HoleBinder,
     HolesResult,
     LeanMessage,
+    OutlineResult,
+    OutlineStep,
     RelationKind,
     ReplayResult,
     TermRef,
@@ -260,3 +262,16 @@ class RecordedToolchain:
             return DefEqResult(False, NO_RECORDING, detail=r)
         return DefEqResult(r["ok"], r.get("code"), r.get("defeq"), r.get("comparable", False),
                            r.get("detail", ""))
+
+    def outline(self, workspace: Workspace, module: str, decls: Sequence[str],
+                sandbox: SandboxRunner, caps: Caps) -> OutlineResult:
+        r = self._call(workspace, "outline", {"module": module, "decls": list(decls)})
+        if isinstance(r, str):
+            return OutlineResult(False, NO_RECORDING, module, tuple(decls), detail=r)
+        steps = _tuple(r.get("steps"), lambda st: OutlineStep(
+            st["decl"], st["index"], st["kind"], st.get("depth", 0), st.get("name"),
+            st.get("lean_only", True), st.get("why"), st.get("claim"), st.get("goal"),
+            tuple(st.get("constants", [])), tuple(st.get("automation", [])),
+            st.get("hole", False)))
+        return OutlineResult(r["ok"], r.get("code"), module, tuple(decls), steps,
+                             r.get("detail", ""))

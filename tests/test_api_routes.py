@@ -157,7 +157,7 @@ def test_target_defs_gate_spec_and_index_reads(api: Api) -> None:
 def test_node_bundle_sections(api: Api, tmp_path: Path) -> None:
     full = api.client.get("/targets/demo/nodes/root").json()
     assert "Statement" in full["files"] and full["meta"]["id"] == "root"
-    assert set(full["sections"]) == {"annex", "literature", "gloss", "explainer"}
+    assert set(full["sections"]) == {"annex", "literature", "gloss", "explainer", "outline"}
     assert full["state"]["status"] == "open" and full["claims"]["live"] == []
     lean_only = api.client.get("/targets/demo/nodes/root?include=annex").json()
     assert "annex" in lean_only and "gloss" not in lean_only and "files" in lean_only

@@ -465,7 +465,7 @@ def _install_routes(app: FastAPI, svc: Service) -> None:
     def node(request: Request, target_id: str, node_id: str,
              include: Annotated[list[str] | None, Query()] = None) -> Response:
         """A node's context bundle; `include` (repeatable or comma-separated) selects the
-        prose sections annex, literature, gloss, explainer."""
+        prose sections annex, literature, gloss, explainer, outline."""
         sections = None if include is None else [
             s.strip() for item in include for s in item.split(",") if s.strip()]
         return _read(request, svc, reads.node_bundle(svc, target_id, node_id, sections))

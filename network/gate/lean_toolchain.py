@@ -38,7 +38,7 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from importlib import resources
 from pathlib import Path
-from typing import Any
+from typing import Any, get_args
 
 from network import proc
 from network.errors import LemmataError
@@ -59,6 +59,9 @@ from network.gate.toolchain import (
     HoleBinder,
     HolesResult,
     LeanMessage,
+    OutlineKind,
+    OutlineResult,
+    OutlineStep,
     RelationKind,
     ReplayResult,
     TermRef,
@@ -84,7 +87,7 @@ from network.record.models import Caps, GateSpec
 
 LOG_TAIL = 20_000
 CHECKERS = ("CheckStatement", "UsedConstants", "ExtractHoles", "Hazards", "Witness", "DefEq",
-            "CheckRelation")
+            "CheckRelation", "Outline")
 _VERSION_RE = re.compile(r"version ([^\s,]+)")
 _COMMIT_RE = re.compile(r"commit ([0-9a-f]{40})")
 
@@ -553,6 +556,25 @@ class LeanToolchain:
             return CompareResult(False, report[0], detail=report[1])
         return relation_result_from_report(report, permitted_axioms, self.spec.lean_toolchain)
 
+    def outline(self, workspace: Workspace, module: str, decls: Sequence[str],
+                sandbox: SandboxRunner, caps: Caps) -> OutlineResult:
+        """Run Outline.lean on the built ``module`` (D-3 v3.30): the request names only the
+        module and declarations, as component arrays; the checker imports the module's
+        hash-checked olean from the check workspace with no initializer, like every other
+        checker, and reads the kernel-checked terms alone (the source is never read or
+        elaborated, so none of the contributor's code runs). The run is sandboxed with
+        the target's caps like every check.
+
+        Raises:
+            ValueError: ``workspace`` is a scratch workspace.
+        """
+        request = {"module": name_components(module),
+                   "decls": [name_components(d) for d in decls]}
+        report = self.run_checker("Outline", request, workspace, sandbox, caps)
+        if isinstance(report, tuple):
+            return OutlineResult(False, report[0], module, tuple(decls), detail=report[1])
+        return outline_from_report(report, module, decls)
+
     def defeq(self, workspace: Workspace, left: TermRef, right: TermRef, sandbox: SandboxRunner,
               caps: Caps) -> DefEqResult:
         """Run DefEq.lean (D-12 offload rule; v3.21 offload-restates-ancestor)."""
@@ -773,3 +795,50 @@ def defeq_from_report(report: Mapping[str, Any]) -> DefEqResult:
     if not comparable:
         return DefEqResult(True, None, None, False, str(report.get("detail", ""))[:500])
     return DefEqResult(True, None, bool(defeq), True)
+
+
+def outline_from_report(report: Mapping[str, Any], module: str,
+                        decls: Sequence[str]) -> OutlineResult:
+    """Outline's report → :class:`OutlineResult` (D-3 v3.30). A missing declaration is
+    ``declaration-missing``; a report of another shape is ``checker-output-malformed``.
+    A step is vouched for only when the checker says ``reads_back: true`` with no ``why``
+    and a claim string; any other step is kept Lean only here too, with its label, kind,
+    constants and automation (facts of the kernel term) but no claim and no goal: the
+    Python side never shows a claim the checker did not vouch for."""
+    try:
+        missing = _names(report.get("missing", []))
+        rows = report["steps"]
+        if not isinstance(rows, list) or not all(isinstance(r, dict) for r in rows):
+            raise TypeError("steps is not a list of objects")
+        steps = []
+        for row in rows:
+            kind = row["kind"]
+            if kind not in get_args(OutlineKind):
+                raise ValueError(f"unknown step kind {kind!r}")
+            decl = str(row["decl"])
+            if decl not in decls:
+                raise ValueError(f"a step of an unrequested declaration {decl!r}")
+            index, depth = row["index"], row.get("depth", 0)
+            if not (isinstance(index, int) and isinstance(depth, int)) or index < 1 or depth < 0:
+                raise ValueError("index/depth are not counts")
+            name = row.get("name")
+            vouched = (row.get("reads_back") is True and row.get("why") is None
+                       and isinstance(row.get("claim"), str) and isinstance(name, str))
+            goal = row.get("goal")
+            why = row.get("why")
+            steps.append(OutlineStep(
+                decl, index, kind, depth, name=str(name) if name is not None else None,
+                lean_only=not vouched,
+                why=None if vouched else str(why or "not-vouched")[:100],
+                claim=str(row["claim"]) if vouched else None,
+                goal=str(goal) if vouched and isinstance(goal, str) else None,
+                constants=tuple(sorted(_names(row.get("constants", [])))),
+                automation=_names(row.get("automation", [])),
+                hole=row.get("hole") is True))
+    except (KeyError, TypeError, ValueError) as exc:
+        return OutlineResult(False, "checker-output-malformed", module, tuple(decls),
+                             detail=str(exc)[:500])
+    if missing:
+        return OutlineResult(False, "declaration-missing", module, tuple(decls),
+                             detail=f"missing: {', '.join(missing)}")
+    return OutlineResult(True, None, module, tuple(decls), tuple(steps))

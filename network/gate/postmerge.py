@@ -30,7 +30,10 @@ gate-signed when a key is given. :func:`run_postmerge` commits them through a fo
    the variant's theorem passed through the relation as the root's statement (its
    negation): ``closure/resolves.json``, verdict proved (``refutes.json``, refuted; D-12
    v3.42, v3.46, D-30; :func:`close_through_variant`); repeated until nothing more closes;
-6. the products (:func:`network.record.products.products`, ruling 10's schemas copy).
+6. the products (:func:`network.record.products.products`, ruling 10's schemas copy);
+7. (after the holes) the outline of every merged proof, ``outline/<proof>.json``
+   (:mod:`network.gate.outline`, D-3 v3.30), read from the kernel-checked term; absent
+   (and noted) without Lean or when the toolchain could not answer, never made up.
 
 Without a toolchain nothing that needs Lean is written: no hole node and no closure, and
 :attr:`PostMerge.notes` says what was skipped and why (fail closed).
@@ -53,6 +56,7 @@ from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
 from network import ids, signing
 from network.errors import LemmataError, Problem
 from network.gate import attestation as A
+from network.gate import outline
 from network.gate.artifacts import Artifact, Kind, annex_citations, import_lines
 from network.gate.run import (
     ToolchainSource,
@@ -973,6 +977,16 @@ def postmerge_files(
                 tc = _resolve_toolchain(toolchain, graph.targets[att.target].gate_spec)
                 write_holes(graph, att, tc=tc, sandbox=sandbox, work_dir=wd, date=date,
                             out=out)
+        for att in passed:  # D-3 v3.30: the outline of every merged proof
+            if att.artifact_kind in outline.OUTLINED_KINDS:
+                proof = _main_path(att)
+                rec, why = outline.proof_outline(graph, att, proof, toolchain=toolchain,
+                                                 sandbox=sandbox, work_dir=wd, merge_seq=seq)
+                if rec is None:  # fail closed: no outline file, never a made-up one
+                    out.notes.append(f"outline of {proof} not written: {why}")
+                else:
+                    out.files[outline.outline_path(proof)] = _dump_json(
+                        _sign(rec, gate_key, key_id))
         added = merge_added_paths(repo, merge_commit, base)
         entries: list[m.LedgerLine | m.Revocation] = [
             *ledger_lines(graph, passed, seq, submitter, added=added),

@@ -414,6 +414,67 @@ RELATION_KINDS: tuple[str, ...] = ("negation", "vacuity", "implies", "implies-no
 JOIN_KINDS: tuple[str, ...] = ("implies", "implies-not")
 
 
+OutlineKind = Literal["have", "let", "theorem"]
+#: why a step is Lean only (network/gate/lean/Outline.lean's ``why``; "goal: <why>" when it
+#: is the goal left that does not read back)
+OUTLINE_WHY: tuple[str, ...] = ("anonymous-name", "inaccessible-name", "sorry-in-claim",
+                                "print-failed", "inaccessible-local", "elided-proof",
+                                "goal-not-inferred")
+
+
+@dataclass(frozen=True)
+class OutlineStep:
+    """One named step of a merged proof, read by Outline.lean from the compiled,
+    kernel-checked term alone (D-3 v3.30; the source is never read).
+
+    Attributes:
+        decl: the declaration whose term holds the step.
+        index: 1-based position among the declaration's steps, outside in, left to right.
+        kind: ``have`` (a non-dependent let, or ``letFun`` in older terms), ``let``, or
+            ``theorem`` when the proof has no named step and the whole theorem is the one.
+        depth: how many steps enclose this one's value (0 at the top).
+        name: the binder's name (the claim's label); None when anonymous.
+        lean_only: True when the step does not read back (``why`` says which test
+            failed): then ``claim`` and ``goal`` are None and the step is shown as Lean.
+        why: the reason it is Lean only, None otherwise.
+        claim: the binder's kernel-checked type, pretty-printed in the step's context.
+        goal: the goal left with the step in scope; None when the step closes it (the
+            whole theorem) or is Lean only.
+        constants: the constants the step's value uses, sorted.
+        automation: tactics marked by those constants (Outline.lean's table), sorted.
+        hole: the step's value is ``sorry``: a partial's open step, which became a hole.
+    """
+
+    decl: str
+    index: int
+    kind: OutlineKind
+    depth: int = 0
+    name: str | None = None
+    lean_only: bool = True
+    why: str | None = None
+    claim: str | None = None
+    goal: str | None = None
+    constants: tuple[str, ...] = ()
+    automation: tuple[str, ...] = ()
+    hole: bool = False
+
+
+@dataclass(frozen=True)
+class OutlineResult:
+    """The outline of one compiled module of a merged proof (D-3 v3.30).
+
+    ``ok`` only when Outline.lean ran and every requested declaration is in the compiled
+    module; then ``steps`` are their steps in order (a declaration with no named step has
+    one, the whole theorem)."""
+
+    ok: bool
+    code: str | None
+    module: str = ""
+    decls: tuple[str, ...] = ()
+    steps: tuple[OutlineStep, ...] = ()
+    detail: str = ""
+
+
 # --- the interface ---------------------------------------------------------------------
 
 
@@ -526,6 +587,16 @@ class Toolchain(Protocol):
         """
         ...
 
+    def outline(self, workspace: Workspace, module: str, decls: Sequence[str],
+                sandbox: SandboxRunner, caps: Caps) -> OutlineResult:
+        """The named steps of the built ``module``'s proofs of ``decls`` (D-3 v3.30):
+        Outline.lean imports the compiled module from the check workspace with no
+        initializer and walks each declaration's kernel-checked term (its ``have``/``let``
+        bindings); the source is never read. A step whose printing does not read back is
+        Lean only. ``declaration-missing`` when a declaration is not in the compiled
+        module."""
+        ...
+
 
 # --- the missing toolchain -------------------------------------------------------------
 
@@ -615,6 +686,12 @@ class MissingToolchain:
                       caps: Caps) -> CompareResult:
         """``toolchain-missing``."""
         return CompareResult(False, "toolchain-missing", detail=self.detail)
+
+    def outline(self, workspace: Workspace, module: str, decls: Sequence[str],
+                sandbox: SandboxRunner, caps: Caps) -> OutlineResult:
+        """``toolchain-missing``: no outline is ever made up."""
+        return OutlineResult(False, "toolchain-missing", module, tuple(decls),
+                             detail=self.detail)
 
 
 # --- detection -------------------------------------------------------------------------

@@ -162,6 +162,10 @@ PATH_TABLE: tuple[PathRule, ...] = (
     _rec(_N + "closure/route-<k>.json", "gate"),
     _rec(_N + "closure/resolves.json", "gate"),
     _rec(_N + "closure/refutes.json", "gate"),
+    _rec(_N + "outline/Proof.json", "gate"),
+    _rec(_N + "outline/<ts>-<pseudonym>-alternate.json", "gate"),
+    _rec(_N + "outline/<ts>-<pseudonym>-partial.json", "gate"),
+    _rec(_N + "outline/<ts>-<pseudonym>-reduction.json", "gate"),
 )
 
 

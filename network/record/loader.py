@@ -119,6 +119,9 @@ NODE_LEAN_FILES = ("Statement", "Witness", "Context", "Proof", "Refutation", "Va
 #: 8-hex tag (network/api/names.py); the tag sits where no pseudonym can reach.
 TS_RE = (r"(?P<ts>\d{8}T\d{6}Z)(?:\.(?P<tag>[0-9a-f]{8}))?"
          r"-(?P<who>[A-Za-z0-9][A-Za-z0-9_.-]{0,38})")
+#: ``outline/<proof>.json`` (D-3 v3.30): ``Proof`` or a merged attempt's stem
+OUTLINE_FILE_RE = re.compile(
+    r"Proof\.json|" + TS_RE + r"-" + r"(?:alternate|partial|reduction)\.json")
 ATTEMPT_RE = re.compile(
     TS_RE + r"-(?P<kind>postmortem\.yaml|partial\.lean"
     r"|(?:partial|reduction)\.h(?P<k>[1-9][0-9]*)\.witness\.lean"
@@ -187,6 +190,7 @@ class Node:
     revision_requests: list[RecordFile[m.RevisionRequest]] = field(default_factory=list)
     closures: list[RecordFile[m.Closure]] = field(default_factory=list)
     approvals: list[RecordFile[m.Approval]] = field(default_factory=list)
+    outlines: list[RecordFile[m.Outline]] = field(default_factory=list)
 
     @property
     def id(self) -> str:
@@ -847,6 +851,10 @@ def _load_node(r: _Reader, tid: str, nid: str, paths: list[str]) -> Node | None:
             rf = r.record(path, m.Closure)
             if rf:
                 node.closures.append(rf)
+        elif parts[0] == "outline" and len(parts) == 2 and OUTLINE_FILE_RE.fullmatch(parts[1]):
+            orf = r.record(path, m.Outline)
+            if orf:
+                node.outlines.append(orf)
         elif parts == ["waivers", "native_decide.yaml"]:
             wf = r.record(path, m.Waiver)
             if wf:

@@ -999,6 +999,65 @@ class Closure(Record):
     signature: Signature | None = None
 
 
+class OutlineStepRecord(BaseModel):
+    """One named step of a merged proof's outline (D-3 v3.30), as the gate's Outline.lean
+    read it from the compiled, kernel-checked term: the declaration, its place, its kind
+    (``have``, ``let``, or ``theorem`` for a proof with no named step) and label.
+    ``claim`` (the binder's kernel-checked type) and ``goal`` (the goal left) only when
+    the step reads back; otherwise ``lean_only`` with ``why``, and the reader is sent to
+    the Lean. ``constants`` and ``automation`` are facts of the step's value either way;
+    ``hole``: its value is ``sorry``, a partial's open step that became a hole."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+    decl: Annotated[str, StringConstraints(max_length=1000)]
+    index: int = Field(ge=1)
+    kind: Literal["have", "let", "theorem"]
+    depth: int = Field(0, ge=0)
+    name: Annotated[str, StringConstraints(max_length=1000)] | None = None
+    lean_only: bool
+    why: Annotated[str, StringConstraints(max_length=100)] | None = None
+    claim: LongText | None = None
+    goal: LongText | None = None
+    constants: list[Annotated[str, StringConstraints(max_length=1000)]] = Field(
+        default_factory=list, max_length=5000)
+    automation: list[Annotated[str, StringConstraints(max_length=60)]] = Field(
+        default_factory=list, max_length=100)
+    hole: bool = False
+
+
+class Outline(Record):
+    """``outline/<proof>.json``: the outline of one merged proof of the node (D-3 v3.30),
+    written by the post-merge job from the pinned gate's Outline.lean, gate-signed.
+    ``proof`` is the merged file (Proof.lean, an alternate, a partial or a reduction) and
+    ``proof_sha256`` its bytes; ``declarations`` the theorems read. Only an outline the
+    toolchain answered is ever written: without Lean, or when the check could not run,
+    there is no file (fail closed; nothing is made up)."""
+
+    SCHEMA_KIND: ClassVar[str] = "outline/v1"
+    schema_: Literal["outline/v1"] = Field("outline/v1", alias="schema")
+    target: TargetId
+    node: NodeId
+    proof: GraphPath
+    proof_sha256: Sha256
+    declarations: list[Annotated[str, StringConstraints(max_length=1000)]] = Field(
+        min_length=1, max_length=100)
+    steps: list[OutlineStepRecord] = Field(min_length=1, max_length=5000)
+    merge_seq: int = Field(ge=1)
+    toolchain: Annotated[str, StringConstraints(max_length=200)]
+    signature: Signature | None = None
+
+    @model_validator(mode="after")
+    def _lean_only_shows_no_claim(self) -> Outline:
+        for st in self.steps:
+            if st.lean_only and (st.claim is not None or st.goal is not None):
+                raise ValueError(f"step {st.index} of {st.decl} is Lean only yet claims")
+            if not st.lean_only and (st.claim is None or st.why is not None):
+                raise ValueError(f"step {st.index} of {st.decl} reads back without a claim")
+            if st.decl not in self.declarations:
+                raise ValueError(f"step {st.index} names an unread declaration {st.decl}")
+        return self
+
+
 MotionKind = Literal["invite", "verify-writeup", "threshold", "significance"]
 WriteupEvent = Literal["drafted", "written", "signed", "released", "on-arxiv", "submitted",
                        "accepted", "rejected", "withdrawn"]
@@ -1075,6 +1134,7 @@ ALL_KINDS: tuple[type[Record], ...] = (
     TargetStatusRecord, Steward, Approach, ApproachV2, Registration, Meta, Postmortem, Annex,
     Literature, Gloss, Explainer, Withdrawal, ProposedFor, Shelving, Waiver, Defect,
     Dispute, RevisionRequest, Closure, Approval, Motion, Vote, Writeup, ProofReview,
+    Outline,
 )
 KIND_BY_SCHEMA: dict[str, type[Record]] = {k.SCHEMA_KIND: k for k in ALL_KINDS}
 #: the versions one place of the record reads, keyed by the kind a reader names for it: a

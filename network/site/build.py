@@ -424,7 +424,9 @@ def _node_context(graph: Graph, config: SiteConfig, d: _Derived, tid: str,
             url = f"{config.repository_url.rstrip('/')}/blob/{merge['merge_commit']}/{path}"
         files.append({"name": name, "path": path, "source": graph.text(path),
                       "merged": name in nv["merged"], "merge": merge, "url": url,
-                      "gloss": glosses.get(path)})
+                      "gloss": glosses.get(path),
+                      "outline": next((rf.record for rf in n.outlines
+                                       if rf.record.proof == path), None)})
     proof_file = next((f for f in files if f["name"] == "Proof"), None)
     return {
         "tid": tid, "nid": nid, "node": nv, "meta": n.meta, "target": t.record,

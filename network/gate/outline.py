@@ -1,0 +1,112 @@
+"""Outlines of merged proofs (D-3 v3.30, D-35 v3.30): what the post-merge job writes beside each.
+
+For every merged proof (a node's Proof.lean, an alternate, a partial or a reduction) the
+post-merge job builds the proof's workspace from main's bytes in the sandbox and asks the
+pinned toolchain for its outline (:meth:`~network.gate.toolchain.Toolchain.outline`,
+network/gate/lean/Outline.lean). The checker reads only the compiled, kernel-checked term
+(imported from the check workspace's oleans with no initializer, never the source): every
+``have``/``let`` binding of a proposition is a step, with its label, its kernel-checked
+type as the claim, the goal it leaves, the constants its value uses and the automation
+those constants mark; a proof with no such binding is one step, the whole theorem. The
+record is ``outline/<proof stem>.json`` (``outline/v1``, gate-signed; docs/record.md).
+
+It asserts nothing the kernel did not check: a step whose printing does not read back is
+Lean only (no claim, no goal; the page sends the reader to the Lean). Without a toolchain,
+or when the toolchain could not answer (a build that failed, a malformed report, a
+missing declaration), nothing is written and the post-merge job notes why: an outline is
+never made up.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path, PurePosixPath
+
+from network.errors import LemmataError
+from network.gate.artifacts import Artifact, Kind
+from network.gate.run import ToolchainSource, _resolve_toolchain, plan_workspace, write_plan
+from network.gate.sandbox import SandboxRunner
+from network.gate.toolchain import OutlineResult
+from network.record import models as m
+from network.record.loader import Graph, sha256_hex
+
+#: the artifact kinds whose merged file is a proof with an outline (D-3 v3.30)
+OUTLINED_KINDS: dict[str, Kind] = {"proof": Kind.PROOF, "alternate": Kind.ALTERNATE,
+                                   "partial": Kind.PARTIAL, "reduction": Kind.REDUCTION}
+
+
+def outline_path(proof: str) -> str:
+    """Where the outline of merged file ``proof`` lands (docs/record.md):
+    ``…/nodes/<n>/Proof.lean`` → ``…/nodes/<n>/outline/Proof.json``;
+    ``…/nodes/<n>/attempts/<ts>-<who>-alternate.lean`` →
+    ``…/nodes/<n>/outline/<ts>-<who>-alternate.json``.
+
+    Raises:
+        ValueError: ``proof`` is not a node's Proof.lean or a merged attempt.
+    """
+    p = PurePosixPath(proof)
+    parts = p.parts
+    if len(parts) >= 5 and parts[0] == "targets" and parts[2] == "nodes":
+        node_dir = PurePosixPath(*parts[:4])
+        rest = parts[4:]
+        if rest == ("Proof.lean",):
+            return str(node_dir / "outline" / "Proof.json")
+        if len(rest) == 2 and rest[0] == "attempts" and rest[1].endswith(
+                ("-alternate.lean", "-partial.lean", "-reduction.lean")):
+            return str(node_dir / "outline" / (rest[1][:-len(".lean")] + ".json"))
+    raise ValueError(f"{proof!r} is not a merged proof's path")
+
+
+def outline_record(result: OutlineResult, *, target: str, node: str, proof: str,
+                   proof_bytes: bytes, declarations: list[str], merge_seq: int,
+                   toolchain: str) -> m.Outline | None:
+    """The ``outline/v1`` record of one toolchain answer (D-3 v3.30), or None when the
+    answer is not an outline (``result.ok`` false, or no step at all): nothing is written
+    then. A step the toolchain did not vouch for is kept Lean only, with no claim."""
+    if not result.ok or not result.steps:
+        return None
+    steps = [m.OutlineStepRecord(
+        decl=st.decl, index=st.index, kind=st.kind, depth=st.depth, name=st.name,
+        lean_only=st.lean_only, why=st.why if st.lean_only else None,
+        claim=None if st.lean_only else st.claim, goal=None if st.lean_only else st.goal,
+        constants=list(st.constants), automation=list(st.automation), hole=st.hole)
+        for st in result.steps]
+    return m.Outline(target=target, node=node, proof=proof,
+                     proof_sha256=sha256_hex(proof_bytes), declarations=declarations,
+                     steps=steps, merge_seq=merge_seq, toolchain=toolchain)
+
+
+def proof_outline(graph: Graph, att: m.Attestation, proof: str, *,
+                  toolchain: ToolchainSource, sandbox: SandboxRunner, work_dir: Path,
+                  merge_seq: int) -> tuple[m.Outline | None, str]:
+    """Build the merged ``proof`` of ``att`` in a check workspace of main's bytes and ask the
+    pinned toolchain for its outline (D-3 v3.30): (the record, "") or (None, why not)
+    (``toolchain-missing`` without Lean): an outline is never invented.
+
+    Raises:
+        KeyError: ``att.artifact_kind`` has no outline (see :data:`OUTLINED_KINDS`).
+    """
+    kind = OUTLINED_KINDS[att.artifact_kind]
+    target, node = att.target, att.node
+    spec = graph.targets[target].gate_spec
+    data = graph.source.read(proof)
+    decl = graph.targets[target].nodes[node].meta.declaration
+    tc = _resolve_toolchain(toolchain, spec)
+    art = Artifact(kind, target, node, [proof], proof)
+    try:
+        plan = plan_workspace(graph, {proof: data}, art)
+        ws = write_plan(work_dir, f"outline-{node}-{sha256_hex(data)[:12]}", spec,
+                        plan.sources, tc)
+    except LemmataError as exc:
+        return None, f"{exc.code}: {exc.detail}"
+    assert plan.solution_module is not None
+    built = tc.build(ws, plan.modules, sandbox, spec.caps)
+    if not built.ok:
+        return None, f"{built.code}: the proof's workspace did not build"
+    decls = [plan.solution_decl or decl]
+    res = tc.outline(ws, plan.solution_module, decls, sandbox, spec.caps)
+    rec = outline_record(res, target=target, node=node, proof=proof, proof_bytes=data,
+                         declarations=decls, merge_seq=merge_seq,
+                         toolchain=spec.lean_toolchain)
+    if rec is None:
+        return None, f"{res.code or 'no steps'}: {res.detail}"[:500]
+    return rec, ""
