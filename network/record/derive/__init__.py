@@ -31,800 +31,130 @@ from __future__ import annotations
 
 import functools
 import re
-import weakref
 from collections import Counter
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 from typing import Any
 
-from network import ids
-from network.errors import define
 from network.record import models as m
-from network.record import panel_roles, trust
-from network.record.loader import Attempt, Graph, Node, RecordFile, Target
+from network.record import panel_roles
+from network.record.derive._common import (
+    CATALOG_EVIDENCE_POINTS as CATALOG_EVIDENCE_POINTS,
+)
+from network.record.derive._common import (
+    CLOSED as CLOSED,
+)
+from network.record.derive._common import (
+    GRADES_VOUCHING as GRADES_VOUCHING,
+)
+from network.record.derive._common import (
+    PRODUCT_SET_CAP as PRODUCT_SET_CAP,
+)
+from network.record.derive._common import (
+    PROOF_KINDS as PROOF_KINDS,
+)
+from network.record.derive._common import (
+    ROUTE_KINDS as ROUTE_KINDS,
+)
+from network.record.derive._common import (
+    SET_ENUMERATION_CAP as SET_ENUMERATION_CAP,
+)
+from network.record.derive._common import (
+    STATUSES as STATUSES,
+)
+from network.record.derive._common import (
+    Label as Label,
+)
+from network.record.derive._common import (
+    NodeFlags as NodeFlags,
+)
+from network.record.derive._common import (
+    NodeState as NodeState,
+)
+from network.record.derive._common import (
+    TargetStatus as TargetStatus,
+)
+from network.record.derive._common import (
+    _is_role_record as _is_role_record,
+)
+from network.record.derive._common import (
+    _removals_need_two as _removals_need_two,
+)
+from network.record.derive._common import (
+    _TargetIndex as _TargetIndex,
+)
+from network.record.derive._common import (
+    norm_date as norm_date,
+)
+from network.record.derive._index import (
+    _CACHE as _CACHE,
+)
+from network.record.derive._index import (
+    _check as _check,
+)
+from network.record.derive._index import (
+    _Index as _Index,
+)
+from network.record.derive._index import (
+    _ix as _ix,
+)
+from network.record.derive._shared import (
+    _attempt_facts as _attempt_facts,
+)
+from network.record.derive._shared import (
+    _footprint as _footprint,
+)
+from network.record.derive._shared import (
+    _on_frontier as _on_frontier,
+)
+from network.record.derive._shared import (
+    _postmortems as _postmortems,
+)
+from network.record.derive._shared import (
+    _proved_date as _proved_date,
+)
+from network.record.derive._shared import (
+    _ready_since as _ready_since,
+)
+from network.record.derive._shared import (
+    _ready_since_uncached as _ready_since_uncached,
+)
+from network.record.derive._shared import (
+    _route_alive as _route_alive,
+)
+from network.record.derive.targets import (
+    _digestion as _digestion,
+)
+from network.record.derive.targets import (
+    _is_progress_path as _is_progress_path,
+)
+from network.record.derive.targets import (
+    _progress_since as _progress_since,
+)
+from network.record.derive.targets import (
+    _target_status_uncached as _target_status_uncached,
+)
+from network.record.derive.targets import (
+    completed_review_vouches as completed_review_vouches,
+)
+from network.record.derive.targets import (
+    root_vouched as root_vouched,
+)
+from network.record.derive.targets import (
+    root_vouched_ix as root_vouched_ix,
+)
+from network.record.derive.targets import (
+    target_status as target_status,
+)
+from network.record.derive.targets import (
+    target_status_ix as target_status_ix,
+)
+from network.record.loader import Graph, Node, RecordFile
 
-# --- catalog codes: why a claim is refused (claimable(), D-25, D-33, D-6 v3.17) ---------
-define("claim-node-closed", None, 409, "The node is already proved, refuted or defective.",
-       "Pick an open node from frontier.json; a different proof merges as an alternate.")
-define("claim-node-superseded", None, 409, "The node was superseded by a revision (D-8).",
-       "Claim the revision named by superseded_by instead.")
-define("claim-node-question", None, 409,
-       "The node asks for a value (its statement is written with answer(sorry)): a question, "
-       "held, not a proposition to prove (D-10; DESIGN.md \"Importing from public "
-       "registries\").",
-       "Propose a variant that fixes an answer (answer(c) with = c, <= c, ...) and work "
-       "on it; a resolving one is judged by a person at step 9.")
-define("claim-node-disputed", None, 409,
-       "A curator accepted a defect claim against the node (D-18 v3.28).",
-       "Wait until the dispute ends in a revision or is withdrawn.")
-define("claim-node-shelved", None, 409,
-       "A steward or curator shelved the node or the decomposition it came from (D-14 v3.47).",
-       "Pick another node; a shelving is lifted only by a later record of the same roles.")
-define("claim-target-dormant", None, 409,
-       "The target was declared dormant; it refuses new claims (ruling 13, D-33 v3.20).",
-       "Submit without a claim: any merged progress artifact reactivates the target.")
-define("claim-no-steward", None, 409,
-       "An open-problem target without a steward refuses claims (D-6 v3.17).",
-       "Wait for a mathematician to sign up as steward of the target.")
-define("claim-node-blocked", None, 409,
-       "The hole has no non-vacuity witness yet and stays blocked (D-29).",
-       "Propose a Witness.lean for the hole first; that proposal needs no claim.")
-define("claim-not-ready", None, 409,
-       "A declared dependency of the node is not proved yet, so it is not in the ready set.",
-       "Work on the open dependency, listed under deps in graph.json.")
-define("claim-dependency-disputed", None, 409,
-       "A declared dependency of the node is disputed; claims depending on it are blocked "
-       "(D-18).", "Wait until the dependency's dispute is resolved.")
-define("unknown-node", None, 404, "No such target or node in the record.",
-       "Check the ids against targets/index.json and the target's graph.json.")
-
-STATUSES = ("open", "blocked", "proved", "refuted", "defective", "superseded")
-CLOSED = frozenset({"proved", "refuted", "defective"})
-GRADES_VOUCHING = frozenset({"screened-and-signed", "reviewed", "certified"})
-CATALOG_EVIDENCE_POINTS = 5
-SET_ENUMERATION_CAP = 2000
-"""The most sufficient sets enumerated per side of a target on request (D-25 v3.40 "up to
-a cap")."""
-PRODUCT_SET_CAP = 100
-"""The most sufficient sets per side published in graph.json; ``truncated`` says when the
-published list is a prefix (the read tool enumerates further on request)."""
-PROOF_KINDS = frozenset({"Proof", "Refutation", "Vacuity"})
-ROUTE_KINDS = frozenset({"partial", "reduction"})
 _APPROACH_RE = re.compile(r"^\s*--\s*approach:\s*(.+?)\s*$", re.MULTILINE)
 _DISPLAY_RE = re.compile(r"^\s*\$\$(.+?)\$\$", re.DOTALL)
 _SENTENCE_RE = re.compile(r"(.+?[.!?])(\s|$)", re.DOTALL)
 _HEX64_RE = re.compile(r"[0-9a-f]{64}")
-
-
-def norm_date(date: str) -> str:
-    """A record date as a full ISO-8601 UTC timestamp: ``2026-01-02`` → ``2026-01-02T00:00:00Z``."""
-    return date if len(date) > 10 else f"{date}T00:00:00Z"
-
-
-# --- result types ------------------------------------------------------------------------
-
-
-@dataclass(frozen=True)
-class NodeFlags:
-    """The derived flags beside a node's one status (Foundation ruling 1).
-
-    Attributes:
-        closable: every input of some merged decomposition (or resolves variant) reads
-            proved or closable, and no closure record holds yet (D-25 v3.42). Never proved.
-        proved_by_closure: the node reads proved through a closure record (D-12 v3.42).
-        stale: a proved node whose dep or lemma was superseded, not yet re-attested (D-8).
-        disputed: a curator's dispute record stands (D-18 v3.28).
-        shelved: shelved by its own record or inherited from its parent/route (D-14 v3.47).
-        speculative: the proposer's label, only while the node is unsettled (D-14 v3.19).
-        bountied: named in target.yaml bountied_nodes and the target not dormant (D-26, D-33).
-        dormant: the target is dormant (D-33).
-        question: the statement asks for a value (``answer(sorry)``): held, never claimable
-            as a proposition; progress comes through variants fixing an answer
-            (:func:`is_question`; D-10, DESIGN.md "Importing from public registries").
-    """
-
-    closable: bool = False
-    proved_by_closure: bool = False
-    stale: bool = False
-    disputed: bool = False
-    shelved: bool = False
-    speculative: bool = False
-    bountied: bool = False
-    dormant: bool = False
-    question: bool = False
-
-    def to_dict(self) -> dict[str, bool]:
-        """JSON form, keys sorted by the caller's json.dumps."""
-        return {k: bool(getattr(self, k)) for k in self.__dataclass_fields__}
-
-
-@dataclass(frozen=True)
-class NodeState:
-    """A node's derived status, flags and literature status (D-25, ruling 1)."""
-
-    target: str
-    node: str
-    status: str
-    flags: NodeFlags
-    literature: dict[str, Any] | None
-
-
-@dataclass(frozen=True)
-class Label:
-    """A node's name (D-3 v3.44, D-25 v3.44).
-
-    Attributes:
-        label: the name shown for the node (never empty).
-        claim: the opening ``$$…$$`` display of the current statement gloss, or None.
-        source: ``gloss`` | ``hole`` | ``target`` | ``id``.
-        gloss: the gloss path the label or claim came from, or None.
-    """
-
-    label: str
-    claim: str | None
-    source: str
-    gloss: str | None = None
-
-
-@dataclass(frozen=True)
-class TargetStatus:
-    """A target's status (D-33) with its digestion state (v3.17).
-
-    Attributes:
-        status: ``listed`` | ``active`` | ``resolved`` | ``dormant`` | ``known-result``.
-        digestion: for resolved targets ``undigested`` | ``explained`` | ``written-up``;
-            None otherwise.
-        resolution: for resolved targets ``proved`` | ``refuted`` | ``defective``.
-        declaration: the status record in force, or None.
-        reactivated_by: for a dormancy reversed mechanically, the merged artifact path.
-    """
-
-    status: str
-    digestion: str | None = None
-    resolution: str | None = None
-    declaration: str | None = None
-    reactivated_by: str | None = None
-
-    def to_dict(self) -> dict[str, Any]:
-        """JSON form."""
-        return {"status": self.status, "digestion": self.digestion,
-                "resolution": self.resolution, "declaration": self.declaration,
-                "reactivated_by": self.reactivated_by}
-
-
-@dataclass
-class _TargetIndex:
-    """Per-target lookups built once (private)."""
-
-    target: Target
-    superseded_by: dict[str, str] = field(default_factory=dict)
-    holes_of_route: dict[str, list[tuple[int, str]]] = field(default_factory=dict)
-    route_owner: dict[str, str] = field(default_factory=dict)
-    lemma_holders: dict[str, list[str]] = field(default_factory=dict)
-    dep_holders: dict[str, list[str]] = field(default_factory=dict)
-    shelvings_by_subject: dict[str, list[tuple[str, str, m.Shelving]]] = field(
-        default_factory=dict)
-    variants: list[str] = field(default_factory=list)
-
-
-def _is_role_record(path: str) -> bool:
-    """Whether ``path`` is a steward record (``stewards/`` or ``steward-acts/``), whose
-    withdrawal removes a person from a role."""
-    parts = path.split("/")
-    return len(parts) == 4 and parts[0] == "targets" and parts[2] in ("stewards",
-                                                                      "steward-acts")
-
-
-def _removals_need_two(valid: list[tuple[str, m.Withdrawal]]) -> list[tuple[str, m.Withdrawal]]:
-    """The verified withdrawals that take effect: a removal from a role (a withdrawal of a
-    steward record) needs two role-holders, each with published reasoning (D-22: "removal
-    requires two role-holders and published reasoning"); one curator's withdrawal of a
-    stewardship stands on the record and takes effect when a second, distinct role-holder
-    files theirs. Every other withdrawal takes effect alone."""
-    removers: dict[str, set[str]] = {}
-    for _p, w in valid:
-        if _is_role_record(w.withdraws) and w.reason.strip():
-            removers.setdefault(w.withdraws, set()).add(w.by.casefold())
-    return [(p, w) for p, w in valid
-            if not _is_role_record(w.withdraws) or len(removers.get(w.withdraws, ())) >= 2]
-
-
-class _Index:
-    """Everything derived from one Graph, memoised (private; use the module functions)."""
-
-    def __init__(self, g: Graph) -> None:
-        self.g = g
-        self.now: str | None = norm_date(g.merges[-1].record.date) if g.merges else None
-        self.merged: set[tuple[str, str]] = set()
-        self.att_date: dict[str, str] = {}
-        self.atts_by_node: dict[tuple[str, str], list[m.Attestation]] = {}
-        self.unverified: set[str] = set()
-        passed = [att for att in g.attestations if att.record.verdict == "pass"]
-        signed = trust.gate_signed_paths(passed, g.keys)  # only a pass can be a verdict
-        for att in passed:
-            a = att.record
-            if att.path not in signed:
-                self.unverified.add(att.path)
-                continue
-            self.atts_by_node.setdefault((a.target, a.node), []).append(a)
-            for art in a.artifacts:
-                self.merged.add((art.path, art.sha256))
-                prev = self.att_date.get(art.path)
-                ts = norm_date(a.timestamp)
-                if prev is None or ts < prev:
-                    self.att_date[art.path] = ts
-        self.merge_seq_of: dict[str, int] = {}
-        self.merge_date: dict[int, str] = {}
-        self.merge_commit_seq: dict[str, int] = {}
-        for mr in g.merges:
-            rec = mr.record
-            self.merge_date[rec.seq] = norm_date(rec.date)
-            self.merge_commit_seq.setdefault(rec.merge_commit, rec.seq)
-            for p in rec.artifacts:
-                self.merge_seq_of.setdefault(p, rec.seq)
-        self._curators: dict[str, set[str]] = {}
-        self._verified: dict[tuple[str, bool, bool], bool] = {}
-        self.withdrawn: set[str] = set()
-        self.steward_records: dict[str, list[RecordFile[m.Steward]]] = {
-            tid: [rf for rf in t.stewards if self._steward_verified(tid, rf)]
-            for tid, t in g.targets.items()}
-        self.panel: panel_roles.Panel | None = None  # steward records as filed, for now
-        self.withdrawn = self._withdrawn()
-        self.panel = panel_roles.derive_panel(self)  # D-32 v3.34: stewards in force
-        self.unverified.update(self.panel.state.unverified)
-        self.t: dict[str, _TargetIndex] = {tid: self._target_index(t)
-                                           for tid, t in g.targets.items()}
-        self._status: dict[tuple[str, str], str] = {}
-        self._by_closure: dict[tuple[str, str], bool] = {}
-        self._closable: dict[tuple[str, str], bool] = {}
-        self._shelved: dict[tuple[str, str], bool] = {}
-        self._in_progress: set[tuple[str, tuple[str, str]]] = set()
-        self._target_status: dict[str, TargetStatus] = {}
-        self._routes: dict[tuple[str, str], list[str]] = {}
-        self._text: dict[str, str] = {}
-        self._dirs: dict[ids.NodeRef, str] = {}
-        self._ready: dict[tuple[str, str], str | None] = {}
-        self._facts: dict[tuple[str, str], tuple[int, list[str], list[tuple[str, int]]]] = {}
-        self._flags: dict[tuple[str, str], NodeFlags] = {}
-        self._claimable: dict[tuple[str, str], tuple[bool, str | None]] = {}
-        self._labels: dict[tuple[str, str], Label] = {}
-
-    # -- basic facts ------------------------------------------------------------------
-
-    def _may_withdraw_words(self, path: str, w: m.Withdrawal, tid: str) -> bool:
-        """D-3 v3.30: a gloss or explainer version may also be withdrawn by its author or a
-        steward of its target (status records and defect claims stay curators' alone,
-        D-18 v3.27). Steward records are read as filed, so this cannot loop."""
-        parts = w.withdraws.split("/")
-        if len(parts) != 6 or parts[4] not in ("gloss", "explainer") or parts[1] != tid:
-            return False
-        t = self.g.targets[tid]
-        node = t.nodes.get(parts[3])
-        if node is None:
-            return False
-        chain = node.glosses if parts[4] == "gloss" else node.explainers
-        author = next((rf.record.author for rf in chain if rf.path == w.withdraws), None)
-        if w.by == author:
-            return True  # the author's own act; step 2 bound ``by`` to the submitter
-        return self.role_signed(path, w, w.by, w.date, tid, stewards=True, curators=False)
-
-    def _withdrawn(self) -> set[str]:
-        records: list[tuple[str, m.Withdrawal, str]] = []
-        for tid, t in self.g.targets.items():
-            for rf in t.withdrawals:
-                records.append((rf.path, rf.record, tid))
-            for n in t.nodes.values():
-                for rf in n.withdrawals:
-                    records.append((rf.path, rf.record, tid))
-        valid = [(p, w) for p, w, tid in records
-                 if w.withdraws.startswith(f"targets/{tid}/")  # its own target only
-                 and (self.role_signed(p, w, w.by, w.date, tid, stewards=False)
-                      or self._may_withdraw_words(p, w, tid))]
-        self.unverified.update(p for p, _w, _t in records if (p, _w) not in valid)
-        valid = _removals_need_two(valid)
-        withdrawn: set[str] = set()
-        for _ in range(len(valid) + 1):
-            nxt = {w.withdraws for p, w in valid if p not in withdrawn}
-            if nxt == withdrawn:
-                break
-            withdrawn = nxt
-        return withdrawn
-
-    def curators_of(self, tid: str) -> set[str]:
-        """The pseudonyms curating ``tid`` (memoised: callers must not mutate it)."""
-        cur = self._curators.get(tid)
-        if cur is None:
-            cur = self._curators[tid] = {c.pseudonym for c in self.g.curators.curators
-                                         if "*" in c.targets or tid in c.targets}
-        return cur
-
-    def dir_of(self, n: Node) -> str:
-        """The node's directory as a string (``network.ids.node_dir``), memoised."""
-        d = self._dirs.get(n.ref)
-        if d is None:
-            d = self._dirs[n.ref] = str(n.ref.dir)
-        return d
-
-    # -- trust (ruling 14) -------------------------------------------------------------
-
-    def _steward_verified(self, tid: str, rf: RecordFile[m.Steward]) -> bool:
-        """A steward record counts when the steward it names, or a curator of the target
-        (D-32: a curator adding them directly), signed it on its ``since`` date."""
-        rec = rf.record
-        cur = self.curators_of(tid)
-        ok = self._signature_ok(rec, rec.signature, actors=frozenset({rec.pseudonym, *cur}),
-                                holds=lambda who, _d: who == rec.pseudonym or who in cur,
-                                at_date=rec.since)
-        self._verified[(rf.path, True, True)] = ok
-        if not ok:
-            self.unverified.add(rf.path)
-        return ok
-
-    def _signature_ok(self, body: Any, sig: m.Signature | None, *, actors: frozenset[str],
-                      holds: trust.RoleCheck, at_date: str) -> bool:
-        from network.errors import LemmataError
-
-        try:
-            trust.check_role_signature(body, sig, actors=actors, holds=holds,
-                                       at_date=at_date, keys=self.g.keys,
-                                       identities=self.g.identities)
-        except LemmataError:
-            return False
-        return True
-
-    def holds_role(self, tid: str, who: str, date: str, *, stewards: bool = True,
-                   curators: bool = True) -> bool:
-        """Whether ``who`` curates ``tid`` (curators.json) or, with ``stewards``, stands as
-        its steward by a verified, standing steward record dated no later than ``date``
-        (while withdrawals are being read, steward records are read as filed)."""
-        if curators and who in self.curators_of(tid):
-            return True
-        if stewards and self.panel is not None:
-            return self.panel.holds(tid, who, date)
-        return stewards and any(
-            rf.record.pseudonym == who and trust.held_since(rf.record.since, date)
-            and rf.path not in self.withdrawn for rf in self.steward_records.get(tid, []))
-
-    def role_signed(self, path: str, rec: Any, actor: str, date: str, tid: str, *,
-                    stewards: bool = True, curators: bool = True) -> bool:
-        """Whether the role record at ``path`` is signed by its ``actor`` while the actor
-        held the role on ``date`` (memoised; a failure is listed as unverified)."""
-        key = (path, stewards, curators)
-        ok = self._verified.get(key)
-        if ok is None:
-            ok = self._signature_ok(
-                rec, rec.signature, actors=frozenset({actor}),
-                holds=lambda who, d: self.holds_role(tid, who, d, stewards=stewards,
-                                                     curators=curators),
-                at_date=date)
-            self._verified[key] = ok
-        return ok
-
-    def approved(self, tid: str, rec: m.Words) -> list[m.Signature]:
-        """The approvals of a words version that verify: each signed over
-        :func:`network.record.trust.approval_body` by a steward of the target or a curator
-        on the version's date."""
-        if not rec.approvals:
-            return []
-        body = trust.approval_body(rec)
-        return [sig for sig in rec.approvals if self._signature_ok(
-            body, sig, actors=frozenset({sig.signer}),
-            holds=lambda who, d: self.holds_role(tid, who, d), at_date=rec.date)]
-
-    def stewards_of(self, tid: str) -> list[str]:
-        if self.panel is not None:
-            return [s.pseudonym for s in self.panel.in_force(tid)]
-        return [rf.record.pseudonym for rf in self.steward_records.get(tid, [])
-                if rf.path not in self.withdrawn]
-
-    def signature_verifies(self, body: Any, sig: m.Signature | None, signer: str,
-                           at_date: str) -> bool:
-        """Whether ``sig`` is ``signer``'s role signature over ``body`` on ``at_date``
-        (the role itself judged by the caller: :mod:`network.record.panel_roles`)."""
-        return self._signature_ok(body, sig, actors=frozenset({signer}),
-                                  holds=lambda who, _d: who == signer, at_date=at_date)
-
-    def merged_date(self, path: str) -> str | None:
-        """The merge log's date of the merge that added ``path`` (ruling 2), or None."""
-        seq = self.merge_seq_of.get(path)
-        return self.merge_date.get(seq) if seq is not None else None
-
-    def roles_of(self, tid: str) -> set[str]:
-        return self.curators_of(tid) | set(self.stewards_of(tid))
-
-    def present(self, path: str) -> bool:
-        return path not in self.withdrawn
-
-    def is_merged(self, path: str, sha256: str) -> bool:
-        return (path, sha256) in self.merged
-
-    def file_merged(self, n: Node, name: str) -> bool:
-        lf = n.files.get(name)
-        return lf is not None and self.is_merged(lf.path, lf.sha256)
-
-    def date_of(self, path: str) -> str | None:
-        seq = self.merge_seq_of.get(path)
-        if seq is not None:
-            return self.merge_date[seq]
-        return self.att_date.get(path)
-
-    def text(self, path: str) -> str:
-        if path not in self._text:
-            try:
-                self._text[path] = self.g.source.read(path).decode("utf-8", "replace")
-            except Exception:  # noqa: BLE001 - a missing file reads as empty text
-                self._text[path] = ""
-        return self._text[path]
-
-    def _target_index(self, t: Target) -> _TargetIndex:
-        ti = _TargetIndex(t)
-        for nid, n in t.nodes.items():
-            meta = n.meta
-            if meta.supersedes and meta.supersedes in t.nodes:
-                ti.superseded_by.setdefault(meta.supersedes, nid)
-            if meta.hole is not None:
-                ti.holes_of_route.setdefault(meta.hole.route, []).append((meta.hole.k, nid))
-            for lem in meta.lemmas:
-                ti.lemma_holders.setdefault(lem, []).append(nid)
-            for dep in meta.deps:
-                ti.dep_holders.setdefault(dep, []).append(nid)
-            if meta.variant is not None:
-                ti.variants.append(nid)
-            for att in n.attempts:
-                if att.kind in ROUTE_KINDS:
-                    ti.route_owner[att.path] = nid
-            for rf in n.shelvings:
-                if rf.path in self.withdrawn or not self.role_signed(
-                        rf.path, rf.record, rf.record.by, rf.record.date, t.id):
-                    if rf.path not in self.withdrawn:
-                        self.unverified.add(rf.path)
-                    continue
-                ti.shelvings_by_subject.setdefault(rf.record.subject, []).append(
-                    (norm_date(rf.record.date), rf.path, rf.record))
-        for holes in ti.holes_of_route.values():
-            holes.sort()
-        for recs in ti.shelvings_by_subject.values():
-            recs.sort(key=lambda x: (x[0], x[1]))
-        return ti
-
-    def node(self, tid: str, nid: str) -> Node:
-        return self.g.targets[tid].nodes[nid]
-
-    def has(self, tid: str, nid: str) -> bool:
-        t = self.g.targets.get(tid)
-        return t is not None and nid in t.nodes
-
-    def current(self, tid: str, nid: str) -> str:
-        """The end of ``nid``'s revision chain (D-8 v3.18)."""
-        sb = self.t[tid].superseded_by
-        seen = {nid}
-        while nid in sb and sb[nid] not in seen:
-            nid = sb[nid]
-            seen.add(nid)
-        return nid
-
-    def root_of(self, tid: str) -> str | None:
-        return self.current(tid, ids.ROOT) if self.has(tid, ids.ROOT) else None
-
-    def is_root(self, tid: str, nid: str) -> bool:
-        return ids.revision_base(nid)[0] == ids.ROOT and ids.parent_of(nid) is None
-
-    def question(self, tid: str, nid: str) -> bool:
-        """:func:`is_question` (private form)."""
-        said = self.node(tid, nid).meta.provenance.get("answer_question")
-        if said is True:
-            return True
-        return (said is None and self.is_root(tid, nid)
-                and self.g.targets[tid].record.answer_question)
-
-    # -- routes -----------------------------------------------------------------------
-
-    def own_routes(self, n: Node) -> list[str]:
-        return [a.path for a in n.attempts
-                if a.kind in ROUTE_KINDS and self.is_merged(a.path, a.sha256)
-                and self.present(a.path)]
-
-    def routes(self, tid: str, nid: str) -> list[str]:
-        """Merged decompositions of the node in record order, with those a same-hash
-        revision inherits from the node it supersedes (D-8 v3.46, ruling 4)."""
-        key = (tid, nid)
-        if key not in self._routes:
-            n = self.node(tid, nid)
-            inherited: list[str] = []
-            sup = n.meta.supersedes
-            if (sup and self.has(tid, sup)
-                    and self.node(tid, sup).meta.statement_hash == n.meta.statement_hash):
-                self._routes[key] = []  # cycle guard
-                inherited = self.routes(tid, sup)
-            self._routes[key] = inherited + self.own_routes(n)
-        return self._routes[key]
-
-    def route_holes(self, tid: str, route: str) -> list[str]:
-        """The hole nodes a route needs, read through revisions, plus lemma edges the
-        post-merge job attributed to it (D-12 v3.38, see :func:`route_lemmas`)."""
-        out: list[str] = []
-        for _, h in self.t[tid].holes_of_route.get(route, []):
-            c = self.current(tid, h)
-            if c not in out:
-                out.append(c)
-        for lem in self.route_lemmas(tid, route):
-            c = self.current(tid, lem)
-            if c not in out:
-                out.append(c)
-        return out
-
-    def route_lemmas(self, tid: str, route: str) -> list[str]:
-        owner = self.t[tid].route_owner.get(route)
-        if owner is None:
-            return []
-        n = self.node(tid, owner)
-        lemmas = [x for x in n.meta.lemmas if self.has(tid, x)]
-        if not lemmas:
-            return []
-        meta_path = f"{self.dir_of(n)}/META.yaml"
-        own = self.own_routes(n)
-        same_merge = [r for r in own
-                      if self.merge_seq_of.get(r) is not None
-                      and self.merge_seq_of.get(r) == self.merge_seq_of.get(meta_path)]
-        chosen = same_merge[-1] if same_merge else (own[-1] if own else None)
-        return lemmas if chosen == route else []
-
-    def route_retired(self, tid: str, route: str) -> bool:
-        return self.own_decision(tid, route) is True
-
-    # -- shelving (D-14 v3.47) ---------------------------------------------------------
-
-    def own_decision(self, tid: str, subject: str) -> bool | None:
-        """True shelved, False lifted, None no record — the subject's latest record."""
-        recs = self.t[tid].shelvings_by_subject.get(subject)
-        if not recs:
-            return None
-        return recs[-1][2].lifts is None
-
-    def shelving_record(self, tid: str, subject: str) -> str | None:
-        recs = self.t[tid].shelvings_by_subject.get(subject)
-        return recs[-1][1] if recs and recs[-1][2].lifts is None else None
-
-    def used_by_merged_proof(self, tid: str, nid: str) -> bool:
-        for holder in self.t[tid].dep_holders.get(nid, []):
-            if self.file_merged(self.node(tid, holder), "Proof"):
-                return True
-        return False
-
-    def shelved(self, tid: str, nid: str) -> bool:
-        key = (tid, nid)
-        if key in self._shelved:
-            return self._shelved[key]
-        guard = ("shelved", key)
-        if guard in self._in_progress:
-            return False
-        self._in_progress.add(guard)
-        try:
-            val = self._shelved_uncached(tid, nid)
-        finally:
-            self._in_progress.discard(guard)
-        self._shelved[key] = val
-        return val
-
-    def _shelved_uncached(self, tid: str, nid: str) -> bool:
-        if self.is_root(tid, nid):
-            return False
-        own = self.own_decision(tid, nid)
-        if own is not None:
-            return own and not self.used_by_merged_proof(tid, nid)
-        n = self.node(tid, nid)
-        if n.meta.variant is not None or n.meta.hole is None:
-            return False
-        sup = n.meta.supersedes
-        if sup and self.has(tid, sup) and self.shelved(tid, sup):
-            return True
-        hole = n.meta.hole
-        inherited = self.route_retired(tid, hole.route) or (
-            self.has(tid, hole.parent) and self.shelved(tid, hole.parent))
-        if not inherited or self.used_by_merged_proof(tid, nid):
-            return False
-        for holder in self.t[tid].lemma_holders.get(nid, []):
-            if holder != hole.parent and not self.shelved(tid, holder):
-                return False
-        return True
-
-    # -- status (ruling 1, D-12) ------------------------------------------------------
-
-    def status(self, tid: str, nid: str) -> str:
-        key = (tid, nid)
-        if key in self._status:
-            return self._status[key]
-        guard = ("status", key)
-        if guard in self._in_progress:
-            return "open"
-        self._in_progress.add(guard)
-        try:
-            val, by_closure = self._status_uncached(tid, nid)
-        finally:
-            self._in_progress.discard(guard)
-        self._status[key] = val
-        self._by_closure[key] = by_closure
-        return val
-
-    def _status_uncached(self, tid: str, nid: str) -> tuple[str, bool]:
-        n = self.node(tid, nid)
-        if nid in self.t[tid].superseded_by:
-            return "superseded", False
-        if self.file_merged(n, "Vacuity"):
-            return "defective", False
-        if self.file_merged(n, "Refutation"):
-            return "refuted", False
-        if self.valid_closure(tid, nid, "refuted") is not None:
-            return "refuted", True
-        if self.file_merged(n, "Proof") and not n.meta.tutorial:
-            # the tutorial node stays open for good: its Proof.lean is a rehearsal slot,
-            # not a record (D-27, D-3 v3.13)
-            return "proved", False
-        if self.valid_closure(tid, nid, "proved") is not None:
-            return "proved", True
-        if self.blocked(tid, n):
-            return "blocked", False
-        return "open", False
-
-    def blocked(self, tid: str, n: Node) -> bool:
-        if n.meta.hole is None or "Witness" in n.files:
-            return False
-        hole = n.meta.hole
-        if not hole.route.endswith("-partial.lean"):
-            return True
-        carried = f"{hole.route[:-len('.lean')]}.h{hole.k}.witness.lean"
-        if self.has(tid, hole.parent):
-            for a in self.node(tid, hole.parent).attempts:
-                if a.path == carried and self.is_merged(a.path, a.sha256):
-                    return False
-        return True
-
-    def proved_by_closure(self, tid: str, nid: str) -> bool:
-        self.status(tid, nid)
-        return self._by_closure[(tid, nid)]
-
-    def closure_holds(self, tid: str, rec: m.Closure) -> bool:
-        """Every input reads proved, the route is merged and not retired, and a root is
-        vouched (D-12 v3.42, D-14 v3.47)."""
-        if rec.link == "route":
-            if rec.route is None or self.route_retired(tid, rec.route):
-                return False
-            if rec.route not in self.routes(tid, rec.node):
-                return False
-        for inp in rec.inputs:
-            if not self.has(tid, inp.node) or self.status(tid, inp.node) != "proved":
-                return False
-        return not (self.is_root(tid, rec.node) and not root_vouched_ix(self, tid))
-
-    def closures(self, tid: str, nid: str) -> list[tuple[str, m.Closure]]:
-        return [(rf.path, rf.record) for rf in self.node(tid, nid).closures
-                if self.present(rf.path) and self.closure_signed(rf)]
-
-    def closure_signed(self, rf: RecordFile[m.Closure]) -> bool:
-        """A closure record is the gate's verdict: it counts only with a gate signature
-        by a key of keys/ valid at its merge (D-12 v3.42, ruling 14)."""
-        key = (rf.path, False, False)
-        ok = self._verified.get(key)
-        if ok is None:
-            from network import signing
-            from network.errors import LemmataError
-
-            rec, sig = rf.record, rf.record.signature
-            merged = next((mr.record.date for mr in self.g.merges
-                           if mr.record.seq == rec.merge_seq), None)
-            try:
-                if sig is None or sig.kind != "gate":
-                    raise LemmataError("bad-signature", "a closure is signed by the gate")
-                signing.verify(rec, sig, self.g.keys, merged)
-                ok = True
-            except LemmataError:
-                ok = False
-                self.unverified.add(rf.path)
-            self._verified[key] = ok
-        return ok
-
-    def valid_closure(self, tid: str, nid: str, verdict: str) -> str | None:
-        for path, rec in self.closures(tid, nid):
-            if rec.verdict == verdict and self.closure_holds(tid, rec):
-                return path
-        return None
-
-    def closable(self, tid: str, nid: str) -> bool:
-        key = (tid, nid)
-        if key in self._closable:
-            return self._closable[key]
-        guard = ("closable", key)
-        if guard in self._in_progress:
-            return False
-        self._in_progress.add(guard)
-        try:
-            val = self._closable_uncached(tid, nid)
-        finally:
-            self._in_progress.discard(guard)
-        self._closable[key] = val
-        return val
-
-    def _closable_uncached(self, tid: str, nid: str) -> bool:
-        if self.status(tid, nid) in CLOSED or self.status(tid, nid) == "superseded":
-            return False
-        if self.is_root(tid, nid) and not root_vouched_ix(self, tid):
-            return False
-
-        def ready(x: str) -> bool:
-            return self.status(tid, x) == "proved" or self.closable(tid, x)
-
-        for route in self.routes(tid, nid):
-            if self.route_retired(tid, route):
-                continue
-            holes = self.route_holes(tid, route)
-            if holes and all(ready(h) for h in holes):
-                return True
-        if self.is_root(tid, nid):
-            for v in self.t[tid].variants:
-                rel = self.node(tid, v).meta.variant
-                if rel is not None and rel.relation in ("resolves", "refutes") and (
-                        self.file_merged(self.node(tid, v), "Relation") and ready(v)):
-                    return True
-        return False
-
-    # -- other flags ------------------------------------------------------------------
-
-    def disputed(self, tid: str, nid: str) -> bool:
-        cur = self.curators_of(tid)
-        for rf in self.node(tid, nid).disputes:
-            if (self.present(rf.path) and self.present(rf.record.defect)
-                    and rf.record.curator in cur
-                    and self.role_signed(rf.path, rf.record, rf.record.curator,
-                                         rf.record.date, tid, stewards=False)):
-                return True
-        return False
-
-    def stale(self, tid: str, nid: str) -> bool:
-        if self.status(tid, nid) != "proved":
-            return False
-        n = self.node(tid, nid)
-        for used in [*n.meta.deps, *n.meta.lemmas]:
-            if not self.has(tid, used) or used not in self.t[tid].superseded_by:
-                continue
-            rev = self.current(tid, used)
-            rev_seq = self.merge_seq_of.get(f"{self.dir_of(self.node(tid, rev))}/META.yaml")
-            if rev_seq is None or not self._reattested(tid, nid, rev_seq):
-                return True
-        return False
-
-    def _reattested(self, tid: str, nid: str, since_seq: int) -> bool:
-        for a in self.atts_by_node.get((tid, nid), []):
-            seq = self.merge_commit_seq.get(a.graph_commit)
-            if seq is not None and seq >= since_seq:
-                return True
-        return False
-
-    def dormant(self, tid: str) -> bool:
-        return target_status_ix(self, tid).status == "dormant"
-
-
-_CACHE: dict[int, tuple[weakref.ref[Graph], _Index]] = {}
-
-
-def _ix(graph: Graph) -> _Index:
-    entry = _CACHE.get(id(graph))
-    if entry is not None and entry[0]() is graph:
-        return entry[1]
-    ix = _Index(graph)
-    key = id(graph)
-    cache = _CACHE  # bound now: the callback may run while the interpreter shuts down
-    _CACHE[key] = (weakref.ref(graph, lambda _r: cache.pop(key, None)), ix)
-    return ix
-
-
-def _check(ix: _Index, target: str, node: str) -> None:
-    from network.errors import LemmataError
-
-    if not ix.has(target, node):
-        raise LemmataError("unknown-node", f"no node {target}/{node}")
-
-
-# --- public derivations -------------------------------------------------------------------
 
 
 def now(graph: Graph) -> str | None:
@@ -1038,159 +368,6 @@ def node_state(graph: Graph, target: str, node: str) -> NodeState:
                      node_flags(graph, target, node), literature_status(graph, target, node))
 
 
-def root_vouched(graph: Graph, target: str) -> bool:
-    """The one predicate step 9 and root closure share (ruling 5; D-4 v3.11/v3.15/v3.20,
-    D-9 v3.39, D-12 v3.42).
-
-    True when the target is a calibration target, or its fidelity grade is at least
-    screened-and-signed, or its catalog evidence scores at least 5 points, or a completed
-    non-background formalization review vouches (not modelled yet: always False). Reverted
-    to False while a confirmed defect (a standing dispute record, D-18 v3.28) is on the root.
-
-    Raises:
-        KeyError: no such target.
-    """
-    return root_vouched_ix(_ix(graph), target)
-
-
-def completed_review_vouches(graph: Graph, target: str) -> bool:
-    """Whether a completed, non-background formalization review vouches for the root
-    (D-9 v3.39). The review record is not modelled yet, so this is always False."""
-    return False
-
-
-def root_vouched_ix(ix: _Index, tid: str) -> bool:
-    """:func:`root_vouched` over an index (private helper shared by closure)."""
-    t = ix.g.targets[tid]
-    root = ix.root_of(tid)
-    if root is not None and ix.disputed(tid, root):
-        return False
-    rec = t.record
-    if rec.calibration or rec.target_class == "calibration":
-        return True
-    if rec.fidelity.grade in GRADES_VOUCHING:
-        return True
-    if rec.fidelity.catalog_evidence_points >= CATALOG_EVIDENCE_POINTS:
-        return True
-    return completed_review_vouches(ix.g, tid)
-
-
-def target_status(graph: Graph, target: str) -> TargetStatus:
-    """The target's status (D-33) from its status records and its root's state.
-
-    ``resolved`` when the current root reads proved, refuted or defective (its digestion
-    state: ``explained`` when every node of the closing proof's footprint carries an
-    approved explainer, D-33 v3.17/v3.30; ``written-up`` is not modelled); else
-    ``known-result`` / ``active`` / ``dormant`` from the latest standing curator record,
-    dormant reading ``active`` again once a progress artifact (a merged proof, refutation,
-    vacuity, partial, reduction, variant or refuted-route postmortem) merged after the
-    declaration; else ``listed``.
-
-    Raises:
-        KeyError: no such target.
-    """
-    return target_status_ix(_ix(graph), target)
-
-
-def target_status_ix(ix: _Index, tid: str) -> TargetStatus:
-    """:func:`target_status` over an index (private helper)."""
-    if tid in ix._target_status:
-        return ix._target_status[tid]
-    ix._target_status[tid] = TargetStatus("listed")  # recursion guard
-    val = _target_status_uncached(ix, tid)
-    ix._target_status[tid] = val
-    return val
-
-
-def _target_status_uncached(ix: _Index, tid: str) -> TargetStatus:
-    t = ix.g.targets[tid]
-    root = ix.root_of(tid)
-    if root is not None:
-        st = ix.status(tid, root)
-        if st in CLOSED:
-            return TargetStatus("resolved", _digestion(ix, tid, root), st)
-    cur = ix.curators_of(tid)
-    recs = sorted(((norm_date(rf.record.date), rf.path, rf.record) for rf in t.status_records
-                   if ix.present(rf.path) and rf.record.curator in cur
-                   and ix.role_signed(rf.path, rf.record, rf.record.curator, rf.record.date,
-                                      tid, stewards=False)),
-                  key=lambda x: (x[0], x[1]))
-    if not recs:
-        return TargetStatus("listed")
-    date, path, rec = recs[-1]
-    if rec.declaration == "dormant":
-        progress = _progress_since(ix, tid, date, ix.merge_seq_of.get(path))
-        if progress is not None:
-            return TargetStatus("active", declaration=path, reactivated_by=progress)
-    return TargetStatus(rec.declaration, declaration=path)
-
-
-def _is_progress_path(ix: _Index, tid: str, path: str) -> bool:
-    parts = path.split("/")
-    if len(parts) < 5 or parts[0] != "targets" or parts[1] != tid or parts[2] != "nodes":
-        return False
-    nid, rest = parts[3], "/".join(parts[4:])
-    if rest in ("Proof.lean", "Refutation.lean", "Vacuity.lean"):
-        return True
-    if rest.startswith("attempts/") and (rest.endswith(("-partial.lean", "-reduction.lean"))):
-        return True
-    if rest in ("Statement.lean", "META.yaml") and ix.has(tid, nid):
-        return ix.node(tid, nid).meta.variant is not None
-    if rest.endswith("-postmortem.yaml") and ix.has(tid, nid):
-        for a in ix.node(tid, nid).attempts:
-            if a.path == path and a.postmortem is not None:
-                return a.postmortem.outcome == "refuted-route"
-    return False
-
-
-def _progress_since(ix: _Index, tid: str, date: str, seq: int | None) -> str | None:
-    for mr in ix.g.merges:
-        rec = mr.record
-        later = rec.seq > seq if seq is not None else norm_date(rec.date) > date
-        if not later:
-            continue
-        for p in rec.artifacts:
-            if _is_progress_path(ix, tid, p):
-                return p
-    return None
-
-
-def _digestion(ix: _Index, tid: str, root: str) -> str:
-    footprint = _footprint(ix, tid, root)
-    for nid in footprint:
-        n = ix.node(tid, nid)
-        proof = n.files.get("Proof")
-        if proof is None:
-            if ix.proved_by_closure(tid, nid):
-                continue  # the join earns nothing and needs no explainer of its own
-            return "undigested"
-        ok = any(rf.record.describes == proof.path and ix.present(rf.path)
-                 and ix.approved(tid, rf.record) for rf in n.explainers)
-        if not ok:
-            return "undigested"
-    return "explained"
-
-
-def _footprint(ix: _Index, tid: str, nid: str) -> list[str]:
-    """Nodes the node's proof rests on, itself first, through closures and deps."""
-    out: list[str] = []
-    stack = [nid]
-    while stack:
-        x = stack.pop()
-        if x in out or not ix.has(tid, x):
-            continue
-        out.append(x)
-        n = ix.node(tid, x)
-        if ix.file_merged(n, "Proof") or ix.file_merged(n, "Refutation"):
-            stack.extend(reversed([ix.current(tid, d) for d in n.meta.deps]))
-            continue
-        for path, rec in ix.closures(tid, x):
-            if ix.closure_holds(tid, rec):
-                stack.extend(reversed([i.node for i in rec.inputs]))
-                break
-    return out
-
-
 def claimable(graph: Graph, target: str, node: str) -> tuple[bool, str | None]:
     """Whether a new claim on the node is accepted, and the catalog code when not.
 
@@ -1244,9 +421,6 @@ def _claimable(ix: _Index, target: str, node: str) -> tuple[bool, str | None]:
     if any(ix.status(target, d) != "proved" for d in deps):
         return False, "claim-not-ready"
     return True, None
-
-
-# --- labels (D-3 v3.44, D-25 v3.44) -------------------------------------------------------
 
 
 def _current_gloss(ix: _Index, n: Node, describes: str) -> m.Gloss | None:
@@ -1391,9 +565,6 @@ def _first_comment_paragraph(text: str) -> str | None:
     return joined or None
 
 
-# --- literature (D-25 v3.35/v3.45) -------------------------------------------------------
-
-
 def literature_status(graph: Graph, target: str, node: str) -> dict[str, Any] | None:
     """The node's literature status (D-25 v3.35, v3.45), or None when it has no record.
 
@@ -1468,9 +639,6 @@ def literature_awaiting(graph: Graph, target: str, node: str) -> list[dict[str, 
             for d, p, r in recs if p not in signed and p not in covered]
 
 
-# --- what a shelving may reach (D-14 v3.47; the service and step 2 share it) -------------
-
-
 @dataclass(frozen=True)
 class ShelvingReach:
     """What a shelving filed under one node may name (D-14 v3.47, D-35 "shelving").
@@ -1513,13 +681,6 @@ def standing_shelving(graph: Graph, target: str, subject: str) -> str | None:
     return _ix(graph).shelving_record(target, subject)
 
 
-# --- attempts, readiness, the frontier (D-13, D-25) ---------------------------------------
-
-
-def _postmortems(ix: _Index, n: Node) -> list[Attempt]:
-    return [a for a in n.attempts if a.kind == "postmortem" and ix.present(a.path)]
-
-
 def attempt_facts(graph: Graph, target: str, node: str) -> dict[str, Any]:
     """D-13 facts of one node: ``attempts`` (postmortems plus merged partials and
     reductions), ``refuted_route_classes`` (sorted), ``failure_classes`` (histogram).
@@ -1530,32 +691,6 @@ def attempt_facts(graph: Graph, target: str, node: str) -> dict[str, Any]:
     ix = _ix(graph)
     _check(ix, target, node)
     return _attempt_facts(ix, ix.node(target, node))
-
-
-def _attempt_facts(ix: _Index, n: Node) -> dict[str, Any]:
-    key = (n.ref.target, n.ref.node)
-    if key not in ix._facts:
-        pms = _postmortems(ix, n)
-        refuted: list[str] = sorted({a.postmortem.route_class for a in pms
-                                     if a.postmortem and a.postmortem.outcome == "refuted-route"})
-        hist = Counter(a.postmortem.failure_class for a in pms if a.postmortem)
-        ix._facts[key] = (len(pms) + len(ix.own_routes(n)), refuted, sorted(hist.items()))
-    facts = ix._facts[key]
-    return {"attempts": facts[0],
-            "refuted_route_classes": list(facts[1]),
-            "failure_classes": dict(facts[2])}
-
-
-def _proved_date(ix: _Index, tid: str, nid: str) -> str | None:
-    n = ix.node(tid, nid)
-    if ix.file_merged(n, "Proof"):
-        return ix.date_of(n.files["Proof"].path)
-    path = ix.valid_closure(tid, nid, "proved")
-    if path is not None:
-        for p, rec in ix.closures(tid, nid):
-            if p == path:
-                return ix.date_of(p) or ix.merge_date.get(rec.merge_seq)
-    return None
 
 
 def ready_since(graph: Graph, target: str, node: str) -> str | None:
@@ -1571,36 +706,6 @@ def ready_since(graph: Graph, target: str, node: str) -> str | None:
     ix = _ix(graph)
     _check(ix, target, node)
     return _ready_since(ix, target, node)
-
-
-def _ready_since(ix: _Index, tid: str, nid: str) -> str | None:
-    key = (tid, nid)
-    if key not in ix._ready:
-        ix._ready[key] = _ready_since_uncached(ix, tid, nid)
-    return ix._ready[key]
-
-
-def _ready_since_uncached(ix: _Index, tid: str, nid: str) -> str | None:
-    if ix.status(tid, nid) != "open":
-        return None
-    n = ix.node(tid, nid)
-    d = ix.dir_of(n)
-    dates: list[str | None] = [ix.date_of(f"{d}/Statement.lean") or ix.date_of(f"{d}/META.yaml")]
-    if dates[0] is None and n.meta.hole is not None:
-        dates[0] = ix.date_of(n.meta.hole.route)
-    if dates[0] is None and ix.is_root(tid, nid):
-        dates[0] = norm_date(ix.g.targets[tid].record.listed)
-    if "Witness" in n.files and n.meta.hole is not None:
-        dates.append(ix.date_of(n.files["Witness"].path))
-    for dep in n.meta.deps:
-        if not ix.has(tid, dep):
-            return None
-        cur = ix.current(tid, dep)
-        if ix.status(tid, cur) != "proved":
-            return None
-        dates.append(_proved_date(ix, tid, cur))
-    known = [x for x in dates if x]
-    return max(known) if known else None
 
 
 def frontier_entry(graph: Graph, target: str, node: str) -> dict[str, Any]:
@@ -1670,17 +775,6 @@ def on_frontier(graph: Graph, target: str, node: str) -> bool:
     return _on_frontier(ix, target, node)
 
 
-def _on_frontier(ix: _Index, tid: str, nid: str) -> bool:
-    if ix.status(tid, nid) not in ("open", "blocked"):
-        return False
-    if ix.shelved(tid, nid) or ix.disputed(tid, nid):
-        return False
-    for dep in ix.node(tid, nid).meta.deps:
-        if not ix.has(tid, dep) or ix.status(tid, ix.current(tid, dep)) != "proved":
-            return False
-    return True
-
-
 def frontier(graph: Graph) -> list[dict[str, Any]]:
     """Every frontier entry of the graph in the record's order (targets, then nodes, by id);
     see :func:`frontier_entry` and :func:`on_frontier` (D-25)."""
@@ -1688,9 +782,6 @@ def frontier(graph: Graph) -> list[dict[str, Any]]:
     return [_frontier_entry(ix, tid, nid)
             for tid, t in graph.targets.items() for nid in t.nodes
             if _on_frontier(ix, tid, nid)]
-
-
-# --- routes and sufficient sets (D-25 v3.40, v3.44, v3.46, v3.47) ---------------------------
 
 
 def node_routes(graph: Graph, target: str, node: str) -> list[str]:
@@ -1719,13 +810,6 @@ def route_alive(graph: Graph, target: str, route: str) -> bool:
     """A route is alive unless retired by a shelving (D-14 v3.47) or one of its holes reads
     refuted or defective (a false member kills its route, D-25 v3.46)."""
     return _route_alive(_ix(graph), target, route)
-
-
-def _route_alive(ix: _Index, tid: str, route: str) -> bool:
-    if ix.route_retired(tid, route):
-        return False
-    return not any(ix.status(tid, h) in ("refuted", "defective")
-                   for h in ix.route_holes(tid, route))
 
 
 def route_facts(graph: Graph, target: str, route: str) -> dict[str, Any]:
@@ -2072,9 +1156,6 @@ def _split(graph: Graph, target: str, items: list[tuple[int, dict[str, Any]]]) -
     return {"sets": [i for i, _ in items]}  # identical choices: cannot happen after dedupe
 
 
-# --- proofs (D-25 v3.26), closures, ledger (D-19) ------------------------------------------
-
-
 def target_proofs(graph: Graph, target: str) -> list[dict[str, Any]]:
     """Every way the target is proved, in the record's order, ranking nothing (D-25 v3.26).
 
@@ -2246,9 +1327,6 @@ def pending_corrections(graph: Graph) -> list[tuple[str, m.Correction, str, m.Le
     return out
 
 
-# --- the whole graph view (graph.json body) ----------------------------------------------
-
-
 def node_view(graph: Graph, target: str, node: str) -> dict[str, Any]:
     """A node as graph.json publishes it: id, status, flags, label/claim/label_source,
     origin, deps, lemmas, hole, supersedes, superseded_by, variant, statement_hash, merged
@@ -2385,9 +1463,6 @@ def nodes_of(graph: Graph) -> Iterable[tuple[str, str]]:
     for tid, t in graph.targets.items():
         for nid in t.nodes:
             yield tid, nid
-
-
-# --- views the site needs (D-36 v3.48, D-13, D-36 node page) -------------------------------
 
 
 def merge_of(graph: Graph, path: str) -> dict[str, Any] | None:
@@ -2646,9 +1721,6 @@ def _describes_current(n: Node, chain: dict[str, Any], sha: str) -> bool:
     named = {rf.path: rf.record.describes_sha256 for rf in n.glosses}
     named.update({rf.path: rf.record.describes_sha256 for rf in n.explainers})
     return named.get(path) == sha
-
-
-# --- registrations in public registries (D-10 v3.37) ---------------------------------------
 
 
 def registrations(graph: Graph, target: str | None = None) -> list[dict[str, Any]]:
