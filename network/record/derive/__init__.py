@@ -30,14 +30,12 @@ be mutated after loading.
 from __future__ import annotations
 
 import functools
-import re
 from collections import Counter
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 from typing import Any
 
 from network.record import models as m
-from network.record import panel_roles
 from network.record.derive._common import (
     CATALOG_EVIDENCE_POINTS as CATALOG_EVIDENCE_POINTS,
 )
@@ -122,6 +120,102 @@ from network.record.derive._shared import (
 from network.record.derive._shared import (
     _route_alive as _route_alive,
 )
+from network.record.derive.labels import (
+    _APPROACH_RE as _APPROACH_RE,
+)
+from network.record.derive.labels import (
+    _DISPLAY_RE as _DISPLAY_RE,
+)
+from network.record.derive.labels import (
+    _HEX64_RE as _HEX64_RE,
+)
+from network.record.derive.labels import (
+    _SENTENCE_RE as _SENTENCE_RE,
+)
+from network.record.derive.labels import (
+    _current_gloss as _current_gloss,
+)
+from network.record.derive.labels import (
+    _first_comment_paragraph as _first_comment_paragraph,
+)
+from network.record.derive.labels import (
+    _first_sentence as _first_sentence,
+)
+from network.record.derive.labels import (
+    _node_label as _node_label,
+)
+from network.record.derive.labels import (
+    node_label as node_label,
+)
+from network.record.derive.labels import (
+    route_approach as route_approach,
+)
+from network.record.derive.literature import (
+    literature_awaiting as literature_awaiting,
+)
+from network.record.derive.literature import (
+    literature_status as literature_status,
+)
+from network.record.derive.roles import (
+    curators_of as curators_of,
+)
+from network.record.derive.roles import (
+    holds_role as holds_role,
+)
+from network.record.derive.roles import (
+    is_merged as is_merged,
+)
+from network.record.derive.roles import (
+    now as now,
+)
+from network.record.derive.roles import (
+    panel_of as panel_of,
+)
+from network.record.derive.roles import (
+    panel_state as panel_state,
+)
+from network.record.derive.roles import (
+    policy_numbers as policy_numbers,
+)
+from network.record.derive.roles import (
+    steward_targets as steward_targets,
+)
+from network.record.derive.roles import (
+    stewards_of as stewards_of,
+)
+from network.record.derive.roles import (
+    unverified as unverified,
+)
+from network.record.derive.roles import (
+    withdrawn as withdrawn,
+)
+from network.record.derive.shelving import (
+    ShelvingReach as ShelvingReach,
+)
+from network.record.derive.shelving import (
+    shelving_reach as shelving_reach,
+)
+from network.record.derive.shelving import (
+    standing_shelving as standing_shelving,
+)
+from network.record.derive.status import (
+    _claimable as _claimable,
+)
+from network.record.derive.status import (
+    claimable as claimable,
+)
+from network.record.derive.status import (
+    is_question as is_question,
+)
+from network.record.derive.status import (
+    node_flags as node_flags,
+)
+from network.record.derive.status import (
+    node_state as node_state,
+)
+from network.record.derive.status import (
+    node_status as node_status,
+)
 from network.record.derive.targets import (
     _digestion as _digestion,
 )
@@ -149,536 +243,7 @@ from network.record.derive.targets import (
 from network.record.derive.targets import (
     target_status_ix as target_status_ix,
 )
-from network.record.loader import Graph, Node, RecordFile
-
-_APPROACH_RE = re.compile(r"^\s*--\s*approach:\s*(.+?)\s*$", re.MULTILINE)
-_DISPLAY_RE = re.compile(r"^\s*\$\$(.+?)\$\$", re.DOTALL)
-_SENTENCE_RE = re.compile(r"(.+?[.!?])(\s|$)", re.DOTALL)
-_HEX64_RE = re.compile(r"[0-9a-f]{64}")
-
-
-def now(graph: Graph) -> str | None:
-    """The record's clock: the date of the newest ``log/merges`` record as a full ISO-8601
-    UTC timestamp, or None when nothing has merged (Foundation ruling 2)."""
-    return _ix(graph).now
-
-
-def is_merged(graph: Graph, path: str, sha256: str) -> bool:
-    """Whether a ``pass`` attestation names ``path`` with ``sha256`` (docs/record.md, D-5)."""
-    return _ix(graph).is_merged(path, sha256)
-
-
-def withdrawn(graph: Graph) -> frozenset[str]:
-    """Paths of every record a standing withdrawal names: a curator's (D-18 v3.27), or for a
-    gloss or explainer version also its author's or a steward's (D-3 v3.30); a withdrawn
-    withdrawal stops withdrawing. These read as absent in every derivation."""
-    return frozenset(_ix(graph).withdrawn)
-
-
-def holds_role(graph: Graph, target: str, who: str, date: str, *, stewards: bool = True,
-               curators: bool = True) -> bool:
-    """Whether ``who`` holds a role on ``target`` on ``date`` (ruling 14): a curator of it
-    (curators.json), or with ``stewards`` its steward by a standing steward record that
-    verifies (:mod:`network.record.trust`) and dates from no later than ``date``.
-
-    Raises:
-        KeyError: no such target.
-    """
-    graph.targets[target]  # a KeyError for an unknown target
-    return _ix(graph).holds_role(target, who, date, stewards=stewards, curators=curators)
-
-
-def curators_of(graph: Graph, target: str) -> frozenset[str]:
-    """The pseudonyms curators.json names for ``target`` (or ``*``)."""
-    return frozenset(_ix(graph).curators_of(target))
-
-
-def stewards_of(graph: Graph, target: str) -> list[str]:
-    """The target's stewards: its panel in force (D-32 v3.34,
-    :mod:`network.record.panel_roles`): joins that verify (ruling 14), not stepped down,
-    withdrawn or lapsed, in join order. Raises: KeyError for an unknown target."""
-    graph.targets[target]  # a KeyError for an unknown target
-    return _ix(graph).stewards_of(target)
-
-
-def panel_of(graph: Graph, target: str) -> list[panel_roles.Stewardship]:
-    """The target's stewardships in force, each with ``since``, ``admitted_by`` and
-    ``self_admitted`` (D-32 v3.33/v3.34; :func:`stewards_of` gives their pseudonyms).
-    Raises: KeyError for an unknown target."""
-    graph.targets[target]
-    panel = _ix(graph).panel
-    assert panel is not None
-    return panel.in_force(target)
-
-
-def steward_targets(graph: Graph, who: str) -> list[str]:
-    """The targets ``who`` stands as steward of now (D-32 v3.34: in force, not stepped
-    down, withdrawn or lapsed), sorted: what a session's ``roles.steward`` lists."""
-    panel = _ix(graph).panel
-    assert panel is not None
-    return sorted(tid for tid in graph.targets
-                  if any(s.pseudonym == who for s in panel.in_force(tid)))
-
-
-def panel_state(graph: Graph) -> panel_roles.Panel:
-    """Every stewardship of the graph as derived (D-32 v3.34): what step 2 judges a new
-    steward act against (:func:`network.record.panel_roles.act_finding`)."""
-    panel = _ix(graph).panel
-    assert panel is not None
-    return panel
-
-
-def policy_numbers(graph: Graph, target: str | None = None) -> panel_roles.PolicyNumbers:
-    """policy.json's roles numbers (owner, steward_admission, steward_lapse_months,
-    steward_cap, vote_window_days, vote_threshold, vote_minimum), ``target``'s overrides
-    applied (D-32 v3.34; :func:`network.record.panel_roles.policy_numbers`)."""
-    return panel_roles.policy_numbers(graph, target)
-
-
-def unverified(graph: Graph) -> frozenset[str]:
-    """Paths of the records that claim a role or a verdict and do not verify (ruling 14):
-    attestations no gate key of ``keys/`` signs on their timestamp, closure records no
-    gate key signs as of their merge; steward records not
-    signed by the steward they name or a curator; dormancy, dispute, shelving, proof-review
-    and registration records,
-    role-resting withdrawals, and steward's or curator's literature readings not signed by
-    their actor while holding the role; words versions carrying an approval that does not
-    verify; approval, motion, vote and write-up records not signed by their actor in the
-    role the act needs (:func:`network.record.panel.unverified_records`). None of them
-    changes a status; the products and the site may show the flag."""
-    ix = _ix(graph)
-    for t in graph.targets.values():
-        for n in t.nodes.values():
-            for cl in n.closures:
-                ix.closure_signed(cl)
-    out = set(ix.unverified)
-    for tid, t in graph.targets.items():
-        cur = ix.curators_of(tid)
-        for rg in t.registrations:
-            if not ix.role_signed(rg.path, rg.record, rg.record.by, rg.record.date, tid):
-                out.add(rg.path)
-        for st in t.status_records:
-            if not ix.role_signed(st.path, st.record, st.record.curator, st.record.date, tid,
-                                  stewards=False) or st.record.curator not in cur:
-                out.add(st.path)
-        roles = ix.roles_of(tid)
-        for n in t.nodes.values():
-            for dp in n.disputes:
-                if not ix.role_signed(dp.path, dp.record, dp.record.curator, dp.record.date,
-                                      tid, stewards=False) or dp.record.curator not in cur:
-                    out.add(dp.path)
-            for sh in n.shelvings:
-                if not ix.role_signed(sh.path, sh.record, sh.record.by, sh.record.date, tid):
-                    out.add(sh.path)
-            for rv in n.reviews:  # a held proof's review (issue 13), as step 9 reads it
-                if not ix.role_signed(rv.path, rv.record, rv.record.by, rv.record.date, tid):
-                    out.add(rv.path)
-            for lit in n.literature:
-                if lit.record.by in roles and not ix.role_signed(
-                        lit.path, lit.record, lit.record.by, lit.record.date, tid):
-                    out.add(lit.path)
-            words: list[RecordFile[Any]] = [*n.glosses, *n.explainers]
-            for w in words:
-                if len(ix.approved(tid, w.record)) != len(w.record.approvals):
-                    out.add(w.path)
-        from network.record import panel  # imports this module
-
-        out.update(panel.unverified_records(graph, tid))  # D-32 v3.34, ruling 11
-    return frozenset(out)
-
-
-def node_status(graph: Graph, target: str, node: str) -> str:
-    """The node's one proof status (ruling 1, D-12, D-8, D-29).
-
-    Exactly one of ``open``, ``blocked`` (a hole without its Witness.lean, D-29 v3.24),
-    ``proved`` (merged Proof.lean, or a closure record whose inputs all read proved, the
-    root only when :func:`root_vouched`, D-12 v3.42), ``refuted`` (merged Refutation.lean or
-    a holding refutes closure), ``defective`` (merged Vacuity.lean) or ``superseded``
-    (another node's META.supersedes names it). Precedence in that reverse order.
-
-    Raises:
-        LemmataError: ``unknown-node``.
-    """
-    ix = _ix(graph)
-    _check(ix, target, node)
-    return ix.status(target, node)
-
-
-def node_flags(graph: Graph, target: str, node: str) -> NodeFlags:
-    """The flags beside the status (ruling 1): see :class:`NodeFlags` for each rule.
-
-    Raises:
-        LemmataError: ``unknown-node``.
-    """
-    ix = _ix(graph)
-    _check(ix, target, node)
-    flags = ix._flags.get((target, node))
-    if flags is not None:
-        return flags
-    st = ix.status(target, node)
-    t = graph.targets[target]
-    dormant = ix.dormant(target)
-    flags = ix._flags[(target, node)] = NodeFlags(
-        closable=ix.closable(target, node),
-        proved_by_closure=ix.proved_by_closure(target, node),
-        stale=ix.stale(target, node),
-        disputed=ix.disputed(target, node),
-        shelved=ix.shelved(target, node),
-        speculative=bool(ix.node(target, node).meta.speculative) and st in ("open", "blocked"),
-        bountied=node in t.record.bountied_nodes and not dormant,
-        dormant=dormant,
-        question=ix.question(target, node),
-    )
-    return flags
-
-
-def is_question(graph: Graph, target: str, node: str) -> bool:
-    """Whether the node's statement asks for a value rather than states a proposition
-    (D-10; DESIGN.md "Importing from public registries"; issue 12).
-
-    A Formal Conjectures statement written with ``answer(sorry)`` is a question: Lean
-    elaborates ``answer(sorry)`` of type ``Prop`` to ``True`` and of any other type to
-    ``sorryAx``, so its root reads as a proposition it is not. The importer records it as
-    ``answer_question: true`` in target.yaml (the target's root) and in the node's META
-    provenance. True when the META provenance says ``answer_question: true``, or the node
-    is the target's root (or a revision of it) in a target whose ``answer_question`` is
-    true and whose META does not say ``answer_question: false``.
-
-    Such a node is held: its status stays as derived (``open`` while unsettled), it is
-    published on the frontier with ``question: true`` so an agent sees where to work, and
-    :func:`claimable` refuses it with ``claim-node-question``; progress comes through
-    variants that fix an answer, judged by a person at step 9 (the gate's step 6 refuses
-    one whose answer restates the other side, :mod:`network.gate.answers`).
-
-    Raises:
-        LemmataError: ``unknown-node``.
-    """
-    ix = _ix(graph)
-    _check(ix, target, node)
-    return ix.question(target, node)
-
-
-def node_state(graph: Graph, target: str, node: str) -> NodeState:
-    """Status, flags and literature status of one node together.
-
-    Raises:
-        LemmataError: ``unknown-node``.
-    """
-    return NodeState(target, node, node_status(graph, target, node),
-                     node_flags(graph, target, node), literature_status(graph, target, node))
-
-
-def claimable(graph: Graph, target: str, node: str) -> tuple[bool, str | None]:
-    """Whether a new claim on the node is accepted, and the catalog code when not.
-
-    The one function the frontier, the service and the site use (ruling 1). Refusals, in
-    this order: ``claim-node-superseded`` (D-8), ``claim-node-closed`` (proved, refuted or
-    defective; D-33 v3.20), ``claim-node-question`` (the statement asks for a value,
-    :func:`is_question`; D-10), ``claim-node-disputed`` (D-18 v3.28), ``claim-node-shelved``
-    (D-14 v3.47), ``claim-target-dormant`` (ruling 13), ``claim-no-steward`` (open-problem
-    target without a standing steward record, D-6 v3.17), ``claim-node-blocked`` (D-29),
-    ``claim-dependency-disputed`` (D-18), ``claim-not-ready`` (a declared dependency not
-    proved, D-25). Live claims held by others are the service's overlay, not checked here.
-
-    Returns:
-        ``(True, None)`` or ``(False, code)``.
-
-    Raises:
-        LemmataError: ``unknown-node``.
-    """
-    ix = _ix(graph)
-    _check(ix, target, node)
-    key = (target, node)
-    if key not in ix._claimable:
-        ix._claimable[key] = _claimable(ix, target, node)
-    return ix._claimable[key]
-
-
-def _claimable(ix: _Index, target: str, node: str) -> tuple[bool, str | None]:
-    graph = ix.g
-    st = ix.status(target, node)
-    if st == "superseded":
-        return False, "claim-node-superseded"
-    if st in CLOSED:
-        return False, "claim-node-closed"
-    if ix.question(target, node):
-        return False, "claim-node-question"
-    if ix.disputed(target, node):
-        return False, "claim-node-disputed"
-    if ix.shelved(target, node):
-        return False, "claim-node-shelved"
-    if ix.dormant(target):
-        return False, "claim-target-dormant"
-    t = graph.targets[target]
-    if t.record.target_class == "open-problem" and not ix.stewards_of(target):
-        return False, "claim-no-steward"
-    if st == "blocked":
-        return False, "claim-node-blocked"
-    deps = [ix.current(target, d) for d in ix.node(target, node).meta.deps
-            if ix.has(target, d)]
-    if any(ix.disputed(target, d) for d in deps):
-        return False, "claim-dependency-disputed"
-    if any(ix.status(target, d) != "proved" for d in deps):
-        return False, "claim-not-ready"
-    return True, None
-
-
-def _current_gloss(ix: _Index, n: Node, describes: str) -> m.Gloss | None:
-    """The current version of the first gloss chain filed on ``describes`` (D-3 v3.31/v3.44).
-
-    The chain starts at the earliest gloss with no ``supersedes``; its current version is
-    the latest version whose supersedes links lead back to that start. Pending states of
-    v3.31 are not modelled: the latest version is current.
-    """
-    glosses = sorted(((norm_date(rf.record.date), rf.path, rf.record) for rf in n.glosses
-                      if rf.record.describes == describes and ix.present(rf.path)),
-                     key=lambda x: (x[0], x[1]))
-    heads = [x for x in glosses if x[2].supersedes is None]
-    if not heads:
-        return None
-    chain = {heads[0][1]}
-    current = heads[0][2]
-    for _, path, rec in glosses:
-        if rec.supersedes in chain:
-            chain.add(path)
-            current = rec
-    return current
-
-
-def node_label(graph: Graph, target: str, node: str) -> Label:
-    """A node's label, claim and label_source (D-25 v3.44).
-
-    The label and claim of the current version of the first statement gloss chain on the
-    node (source ``gloss``); else the name its hole bore in the route that made it
-    (``hole``); a root the target's title (``target``); else the node id (``id``). The claim
-    is the gloss's opening ``$$…$$`` display, or None.
-
-    Raises:
-        LemmataError: ``unknown-node``.
-    """
-    ix = _ix(graph)
-    _check(ix, target, node)
-    key = (target, node)
-    if key not in ix._labels:
-        ix._labels[key] = _node_label(ix, target, node)
-    return ix._labels[key]
-
-
-def _node_label(ix: _Index, target: str, node: str) -> Label:
-    graph = ix.g
-    n = ix.node(target, node)
-    stmt = n.files.get("Statement")
-    gloss = _current_gloss(ix, n, stmt.path) if stmt else None
-    claim: str | None = None
-    gloss_path: str | None = None
-    if gloss is not None:
-        mt = _DISPLAY_RE.match(gloss.sections[0].text)
-        claim = mt.group(1).strip() if mt else None
-        for rf in n.glosses:
-            if rf.record is gloss:
-                gloss_path = rf.path
-        if gloss.label:
-            return Label(gloss.label, claim, "gloss", gloss_path)
-    if n.meta.hole is not None:
-        return Label(n.meta.hole.name, claim, "hole", gloss_path)
-    if ix.is_root(target, node):
-        return Label(graph.targets[target].record.title, claim, "target", gloss_path)
-    return Label(node, claim, "id", gloss_path)
-
-
-def route_approach(graph: Graph, target: str, route: str) -> tuple[str | None, str | None]:
-    """A route's approach and where it came from (D-12 v3.44, D-25 v3.44).
-
-    In order: the partial's ``-- approach:`` line (``partial``); a gloss describing the
-    partial, its first sentence (``gloss``); the partial's first comment paragraph
-    (``comment``); the first sentence of an annex of the node whose hash the partial cites
-    (``annex``); else ``(None, None)``. Lean is never parsed: only comment lines are read.
-
-    Raises:
-        KeyError: the route is not a decomposition of a node of the target.
-    """
-    ix = _ix(graph)
-    owner = ix.t[target].route_owner[route]
-    n = ix.node(target, owner)
-    text = ix.text(route)
-    mt = _APPROACH_RE.search(text)
-    if mt:
-        return mt.group(1), "partial"
-    g = _current_gloss(ix, n, route)
-    if g is not None:
-        return _first_sentence(g.sections[0].text), "gloss"
-    para = _first_comment_paragraph(text)
-    if para:
-        return para, "comment"
-    annex_hashes = {rf.record.sha256: rf for rf in n.annexes if ix.present(rf.path)}
-    for h in _HEX64_RE.findall(text):
-        if h in annex_hashes:
-            md = f"{ix.dir_of(n)}/annex/{h}.md"
-            return _first_sentence(ix.text(md)), "annex"
-    return None, None
-
-
-def _first_sentence(text: str) -> str | None:
-    text = " ".join(text.split())
-    if not text:
-        return None
-    mt = _SENTENCE_RE.match(text)
-    return mt.group(1) if mt else text
-
-
-def _first_comment_paragraph(text: str) -> str | None:
-    lines: list[str] = []
-    in_block = False
-    for raw in text.splitlines():
-        line = raw.strip()
-        if in_block:
-            end = line.find("-/")
-            lines.append(line[:end] if end >= 0 else line)
-            if end >= 0:
-                break
-            continue
-        if line.startswith("/-"):
-            body = line.lstrip("/-!").strip()
-            end = body.find("-/")
-            if end >= 0:
-                lines.append(body[:end])
-                break
-            lines.append(body)
-            in_block = True
-            continue
-        if line.startswith("--"):
-            lines.append(line[2:].strip())
-            continue
-        if lines or line:
-            if lines:
-                break
-            if line and not line.startswith("import"):
-                break
-    para: list[str] = []
-    for ln in lines:
-        if not ln.strip():
-            if para:
-                break
-            continue
-        para.append(ln.strip())
-    joined = " ".join(para).strip()
-    return joined or None
-
-
-def literature_status(graph: Graph, target: str, node: str) -> dict[str, Any] | None:
-    """The node's literature status (D-25 v3.35, v3.45), or None when it has no record.
-
-    A standing record by a steward of the target or a curator is a *signed reading*; the
-    latest one not superseded by a later signed record decides (``source: confirmed``),
-    with the proposal it disputes beside it (``disputes``: status, record, contributor).
-    A contributor's record no signed record confirms or disputes is *awaiting*; with no
-    signed reading the latest awaiting proposal is shown (``source: proposed``).
-
-    Returns:
-        ``{status, source, record, by, disputes, awaiting}`` or None.
-
-    Raises:
-        LemmataError: ``unknown-node``.
-    """
-    ix = _ix(graph)
-    _check(ix, target, node)
-    n = ix.node(target, node)
-    roles = ix.roles_of(target)
-    recs = sorted(((norm_date(rf.record.date), rf.path, rf.record) for rf in n.literature
-                   if ix.present(rf.path)), key=lambda x: (x[0], x[1]))
-    if not recs:
-        return None
-    signed = [x for x in recs if x[2].by in roles
-              and ix.role_signed(x[1], x[2], x[2].by, x[2].date, target)]
-    signed_paths = {x[1] for x in signed}
-    covered = {p for _, _, r in signed for p in (r.confirms, r.disputes) if p}
-    superseded = {r.supersedes for _, _, r in signed if r.supersedes}
-    by_path = {p: r for _, p, r in recs}
-    proposals = [x for x in recs if x[1] not in signed_paths and x[1] not in covered]
-    awaiting = None
-    if proposals:
-        _, p, r = proposals[-1]
-        awaiting = {"status": r.status, "record": p, "contributor": r.by}
-    readings = [x for x in signed if x[1] not in superseded]
-    if readings:
-        _, p, r = readings[-1]
-        disputes = None
-        if r.disputes and r.disputes in by_path:
-            d = by_path[r.disputes]
-            disputes = {"status": d.status, "record": r.disputes, "contributor": d.by}
-        return {"status": r.status, "source": "confirmed", "record": p, "by": r.by,
-                "disputes": disputes, "awaiting": awaiting}
-    if awaiting is None:
-        return None
-    return {"status": awaiting["status"], "source": "proposed", "record": awaiting["record"],
-            "by": awaiting["contributor"], "disputes": None, "awaiting": awaiting}
-
-
-def literature_awaiting(graph: Graph, target: str, node: str) -> list[dict[str, Any]]:
-    """The node's literature proposals awaiting a reading, in the record's order (D-25
-    v3.35/v3.45): records that are no signed reading of a steward or curator and that no
-    signed reading confirms or disputes (a covered proposal is never again awaiting),
-    withdrawn ones read as absent — the same reading :func:`literature_status` makes.
-
-    Returns:
-        ``[{record, status, contributor, date}]``.
-
-    Raises:
-        LemmataError: ``unknown-node``.
-    """
-    ix = _ix(graph)
-    _check(ix, target, node)
-    roles = ix.roles_of(target)
-    recs = sorted(((norm_date(rf.record.date), rf.path, rf.record)
-                   for rf in ix.node(target, node).literature if ix.present(rf.path)),
-                  key=lambda x: (x[0], x[1]))
-    signed = {x[1]: x[2] for x in recs if x[2].by in roles
-              and ix.role_signed(x[1], x[2], x[2].by, x[2].date, target)}
-    covered = {p for r in signed.values() for p in (r.confirms, r.disputes) if p}
-    return [{"record": p, "status": r.status, "contributor": r.by, "date": d}
-            for d, p, r in recs if p not in signed and p not in covered]
-
-
-@dataclass(frozen=True)
-class ShelvingReach:
-    """What a shelving filed under one node may name (D-14 v3.47, D-35 "shelving").
-
-    Attributes:
-        root: the node is its target's root (or a revision of it): never shelved.
-        used_by_merged_proof: a merged Proof.lean of the target names the node in its
-            deps: the statement may not be shelved at all.
-        decompositions: the node's merged decompositions (its routes, record order, with
-            those a same-hash revision inherits): the only paths it may retire.
-    """
-
-    root: bool
-    used_by_merged_proof: bool
-    decompositions: tuple[str, ...]
-
-
-def shelving_reach(graph: Graph, target: str, node: str) -> ShelvingReach:
-    """What a shelving under ``target``/``node`` may name (:class:`ShelvingReach`), from
-    the same index :func:`node_flags` reads ``shelved`` from.
-
-    Raises:
-        LemmataError: ``unknown-node``.
-    """
-    ix = _ix(graph)
-    _check(ix, target, node)
-    return ShelvingReach(ix.is_root(target, node), ix.used_by_merged_proof(target, node),
-                         tuple(ix.routes(target, node)))
-
-
-def standing_shelving(graph: Graph, target: str, subject: str) -> str | None:
-    """The path of the shelving that stands for ``subject`` (a node id or a decomposition's
-    path) — its latest counting record, when that record shelves rather than lifts — or
-    None (D-14 v3.47: a later unshelved record lifts it).
-
-    Raises:
-        KeyError: no such target.
-    """
-    graph.targets[target]  # a KeyError for an unknown target
-    return _ix(graph).shelving_record(target, subject)
+from network.record.loader import Graph, Node
 
 
 def attempt_facts(graph: Graph, target: str, node: str) -> dict[str, Any]:
