@@ -32,7 +32,6 @@ from __future__ import annotations
 import functools
 from collections import Counter
 from collections.abc import Iterable
-from dataclasses import dataclass, field
 from typing import Any
 
 from network.record import models as m
@@ -120,6 +119,24 @@ from network.record.derive._shared import (
 from network.record.derive._shared import (
     _route_alive as _route_alive,
 )
+from network.record.derive.frontier_view import (
+    _frontier_entry as _frontier_entry,
+)
+from network.record.derive.frontier_view import (
+    attempt_facts as attempt_facts,
+)
+from network.record.derive.frontier_view import (
+    frontier as frontier,
+)
+from network.record.derive.frontier_view import (
+    frontier_entry as frontier_entry,
+)
+from network.record.derive.frontier_view import (
+    on_frontier as on_frontier,
+)
+from network.record.derive.frontier_view import (
+    ready_since as ready_since,
+)
 from network.record.derive.labels import (
     _APPROACH_RE as _APPROACH_RE,
 )
@@ -189,6 +206,54 @@ from network.record.derive.roles import (
 from network.record.derive.roles import (
     withdrawn as withdrawn,
 )
+from network.record.derive.routes import (
+    node_routes as node_routes,
+)
+from network.record.derive.routes import (
+    route_alive as route_alive,
+)
+from network.record.derive.routes import (
+    route_facts as route_facts,
+)
+from network.record.derive.routes import (
+    route_holes as route_holes,
+)
+from network.record.derive.routes import (
+    target_routes as target_routes,
+)
+from network.record.derive.sets import (
+    _alternatives as _alternatives,
+)
+from network.record.derive.sets import (
+    _Cons as _Cons,
+)
+from network.record.derive.sets import (
+    _ConsPair as _ConsPair,
+)
+from network.record.derive.sets import (
+    _Enum as _Enum,
+)
+from network.record.derive.sets import (
+    _enumerate as _enumerate,
+)
+from network.record.derive.sets import (
+    _MemberFacts as _MemberFacts,
+)
+from network.record.derive.sets import (
+    _split as _split,
+)
+from network.record.derive.sets import (
+    _unlink as _unlink,
+)
+from network.record.derive.sets import (
+    _unlink_pairs as _unlink_pairs,
+)
+from network.record.derive.sets import (
+    selector as selector,
+)
+from network.record.derive.sets import (
+    sufficient_sets as sufficient_sets,
+)
 from network.record.derive.shelving import (
     ShelvingReach as ShelvingReach,
 )
@@ -244,481 +309,6 @@ from network.record.derive.targets import (
     target_status_ix as target_status_ix,
 )
 from network.record.loader import Graph, Node
-
-
-def attempt_facts(graph: Graph, target: str, node: str) -> dict[str, Any]:
-    """D-13 facts of one node: ``attempts`` (postmortems plus merged partials and
-    reductions), ``refuted_route_classes`` (sorted), ``failure_classes`` (histogram).
-
-    Raises:
-        LemmataError: ``unknown-node``.
-    """
-    ix = _ix(graph)
-    _check(ix, target, node)
-    return _attempt_facts(ix, ix.node(target, node))
-
-
-def ready_since(graph: Graph, target: str, node: str) -> str | None:
-    """When the node entered the ready set, as an ISO-8601 date (never an age; ruling 2).
-
-    The latest of: the merge of its Statement/META (a hole: its route's merge; a root: the
-    target's ``listed`` date), the merge of its Witness.lean, and each declared dependency's
-    proof. None while blocked, closed, superseded or waiting on a dependency.
-
-    Raises:
-        LemmataError: ``unknown-node``.
-    """
-    ix = _ix(graph)
-    _check(ix, target, node)
-    return _ready_since(ix, target, node)
-
-
-def frontier_entry(graph: Graph, target: str, node: str) -> dict[str, Any]:
-    """One node's frontier entry with every D-25 field (D-25, v3.35, v3.44, v3.47; D-33).
-
-    Keys: target, node, status, relation (variant relation or None), deps (read through
-    revisions), library_tags, origin, attempts, refuted_route_classes, failure_classes,
-    ready_since, claim_status (None: live claims are the service's overlay, ruling 13),
-    claim_history (from the record: none is recorded yet, so []), claimable,
-    claimable_reason, annex, bounty, literature, shelved, dormant, speculative, closable,
-    question (:func:`is_question`: a held question, never claimable), label, claim,
-    label_source.
-
-    Raises:
-        LemmataError: ``unknown-node``.
-    """
-    ix = _ix(graph)
-    _check(ix, target, node)
-    return _frontier_entry(ix, target, node)
-
-
-def _frontier_entry(ix: _Index, tid: str, nid: str) -> dict[str, Any]:
-    g = ix.g
-    n = ix.node(tid, nid)
-    flags = node_flags(g, tid, nid)
-    ok, why = claimable(g, tid, nid)
-    lab = node_label(g, tid, nid)
-    facts = _attempt_facts(ix, n)
-    return {
-        "target": tid,
-        "node": nid,
-        "status": ix.status(tid, nid),
-        "relation": n.meta.variant.relation if n.meta.variant else None,
-        "deps": [ix.current(tid, d) if ix.has(tid, d) else d for d in n.meta.deps],
-        "library_tags": list(n.meta.library_tags),
-        "origin": n.meta.origin,
-        **facts,
-        "ready_since": _ready_since(ix, tid, nid),
-        "claim_status": None,
-        "claim_history": [],
-        "claimable": ok,
-        "claimable_reason": why,
-        "annex": any(ix.present(rf.path) for rf in n.annexes),
-        "bounty": flags.bountied,
-        "literature": literature_status(g, tid, nid),
-        "shelved": flags.shelved,
-        "dormant": flags.dormant,
-        "speculative": flags.speculative,
-        "closable": flags.closable,
-        "question": flags.question,
-        "label": lab.label,
-        "claim": lab.claim,
-        "label_source": lab.source,
-    }
-
-
-def on_frontier(graph: Graph, target: str, node: str) -> bool:
-    """Whether the node is published on the frontier (D-25): open or blocked, not shelved
-    (v3.47), not disputed (D-18 v3.28), every declared dependency proved. Dormant targets
-    stay published (D-33) and say so in each entry.
-
-    Raises:
-        LemmataError: ``unknown-node``.
-    """
-    ix = _ix(graph)
-    _check(ix, target, node)
-    return _on_frontier(ix, target, node)
-
-
-def frontier(graph: Graph) -> list[dict[str, Any]]:
-    """Every frontier entry of the graph in the record's order (targets, then nodes, by id);
-    see :func:`frontier_entry` and :func:`on_frontier` (D-25)."""
-    ix = _ix(graph)
-    return [_frontier_entry(ix, tid, nid)
-            for tid, t in graph.targets.items() for nid in t.nodes
-            if _on_frontier(ix, tid, nid)]
-
-
-def node_routes(graph: Graph, target: str, node: str) -> list[str]:
-    """The node's routes: paths of its merged partials and reductions in record order, a
-    same-hash revision reading the superseded node's routes first (ruling 4, D-8 v3.46).
-
-    Raises:
-        LemmataError: ``unknown-node``.
-    """
-    ix = _ix(graph)
-    _check(ix, target, node)
-    return list(ix.routes(target, node))
-
-
-def route_holes(graph: Graph, target: str, route: str) -> list[str]:
-    """The statements a route needs: its holes by k, read through revisions, then the lemma
-    edges (D-12 v3.38) the post-merge job recorded with it.
-
-    META.yaml's ``lemmas`` do not name a route; a lemma is attributed to the route merged in
-    the same merge record as the META.yaml change, else to the node's newest route.
-    """
-    return _ix(graph).route_holes(target, route)
-
-
-def route_alive(graph: Graph, target: str, route: str) -> bool:
-    """A route is alive unless retired by a shelving (D-14 v3.47) or one of its holes reads
-    refuted or defective (a false member kills its route, D-25 v3.46)."""
-    return _route_alive(_ix(graph), target, route)
-
-
-def route_facts(graph: Graph, target: str, route: str) -> dict[str, Any]:
-    """A route's published facts (D-25 v3.40, v3.44).
-
-    Returns:
-        ``{route, node, kind, approach, approach_source, alive, retired, holes: [ids],
-        count, proved, open, dead, attempts, refuted_route_classes, oldest_ready_since,
-        closure}``. ``open`` counts open and blocked holes; ``dead`` refuted and defective
-        ones; ``oldest_ready_since`` is the earliest ready_since of its open holes.
-
-    Raises:
-        KeyError: the route is not a decomposition of the target.
-    """
-    ix = _ix(graph)
-    owner = ix.t[target].route_owner[route]
-    holes = ix.route_holes(target, route)
-    sts = [ix.status(target, h) for h in holes]
-    refuted: set[str] = set()
-    attempts = 0
-    ready: list[str] = []
-    for h in holes:
-        f = _attempt_facts(ix, ix.node(target, h))
-        attempts += f["attempts"]
-        refuted.update(f["refuted_route_classes"])
-        rs = _ready_since(ix, target, h)
-        if rs:
-            ready.append(rs)
-    approach, source = route_approach(graph, target, route)
-    closure = None
-    for path, rec in ix.closures(target, owner):
-        if rec.link == "route" and rec.route == route:
-            closure = path
-    kind = "reduction" if route.endswith("-reduction.lean") else "partial"
-    return {
-        "route": route, "node": owner, "kind": kind,
-        "approach": approach, "approach_source": source,
-        "alive": _route_alive(ix, target, route),
-        "retired": ix.route_retired(target, route),
-        "holes": holes, "count": len(holes),
-        "proved": sum(s == "proved" for s in sts),
-        "open": sum(s in ("open", "blocked") for s in sts),
-        "dead": sum(s in ("refuted", "defective") for s in sts),
-        "attempts": attempts,
-        "refuted_route_classes": sorted(refuted),
-        "oldest_ready_since": min(ready) if ready else None,
-        "closure": closure,
-    }
-
-
-def target_routes(graph: Graph, target: str) -> list[dict[str, Any]]:
-    """Every route of the target with its facts, nodes in id order and each node's routes
-    in record order (:func:`route_facts`)."""
-    ix = _ix(graph)
-    out: list[dict[str, Any]] = []
-    for n in graph.targets[target].nodes.values():
-        for route in ix.own_routes(n):
-            out.append(route_facts(graph, target, route))
-    return out
-
-
-# A persistent singly linked list: (head, tail) pairs, None for empty. Prepending is O(1),
-# so a branch shares everything after its own additions.
-_Cons = tuple[str, "_Cons"] | None
-_ConsPair = tuple[tuple[str, str], "_ConsPair"] | None
-
-
-@dataclass
-class _Enum:
-    ix: _Index
-    tid: str
-    cap: int
-    root: str | None
-    results: list[tuple[list[str], list[tuple[str, str]], _ConsPair]] = field(
-        default_factory=list)
-    truncated: bool = False
-    alts: dict[str, list[tuple[str, list[str]]]] = field(default_factory=dict)
-
-    def alternatives(self, nid: str) -> list[tuple[str, list[str]]]:
-        if nid not in self.alts:
-            self.alts[nid] = _alternatives(self.ix, self.tid, nid, at_root=(nid == self.root))
-        return self.alts[nid]
-
-
-def _alternatives(ix: _Index, tid: str, nid: str, *, at_root: bool) -> list[tuple[str, list[str]]]:
-    """The OR choices of a node: its alive routes, and at the root each resolves variant
-    as a one-member link. Empty when the node is proved or has no alive alternative."""
-    if ix.status(tid, nid) == "proved":
-        return []
-    alts = [(r, ix.route_holes(tid, r)) for r in ix.routes(tid, nid)
-            if _route_alive(ix, tid, r)]
-    alts = [(r, hs) for r, hs in alts if hs]
-    if at_root:
-        for v in ix.t[tid].variants:
-            rel = ix.node(tid, v).meta.variant
-            if (rel is not None and rel.relation == "resolves"
-                    and ix.file_merged(ix.node(tid, v), "Relation")
-                    and ix.status(tid, v) not in ("refuted", "defective", "superseded")):
-                alts.append((f"resolves:{v}", [v]))
-    return alts
-
-
-def _unlink(xs: _Cons) -> list[str]:
-    out: list[str] = []
-    while xs is not None:
-        out.append(xs[0])
-        xs = xs[1]
-    out.reverse()
-    return out
-
-
-def _unlink_pairs(xs: _ConsPair) -> list[tuple[str, str]]:
-    out: list[tuple[str, str]] = []
-    while xs is not None:
-        out.append(xs[0])
-        xs = xs[1]
-    out.reverse()
-    return out
-
-
-def _enumerate(e: _Enum, start: str, first_choice: tuple[str, str] | None) -> None:
-    """Depth-first enumeration of consistent choices of routes: one alternative per node,
-    a shared node choosing once. Nodes with a single alternative are expanded in place;
-    only real forks recurse, and the ``seen`` set is restored by a trail on backtrack, so
-    each set costs time proportional to the nodes it reaches."""
-    seen: set[str] = set()
-    trail: list[str] = []
-
-    def rec(work: _Cons, members: _Cons, order: _ConsPair, links: _ConsPair) -> None:
-        while work is not None:
-            if len(e.results) >= e.cap:
-                e.truncated = True
-                return
-            x, work = work
-            if x in seen:
-                continue
-            alts = e.alternatives(x)
-            seen.add(x)
-            trail.append(x)
-            if not alts:
-                members = (x, members)
-                continue
-            if len(alts) == 1:
-                alt, holes = alts[0]
-                links = ((x, alt), links)
-                for h in reversed(holes):
-                    work = (h, work)
-                continue
-            mark = len(trail)
-            for alt, holes in alts:
-                if len(e.results) >= e.cap:
-                    e.truncated = True
-                    return
-                branch = work
-                for h in reversed(holes):
-                    branch = (h, branch)
-                rec(branch, members, ((x, alt), order), ((x, alt), links))
-                while len(trail) > mark:
-                    seen.discard(trail.pop())
-            return
-        e.results.append((_unlink(members), _unlink_pairs(order), links))
-
-    first: _ConsPair = (first_choice, None) if first_choice else None
-    rec((start, None), None, first, first)
-
-
-class _MemberFacts:
-    """Status and shelving of set members for :func:`sufficient_sets`, asked in the same
-    order as one call per member per set would ask them (so memoised values, cycle guards
-    included, come out the same), answered for a whole set at once once every member is
-    known."""
-
-    def __init__(self, ix: _Index, target: str) -> None:
-        self.ix = ix
-        self.target = target
-        self.statuses: dict[str, str] = {}
-        self.known: set[str] = set()
-        self.unproved: set[str] = set()
-        self.cleared: set[str] = set()
-        self.excluded: set[str] = set()
-
-    def status(self, x: str) -> str:
-        st = self.statuses.get(x)
-        if st is None:
-            st = self.statuses[x] = self.ix.status(self.target, x)
-            self.known.add(x)
-            if st != "proved":
-                self.unproved.add(x)
-        return st
-
-    def rests_on_shelved(self, members: list[str], member_set: frozenset[str]) -> bool:
-        """Whether some member is shelved and not proved (D-14 v3.47)."""
-        if member_set <= self.cleared:
-            return False
-        for x in members:
-            if x in self.cleared:
-                continue
-            if x in self.excluded:
-                return True
-            if self.ix.shelved(self.target, x) and self.status(x) != "proved":
-                self.excluded.add(x)
-                return True
-            self.cleared.add(x)
-        return False
-
-    def count_unproved(self, members: list[str], member_set: frozenset[str]) -> int:
-        """How many of ``members`` (a list, duplicates counted) are not proved."""
-        if len(member_set) != len(members) or not member_set <= self.known:
-            return sum(self.status(x) != "proved" for x in members)
-        return len(member_set & self.unproved)
-
-
-def sufficient_sets(graph: Graph, target: str,
-                    cap: int = SET_ENUMERATION_CAP) -> dict[str, Any]:
-    """Every sufficient set of the target, both sides (D-25 v3.40, v3.44, v3.46, v3.47).
-
-    A set is the finest cut one choice of routes makes: a node is expanded into an alive
-    route wherever it has one (at the root, a resolves variant is a one-member alternative),
-    taken directly where none is, and a proved node ends the cut as a member. A choice of
-    routes picks one alternative per node, so a hole shared by two branches (a lemma, D-12
-    v3.38) chooses once: the enumeration is per choice of routes, deduplicated by members,
-    never the unrolled OR tree. The ``refutes`` side enumerates each alive refutes variant's
-    routes the same way. Sets resting on a shelved, unproved statement are omitted (v3.47).
-    Listed in the record's order, never ranked. At most ``cap`` sets per side are
-    enumerated; ``truncated`` says when the cap cut the list short.
-
-    Returns:
-        ``{cap, truncated, sets: [{side, members, choices: [{node, route}], count, proved,
-        open, assemblies_needed, assemblies: [{node, route}], shared}]}``. ``choices`` are
-        the forks: nodes with more than one alive alternative, with the one this set takes
-        (a refutes set opens with ``{root, "refutes:<variant>"}``). ``assemblies_needed``
-        counts the links through nodes not yet proved (joins still to submit or close);
-        ``assemblies`` names them once every member is proved (v3.40), else is empty.
-        ``shared`` counts members another set also has. Empty when there is no root.
-
-    Raises:
-        KeyError: no such target.
-    """
-    ix = _ix(graph)
-    t = graph.targets[target]
-    root = ix.root_of(target)
-    out: dict[str, Any] = {"cap": cap, "truncated": False, "sets": []}
-    if root is None:
-        return out
-    raw: list[tuple[str, list[str], list[tuple[str, str]], _ConsPair]] = []
-    e = _Enum(ix, target, cap, root)
-    _enumerate(e, root, None)
-    raw += [("proves", mem, order, links) for mem, order, links in e.results]
-    truncated = e.truncated
-    for v in ix.t[target].variants:
-        rel = t.nodes[v].meta.variant
-        if (rel is None or rel.relation != "refutes" or ix.current(target, v) != v
-                or not ix.file_merged(t.nodes[v], "Relation")
-                or ix.status(target, v) in ("refuted", "defective")):
-            continue
-        ev = _Enum(ix, target, cap, None)
-        _enumerate(ev, v, (root, f"refutes:{v}"))
-        raw += [("refutes", mem, order, links) for mem, order, links in ev.results]
-        truncated = truncated or ev.truncated
-    sets: list[dict[str, Any]] = []
-    seen: set[tuple[str, frozenset[str]]] = set()
-    facts = _MemberFacts(ix, target)
-    for side, members, order, links in raw:
-        member_set = frozenset(members)
-        key = (side, member_set)
-        if key in seen:
-            continue
-        seen.add(key)
-        if facts.rests_on_shelved(members, member_set):
-            continue
-        n_open = facts.count_unproved(members, member_set)
-        needed = [(n, r) for n, r in _unlink_pairs(links)
-                  if not r.startswith("refutes:") and facts.status(n) != "proved"]
-        sets.append({
-            "side": side,
-            "members": members,
-            "choices": [{"node": n, "route": r} for n, r in order],
-            "count": len(members),
-            "proved": len(members) - n_open,
-            "open": n_open,
-            "assemblies_needed": len(needed),
-            "assemblies": [{"node": n, "route": r} for n, r in needed] if n_open == 0 else [],
-        })
-    counts: Counter[str] = Counter()
-    for s in sets:
-        counts.update(set(s["members"]))
-    multi = {x for x, c in counts.items() if c > 1}
-    for s in sets:
-        mem = s["members"]
-        s["shared"] = (len(multi.intersection(mem)) if len(set(mem)) == len(mem)
-                       else sum(1 for x in mem if counts[x] > 1))
-    out["sets"] = sets
-    out["truncated"] = truncated
-    return out
-
-
-def selector(graph: Graph, target: str, sets: dict[str, Any] | None = None) -> dict[str, Any]:
-    """The selector tree over the sufficient sets (D-25 v3.44, v3.46), built from the sets
-    alone, never from the graph.
-
-    It opens on a fork between the sides when both exist; below, a family of sets is split,
-    in record order, on the first route choice on which its sets differ. Each leaf is one
-    set (``{"set": index}`` into ``sets``); each interior node ``{"node", "label",
-    "branches": [{"route", "approach", "tree"}]}`` or, for the side fork,
-    ``{"fork": "side", "branches": [{"side", "tree"}]}``. ``None``-valued branch routes mean
-    the sets of that branch make no choice at that node. Nothing is ranked.
-    """
-    data = sets if sets is not None else sufficient_sets(graph, target)
-    items = list(enumerate(data["sets"]))
-    if not items:
-        return {"empty": True}
-    sides = list(dict.fromkeys(s["side"] for _, s in items))
-    if len(sides) > 1:
-        return {"fork": "side", "branches": [
-            {"side": side, "tree": _split(graph, target, [x for x in items if x[1]["side"] == side])}
-            for side in sides]}
-    return _split(graph, target, items)
-
-
-def _split(graph: Graph, target: str, items: list[tuple[int, dict[str, Any]]]) -> dict[str, Any]:
-    if len(items) == 1:
-        return {"set": items[0][0]}
-    choice_maps = [{c["node"]: c["route"] for c in s["choices"]} for _, s in items]
-    nodes: list[str] = []
-    for _, s in items:
-        for c in s["choices"]:
-            if c["node"] not in nodes:
-                nodes.append(c["node"])
-    for nid in nodes:
-        values = [cm.get(nid) for cm in choice_maps]
-        if len(set(values)) > 1:
-            groups: dict[str | None, list[tuple[int, dict[str, Any]]]] = {}
-            for v, it in zip(values, items):
-                groups.setdefault(v, []).append(it)
-            branches = []
-            for v, group in groups.items():
-                approach = None
-                if v and not v.startswith(("resolves:", "refutes:")):
-                    approach = route_approach(graph, target, v)[0]
-                branches.append({"route": v, "approach": approach,
-                                 "tree": _split(graph, target, group)})
-            return {"node": nid, "label": node_label(graph, target, nid).label,
-                    "branches": branches}
-    return {"sets": [i for i, _ in items]}  # identical choices: cannot happen after dedupe
 
 
 def target_proofs(graph: Graph, target: str) -> list[dict[str, Any]]:
