@@ -1,0 +1,194 @@
+"""What every derivation module shares (private to :mod:`network.record.derive`).
+
+The catalog codes a claim is refused with (:func:`~network.record.derive.claimable`, D-25,
+D-33, D-6 v3.17) and ``unknown-node``; the constants of the record's reading (statuses,
+vouching grades, set caps, artifact kinds); :func:`norm_date`; the result types
+(:class:`NodeFlags`, :class:`NodeState`, :class:`Label`, :class:`TargetStatus`); and the
+per-target lookups and withdrawal rule the index is built from.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+from network.errors import define
+from network.record import models as m
+from network.record.loader import Target
+
+define("claim-node-closed", None, 409, "The node is already proved, refuted or defective.",
+       "Pick an open node from frontier.json; a different proof merges as an alternate.")
+define("claim-node-superseded", None, 409, "The node was superseded by a revision (D-8).",
+       "Claim the revision named by superseded_by instead.")
+define("claim-node-question", None, 409,
+       "The node asks for a value (its statement is written with answer(sorry)): a question, "
+       "held, not a proposition to prove (D-10; DESIGN.md \"Importing from public "
+       "registries\").",
+       "Propose a variant that fixes an answer (answer(c) with = c, <= c, ...) and work "
+       "on it; a resolving one is judged by a person at step 9.")
+define("claim-node-disputed", None, 409,
+       "A curator accepted a defect claim against the node (D-18 v3.28).",
+       "Wait until the dispute ends in a revision or is withdrawn.")
+define("claim-node-shelved", None, 409,
+       "A steward or curator shelved the node or the decomposition it came from (D-14 v3.47).",
+       "Pick another node; a shelving is lifted only by a later record of the same roles.")
+define("claim-target-dormant", None, 409,
+       "The target was declared dormant; it refuses new claims (ruling 13, D-33 v3.20).",
+       "Submit without a claim: any merged progress artifact reactivates the target.")
+define("claim-no-steward", None, 409,
+       "An open-problem target without a steward refuses claims (D-6 v3.17).",
+       "Wait for a mathematician to sign up as steward of the target.")
+define("claim-node-blocked", None, 409,
+       "The hole has no non-vacuity witness yet and stays blocked (D-29).",
+       "Propose a Witness.lean for the hole first; that proposal needs no claim.")
+define("claim-not-ready", None, 409,
+       "A declared dependency of the node is not proved yet, so it is not in the ready set.",
+       "Work on the open dependency, listed under deps in graph.json.")
+define("claim-dependency-disputed", None, 409,
+       "A declared dependency of the node is disputed; claims depending on it are blocked "
+       "(D-18).", "Wait until the dependency's dispute is resolved.")
+define("unknown-node", None, 404, "No such target or node in the record.",
+       "Check the ids against targets/index.json and the target's graph.json.")
+
+STATUSES = ("open", "blocked", "proved", "refuted", "defective", "superseded")
+CLOSED = frozenset({"proved", "refuted", "defective"})
+GRADES_VOUCHING = frozenset({"screened-and-signed", "reviewed", "certified"})
+CATALOG_EVIDENCE_POINTS = 5
+SET_ENUMERATION_CAP = 2000
+"""The most sufficient sets enumerated per side of a target on request (D-25 v3.40 "up to
+a cap")."""
+PRODUCT_SET_CAP = 100
+"""The most sufficient sets per side published in graph.json; ``truncated`` says when the
+published list is a prefix (the read tool enumerates further on request)."""
+PROOF_KINDS = frozenset({"Proof", "Refutation", "Vacuity"})
+ROUTE_KINDS = frozenset({"partial", "reduction"})
+
+
+def norm_date(date: str) -> str:
+    """A record date as a full ISO-8601 UTC timestamp: ``2026-01-02`` → ``2026-01-02T00:00:00Z``."""
+    return date if len(date) > 10 else f"{date}T00:00:00Z"
+
+
+@dataclass(frozen=True)
+class NodeFlags:
+    """The derived flags beside a node's one status (Foundation ruling 1).
+
+    Attributes:
+        closable: every input of some merged decomposition (or resolves variant) reads
+            proved or closable, and no closure record holds yet (D-25 v3.42). Never proved.
+        proved_by_closure: the node reads proved through a closure record (D-12 v3.42).
+        stale: a proved node whose dep or lemma was superseded, not yet re-attested (D-8).
+        disputed: a curator's dispute record stands (D-18 v3.28).
+        shelved: shelved by its own record or inherited from its parent/route (D-14 v3.47).
+        speculative: the proposer's label, only while the node is unsettled (D-14 v3.19).
+        bountied: named in target.yaml bountied_nodes and the target not dormant (D-26, D-33).
+        dormant: the target is dormant (D-33).
+        question: the statement asks for a value (``answer(sorry)``): held, never claimable
+            as a proposition; progress comes through variants fixing an answer
+            (:func:`is_question`; D-10, DESIGN.md "Importing from public registries").
+    """
+
+    closable: bool = False
+    proved_by_closure: bool = False
+    stale: bool = False
+    disputed: bool = False
+    shelved: bool = False
+    speculative: bool = False
+    bountied: bool = False
+    dormant: bool = False
+    question: bool = False
+
+    def to_dict(self) -> dict[str, bool]:
+        """JSON form, keys sorted by the caller's json.dumps."""
+        return {k: bool(getattr(self, k)) for k in self.__dataclass_fields__}
+
+
+@dataclass(frozen=True)
+class NodeState:
+    """A node's derived status, flags and literature status (D-25, ruling 1)."""
+
+    target: str
+    node: str
+    status: str
+    flags: NodeFlags
+    literature: dict[str, Any] | None
+
+
+@dataclass(frozen=True)
+class Label:
+    """A node's name (D-3 v3.44, D-25 v3.44).
+
+    Attributes:
+        label: the name shown for the node (never empty).
+        claim: the opening ``$$…$$`` display of the current statement gloss, or None.
+        source: ``gloss`` | ``hole`` | ``target`` | ``id``.
+        gloss: the gloss path the label or claim came from, or None.
+    """
+
+    label: str
+    claim: str | None
+    source: str
+    gloss: str | None = None
+
+
+@dataclass(frozen=True)
+class TargetStatus:
+    """A target's status (D-33) with its digestion state (v3.17).
+
+    Attributes:
+        status: ``listed`` | ``active`` | ``resolved`` | ``dormant`` | ``known-result``.
+        digestion: for resolved targets ``undigested`` | ``explained`` | ``written-up``;
+            None otherwise.
+        resolution: for resolved targets ``proved`` | ``refuted`` | ``defective``.
+        declaration: the status record in force, or None.
+        reactivated_by: for a dormancy reversed mechanically, the merged artifact path.
+    """
+
+    status: str
+    digestion: str | None = None
+    resolution: str | None = None
+    declaration: str | None = None
+    reactivated_by: str | None = None
+
+    def to_dict(self) -> dict[str, Any]:
+        """JSON form."""
+        return {"status": self.status, "digestion": self.digestion,
+                "resolution": self.resolution, "declaration": self.declaration,
+                "reactivated_by": self.reactivated_by}
+
+
+@dataclass
+class _TargetIndex:
+    """Per-target lookups built once (private)."""
+
+    target: Target
+    superseded_by: dict[str, str] = field(default_factory=dict)
+    holes_of_route: dict[str, list[tuple[int, str]]] = field(default_factory=dict)
+    route_owner: dict[str, str] = field(default_factory=dict)
+    lemma_holders: dict[str, list[str]] = field(default_factory=dict)
+    dep_holders: dict[str, list[str]] = field(default_factory=dict)
+    shelvings_by_subject: dict[str, list[tuple[str, str, m.Shelving]]] = field(
+        default_factory=dict)
+    variants: list[str] = field(default_factory=list)
+
+
+def _is_role_record(path: str) -> bool:
+    """Whether ``path`` is a steward record (``stewards/`` or ``steward-acts/``), whose
+    withdrawal removes a person from a role."""
+    parts = path.split("/")
+    return len(parts) == 4 and parts[0] == "targets" and parts[2] in ("stewards",
+                                                                      "steward-acts")
+
+
+def _removals_need_two(valid: list[tuple[str, m.Withdrawal]]) -> list[tuple[str, m.Withdrawal]]:
+    """The verified withdrawals that take effect: a removal from a role (a withdrawal of a
+    steward record) needs two role-holders, each with published reasoning (D-22: "removal
+    requires two role-holders and published reasoning"); one curator's withdrawal of a
+    stewardship stands on the record and takes effect when a second, distinct role-holder
+    files theirs. Every other withdrawal takes effect alone."""
+    removers: dict[str, set[str]] = {}
+    for _p, w in valid:
+        if _is_role_record(w.withdraws) and w.reason.strip():
+            removers.setdefault(w.withdraws, set()).add(w.by.casefold())
+    return [(p, w) for p, w in valid
+            if not _is_role_record(w.withdraws) or len(removers.get(w.withdraws, ())) >= 2]
