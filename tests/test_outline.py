@@ -405,6 +405,11 @@ def test_the_post_merge_job_writes_what_the_toolchain_answers_gate_signed(
     g = apply(root, pm.files)
     [orf] = g.targets["demo"].nodes["mid"].outlines
     assert orf.path == MID_OUTLINE and orf.record == rec  # the loader placed it
+    # the words view names the outline of the proof's current bytes (D-3 v3.30)
+    from network.record import derive
+    [row] = [r for r in derive.words_needed(g, "demo")
+             if r["file"] == "targets/demo/nodes/mid/Proof.lean"]
+    assert row["outline"] == MID_OUTLINE
 
 
 # --- get_node and the node page --------------------------------------------------------------

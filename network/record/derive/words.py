@@ -89,8 +89,9 @@ def words_needed(graph: Graph, target: str | None = None,
     describes it (``why`` = ``no-gloss`` / ``no-explainer`` / ``no-words``), or when every
     such chain's current version describes bytes other than the file's current SHA-256
     (``why`` = ``words-describe-earlier-text``). Definition modules are not listed: the
-    record has no place for a target-level gloss yet. Outlines are not yet products, so
-    ``outline`` is None. Nothing is ranked (D-25): the order is target, node, file path.
+    record has no place for a target-level gloss yet. ``outline`` is the path of the
+    gate's outline of that file's current bytes (``outline/<proof>.json``, D-3 v3.30), or
+    None when the post-merge job wrote none (no toolchain) or the file changed since. Nothing is ranked (D-25): the order is target, node, file path.
 
     Args:
         graph: the loaded record.
@@ -150,7 +151,9 @@ def words_needed(graph: Graph, target: str | None = None,
                     continue
                 out.append({"target": tid, "node": nid, "file": path, "sha256": sha,
                             "kind": k, "words": words, "why": why, "status": status,
-                            "outline": None})
+                            "outline": next((o.path for o in n.outlines
+                                             if o.record.proof == path
+                                             and o.record.proof_sha256 == sha), None)})
     return out
 
 
