@@ -17,10 +17,12 @@ import yaml
 
 from network import signing
 from network.errors import CATALOG
+from network.gate.pertinence import pertinence_findings
 from network.record import models as m
 from network.record import pertinence
 from network.record.loader import load_graph
 from network.record.products import products
+from network.record.validate import validate_graph
 from tests.graphs import GraphBuilder, git_commit
 from tests.test_gate_actors import gate
 
@@ -100,6 +102,7 @@ def test_the_products_publish_signed_and_unsigned_and_proved_relations_carry_non
         repo: Any) -> None:
     b, _base = repo
     _file(b, T, "rel", "steve", _record(T, "rel", "steve"))
+    assert validate_graph(b.root, commit=git_commit(b.root, "signed")) == []
     view = yaml.safe_load(products(load_graph(b.root))[f"targets/{T}/graph.json"])
     rows = {r["id"]: r for r in view["nodes"]}
     assert rows["rel"]["variant"]["pertinence_signed"] is True
@@ -214,6 +217,20 @@ def test_signing_a_node_that_is_no_related_variant_is_refused(
     _file(b, T, nid, "steve", _record(T, nid, "steve"))
     assert gate(b, base, "steve", tmp_path) == (1, ["pertinence-not-related"])
     assert pertinence.pertinence_state(load_graph(b.root), T, nid) is None
+
+
+def test_a_variant_is_signed_only_once_it_is_on_main(repo: Any, tmp_path: Path) -> None:
+    """Proposing a related variant and signing its sentence in one pull request is
+    refused: the signature is judged against the record the variant already is on."""
+    b, base = repo
+    _variant(b, "fresh")
+    _file(b, T, "fresh", "steve", _record(T, "fresh", "steve"))
+    # the classifier refuses the mixed pull request first; the rule itself, below
+    assert gate(b, base, "steve", tmp_path) == (1, ["path-not-permitted"])
+    rec = m.Pertinence.model_validate(b.signed(m.Pertinence, _record(T, "fresh", "steve"),
+                                               "steve"))
+    [d] = pertinence_findings(load_graph(b.root, base), T, "fresh", "p.yaml", rec)
+    assert d.code == "pertinence-not-related"
 
 
 def test_a_related_variant_without_a_sentence_cannot_be_signed(

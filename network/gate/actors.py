@@ -19,7 +19,9 @@ Two checks over every file a pull request adds, called once from
    curator, or a steward for words), a literature record filed by a steward or curator
    or one that confirms or disputes (a steward or curator), every approval a gloss or
    explainer carries (a steward or curator), registrations (a steward or curator, D-10
-   v3.37), and a review of a held proof (a steward or curator, not its author, naming a
+   v3.37), a related variant's pertinence signature (a steward or curator, D-30 v3.12;
+   its placement, sentence and one-act rules are :mod:`network.gate.pertinence`'s), and
+   a review of a held proof (a steward or curator, not its author, naming a
    held attestation's bytes: :mod:`network.gate.proof_reviews`). Codes
    ``role-act-unsigned``, ``role-signature-invalid``, ``role-key-unbound``,
    ``review-names-no-held-proof``, ``review-by-author``.

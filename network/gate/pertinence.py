@@ -9,9 +9,10 @@ steward's or curator's signature on a related variant's pertinence sentence
   ``role-signature-invalid``: :func:`network.record.trust.check_role_signature`);
 * its ``target`` and ``variant`` are where it is filed (``pertinence-elsewhere``: a
   signature copied onto another variant or target);
-* the node is a related variant (``pertinence-not-related``: resolves, partial and
-  refutes variants are protected by their kernel-checked relation and need none) that
-  carries a sentence (``pertinence-no-sentence``);
+* the node is a related variant on main (``pertinence-not-related``: resolves, partial
+  and refutes variants are protected by their kernel-checked relation and need none, and
+  a variant is signed once it is on the record, never in the pull request proposing it)
+  that carries a sentence (``pertinence-no-sentence``);
 * the hash is that of the sentence the base's META.yaml holds
   (``pertinence-sentence-mismatch``: an edited sentence needs a new signature);
 * no signature that counts already stands for this variant and sentence, and the pull
@@ -66,12 +67,16 @@ def pertinence_findings(base: Graph, target: str, node: str | None, path: str,
     sentence against the base.
 
     Returns:
-        Diagnostics with the codes of this module's docstring; none for a target or node
-        the base does not hold (step 2's placement reports it).
+        Diagnostics with the codes of this module's docstring; ``pertinence-not-related``
+        for a target or node the base does not hold (a variant is signed once it is on
+        the record, never in the pull request proposing it).
     """
     t = base.targets.get(target)
     if node is None or t is None or node not in t.nodes:
-        return []
+        # a sentence is signed once its variant is on the record: never in the pull
+        # request that proposes it, where nothing it names could yet be judged
+        return [Diagnostic("pertinence-not-related", f"no variant {target}/{node} on main "
+                           "to sign", path)]
     problem = pertinence.record_problem(base, target, node, rec)
     if problem is not None:
         return [Diagnostic(problem[0], problem[1], path)]
