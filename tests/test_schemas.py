@@ -97,6 +97,8 @@ EXAMPLES: dict[str, dict[str, Any]] = {
                       "reason": "r", "date": "2026-01-01"},
     "proposed-for/v1": {"node": "root", "by": "alice", "date": "2026-01-01"},
     "shelving/v1": {"subject": "root--h1", "cause": "c", "by": "steve", "date": "2026-01-01"},
+    "pertinence/v1": {"target": "demo", "variant": "rel", "sentence_sha256": "a" * 64,
+                      "by": "steve", "date": "2026-01-01"},
     "proof-review/v1": {"target": "t", "node": "root", "attestation": "attestations/a.json",
                         "artifacts": [{"path": "targets/t/nodes/root/Proof.lean",
                                        "sha256": "0" * 64}],
