@@ -307,7 +307,7 @@ def test_a_preflight_from_another_origin_gets_no_cors_grant(web: Web, origin: st
     pre = {"Origin": origin, "Access-Control-Request-Method": "POST",
            "Access-Control-Request-Headers": "content-type,x-csrf-token"}
     for path in ("/stewards", "/proof-reviews", "/votes", "/session/pseudonym", "/session",
-                 "/me", "/shelvings"):
+                 "/me", "/shelvings", "/pertinence-signatures"):
         r = web.client.options(path, headers=pre)
         assert "access-control-allow-origin" not in r.headers, (path, r.headers)
         got = web.client.get(path, headers={"Origin": origin})
@@ -399,6 +399,7 @@ ROUTES: list[tuple[str, dict[str, Any]]] = [
                     "scope": "root", "cause": "c"}),
     ("/registrations", {"target_id": "demo", "registry_id": "x", "wrapper_commit": "a" * 40,
                         "graph_commit": "a" * 40}),
+    ("/pertinence-signatures", {"target_id": "demo", "node_id": "root"}),
     ("/me/name", {"name": "Sam"}),
 ]
 
@@ -427,6 +428,7 @@ def test_no_person_route_takes_a_body_field_naming_an_actor(
      "role-not-permitted"),
     ("/registrations", {"target_id": "demo", "registry_id": "x", "wrapper_commit": "a" * 40,
                         "graph_commit": "a" * 40}, "role-not-permitted"),
+    ("/pertinence-signatures", {"target_id": "demo", "node_id": "root"}, "role-not-permitted"),
     ("/motions", {"target_id": "demo", "kind": "threshold", "text": "t"}, "motion-not-member"),
     ("/approvals", {"words": GLOSS, "sections": [0]}, "role-not-permitted"),
     ("/stewards", {"target_id": "demo", "action": "step-down"}, "steward-not-in-force"),

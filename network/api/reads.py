@@ -19,6 +19,7 @@ from network.api import claim_history, claims, db, frontier_query
 from network.api.graphs import Snapshot
 from network.api.service import Service, iso
 from network.errors import LemmataError, catalog_json
+from network.record import pertinence
 from network.record.derive import stewards_of
 from network.record.loader import Graph, Node, Target, parse_document
 
@@ -250,7 +251,9 @@ def node_bundle(svc: Service, target: str, node: str,
     inlined), precheck records, shelvings, defects, claim status and history, open
     submissions, the node's derived state when ``network.record.derive`` provides it, and
     its row of the target's ``graph.json`` product; ``reviews``: the reviews of held
-    proofs filed on the node (issue 13). ``include`` selects the prose sections
+    proofs filed on the node (issue 13); ``pertinence``, for a related variant only: its
+    sentence, its hash and whether a steward or curator signed it (D-30 v3.12,
+    :func:`network.record.pertinence.node_pertinence`). ``include`` selects the prose sections
     (annex, literature, gloss, explainer, outline: the ``outline/v1`` record of each merged
     proof, D-3 v3.30); None answers all of them (D-28 notation note,
     2026-10-06). Annex and other contributor text is marked untrusted (D-31): each prose
@@ -293,6 +296,9 @@ def node_bundle(svc: Service, target: str, node: str,
         "sections": sorted(wanted),
     }
     body["graph_row"] = _row_beyond(_graph_row(graph, target, node), body)
+    pert = pertinence.node_pertinence(graph, target, node)  # D-30 v3.12
+    if pert is not None:
+        body["pertinence"] = pert
     if "annex" in wanted:
         body["annex"] = [{"sha256": rf.record.sha256, "meta": _dump(rf.record),
                           "text": _maybe_text(graph, rf.path[:-5] + ".md"),

@@ -6,7 +6,8 @@ v3.35/v3.45, D-14 v3.47, D-10 v3.37, D-32 v3.35/v3.47, D-35; issue 13).
 * ``POST /literature/confirm`` (tool ``confirm_literature``) and ``POST /registrations``
   (tool ``register_target``): a person's act on a web session; the MCP tool exists (D-35
   lists it) and answers ``role-act-needs-session``.
-* ``POST /shelvings`` and ``GET /me``: a person's, no tool (``tools.NO_TOOL``).
+* ``POST /shelvings``, ``POST /pertinence-signatures`` (D-30 v3.12) and ``GET /me``: a
+  person's, no tool (``tools.NO_TOOL``).
 
 Each handler is a thin shell over the one operation function (``network/api/tools.py``);
 :func:`install` adds them to the app :func:`network.api.app.create_app` builds.
@@ -21,7 +22,15 @@ from typing import Annotated, Any, Literal
 from fastapi import Depends, FastAPI, Request
 from pydantic import BaseModel, ConfigDict, Field
 
-from network.api import display_names, literature, me, registrations, shelving, web_session
+from network.api import (
+    display_names,
+    literature,
+    me,
+    pertinence,
+    registrations,
+    shelving,
+    web_session,
+)
 from network.api.app import _bearer, _bearer_caller, marks
 from network.api.service import Caller, Service
 from network.errors import LemmataError
@@ -68,6 +77,15 @@ class ShelvingRequest(_Body):
     scope: str = Field(max_length=400)
     cause: str = Field(max_length=100_000)
     lifts: str | None = Field(None, max_length=400)
+
+
+class PertinenceRequest(_Body):
+    """``POST /pertinence-signatures``: sign a related variant's pertinence sentence (D-30
+    v3.12); ``sentence_sha256`` is the sentence as read (get_node's ``pertinence``)."""
+
+    target_id: str = Field(max_length=64)
+    node_id: str = Field(max_length=200)
+    sentence_sha256: str | None = Field(None, min_length=64, max_length=64)
 
 
 class RegistrationRequest(_Body):
@@ -156,6 +174,15 @@ def install(app: FastAPI, svc: Service) -> None:
         return shelving.file_shelving(svc, p, target=body.target_id, node=body.node_id,
                                       action=body.action, scope=body.scope,
                                       cause=body.cause, lifts=body.lifts)
+
+    @app.post("/pertinence-signatures", openapi_extra=session, status_code=201)
+    @marks(pertinence.sign_pertinence, "session")
+    def pertinence_signatures(p: web_session.PersonDep,
+                              body: PertinenceRequest) -> dict[str, Any]:
+        """Open a pull request appending a steward's or curator's signature on a related
+        variant's pertinence sentence (D-30 v3.12)."""
+        return pertinence.sign_pertinence(svc, p, target=body.target_id, node=body.node_id,
+                                          sentence_sha256=body.sentence_sha256)
 
     @app.post("/registrations", openapi_extra=session, status_code=201)
     @marks(registrations.register_target, "session")

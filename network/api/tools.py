@@ -351,6 +351,9 @@ NO_TOOL: dict[tuple[str, str], str] = {
     ("GET", "/redoc"): "human documentation of the routes (ReDoc)",
     ("POST", "/shelvings"): "D-35 v3.47: shelving (no tool): only a person shelves, a steward "
                             "of the target or a curator signed in on the site.",
+    ("POST", "/pertinence-signatures"): "D-30 v3.12: a related variant's pertinence "
+                                        "sentence carries one human act, a signed-in "
+                                        "steward's of the target or a curator's.",
     ("GET", "/me"): "D-32 v3.35: a steward's own page of what waits for them, read on a web "
                     "session; an agent reads the same facts from get_node and the frontier.",
     ("*", "/mcp"): "the MCP adapter itself",

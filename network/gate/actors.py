@@ -19,7 +19,9 @@ Two checks over every file a pull request adds, called once from
    curator, or a steward for words), a literature record filed by a steward or curator
    or one that confirms or disputes (a steward or curator), every approval a gloss or
    explainer carries (a steward or curator), registrations (a steward or curator, D-10
-   v3.37), and a review of a held proof (a steward or curator, not its author, naming a
+   v3.37), a related variant's pertinence signature (a steward or curator, D-30 v3.12;
+   its placement, sentence and one-act rules are :mod:`network.gate.pertinence`'s), and
+   a review of a held proof (a steward or curator, not its author, naming a
    held attestation's bytes: :mod:`network.gate.proof_reviews`). Codes
    ``role-act-unsigned``, ``role-signature-invalid``, ``role-key-unbound``,
    ``review-names-no-held-proof``, ``review-by-author``.
@@ -33,6 +35,7 @@ from __future__ import annotations
 from collections.abc import Collection, Iterable
 
 from network.errors import LemmataError, define
+from network.gate import pertinence as pertinence_rules
 from network.gate.artifacts import Artifact, Kind, record_model
 from network.gate.diff import Change, Diff
 from network.gate.proof_reviews import review_findings
@@ -75,6 +78,7 @@ ACTOR_FIELDS: dict[type[m.Record], tuple[str, ...]] = {
     m.Withdrawal: ("by",),
     m.ProposedFor: ("by",),
     m.Shelving: ("by",),
+    m.Pertinence: ("by",),
     m.Waiver: ("author",),
     m.Defect: ("by",),
     m.Dispute: ("curator",),
@@ -171,6 +175,7 @@ def actor_findings(diff: Diff, base: Graph, artifacts: Iterable[Artifact],
     added = {c.path: c for c in diff.changes if c.new_id and (
         c.status == "added" or (c.status == "modified" and c.path.startswith("names/")))}
     batch: list[tuple[str, m.Record, str]] = []  # panel and approval records (D-32 v3.34)
+    pertinent: list[tuple[str, str, m.Pertinence]] = []
     for art in artifacts:
         for path in art.paths:
             if path in skip or path not in added:
@@ -188,6 +193,9 @@ def actor_findings(diff: Diff, base: Graph, artifacts: Iterable[Artifact],
             findings.extend(_role_findings(base, art, path, rec, submitter))
             if isinstance(rec, (m.Motion, m.Vote, m.Writeup, m.Approval)):
                 batch.append((path, rec, art.target))
+            if isinstance(rec, m.Pertinence):  # D-30 v3.12: one act per variant+sentence
+                pertinent.append((path, art.target, rec))
+    findings.extend(pertinence_rules.batch_findings(pertinent))
     if batch:
         from network.gate import panel_rules
 
@@ -255,6 +263,8 @@ def _role_findings(base: Graph, art: Artifact, path: str, rec: m.Record,
         return judge(rec, rec.signature, frozenset({rec.by}), holds(True, True), rec.date,
                      "a shelving is a steward's or curator's act") + shelving_findings(
             base, tid, art.node or "", path, rec)
+    if isinstance(rec, m.Pertinence):  # D-30 v3.12: the role signature is judged there
+        return pertinence_rules.pertinence_findings(base, tid, art.node, path, rec)
     if isinstance(rec, m.ProofReview):
         # whose proof it reviews and which bytes (D-4 step 9), then the role signature
         return review_findings(base, tid, art.node, path, rec) or judge(

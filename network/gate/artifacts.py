@@ -119,6 +119,7 @@ class Kind(StrEnum):
     EXPLAINER = "explainer"
     LITERATURE = "literature"
     SHELVING = "shelving"
+    PERTINENCE = "pertinence"
     WITHDRAWAL = "withdrawal"
     PROPOSED_FOR = "proposed-for"
     DEFECT = "defect"
@@ -183,6 +184,7 @@ STEP_PLAN: dict[Kind, KindPlan] = {
     Kind.EXPLAINER: KindPlan(_RECORD_STEPS, False, _ANYONE),
     Kind.LITERATURE: KindPlan(_RECORD_STEPS, False, _ANYONE),
     Kind.SHELVING: KindPlan(_RECORD_STEPS, False, _STEWARDS),
+    Kind.PERTINENCE: KindPlan(_RECORD_STEPS, False, _STEWARDS),  # D-30 v3.12
     Kind.WITHDRAWAL: KindPlan(_RECORD_STEPS, False, _ANYONE),
     Kind.PROPOSED_FOR: KindPlan(_RECORD_STEPS, False, _ANYONE),
     Kind.DEFECT: KindPlan(_RECORD_STEPS, False, _ANYONE),
@@ -217,6 +219,7 @@ _NODE_RECORD_KINDS: dict[str, Kind] = {
     "withdrawals": Kind.WITHDRAWAL,
     "proposed-for": Kind.PROPOSED_FOR,
     "shelving": Kind.SHELVING,
+    "pertinence": Kind.PERTINENCE,
     "defects": Kind.DEFECT,
     "disputes": Kind.DISPUTE,
     "revision-requests": Kind.REVISION_REQUEST,
@@ -247,6 +250,7 @@ RECORD_MODELS: dict[Kind, type[m.Record]] = {
     Kind.EXPLAINER: m.Explainer,
     Kind.LITERATURE: m.Literature,
     Kind.SHELVING: m.Shelving,
+    Kind.PERTINENCE: m.Pertinence,
     Kind.WITHDRAWAL: m.Withdrawal,
     Kind.PROPOSED_FOR: m.ProposedFor,
     Kind.DEFECT: m.Defect,

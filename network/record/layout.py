@@ -153,6 +153,7 @@ PATH_TABLE: tuple[PathRule, ...] = (
     _rec(_N + "withdrawals/<ts>-<pseudonym>.yaml", "contributor", "withdrawal"),
     _rec(_N + "proposed-for/<ts>-<pseudonym>.yaml", "contributor", "proposed-for"),
     _rec(_N + "shelving/<ts>-<pseudonym>.yaml", "steward", "shelving"),
+    _rec(_N + "pertinence/<ts>-<pseudonym>.yaml", "steward", "pertinence"),
     _rec(_N + "approvals/<ts>-<pseudonym>.yaml", "steward", "approval"),
     _rec(_N + "reviews/<ts>-<pseudonym>.yaml", "steward", "proof-review"),
     _rec(_N + "waivers/native_decide.yaml", "contributor", "proof"),

@@ -183,6 +183,7 @@ class Node:
     withdrawals: list[RecordFile[m.Withdrawal]] = field(default_factory=list)
     proposed_for: list[RecordFile[m.ProposedFor]] = field(default_factory=list)
     shelvings: list[RecordFile[m.Shelving]] = field(default_factory=list)
+    pertinences: list[RecordFile[m.Pertinence]] = field(default_factory=list)
     reviews: list[RecordFile[m.ProofReview]] = field(default_factory=list)
     waivers: list[RecordFile[m.Waiver]] = field(default_factory=list)
     defects: list[RecordFile[m.Defect]] = field(default_factory=list)
@@ -759,6 +760,7 @@ _NODE_RECORD_DIRS: dict[str, tuple[type[BaseModel], str]] = {
     "withdrawals": (m.Withdrawal, "withdrawals"),
     "proposed-for": (m.ProposedFor, "proposed_for"),
     "shelving": (m.Shelving, "shelvings"),
+    "pertinence": (m.Pertinence, "pertinences"),
     "reviews": (m.ProofReview, "reviews"),
     "defects": (m.Defect, "defects"),
     "disputes": (m.Dispute, "disputes"),

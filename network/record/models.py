@@ -899,6 +899,28 @@ class Shelving(Record):
     signature: Signature | None = None
 
 
+class Pertinence(Record):
+    """``pertinence/<ts>-<pseudonym>.yaml`` under a related variant's node: one signature on
+    the sentence saying why the variant bears on its target (D-30 v3.12; issue 18).
+
+    ``target`` and ``variant`` name where it may stand (a copy under another node or
+    target is refused, and the signature covers both); ``sentence_sha256`` is the SHA-256
+    of the UTF-8 bytes of META.yaml's ``variant.pertinence`` as signed, so an edited
+    sentence needs a new signature. Not a fidelity grade and not a rung of the ladder
+    (D-9): :mod:`network.record.pertinence` reads it, step 2 judges it
+    (:mod:`network.gate.pertinence`).
+    """
+
+    SCHEMA_KIND: ClassVar[str] = "pertinence/v1"
+    schema_: Literal["pertinence/v1"] = Field("pertinence/v1", alias="schema")
+    target: TargetId
+    variant: NodeId
+    sentence_sha256: Sha256
+    by: Pseudonym
+    date: Date
+    signature: Signature | None = None
+
+
 class ProofReview(Record):
     """``reviews/<ts>-<pseudonym>.yaml``: a steward's or curator's approving review of a
     proof held at step 9 (D-4 v3.11/v3.15; ruling 5; issue 13).
@@ -1132,7 +1154,7 @@ ALL_KINDS: tuple[type[Record], ...] = (
     Policy, PolicyV2, Curators, CuratorsV2, StewardAct, Identity, DisplayName, PublicKey, MergeRecord, Attestation,
     PrecheckRecord, PrecheckAttestation, LedgerLine, Revocation, Correction, TargetRecord, GateSpec,
     TargetStatusRecord, Steward, Approach, ApproachV2, Registration, Meta, Postmortem, Annex,
-    Literature, Gloss, Explainer, Withdrawal, ProposedFor, Shelving, Waiver, Defect,
+    Literature, Gloss, Explainer, Withdrawal, ProposedFor, Shelving, Pertinence, Waiver, Defect,
     Dispute, RevisionRequest, Closure, Approval, Motion, Vote, Writeup, ProofReview,
     Outline,
 )

@@ -27,7 +27,7 @@ from typing import Any
 import orjson
 
 from network.errors import catalog_json
-from network.record import derive
+from network.record import derive, pertinence
 from network.record.forked import ForkedCall
 from network.record.loader import Graph, gc_paused, may_fork
 
@@ -184,7 +184,8 @@ def _worker_product(graph: Graph, path: str) -> bytes:
 
 
 def _graph_json(graph: Graph, tid: str) -> bytes:
-    return render(derive.graph_view(graph, tid))
+    # D-30 v3.12: each related variant's row carries its pertinence signature
+    return render(pertinence.annotate_view(graph, tid, derive.graph_view(graph, tid)))
 
 
 PARALLEL_MIN_NODES = 4000

@@ -458,5 +458,6 @@ _REFERENCE_CHECKS: dict[str, Callable[[ReferenceIndex, RecordDoc], None]] = {
     "approach/v1": _nodes_here("nodes"),
     "approach/v2": _nodes_here("nodes"),
     "shelving/v1": _shelving,
+    "pertinence/v1": _nodes_here("variant"),
     "proof-review/v1": _files("attestation"),
 }

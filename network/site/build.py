@@ -40,7 +40,7 @@ from markupsafe import Markup, escape
 
 from network.errors import LemmataError, define
 from network.importers.erdosproblems import target_provenance
-from network.record import derive, panel
+from network.record import derive, panel, pertinence
 from network.record.loader import Graph, load_graph
 from network.site import informal, pages
 from network.site.config import SiteConfig
@@ -144,7 +144,10 @@ def build_site(config: SiteConfig, log: Callable[[str], None] | None = None) -> 
 
 
 def _derive(graph: Graph, config: SiteConfig, report: BuildReport) -> _Derived:
-    views = {tid: derive.graph_view(graph, tid) for tid in graph.targets}
+    # D-30 v3.12: each related variant's row carries its pertinence signature, as in
+    # graph.json
+    views = {tid: pertinence.annotate_view(graph, tid, derive.graph_view(graph, tid))
+             for tid in graph.targets}
     summaries = {tid: derive.target_summary(graph, tid) for tid in graph.targets}
     featured = config.featured_target
     if featured is not None and featured not in graph.targets:

@@ -93,13 +93,15 @@ def unverified(graph: Graph) -> frozenset[str]:
     """Paths of the records that claim a role or a verdict and do not verify (ruling 14):
     attestations no gate key of ``keys/`` signs on their timestamp, closure records no
     gate key signs as of their merge; steward records not
-    signed by the steward they name or a curator; dormancy, dispute, shelving, proof-review
-    and registration records,
+    signed by the steward they name or a curator; dormancy, dispute, shelving, proof-review,
+    pertinence (D-30 v3.12) and registration records,
     role-resting withdrawals, and steward's or curator's literature readings not signed by
     their actor while holding the role; words versions carrying an approval that does not
     verify; approval, motion, vote and write-up records not signed by their actor in the
     role the act needs (:func:`network.record.panel.unverified_records`). None of them
     changes a status; the products and the site may show the flag."""
+    from network.record import pertinence  # imports this package
+
     ix = _ix(graph)
     for t in graph.targets.values():
         for n in t.nodes.values():
@@ -124,6 +126,9 @@ def unverified(graph: Graph) -> frozenset[str]:
             for sh in n.shelvings:
                 if not ix.role_signed(sh.path, sh.record, sh.record.by, sh.record.date, tid):
                     out.add(sh.path)
+            for pr in n.pertinences:  # a related variant's signed sentence (D-30 v3.12)
+                if pertinence.signature_problem(graph, tid, pr.record) is not None:
+                    out.add(pr.path)
             for rv in n.reviews:  # a held proof's review (issue 13), as step 9 reads it
                 if not ix.role_signed(rv.path, rv.record, rv.record.by, rv.record.date, tid):
                     out.add(rv.path)
