@@ -1033,6 +1033,10 @@ def trainer_sft(dataset: Path, base: Path, run_dir: Path, steps: int, batch_size
 @click.option("--sealed", "sealed", multiple=True,
               type=click.Choice(["frontier", "joined", "minif2f-test"]),
               help="Which sealed rows, by why they are sealed (default: frontier).")
+@click.option("--minif2f", "minif2f", multiple=True,
+              type=click.Path(path_type=Path, dir_okay=False, exists=True),
+              help="A miniF2F archive the dataset was compiled from: its rows are judged "
+                   "by the same gate (a scratch node each) instead of listed as not judged.")
 @click.option("--report", type=click.Path(path_type=Path), default=None,
               help="Where to write the report (default: RUN_DIR/eval.json).")
 @click.option("--history", type=click.Path(path_type=Path), default=None,
@@ -1041,7 +1045,8 @@ def trainer_sft(dataset: Path, base: Path, run_dir: Path, steps: int, batch_size
 def trainer_eval(dataset: Path, graph: Path, base: Path, run_dir: Path, samples: int,
                  max_new_tokens: int, verification_calls: int, temperature: float, seed: int,
                  ks: tuple[int, ...], limit: int | None, sealed: tuple[str, ...],
-                 report: Path | None, history: Path | None) -> int:
+                 minif2f: tuple[Path, ...], report: Path | None,
+                 history: Path | None) -> int:
     """Judge RUN_DIR's admitted policy and the untrained BASE on DATASET's sealed items."""
     from network.gate.sandbox import Sandbox
     from network.gate.toolchain import detect_toolchain
@@ -1052,7 +1057,8 @@ def trainer_eval(dataset: Path, graph: Path, base: Path, run_dir: Path, samples:
                     verification_calls=verification_calls, temperature=temperature, seed=seed)
     rep = eval_run(dataset, graph, base, run_dir, budget, toolchain=detect_toolchain,
                    sandbox=Sandbox(), history=history or run_dir / "history.json",
-                   ks=ks or (1,), limit=limit, sealed=sealed or ("frontier",))
+                   ks=ks or (1,), limit=limit, sealed=sealed or ("frontier",),
+                   minif2f=minif2f)
     path = report or run_dir / "eval.json"
     path.write_text(json.dumps(rep, sort_keys=True, indent=2) + "\n", encoding="utf-8")
     click.echo(json.dumps({"report": str(path), "items": len(rep["items"]),
