@@ -362,3 +362,27 @@ def test_expert_iteration_on_the_record_pool_trains_alternates_beside_the_proof(
     assert any(SECRET_TACTIC in r["completion"] for r in root)
     [new] = [r for r in root if r.get("origin") == "expert-iteration"]
     assert new["completion"] == NEW_ALT and new["artifact_kind"] == "alternate"
+
+
+@pytest.mark.slow
+def test_the_iterate_path_runs_on_the_record_pool(tmp_path: Path) -> None:
+    """``lemmata trainer iterate``'s function: the record pool, the tiny model sampling,
+    the gate judging at the dataset's commit (the stand-in). The random model finds
+    nothing, so nothing trains; every candidate is counted once as judged or not."""
+    from network.trainer.orchestrate import record_pool
+    from network.trainer.pipeline import iterate
+    from network.trainer.sft import SFTConfig
+    from tests.trainer_support import compiled_dataset, tiny_base
+
+    graph, ds, _sha = compiled_dataset(tmp_path / "src")
+    base = tiny_base(tmp_path / "base")
+    pool, _known = record_pool(ds)
+    (r1,) = iterate(ds, graph, base, tmp_path / "work",
+                    IterationConfig(rounds=1, samples=1, max_new_tokens=4, temperature=0.0),
+                    SFTConfig(steps=1), toolchain=RecordedToolchain, sandbox=Sandbox(),
+                    history=tmp_path / "history.json")
+    assert r1.items == len(pool) and r1.candidates == len(pool)
+    assert r1.passes == 0 and r1.trained is None
+    assert r1.judged + r1.not_judged + r1.budget_exhausted == r1.candidates
+    doc = H.load(tmp_path / "history.json")
+    assert [e["event"] for e in doc["events"]] == ["round"]

@@ -111,3 +111,54 @@ def eval_run(dataset: Path, graph: Path, base: Path, run_dir: Path, budget: Budg
     H.add_report(doc, rid, report, hardware=hardware(), step=int(trained["steps"]))
     H.save(history, doc)
     return report
+
+
+def iterate(dataset: Path, graph: Path, base: Path, work: Path, config: Any,
+            sft_config: SFTConfig, *, toolchain: ToolchainSource, sandbox: SandboxRunner,
+            history: Path, ray_address: str | None = None) -> list[Any]:
+    """Expert iteration on the record's pool (``lemmata trainer iterate``): the dataset's
+    ``train`` statements of graph items, proved nodes judged as alternates beside their
+    merged proof and their verified texts known
+    (:func:`network.trainer.orchestrate.record_pool`); the gate judges in-process at the
+    dataset's graph commit; each round with new passes trains LoRA SFT from the base on
+    the dataset's positives plus the passes and admits it. In this process
+    (:class:`~network.trainer.orchestrate.LocalExecutor`), or on Ray actors when
+    ``ray_address`` is given (``auto``, or a cluster's address).
+
+    Args:
+        config: an :class:`~network.trainer.orchestrate.IterationConfig`.
+
+    Raises:
+        LemmataError: :func:`~network.trainer.orchestrate.expert_iteration`'s codes;
+            ``trainer-source-malformed``; ``trainer-no-training-rows`` (no pool).
+    """
+    import functools
+
+    from network.trainer.orchestrate import (
+        LocalExecutor,
+        RayExecutor,
+        TrainerWorker,
+        expert_iteration,
+        record_pool,
+    )
+
+    rows, known = record_pool(dataset)
+    if not rows:
+        raise LemmataError("trainer-no-training-rows", f"{dataset}: no train statement of a node")
+    manifest = json.loads((dataset / "manifest.json").read_text("utf-8"))
+    commit = str(manifest["graph"]["commit"])
+    kwargs: dict[str, Any] = {
+        "engine_factory": functools.partial(HFEngine, str(base)),
+        "verifier_factory": functools.partial(GraphVerifier, Path(graph), commit, toolchain,
+                                              sandbox),
+        "trainer": (TrainerWorker, (str(base), str(dataset), str(work), sft_config)),
+        "config": config, "history": history, "known": known}
+    if ray_address is None:
+        return expert_iteration(LocalExecutor(), rows, **kwargs)
+    import ray
+
+    ray.init(address=ray_address)
+    try:
+        return expert_iteration(RayExecutor(), rows, **kwargs)
+    finally:
+        ray.shutdown()
