@@ -88,14 +88,17 @@ def eval_run(dataset: Path, graph: Path, base: Path, run_dir: Path, budget: Budg
         LemmataError: ``trainer-policy-not-admitted``; :func:`evaluate`'s codes;
             ``trainer-source-malformed``.
     """
+    if minif2f:  # before anything loads: the statements must be the dataset's own
+        named = {str(src["sha256"]) for src in json.loads(
+            (dataset / "manifest.json").read_text("utf-8")).get("sources", {}).get(
+                "minif2f", [])}
+        for archive in minif2f:
+            if hashlib.sha256(Path(archive).read_bytes()).hexdigest() not in named:
+                raise LemmataError("trainer-source-malformed", f"{archive}: not a miniF2F "
+                                   "archive the dataset was compiled from")
+    adapter, rid = admitted_adapter(run_dir)
     rows = [r for r in sealed_rows(dataset) if r.get("sealed") in sealed]
     manifest = json.loads((dataset / "manifest.json").read_text("utf-8"))
-    named = {str(src["sha256"]) for src in manifest.get("sources", {}).get("minif2f", [])}
-    for archive in minif2f:  # before anything loads: the statements are the dataset's
-        if hashlib.sha256(Path(archive).read_bytes()).hexdigest() not in named:
-            raise LemmataError("trainer-source-malformed",
-                               f"{archive}: not a miniF2F archive the dataset was compiled from")
-    adapter, rid = admitted_adapter(run_dir)
     policy = HFEngine(base)
     policy.sync(adapter, 1)
     verifier: Verifier = GraphVerifier(graph, manifest["graph"]["commit"], toolchain, sandbox)
