@@ -90,7 +90,8 @@ def convert_gguf(gguf_path: str | Path, out: str | Path) -> Path:
     cfg = model.config
     if hasattr(cfg, "quantization_config"):
         delattr(cfg, "quantization_config")
-    plain = AutoModelForCausalLM.from_config(cfg)
+    auto: Any = AutoModelForCausalLM  # from_config is untyped in transformers
+    plain = auto.from_config(cfg)
     missing, unexpected = plain.load_state_dict(model.state_dict(), strict=False)
     tied = set(getattr(plain, "_tied_weights_keys", None) or [])
     if unexpected or set(missing) - tied - {"lm_head.weight"}:
