@@ -1033,6 +1033,10 @@ def trainer_sft(dataset: Path, base: Path, run_dir: Path, steps: int, batch_size
 @click.option("--sealed", "sealed", multiple=True,
               type=click.Choice(["frontier", "joined", "minif2f-test"]),
               help="Which sealed rows, by why they are sealed (default: frontier).")
+@click.option("--minif2f", "minif2f", multiple=True,
+              type=click.Path(path_type=Path, dir_okay=False, exists=True),
+              help="A miniF2F archive the dataset was compiled from: its rows are judged "
+                   "by the same gate (a scratch node each) instead of listed as not judged.")
 @click.option("--report", type=click.Path(path_type=Path), default=None,
               help="Where to write the report (default: RUN_DIR/eval.json).")
 @click.option("--history", type=click.Path(path_type=Path), default=None,
@@ -1041,7 +1045,8 @@ def trainer_sft(dataset: Path, base: Path, run_dir: Path, steps: int, batch_size
 def trainer_eval(dataset: Path, graph: Path, base: Path, run_dir: Path, samples: int,
                  max_new_tokens: int, verification_calls: int, temperature: float, seed: int,
                  ks: tuple[int, ...], limit: int | None, sealed: tuple[str, ...],
-                 report: Path | None, history: Path | None) -> int:
+                 minif2f: tuple[Path, ...], report: Path | None,
+                 history: Path | None) -> int:
     """Judge RUN_DIR's admitted policy and the untrained BASE on DATASET's sealed items."""
     from network.gate.sandbox import Sandbox
     from network.gate.toolchain import detect_toolchain
@@ -1052,12 +1057,54 @@ def trainer_eval(dataset: Path, graph: Path, base: Path, run_dir: Path, samples:
                     verification_calls=verification_calls, temperature=temperature, seed=seed)
     rep = eval_run(dataset, graph, base, run_dir, budget, toolchain=detect_toolchain,
                    sandbox=Sandbox(), history=history or run_dir / "history.json",
-                   ks=ks or (1,), limit=limit, sealed=sealed or ("frontier",))
+                   ks=ks or (1,), limit=limit, sealed=sealed or ("frontier",),
+                   minif2f=minif2f)
     path = report or run_dir / "eval.json"
     path.write_text(json.dumps(rep, sort_keys=True, indent=2) + "\n", encoding="utf-8")
     click.echo(json.dumps({"report": str(path), "items": len(rep["items"]),
                            "rates": {c: {m: r["value"] for m, r in v["rates"].items()}
                                      for c, v in rep["conditions"].items()}}, sort_keys=True))
+    return EXIT_OK
+
+
+@trainer_group.command("iterate")
+@click.argument("dataset", type=click.Path(path_type=Path, file_okay=False))
+@click.argument("graph", type=click.Path(path_type=Path, file_okay=False))
+@click.argument("base", type=click.Path(path_type=Path, file_okay=False))
+@click.argument("work", type=click.Path(path_type=Path, file_okay=False))
+@click.option("--rounds", type=int, default=2, show_default=True)
+@click.option("--samples", type=int, default=2, show_default=True)
+@click.option("--max-new-tokens", type=int, default=128, show_default=True)
+@click.option("--verification-calls", type=int, default=64, show_default=True)
+@click.option("--temperature", type=float, default=0.8, show_default=True)
+@click.option("--seed", type=int, default=0, show_default=True)
+@click.option("--steps", type=int, default=2, show_default=True, help="SFT steps a round.")
+@click.option("--ray-address", default=None, help="Run the actors on Ray (auto, or an address).")
+@click.option("--history", type=click.Path(path_type=Path), default=None,
+              help="The history.json to record into (default: WORK/history.json).")
+@guarded
+def trainer_iterate(dataset: Path, graph: Path, base: Path, work: Path, rounds: int,
+                    samples: int, max_new_tokens: int, verification_calls: int,
+                    temperature: float, seed: int, steps: int, ray_address: str | None,
+                    history: Path | None) -> int:
+    """Expert iteration on DATASET's pool from the record: sample, judge by the gate (proved
+    nodes as alternates), train SFT on new passes, admit, sync."""
+    from dataclasses import asdict
+
+    from network.gate.sandbox import Sandbox
+    from network.gate.toolchain import detect_toolchain
+    from network.trainer.orchestrate import IterationConfig
+    from network.trainer.pipeline import iterate
+    from network.trainer.sft import SFTConfig
+
+    cfg = IterationConfig(rounds=rounds, samples=samples, max_new_tokens=max_new_tokens,
+                          verification_calls=verification_calls, temperature=temperature,
+                          seed=seed)
+    work.mkdir(parents=True, exist_ok=True)
+    recs = iterate(dataset, graph, base, work, cfg, SFTConfig(steps=steps, seed=seed),
+                   toolchain=detect_toolchain, sandbox=Sandbox(),
+                   history=history or work / "history.json", ray_address=ray_address)
+    click.echo(json.dumps([asdict(r) for r in recs], sort_keys=True))
     return EXIT_OK
 
 

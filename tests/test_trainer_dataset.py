@@ -292,8 +292,10 @@ def test_the_trainer_imports_no_ml_framework() -> None:
     code = ("import sys, network.cli, network.trainer.dataset, network.trainer.prompts, "
             "network.trainer.reward, network.trainer.engines, network.trainer.sft, "
             "network.trainer.evaluate, network.trainer.history, network.trainer.pipeline, "
-            "network.trainer.propose, network.trainer.orchestrate\n"
-            "bad = [m for m in ('torch', 'transformers', 'peft', 'ray', 'trl', 'vllm') "
+            "network.trainer.propose, network.trainer.orchestrate, network.trainer.grpo, "
+            "network.trainer.minif2f_judge, network.trainer.gguf_base\n"
+            "bad = [m for m in ('torch', 'transformers', 'peft', 'ray', 'trl', 'vllm', "
+            "'datasets', 'gguf') "
             "if m in sys.modules]\nprint(bad)\n")
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
                          check=True, cwd=Path(__file__).resolve().parents[1])

@@ -123,3 +123,78 @@ def test_a_budget_out_of_range_is_refused(judge: GraphVerifier, budget: Budget,
     with pytest.raises(LemmataError) as exc:
         evaluate(ROWS, {"base": Scripted({})}, judge, budget, ks=ks)
     assert exc.value.code == "trainer-config-invalid"
+
+
+# --- miniF2F items, judged by the same gate (a scratch node each) ------------------------
+
+
+@pytest.fixture(scope="module")
+def minif2f_world(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Any]:
+    from network.trainer.evaluate import sealed_rows
+    from network.trainer.minif2f_judge import MiniF2FVerifier
+    from tests.trainer_support import MINIF2F, compiled_dataset
+
+    graph, ds, sha = compiled_dataset(tmp_path_factory.mktemp("mf"))
+    rows = [r for r in sealed_rows(ds) if r["source"] == "minif2f-test"][:2]
+    judge = MiniF2FVerifier(graph, sha, [MINIF2F], RecordedToolchain, Sandbox())
+    return {"graph": graph, "ds": ds, "sha": sha, "rows": rows, "judge": judge}
+
+
+def _minif2f_texts(judge: Any, row: dict[str, Any]) -> dict[str, str]:
+    stmt = judge._statements[row["item"]]
+    proof = stmt.replace("sorry", "simp")
+    return {"proof": proof, "axiom": "axiom cheat : False\n\n" + proof}
+
+
+def test_minif2f_items_are_judged_with_the_base_control(minif2f_world: dict[str, Any],
+                                                        judge: GraphVerifier) -> None:
+    """A user axiom is refused at step 2 with no Lean; a plain proof needs Lean, which the
+    stand-in does not have for these bytes: not judged, never a pass. The rates carry
+    their k, budget and bootstrap interval like a graph item's."""
+    from network.trainer.minif2f_judge import CombinedVerifier
+
+    mf, rows = minif2f_world["judge"], minif2f_world["rows"]
+    t = {r["prompt"]: _minif2f_texts(mf, r) for r in rows}
+    policy = Scripted({p: [x["axiom"], x["proof"]] for p, x in t.items()}, version=1)
+    base = Scripted({p: [x["proof"], x["proof"]] for p, x in t.items()})
+    rep = evaluate(rows, {"base": base, "policy": policy}, CombinedVerifier((judge, mf)),
+                   Budget(samples=2, verification_calls=8), ks=(1, 2))
+    assert rep["items"] == sorted(r["item"] for r in rows) and rep["not_judged"] == {}
+    p, b = rep["conditions"]["policy"], rep["conditions"]["base"]
+    assert p["failures"] == {"step 2: axiom-declared": 2, "step 3: toolchain-missing": 2}
+    assert [a["verdict"] for a in p["attempts"]] == ["fail", "not-judged"] * 2
+    assert {a["verdict"] for a in b["attempts"]} == {"not-judged"} and b["solved"] == 0
+    r1 = p["rates"]["pass@1"]
+    assert r1["value"] == 0.0 and r1["ci95"] == [0.0, 0.0] and "k=1" in r1["label"]
+    assert "MiniF2F" not in json.dumps(rep) and "theorem" not in json.dumps(rep)
+
+
+def test_a_minif2f_row_cannot_bring_its_own_statement(minif2f_world: dict[str, Any]) -> None:
+    mf = minif2f_world["judge"]
+    row = dict(minif2f_world["rows"][0])
+    assert mf.can_judge(row)
+    forged = {**row, "statement_sha256": "0" * 64}
+    assert not mf.can_judge(forged) and mf(forged, "x").reward is None
+    assert not mf.can_judge({**row, "item": "minif2f:Test/no_such_problem"})
+
+
+def test_eval_run_refuses_an_archive_the_dataset_never_named(minif2f_world: dict[str, Any],
+                                                             tmp_path: Path) -> None:
+    from network.trainer.pipeline import eval_run
+
+    other = tmp_path / "other.tar.gz"
+    other.write_bytes(b"not the archive")
+    run = tmp_path / "run"
+    run.mkdir()
+    with pytest.raises(LemmataError) as exc:
+        eval_run(minif2f_world["ds"], minif2f_world["graph"], tmp_path / "base", run,
+                 Budget(samples=1), toolchain=RecordedToolchain, sandbox=Sandbox(),
+                 history=tmp_path / "h.json", sealed=("minif2f-test",), minif2f=(other,))
+    assert exc.value.code == "trainer-source-malformed"  # before the (missing) admission
+    from tests.trainer_support import MINIF2F
+
+    with pytest.raises(LemmataError) as exc:  # the dataset's own archive passes that check
+        eval_run(minif2f_world["ds"], minif2f_world["graph"], tmp_path / "base", run,
+                 Budget(samples=1), toolchain=RecordedToolchain, sandbox=Sandbox(),
+                 history=tmp_path / "h.json", sealed=("minif2f-test",), minif2f=(MINIF2F,))
+    assert exc.value.code == "trainer-policy-not-admitted"

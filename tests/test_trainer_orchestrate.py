@@ -254,3 +254,135 @@ def test_expert_iteration_on_ray_actors(tmp_path: Path) -> None:
     run = tmp_path / "work" / "round-1" / "run"
     assert (run / "admission.json").is_file() and (run / "run.json").is_file()
     H.check(H.load(tmp_path / "history.json"))
+
+
+# --- the pool from the record: proved nodes, judged as alternates ------------------------
+
+
+def test_the_record_pool_marks_proved_nodes_and_knows_their_proofs(tmp_path: Path) -> None:
+    from network.trainer.orchestrate import record_pool
+    from tests.trainer_support import SECRET_TACTIC, compiled_dataset
+
+    _g, ds, _sha = compiled_dataset(tmp_path / "src")
+    pool, known = record_pool(ds)
+    man = verify_dataset(ds)
+    assert pool and all(r["split"] == "train" for r in pool)
+    assert not {r["item"] for r in pool} & set(man["split"]["sealed"])
+    by_item = {r["item"]: r for r in pool}
+    calib = by_item["graph:calib/root"]
+    assert calib["judge_as"] == "alternate"
+    texts = sorted(k["text"] for k in known if k["row"]["item"] == "graph:calib/root")
+    # the merged proof and the verified alternate, both known, from the record
+    assert len(texts) == 2 and any(SECRET_TACTIC in t for t in texts)
+    assert all(k["origin"] == "record" and k["reward"] == 1.0 for k in known)
+    # a node without a verified merged proof is judged as a proof, and knows nothing
+    for item, r in by_item.items():
+        if "judge_as" not in r:
+            assert not [k for k in known if k["row"]["item"] == item]
+
+
+def test_a_proved_node_is_judged_as_an_alternate_not_a_replacement(tmp_path: Path) -> None:
+    """On the gate scenarios' graph aux is proved: a new Proof.lean for it is refused at
+    step 2 whatever it holds; judged as an alternate, the gate reads it beside the merged
+    proof (a copy of the merged proof is copy-of-merged-proof; a native_decide alternate
+    without a signed-off waiver is native-code-used at step 5, a real judgement)."""
+    from tests.gate_scenarios import NATIVE_STEP, P_AUX, PROOF_MID, base_repo
+
+    b, base = base_repo(tmp_path / "g")
+    g = load_graph(b.root, commit=base)
+    judge = _verifier(b.root, base)
+    aux = statement_row(bundle_from_graph(g, "demo", "aux"), item="graph:demo/aux")
+    as_proof = judge(aux, P_AUX)
+    assert as_proof.reward == 0.0 and as_proof.first_failing_step == 2
+    alt = {**aux, "judge_as": "alternate"}
+    copy = judge(alt, P_AUX)
+    assert (copy.reward, copy.code) == (0.0, "copy-of-merged-proof")
+    native = P_AUX.replace("simp", NATIVE_STEP.replace("1 + 1 = 2", "0 + 0 = 0") + "simp")
+    got = judge(alt, native)
+    assert (got.reward, got.first_failing_step, got.code) == (0.0, 5, "native-code-used")
+    mid = statement_row(bundle_from_graph(g, "demo", "mid"), item="graph:demo/mid")
+    assert judge(mid, PROOF_MID).reward == 1.0  # an open node is still judged as a proof
+    assert judge({**mid, "judge_as": "partial"}, PROOF_MID).reward == 0.0  # no other kinds
+
+
+class _AlternateJudge:
+    """A verifier double: passes ``NEW_ALT`` only when asked to judge it as an alternate,
+    and records what it was asked (the real gate's alternate path is tested above)."""
+
+    asked: ClassVar[list[tuple[str, str | None]]] = []
+
+    def can_judge(self, row: Any) -> bool:
+        return True
+
+    def __call__(self, row: Any, text: str) -> Any:
+        from network.trainer.reward import Reward
+
+        _AlternateJudge.asked.append((text, row.get("judge_as")))
+        if text == NEW_ALT and row.get("judge_as") == "alternate":
+            return Reward(1.0, "pass", None, None, ())
+        return Reward(0.0, "fail", 2, "copy-of-merged-proof", ())
+
+
+NEW_ALT = "theorem Calib.main : 2 + 2 = 4 := by\n  decide\n"
+
+
+def test_expert_iteration_on_the_record_pool_trains_alternates_beside_the_proof(
+        tmp_path: Path) -> None:
+    from network.trainer.orchestrate import record_pool
+    from tests.trainer_support import SECRET_TACTIC, compiled_dataset
+
+    _g, ds, _sha = compiled_dataset(tmp_path / "src")
+    pool, known = record_pool(ds)
+    merged = next(k["text"] for k in known if SECRET_TACTIC in k["text"])
+    FakeTrainer.calls, _AlternateJudge.asked = [], []
+    answers = {0: {("calib", "root"): merged}, 1: {("calib", "root"): NEW_ALT}}
+    rows = [r for r in pool if r["item"] == "graph:calib/root"]
+    # round 1 samples the merged proof again: known, not new, nothing trains
+    (r1,) = expert_iteration(LocalExecutor(), rows,
+                             engine_factory=lambda: VersionedEngine(answers),
+                             verifier_factory=_AlternateJudge,
+                             trainer=(FakeTrainer, (str(tmp_path / "w1"),)),
+                             config=IterationConfig(rounds=1, samples=1), known=known)
+    assert r1.new_passes == 0 and r1.trained is None and FakeTrainer.calls == []
+    # a policy at v1 samples a new alternate: judged as one, and it alone trains
+    answers[0] = answers[1]
+    (r2,) = expert_iteration(LocalExecutor(), rows,
+                             engine_factory=lambda: VersionedEngine(answers),
+                             verifier_factory=_AlternateJudge,
+                             trainer=(FakeTrainer, (str(tmp_path / "w2"),)),
+                             config=IterationConfig(rounds=1, samples=1), known=known)
+    assert r2.new_passes == 1 and r2.trained is not None
+    assert {j for _t, j in _AlternateJudge.asked} == {"alternate"}
+    [[p]] = FakeTrainer.calls  # the record's positives are not handed over again
+    assert p["text"] == NEW_ALT
+    # the round's dataset keeps the merged proof and adds the alternate beside it
+    d = derived_dataset(ds, tmp_path / "d", [p], round_=1)
+    sft = [json.loads(x) for x in (d / "sft.jsonl").read_text().splitlines()]
+    root = [r for r in sft if r["item"] == "graph:calib/root" and r["task"] == "proof"]
+    assert any(SECRET_TACTIC in r["completion"] for r in root)
+    [new] = [r for r in root if r.get("origin") == "expert-iteration"]
+    assert new["completion"] == NEW_ALT and new["artifact_kind"] == "alternate"
+
+
+@pytest.mark.slow
+def test_the_iterate_path_runs_on_the_record_pool(tmp_path: Path) -> None:
+    """``lemmata trainer iterate``'s function: the record pool, the tiny model sampling,
+    the gate judging at the dataset's commit (the stand-in). The random model finds
+    nothing, so nothing trains; every candidate is counted once as judged or not."""
+    from network.trainer.orchestrate import record_pool
+    from network.trainer.pipeline import iterate
+    from network.trainer.sft import SFTConfig
+    from tests.trainer_support import compiled_dataset, tiny_base
+
+    graph, ds, _sha = compiled_dataset(tmp_path / "src")
+    base = tiny_base(tmp_path / "base")
+    pool, _known = record_pool(ds)
+    (r1,) = iterate(ds, graph, base, tmp_path / "work",
+                    IterationConfig(rounds=1, samples=1, max_new_tokens=4, temperature=0.0),
+                    SFTConfig(steps=1), toolchain=RecordedToolchain, sandbox=Sandbox(),
+                    history=tmp_path / "history.json")
+    assert r1.items == len(pool) and r1.candidates == len(pool)
+    assert r1.passes == 0 and r1.trained is None
+    assert r1.judged + r1.not_judged + r1.budget_exhausted == r1.candidates
+    doc = H.load(tmp_path / "history.json")
+    assert [e["event"] for e in doc["events"]] == ["round"]

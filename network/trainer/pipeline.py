@@ -4,6 +4,7 @@ base model under one budget. The CLI and the integration test call these."""
 
 from __future__ import annotations
 
+import hashlib
 import json
 from pathlib import Path
 from typing import Any
@@ -13,7 +14,7 @@ from network.gate.run import ToolchainSource
 from network.gate.sandbox import SandboxRunner
 from network.trainer import history as H
 from network.trainer.engines import HFEngine, adapter_file_tensors, tensors_sha256
-from network.trainer.evaluate import Budget, GraphVerifier, evaluate, sealed_rows
+from network.trainer.evaluate import Budget, GraphVerifier, Verifier, evaluate, sealed_rows
 from network.trainer.sft import SFTConfig, admit, hardware, run_sft
 
 define("trainer-policy-not-admitted", None, 409,
@@ -70,24 +71,42 @@ def admitted_adapter(run_dir: Path) -> tuple[Path, str]:
 def eval_run(dataset: Path, graph: Path, base: Path, run_dir: Path, budget: Budget, *,
              toolchain: ToolchainSource, sandbox: SandboxRunner, history: Path,
              ks: tuple[int, ...] = (1,), limit: int | None = None,
-             sealed: tuple[str, ...] = ("frontier",)) -> dict[str, Any]:
+             sealed: tuple[str, ...] = ("frontier",),
+             minif2f: tuple[Path, ...] = ()) -> dict[str, Any]:
     """Evaluate the run's admitted adapter and the untrained base (the control) on the
     dataset's sealed items at the dataset's graph commit; record the rates.
 
     ``sealed`` picks rows by why they are sealed (``frontier``: the open nodes a proposer
     works on; ``joined``: held out with a sealed neighbour, often already proved, where a
-    new Proof.lean is refused as ``merged-proof-modified``; ``minif2f-test``).
+    new Proof.lean is refused as ``merged-proof-modified``; ``minif2f-test``). With
+    ``minif2f`` archives (each must be one the dataset's manifest names, by SHA-256),
+    miniF2F rows are judged too, by the same gate through
+    :class:`~network.trainer.minif2f_judge.MiniF2FVerifier`; without, they are listed as
+    not judged.
 
     Raises:
         LemmataError: ``trainer-policy-not-admitted``; :func:`evaluate`'s codes;
             ``trainer-source-malformed``.
     """
+    if minif2f:  # before anything loads: the statements must be the dataset's own
+        named = {str(src["sha256"]) for src in json.loads(
+            (dataset / "manifest.json").read_text("utf-8")).get("sources", {}).get(
+                "minif2f", [])}
+        for archive in minif2f:
+            if hashlib.sha256(Path(archive).read_bytes()).hexdigest() not in named:
+                raise LemmataError("trainer-source-malformed", f"{archive}: not a miniF2F "
+                                   "archive the dataset was compiled from")
     adapter, rid = admitted_adapter(run_dir)
     rows = [r for r in sealed_rows(dataset) if r.get("sealed") in sealed]
     manifest = json.loads((dataset / "manifest.json").read_text("utf-8"))
     policy = HFEngine(base)
     policy.sync(adapter, 1)
-    verifier = GraphVerifier(graph, manifest["graph"]["commit"], toolchain, sandbox)
+    verifier: Verifier = GraphVerifier(graph, manifest["graph"]["commit"], toolchain, sandbox)
+    if minif2f:
+        from network.trainer.minif2f_judge import CombinedVerifier, MiniF2FVerifier
+
+        verifier = CombinedVerifier((verifier, MiniF2FVerifier(
+            graph, manifest["graph"]["commit"], minif2f, toolchain, sandbox)))
     report = evaluate(rows, {"base": HFEngine(base), "policy": policy}, verifier, budget,
                       ks=ks, limit=limit)
     trained = json.loads((run_dir / "trained.json").read_text("utf-8"))
@@ -95,3 +114,54 @@ def eval_run(dataset: Path, graph: Path, base: Path, run_dir: Path, budget: Budg
     H.add_report(doc, rid, report, hardware=hardware(), step=int(trained["steps"]))
     H.save(history, doc)
     return report
+
+
+def iterate(dataset: Path, graph: Path, base: Path, work: Path, config: Any,
+            sft_config: SFTConfig, *, toolchain: ToolchainSource, sandbox: SandboxRunner,
+            history: Path, ray_address: str | None = None) -> list[Any]:
+    """Expert iteration on the record's pool (``lemmata trainer iterate``): the dataset's
+    ``train`` statements of graph items, proved nodes judged as alternates beside their
+    merged proof and their verified texts known
+    (:func:`network.trainer.orchestrate.record_pool`); the gate judges in-process at the
+    dataset's graph commit; each round with new passes trains LoRA SFT from the base on
+    the dataset's positives plus the passes and admits it. In this process
+    (:class:`~network.trainer.orchestrate.LocalExecutor`), or on Ray actors when
+    ``ray_address`` is given (``auto``, or a cluster's address).
+
+    Args:
+        config: an :class:`~network.trainer.orchestrate.IterationConfig`.
+
+    Raises:
+        LemmataError: :func:`~network.trainer.orchestrate.expert_iteration`'s codes;
+            ``trainer-source-malformed``; ``trainer-no-training-rows`` (no pool).
+    """
+    import functools
+
+    from network.trainer.orchestrate import (
+        LocalExecutor,
+        RayExecutor,
+        TrainerWorker,
+        expert_iteration,
+        record_pool,
+    )
+
+    rows, known = record_pool(dataset)
+    if not rows:
+        raise LemmataError("trainer-no-training-rows", f"{dataset}: no train statement of a node")
+    manifest = json.loads((dataset / "manifest.json").read_text("utf-8"))
+    commit = str(manifest["graph"]["commit"])
+    kwargs: dict[str, Any] = {
+        "engine_factory": functools.partial(HFEngine, str(base)),
+        "verifier_factory": functools.partial(GraphVerifier, Path(graph), commit, toolchain,
+                                              sandbox),
+        "trainer": (TrainerWorker, (str(base), str(dataset), str(work), sft_config)),
+        "config": config, "history": history, "known": known}
+    if ray_address is None:
+        return expert_iteration(LocalExecutor(), rows, **kwargs)
+    import ray
+
+    ray.init(address=ray_address)
+    try:
+        return expert_iteration(RayExecutor(), rows, **kwargs)
+    finally:
+        ray.shutdown()
