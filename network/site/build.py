@@ -191,7 +191,8 @@ def _environment(math: Typeset, config: SiteConfig, graph: Graph) -> Environment
             return Markup("")
         html = math.html.get(tex)
         if html is not None:
-            return Markup('<span class="claim">') + Markup(html) + Markup("</span>")
+            return (Markup('<span class="claim">') + Markup(informal.focusable_display(html))
+                    + Markup("</span>"))
         return Markup('<span class="claim tex">') + escape(f"\\[{tex}\\]") + Markup("</span>")
 
     env.filters["claim"] = claim

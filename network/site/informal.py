@@ -98,12 +98,23 @@ def _math_rule(state: StateInline, silent: bool) -> bool:
     return True
 
 
+def focusable_display(html: str) -> str:
+    """KaTeX's display HTML with its scroll box (``span.katex-display``, which scrolls
+    sideways where a formula is wider than a phone) given ``tabindex="0"``, so a keyboard
+    can reach and scroll it (WCAG 2.1.1; axe-core ``scrollable-region-focusable``; issue
+    15). Other HTML is returned unchanged."""
+    return html.replace('<span class="katex-display">',
+                        '<span class="katex-display" tabindex="0">', 1)
+
+
 def _math_html(tex: str, display: bool, env: dict[str, Any]) -> str:
     math: Typeset | None = env.get("math")
     table = (math.html if display else math.inline) if math else {}
     errors = (math.errors if display else math.inline_errors) if math else {}
     html = table.get(tex)
     if html is not None:
+        if display:
+            html = focusable_display(html)
         return f'<span class="math{" display" if display else ""}">{html}</span>'
     delim = ("$$", "$$") if display else ("$", "$")
     if tex in errors:
