@@ -23,9 +23,10 @@ for the layout tests: they are generated for review, not committed.
 
 The Erdős site is built from a fixed subset of the real snapshot
 (``tests/fixtures/registries/formal-conjectures-488aade-erdos.tar.gz``, the copy of
-``../shared/registries/``): the problem files sorted by number, every 15th from the first
-and problem 424, whose title carries TeX (:func:`erdos_subset`, 41 files). The whole collection (610 files, 989
-targets) takes minutes to import and build on two shared cores, too slow for the suite;
+``../shared/registries/``): the problem files sorted by number, every 15th from the first,
+and problem 424, whose title carries TeX (:func:`erdos_subset`, 41 files). The whole
+collection (610 files, 989 targets) takes minutes to import and build on two shared cores,
+too slow for the suite;
 ``benchmarks/site_build.py --erdos`` covers the full build's size and time.
 
 Marked ``browser`` and ``slow``: ``make test`` deselects it; run ``pytest -m browser``.
