@@ -57,14 +57,17 @@ def _overflows(d: object, base: str, pages: list[str], tag: str) -> list[str]:
             wide = d.execute_script(  # type: ignore[attr-defined]
                 "return [document.documentElement.scrollWidth, window.innerWidth,"
                 " Array.from(document.querySelectorAll('body *')).filter(e => {"
-                "  const r = e.getBoundingClientRect(); return r.right > window.innerWidth + 1"
+                "  const r = e.getBoundingClientRect(); return r.right > arguments[0] + 1"
                 "  && getComputedStyle(e).position !== 'absolute'"
                 "  && !e.closest('.table-scroll, .highlight, .svgwrap, .katex-display,"
                 " .math.display, pre, .code-scroll, .visually-hidden, .skip')"
-                " }).slice(0, 3).map(e => e.tagName + '.' + e.className)];")
+                " }).slice(0, 3).map(e => e.tagName + '.' + e.className)];", width)
             scroll, inner, culprits = wide
-            if scroll > inner:
-                bad.append(f"{tag} {path} at {width}px: {scroll} > {inner} ({culprits})")
+            # Against the emulated width: a mobile viewport widens its layout viewport
+            # (innerWidth) to the content, so ``scroll > inner`` never fires there.
+            if scroll > width:
+                bad.append(f"{tag} {path} at {width}px: {scroll} > {width} "
+                           f"(innerWidth {inner}; {culprits})")
             if path in ("index.html", "problems/index.html") or "demo/index" in path:
                 name = path.replace("/", "_").removesuffix(".html")
                 d.save_screenshot(str(SHOTS / f"{tag}-{name}-{width}.png"))  # type: ignore[attr-defined]

@@ -194,12 +194,14 @@ def _environment(math: Typeset, config: SiteConfig, graph: Graph) -> Environment
             return Markup("")
         html = math.html.get(tex)
         if html is not None:
-            return Markup('<span class="claim">') + Markup(html) + Markup("</span>")
+            return (Markup('<span class="claim">') + Markup(informal.focusable_display(html))
+                    + Markup("</span>"))
         return Markup('<span class="claim tex">') + escape(f"\\[{tex}\\]") + Markup("</span>")
 
     env.filters["claim"] = claim
     env.filters["prose"] = lambda text: informal.render(text, math)
     env.filters["prose_inline"] = lambda text: informal.render(text, math, inline=True)
+    env.filters["maths_title"] = lambda text: informal.render_title(text, math)
     env.filters["lean"] = highlight_lean
     env.filters["lean_holes"] = lambda src: Markup(pages.mark_holes(str(highlight_lean(src))))
     env.filters["short"] = pages.short
@@ -237,6 +239,7 @@ def _informal_texts(graph: Graph) -> Iterator[str | None]:
     docstrings among them), every gloss and explainer section, postmortem and approach
     prose and crux notes — so their formulas are typeset in the build's one KaTeX run."""
     for tid, t in graph.targets.items():
+        yield t.record.title
         yield t.record.informal_statement
         for a in derive.approach_views(graph, tid):
             yield a.get("cause")

@@ -140,6 +140,9 @@
       pz.pan({ x: s.width / 2 - (b.x + b.width / 2) * s.realZoom,
                y: Math.min(s.height / 2, 40 + b.height / 2 * s.realZoom) - (b.y + b.height / 2) * s.realZoom });
     };
+    // svg-pan-zoom caches the box's size when it starts; on a phone that can be before the
+    // layout settles (364 px cached for a 300 px box at 390 px), so measure again and refit.
+    pz.resize(); pz.fit(); pz.center();
     centreRoot(true);
     var bar = document.createElement("div");
     bar.className = "zoom-bar";
