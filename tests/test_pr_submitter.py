@@ -13,7 +13,7 @@ import httpx
 import respx
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
 
-from network.api.github_forge import GitHubForge
+from network.forge.github import GitHubForge
 from network.gate import github_trusted as T
 from network.gate.github_export import submitter_of as export_submitter
 from network.gate.pr_submitter import (

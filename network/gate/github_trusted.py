@@ -219,10 +219,10 @@ def resolve_pull_request(ev: WorkflowRunEvent, forge: Any) -> Any:
 
     Args:
         ev: the parsed event.
-        forge: a :class:`~network.api.github_forge.GitHubForge` on ``ev.repository``.
+        forge: a :class:`~network.forge.github.GitHubForge` on ``ev.repository``.
 
     Returns:
-        the :class:`~network.api.github_forge.GitHubPullRequest`.
+        the :class:`~network.forge.github.GitHubPullRequest`.
 
     Raises:
         LemmataError: ``trusted-pull-request-unresolved``; ``trusted-head-moved``; the
@@ -617,7 +617,7 @@ def review_for(approvals: Sequence[tuple[str, str, str]], graph: Graph,
     """The step-9 review a GitHub pull request carries (D-4 step 9 and Detail), or None.
 
     It is the first approving review (``(login, commit_id, body)``, from
-    :meth:`~network.api.github_forge.GitHubForge.approvals`) that was made on exactly
+    :meth:`~network.forge.github.GitHubForge.approvals`) that was made on exactly
     ``head_sha``, by a login ``identities/`` binds to a pseudonym other than the
     submitter's. With no known submitter no review counts: non-authorship cannot be
     checked. A waiver is signed off by a line ``sign-off: <waiver>`` in its body.

@@ -1,4 +1,4 @@
-"""GitHubForge: the :class:`~network.api.forge.Forge` protocol over the GitHub REST API
+"""GitHubForge: the :class:`~network.forge.types.Forge` protocol over the GitHub REST API
 (DESIGN.md "Forge adapters", D-35).
 
 Every write is plain git objects made through the documented Git database endpoints,
@@ -39,10 +39,9 @@ from typing import Any
 
 import httpx
 
-from network.api.forge import PrState, PullRequest
-from network.api.identity import PSEUDONYM_RE
 from network.errors import LemmataError, define
-from network.gate.attestation import precheck_from_body
+from network.forge.types import PrState, PullRequest, precheck_from_body
+from network.ids import PSEUDONYM_RE
 from network.record.source import check_graph_path
 
 define("forge-auth-failed", None, 502,
