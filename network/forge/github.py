@@ -521,11 +521,11 @@ class GitHubForge:
 
     def _signed_body(self, body: str, author: str, head_sha: str) -> str:
         """``body`` with the signed ``lemmata-submitter`` block for ``author`` at
-        ``head_sha`` (:mod:`network.gate.pr_submitter`), when the forge holds the service
+        ``head_sha`` (:mod:`network.forge.submitter`), when the forge holds the service
         key; the trusted gate job credits a service pull request only through it."""
         if self._submitter_key is None:
             return body
-        from network.gate.pr_submitter import submitter_block, with_submitter_block
+        from network.forge.submitter import submitter_block, with_submitter_block
 
         return with_submitter_block(body, submitter_block(
             author, head_sha, self._submitter_key, now=self._clock()))
