@@ -1,9 +1,9 @@
 """The embedded forge: where pull requests against the graph live (DESIGN.md, D-35).
 
 :class:`LocalForge` is the embedded default of the :class:`~network.forge.types.Forge`
-protocol: a bare graph repository handled through
-pygit2, each pull request a branch ``refs/heads/pr/<n>`` plus a row in SQL. The gate runs on
-it through the merge queue (network.gate.queue). A pull request the service opens is
+protocol: a bare graph repository handled through pygit2, each pull request a branch
+``refs/heads/pr/<n>`` plus a row in SQL (:mod:`network.forge.rows`). The gate runs on it
+through the merge queue (network.gate.queue). A pull request the service opens is
 indistinguishable from a hand-opened one: the ledger identity is the commit author and the
 ``Signed-off-by`` trailer, the service is the committer (D-23, D-35).
 
