@@ -14,8 +14,6 @@ import respx
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
 
 from network.forge.github import GitHubForge
-from network.gate import github_trusted as T
-from network.gate.github_export import submitter_of as export_submitter
 from network.forge.submitter import (
     sign_offs,
     signed_submitter,
@@ -23,6 +21,8 @@ from network.forge.submitter import (
     submitter_of,
     with_submitter_block,
 )
+from network.gate import github_trusted as T
+from network.gate.github_export import submitter_of as export_submitter
 from network.record.loader import load_graph
 from network.signing import public_key_record
 from tests.graphs import BUILDER_GATE_KEY, BUILDER_GATE_KEY_ID, git_commit
