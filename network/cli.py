@@ -256,7 +256,7 @@ def _service_parts(settings: ServiceSettings) -> dict[str, Any]:
     from sqlalchemy.orm import sessionmaker
 
     from network.api import db
-    from network.api.forge import LocalForge
+    from network.forge.local import LocalForge
     from network.up import DataDir, ensure_keys
 
     data = DataDir(settings.data_dir)
@@ -286,7 +286,7 @@ def _github_forge(settings: ServiceSettings, submitter_key: Any = None) -> Any:
     Raises:
         LemmataError: ``forge-misconfigured`` when either is missing or malformed.
     """
-    from network.api.github_forge import GitHubForge, parse_repo
+    from network.forge.github import GitHubForge, parse_repo
 
     if not settings.github_repo:
         raise LemmataError("forge-misconfigured", "--forge github needs --github-repo "
@@ -629,7 +629,7 @@ def _read_precheck(path: Path | None) -> str | None:
     """A precheck attestation file: raw JSON, or a pull-request body with a fenced block."""
     if path is None:
         return None
-    from network.gate.attestation import precheck_from_body
+    from network.forge.types import precheck_from_body
 
     text = path.read_text(encoding="utf-8")
     return precheck_from_body(text) or text
@@ -771,7 +771,7 @@ def gate_trusted(event_path: Path | None, run_id: int | None, repository: str,
     merged, 1 refused or failed, 2 held, 3 a bug."""
     import os
 
-    from network.api.github_forge import GitHubForge, parse_repo
+    from network.forge.github import GitHubForge, parse_repo
     from network.gate import github_rejudge as R
     from network.gate import github_trusted as T
     from network.gate.sandbox import Sandbox

@@ -27,6 +27,8 @@ _REV = r"(?:@v[1-9][0-9]*)?"
 NODE_ID_RE = re.compile(rf"{_FIRST}{_REV}(?:--h[1-9][0-9]*{_REV})*")
 MAX_ID_LEN = 200
 ROOT = "root"
+PSEUDONYM_RE = re.compile(r"[A-Za-z0-9][A-Za-z0-9_.-]{0,38}")
+"""A ledger identity's pseudonym (D-19): the service's, the forge's and the record's."""
 
 _LEAN_IDENT_RE = re.compile(r"[A-Za-z_][A-Za-z0-9_']*")
 _LEAN_KEYWORDS = frozenset([

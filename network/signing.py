@@ -1,8 +1,9 @@
 """Signing and verifying records: Ed25519 for the network's keys, sshsig for contributors.
 
 Foundation ruling 9: one envelope everywhere, ``{kind: gate|approval|service|ssh, key_id,
-signer, value}`` (:class:`network.record.models.Signature`). What is signed is the record's
-canonical JSON (:func:`canonical_json`): the record as a JSON object without its
+signer, value}`` (:class:`Signature`; the key model :class:`PublicKey` sits beside it, and
+network.record.models re-exports both, issue 17). What is signed is the record's canonical
+JSON (:func:`canonical_json`): the record as a JSON object without its
 ``signature`` field, keys sorted, no whitespace, UTF-8. The graph's ``keys/`` holds the
 public keys by key id with validity dates (``key/v1``), so a key can rotate and a record is
 judged by the key that was valid on the record's own date (ruling 2: dates come from the
@@ -32,16 +33,16 @@ import tempfile
 from collections.abc import Mapping
 from datetime import UTC, date, datetime, time
 from pathlib import Path
-from typing import Any
+from typing import Annotated, Any, ClassVar, Literal
 
 from cryptography.exceptions import InvalidSignature
 from cryptography.hazmat.primitives import serialization
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey, Ed25519PublicKey
-from pydantic import BaseModel
+from pydantic import BaseModel, ConfigDict, Field, StringConstraints
 
 from network import proc
 from network.errors import LemmataError, define
-from network.record.models import PublicKey, Signature
+from network.model_base import Date, Record
 
 define("bad-signature", None, 422,
        "A signature does not verify over the record's canonical JSON.",
@@ -63,6 +64,36 @@ SSH_NAMESPACE = "lemmata"
 """The sshsig namespace every contributor signature uses (``ssh-keygen -Y ... -n``)."""
 
 SIGNED_KINDS = ("gate", "approval", "service")
+
+
+# --- the envelope and the key (below the record; network.record.models re-exports both) ---
+
+
+class Signature(BaseModel):
+    """The one signature envelope (Foundation ruling 9).
+
+    ``value`` is base64: a raw Ed25519 signature for gate/approval/service, an armored
+    sshsig for ssh. What is signed is the record's canonical JSON without ``signature``.
+    """
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+    kind: Literal["gate", "approval", "service", "ssh"]
+    key_id: Annotated[str, StringConstraints(max_length=200)]
+    signer: Annotated[str, StringConstraints(max_length=200)]
+    value: Annotated[str, StringConstraints(max_length=8000)]
+
+
+class PublicKey(Record):
+    """``keys/<key_id>.json``: an Ed25519 public key (raw 32 bytes, base64) with validity."""
+
+    SCHEMA_KIND: ClassVar[str] = "key/v1"
+    schema_: Literal["key/v1"] = Field("key/v1", alias="schema")
+    key_id: Annotated[str, StringConstraints(pattern=r"^[a-z0-9][a-z0-9-]{0,63}$")]
+    kind: Literal["gate", "approval", "service"]
+    algorithm: Literal["ed25519"] = "ed25519"
+    public_key: Annotated[str, StringConstraints(pattern=r"^[A-Za-z0-9+/]{43}=$")]
+    valid_from: Date
+    valid_until: Date | None = None
 
 
 # --- canonical bytes -------------------------------------------------------------------

@@ -245,7 +245,7 @@ def seed_forge(forge: Path, graph_dir: Path, *, subdir: str = "graph") -> tuple[
     Raises:
         LemmataError: ``symlink-refused`` or ``hostile-path`` from the folder's files.
     """
-    from network.api.forge import LocalForge
+    from network.forge.local import LocalForge
 
     if (forge / "HEAD").exists():
         repo = pygit2.Repository(str(forge))
@@ -277,7 +277,7 @@ def seed_forge(forge: Path, graph_dir: Path, *, subdir: str = "graph") -> tuple[
     changed = {p: b for p, b in on_disk.items() if not _holds_blob(repo, head_tree, p, b)}
     if changed:
         sig = pygit2.Signature("Lemmata", "graph@lemmata.invalid", int(time.time()), 0)
-        from network.api.forge import _build_tree
+        from network.forge.local import _build_tree
 
         tree = _build_tree(repo, head_tree, changed)
         oid = repo.create_commit(MAIN, sig, sig, "Uncommitted graph files", tree, parent)
@@ -556,8 +556,8 @@ def run(data_root: Path, graph_dir: Path, *, host: str = "127.0.0.1", port: int 
     import uvicorn
 
     from network.api.app import create_app
-    from network.api.forge import LocalForge
     from network.api.settings import ServiceSettings
+    from network.forge.local import LocalForge
     from network.record.loader import load_graph
 
     data = DataDir(data_root)

@@ -30,9 +30,9 @@ from gate_scenarios import BASE_LEMMA_PROOF, PROOF_MID, Scenario, _used, base_re
 
 from network.api import db
 from network.api.app import create_app
-from network.api.forge import LocalForge
 from network.api.graphs import GraphProvider
 from network.api.settings import ServiceSettings
+from network.forge.local import LocalForge
 from network.gate.queue import QueueItem, process_queue
 from network.gate.sandbox import Sandbox
 from network.record.loader import load_graph

@@ -128,8 +128,8 @@ def forge_service(graph: Path, tmp_path: Path, *, clock: FakeClock | None = None
     lifespan running."""
     import pygit2
 
-    from network.api.forge import LocalForge
     from network.api.graphs import GraphProvider
+    from network.forge.local import LocalForge
     from network.record.loader import load_graph
 
     clock = clock or FakeClock()

@@ -30,6 +30,7 @@ from typing import Any
 sys.path.insert(0, str(Path(__file__).parent))
 from standin import NO_RECORDING, RecordedToolchain, inputs_key
 
+from network.forge.types import precheck_from_body
 from network.gate import attestation as A
 from network.gate.axioms import pinned_table, type_sha256
 from network.gate.diff import diff_commits
@@ -615,7 +616,7 @@ def precheck_raw(repo: Path, base: str, head: str, **over: Any) -> str | None:
         "verdict": "precheck-pass", "steps": [], "date": commit_date(repo, head)}
     body.update(over)
     att = m.PrecheckAttestation(**body)
-    got = A.precheck_from_body(A.precheck_block(att))
+    got = precheck_from_body(A.precheck_block(att))
     return got
 
 
@@ -683,7 +684,7 @@ def seeded_forge(tmp: Path, when: int = 1_790_000_000) -> Any:
     from sqlalchemy.orm import sessionmaker
 
     from network.api.db import Base, make_engine
-    from network.api.forge import LocalForge
+    from network.forge.local import LocalForge
 
     b, _ = base_repo(tmp / "graph")
     LocalForge.seed(tmp / "forge.git", b.root, when=when)

@@ -17,8 +17,8 @@ import yaml
 from sqlalchemy import select
 
 from network.api import db, submissions
-from network.api.forge import LocalForge
 from network.errors import CATALOG
+from network.forge.local import LocalForge
 from network.gate import queue as Q
 from network.gate.sandbox import Sandbox
 from tests.graphs import BUILDER_GATE_KEY, BUILDER_GATE_KEY_ID

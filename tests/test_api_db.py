@@ -9,12 +9,13 @@ from alembic.migration import MigrationContext
 from sqlalchemy import inspect
 
 from network.api import db
+from network.forge.rows import PullRequestRow
 
 OWN_TABLES = {t.__tablename__ for t in (
     db.IdentityRow, db.TokenRow, db.RecoveryCodeRow, db.ClaimRow, db.RateBucketRow,
     db.PrecheckJobRow, db.CheckLogRow, db.SubmissionRow, db.WebSessionRow,
     db.CsrfTokenRow, db.OAuthStateRow, db.SignInLinkRow,
-    db.PullRequestRow)}
+    PullRequestRow)}
 
 
 def _table_of(diff: object) -> str | None:

@@ -24,7 +24,7 @@ import yaml
 from fastapi.testclient import TestClient
 
 from network.api import db
-from network.api.forge import LocalForge
+from network.forge.local import LocalForge
 from network.gate.artifacts import Kind
 from network.gate.diff import diff_commits
 from network.gate.step2 import run_steps_1_2

@@ -21,8 +21,8 @@ import yaml
 from fastapi.testclient import TestClient
 
 from network.api import web_session
-from network.api.forge import LocalForge
 from network.api.service import Caller, authenticate
+from network.forge.local import LocalForge
 from network.gate.queue import process_queue
 from network.gate.sandbox import Sandbox
 from network.record import derive

@@ -454,9 +454,9 @@ def race(tmp_path: Path) -> Any:
     from fastapi.testclient import TestClient
 
     from network.api.app import create_app
-    from network.api.forge import LocalForge
     from network.api.graphs import GraphProvider
     from network.api.settings import ServiceSettings
+    from network.forge.local import LocalForge
     from network.record.products import write_products
     from tests.api_support import FakeClock, github_verifier
     from tests.graphs import BUILDER_APPROVAL_KEY

@@ -314,7 +314,7 @@ def test_an_import_merged_on_a_forge_credits_its_roots_and_defs_to_the_curator(
     from sqlalchemy.orm import sessionmaker
 
     from network.api.db import Base, make_engine
-    from network.api.forge import LocalForge
+    from network.forge.local import LocalForge
     from network.gate.postmerge import run_postmerge
     from network.importers import forge_source, import_as_pull_request
     from network.importers.formal_conjectures import plan_formal_conjectures_import

@@ -9,8 +9,8 @@ import pytest
 from sqlalchemy.orm import sessionmaker
 
 from network.api.db import Base, make_engine
-from network.api.forge import LocalForge
 from network.errors import LemmataError
+from network.forge.local import LocalForge
 
 
 @pytest.fixture()

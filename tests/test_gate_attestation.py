@@ -8,6 +8,7 @@ import pytest
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
 
 from network import signing
+from network.forge.types import precheck_from_body
 from network.gate import attestation as A
 from network.gate.result import Diagnostic, StepResult
 from network.record import models as m
@@ -42,7 +43,7 @@ def check(raw: str | None, head_date: str = "2026-02-01T10:30:00Z"):
 
 def raw_of(att: m.PrecheckAttestation) -> str:
     block = A.precheck_block(att)
-    got = A.precheck_from_body(f"Proof of root.\n\n{block}\nthanks")
+    got = precheck_from_body(f"Proof of root.\n\n{block}\nthanks")
     assert got is not None
     return got
 

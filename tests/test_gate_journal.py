@@ -16,7 +16,7 @@ import pytest
 from sqlalchemy.orm import sessionmaker
 
 from network.api.db import Base, make_engine
-from network.api.forge import LocalForge
+from network.forge.local import LocalForge
 from network.gate import queue as Q
 from network.gate.sandbox import Sandbox
 from network.record import models as m

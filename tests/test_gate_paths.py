@@ -17,8 +17,8 @@ from pathlib import Path
 import pygit2
 import pytest
 
-from network.api.forge import LocalForge
 from network.errors import CATALOG
+from network.forge.local import LocalForge
 from network.gate.queue import process_queue
 from network.gate.run import GateOutcome, run_gate
 from network.gate.sandbox import Sandbox

@@ -25,7 +25,7 @@ from hypothesis import strategies as st
 from sqlalchemy.orm import sessionmaker
 
 from network.api.db import Base, make_engine
-from network.api.forge import LocalForge
+from network.forge.local import LocalForge
 from network.gate.queue import process_queue
 from network.gate.run import run_gate
 from network.gate.sandbox import Sandbox

@@ -9,8 +9,8 @@ from pathlib import Path
 import pygit2
 import pytest
 
-from network.api.forge import LocalForge
 from network.errors import LemmataError
+from network.forge.local import LocalForge
 from network.gate.queue import process_queue
 from network.gate.sandbox import Sandbox
 from network.record import derive

@@ -15,6 +15,7 @@ from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
 
 from network import signing
 from network.errors import CATALOG
+from network.forge.types import precheck_from_body
 from network.gate import attestation as A
 from network.gate.postmerge import postmerge_files
 from network.gate.run import GateOutcome, run_gate
@@ -228,7 +229,7 @@ def test_the_precheck_run_emits_the_attestation_the_gate_consumes(tmp_path: Path
     assert pre.verdict == "pass" and not pre.attestations
     patt = pre.precheck_attestations[0]
     assert patt.verdict == "precheck-pass" and [s.step for s in patt.steps] == [2, 1, *range(3, 9)]
-    raw = A.precheck_from_body(A.precheck_block(patt))
+    raw = precheck_from_body(A.precheck_block(patt))
     out = run_gate(b.root, base, head, toolchain=RecordedToolchain, sandbox=Sandbox(),
                    precheck_raw=raw, submitter="alice")
     assert out.verdict == "pass"

@@ -24,8 +24,8 @@ import respx
 import yaml
 
 from network import signing
-from network.api.github_forge import GitHubForge
 from network.errors import LemmataError
+from network.forge.github import GitHubForge
 from network.gate import github_trusted as T
 from network.gate.github_export import export_build
 from network.gate.sandbox import Sandbox

@@ -16,8 +16,8 @@ import httpx
 import pytest
 import respx
 
-from network.api.github_forge import ForgeRateLimited, GitHubForge, GitHubPullRequest
 from network.errors import CATALOG, LemmataError
+from network.forge.github import ForgeRateLimited, GitHubForge, GitHubPullRequest
 
 API = "https://api.github.com"
 REPO = f"{API}/repos/lemmata-org/graph"

@@ -27,8 +27,8 @@ from pydantic import BaseModel
 
 from network.api import tools
 from network.errors import CATALOG, register_all
+from network.forge import types as forge_types
 from network.gate import artifacts as gate_artifacts
-from network.gate import attestation as gate_attestation
 from network.gate.diff import diff_commits
 from network.gate.references import precheck_key
 from network.gate.step2 import run_steps_1_2
@@ -196,7 +196,7 @@ def test_every_error_code_named_in_backticks_is_in_the_catalog(catalog) -> None:
     # the two remaining words are file names and the fence label, checked against the code
     for word in other:
         if word == "precheck-attestation":
-            assert gate_attestation.precheck_from_body("```precheck-attestation\n{}\n```") == "{}"
+            assert forge_types.precheck_from_body("```precheck-attestation\n{}\n```") == "{}"
         elif word == "lean-toolchain":
             assert gate_artifacts._PIN_FILES.fullmatch(word)
         else:

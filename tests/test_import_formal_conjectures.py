@@ -188,7 +188,7 @@ def test_rerun_changes_nothing(imported) -> None:
 
 def test_import_is_one_pull_request_and_rerun_opens_none(tmp_path: Path) -> None:
     from network.api.db import Base, make_engine
-    from network.api.forge import LocalForge
+    from network.forge.local import LocalForge
 
     co, _ = fc_checkout(tmp_path)
     LocalForge.seed(tmp_path / "forge.git", graph_copy(tmp_path), when=1_790_000_000)

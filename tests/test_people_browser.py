@@ -52,9 +52,9 @@ import yaml
 
 from network import signing
 from network.api.app import create_app
-from network.api.forge import LocalForge
 from network.api.graphs import GraphProvider
 from network.api.settings import ServiceSettings
+from network.forge.local import LocalForge
 from network.gate import queue as Q
 from network.gate.sandbox import Sandbox
 from network.record import derive, panel

@@ -1,7 +1,7 @@
 """Issue 11: on GitHub the trusted gate credits a service pull request only through the
 service's signed ``lemmata-submitter`` block for the judged head, never the service login
 and never the commit author's text; other pull requests credit the login's bound
-pseudonym, the sign-off choosing among several (network/gate/pr_submitter.py)."""
+pseudonym, the sign-off choosing among several (network/forge/submitter.py)."""
 
 from __future__ import annotations
 
@@ -13,16 +13,16 @@ import httpx
 import respx
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
 
-from network.api.github_forge import GitHubForge
-from network.gate import github_trusted as T
-from network.gate.github_export import submitter_of as export_submitter
-from network.gate.pr_submitter import (
+from network.forge.github import GitHubForge
+from network.forge.submitter import (
     sign_offs,
     signed_submitter,
     submitter_block,
     submitter_of,
     with_submitter_block,
 )
+from network.gate import github_trusted as T
+from network.gate.github_export import submitter_of as export_submitter
 from network.record.loader import load_graph
 from network.signing import public_key_record
 from tests.graphs import BUILDER_GATE_KEY, BUILDER_GATE_KEY_ID, git_commit

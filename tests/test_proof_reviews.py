@@ -26,9 +26,9 @@ from sqlalchemy import select
 
 from network import signing
 from network.api import db, proof_reviews, web_session
-from network.api.forge import LocalForge
 from network.api.records import gate_findings
 from network.api.service import Caller, Who
+from network.forge.local import LocalForge
 from network.gate import attestation as A
 from network.gate import github_trusted as T
 from network.gate import queue as Q

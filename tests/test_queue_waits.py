@@ -11,7 +11,7 @@ from typing import Any
 
 import pytest
 
-from network.api.forge import LocalForge
+from network.forge.local import LocalForge
 from network.gate.queue import WAITING_DIR, process_queue, read_waiting
 from network.gate.sandbox import Sandbox
 from network.gate.toolchain import MissingToolchain

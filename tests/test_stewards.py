@@ -428,7 +428,7 @@ def _forge(b: GraphBuilder, tmp: Path) -> Any:
     from sqlalchemy.orm import sessionmaker
 
     from network.api.db import Base, make_engine
-    from network.api.forge import LocalForge
+    from network.forge.local import LocalForge
     from tests.graphs import git_commit
 
     git_commit(b.root, "graph")

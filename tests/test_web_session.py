@@ -25,12 +25,12 @@ from sqlalchemy import select
 
 from network.api import db, identity, web_session
 from network.api.app import create_app
-from network.api.forge import LocalForge
 from network.api.graphs import GraphProvider
 from network.api.records import gate_findings
 from network.api.settings import ServiceSettings
 from network.cli import main
 from network.errors import CATALOG, LemmataError
+from network.forge.local import LocalForge
 from network.gate.artifacts import Kind
 from network.gate.diff import diff_commits
 from network.gate.step2 import run_steps_1_2

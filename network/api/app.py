@@ -18,7 +18,7 @@ import contextlib
 from collections.abc import AsyncIterator, Callable
 from typing import Annotated, Any
 
-from fastapi import Body, Depends, FastAPI, Query, Request, Response
+from fastapi import Body, FastAPI, Query, Request, Response
 from fastapi.exceptions import RequestValidationError
 from fastapi.responses import JSONResponse
 from fastapi.routing import APIRoute
@@ -33,14 +33,22 @@ from network.api import (
     contract,
     db,
     frontier_cache,
+    git_http,
     identity,
     precheck,
+    proof_reviews,
     reads,
+    record_acts,
+    record_routes,
+    stewards,
+    submission_routes,
     tools,
     web_session,
 )
+from network.api import panel as panel_routes
+from network.api.deps import Anon, Bearer, cached_read_response, marks, read_response
 from network.api.graphs import GraphProvider
-from network.api.service import Caller, Clock, Service, Who, authenticate
+from network.api.service import Clock, Service
 from network.api.settings import ServiceSettings
 from network.errors import LemmataError
 from network.record.loader import Graph
@@ -150,53 +158,6 @@ class ClaimRenewRequest(_Body):
     ttl_s: int | None = None
 
 
-# --- helpers -----------------------------------------------------------------------
-
-
-def _bearer(request: Request) -> str | None:
-    auth = request.headers.get("authorization") or ""
-    scheme, _, value = auth.partition(" ")
-    return value.strip() or None if scheme.lower() == "bearer" else None
-
-
-def _address(request: Request) -> str:
-    return request.client.host if request.client else "unknown"
-
-
-def _caller(request: Request) -> Caller:
-    """The anonymous caller of a route: bearer token (if any) and client address."""
-    return Caller(token=_bearer(request), address=_address(request))
-
-
-def _bearer_caller(request: Request) -> Caller:
-    """The caller of a token route, authenticated before the body is validated, so a
-    missing or wrong token is always the answer to an unauthenticated write.
-
-    Raises:
-        LemmataError: ``token-missing``; ``token-invalid``; ``token-expired``.
-    """
-    token = _bearer(request)
-    caller = Caller(token=token, address=_address(request))
-    who: Who = authenticate(request.app.state.svc, token, caller.address_hash)
-    return Caller(token=token, address=caller.address, who=who)
-
-
-Anon = Annotated[Caller, Depends(_caller)]
-Bearer = Annotated[Caller, Depends(_bearer_caller)]
-
-
-def marks(op: Callable[..., Any] | None, auth: str = "none") -> Callable[[Any], Any]:
-    """Tag a route handler with the operation function it calls and its auth, which the
-    route index and the bijection test read."""
-
-    def deco(handler: Any) -> Any:
-        handler.__lemmata_op__ = op
-        handler.__lemmata_auth__ = auth
-        return handler
-
-    return deco
-
-
 def create_app(
     settings: ServiceSettings,
     *,
@@ -288,27 +249,13 @@ def create_app(
     app.add_middleware(contract.SecurityHeaders, docs_paths=(app.docs_url or "/docs",))
     _install_error_handlers(app)
     _install_routes(app, svc)
-    from network.api import submission_routes
-
     submission_routes.install(app, svc)
-    from network.api import record_routes
-
     record_routes.install(app, svc)
     web_session.install(app, svc)  # GitHub sign-in and the web session (issue 13)
-    from network.api import record_acts
-
     record_acts.install(app, svc)  # literature, shelving, registrations, /me (issue 13)
-    from network.api import panel as panel_routes
-
     panel_routes.install(app, svc)  # approvals and the panel (issue 13)
-    from network.api import proof_reviews
-
     proof_reviews.install(app, svc)  # reviews of held proofs (issue 13)
-    from network.api import stewards
-
     stewards.install(app, svc)  # POST /stewards, a person route (D-32 v3.33/v3.34)
-    from network.api import git_http
-
     git_http.install(app, svc)  # the forge over git's smart HTTP (issue 11)
     for route in mcp_starlette.routes:
         if isinstance(route, Route) and route.path == "/mcp":
@@ -347,27 +294,6 @@ def _install_error_handlers(app: FastAPI) -> None:
     app.add_exception_handler(StarletteHTTPException, on_http)
 
 
-def _read(request: Request, svc: Service, body: Any) -> Response:
-    """A cacheable read: ETag = graph snapshot + SHA-256 of the body; 304 on a match."""
-    try:
-        snap = svc.graphs.snapshot().etag
-    except LemmataError:
-        snap = "none"
-    data = frontier_cache.serialize(body)
-    return _cached_read(request, svc, data, frontier_cache.etag_of(snap, data), snap)
-
-
-def _cached_read(request: Request, svc: Service, data: bytes, etag: str,
-                 snap: str) -> Response:
-    """A read whose bytes and ETag are already made: ``304`` when ``If-None-Match``
-    names the ETag, else the bytes (the headers of :func:`_read`)."""
-    headers = {"ETag": etag, "Cache-Control": f"public, max-age={svc.settings.read_max_age_s}",
-               "X-Graph-Snapshot": snap}
-    if request.headers.get("if-none-match") == etag:
-        return Response(status_code=304, headers=headers)
-    return Response(data, media_type="application/json", headers=headers)
-
-
 def _install_routes(app: FastAPI, svc: Service) -> None:
     bearer = {"x-auth": "bearer"}
     none = {"x-auth": "none"}
@@ -378,25 +304,25 @@ def _install_routes(app: FastAPI, svc: Service) -> None:
     @marks(reads.route_index)
     def index(request: Request) -> Response:
         """Every route with its method, auth and purpose, and the MCP and guide addresses."""
-        return _read(request, svc, reads.route_index(svc))
+        return read_response(request, svc, reads.route_index(svc))
 
     @app.get("/info.json", openapi_extra=none)
     @marks(reads.info)
     def info(request: Request) -> Response:
         """Protocol version, gate-spec hashes, schema index and the published limits."""
-        return _read(request, svc, reads.info(svc))
+        return read_response(request, svc, reads.info(svc))
 
     @app.get("/errors.json", openapi_extra=none)
     @marks(reads.error_codes)
     def errors(request: Request, prefix: str | None = None) -> Response:
         """The error-code catalog, optionally narrowed to a code prefix."""
-        return _read(request, svc, reads.error_codes(svc, prefix))
+        return read_response(request, svc, reads.error_codes(svc, prefix))
 
     @app.get("/dco.json", openapi_extra=none)
     @marks(identity.dco_info)
     def dco(request: Request) -> Response:
         """The Developer Certificate of Origin and the version a token must accept."""
-        return _read(request, svc, identity.dco_info(svc))
+        return read_response(request, svc, identity.dco_info(svc))
 
     @app.get("/frontier.json", openapi_extra=none)
     @marks(reads.frontier)
@@ -407,50 +333,50 @@ def _install_routes(app: FastAPI, svc: Service) -> None:
         filters = {k: v for k, v in request.query_params.items() if k != "where"}
         where = tuple(request.query_params.getlist("where"))
         out = frontier_cache.render(svc, filters or None, where)  # reads.frontier, cached
-        return _cached_read(request, svc, out.body, out.etag, out.snapshot)
+        return cached_read_response(request, svc, out.body, out.etag, out.snapshot)
 
     @app.get("/ledger.json", openapi_extra=none)
     @marks(reads.ledger)
     def ledger(request: Request, identity: Annotated[str | None, Query(max_length=200)] = None
                ) -> Response:
         """Ledger lines per identity (D-19), revoked ones shown revoked; `identity` narrows."""
-        return _read(request, svc, reads.ledger(svc, identity))
+        return read_response(request, svc, reads.ledger(svc, identity))
 
     @app.get("/hosted-checkers.json", openapi_extra=none)
     @marks(reads.hosted_checkers)
     def hosted_checkers(request: Request) -> Response:
         """Which targets the hosted fast checker serves, and whether it matches exactly."""
-        return _read(request, svc, reads.hosted_checkers(svc))
+        return read_response(request, svc, reads.hosted_checkers(svc))
 
     @app.get("/targets/index.json", openapi_extra=none)
     @marks(reads.targets_index)
     def targets_index(request: Request) -> Response:
         """Every target: id, title, class, root statement hash, fidelity, pinned Mathlib."""
-        return _read(request, svc, reads.targets_index(svc))
+        return read_response(request, svc, reads.targets_index(svc))
 
     @app.get("/targets/{target_id}", openapi_extra=none)
     @marks(reads.target_view)
     def target(request: Request, target_id: str) -> Response:
         """A target's record, graph.json, nodes, approach records and defs/ index."""
-        return _read(request, svc, reads.target_view(svc, target_id))
+        return read_response(request, svc, reads.target_view(svc, target_id))
 
     @app.get("/targets/{target_id}/defs", openapi_extra=none)
     @marks(reads.defs_view)
     def defs(request: Request, target_id: str) -> Response:
         """The target's shared definitions with text and content hashes."""
-        return _read(request, svc, reads.defs_view(svc, target_id))
+        return read_response(request, svc, reads.defs_view(svc, target_id))
 
     @app.get("/targets/{target_id}/gate-spec.json", openapi_extra=none)
     @marks(reads.gate_spec_view)
     def gate_spec(request: Request, target_id: str) -> Response:
         """The target's pinned gate-spec.json with its SHA-256."""
-        return _read(request, svc, reads.gate_spec_view(svc, target_id))
+        return read_response(request, svc, reads.gate_spec_view(svc, target_id))
 
     @app.get("/targets/{target_id}/sufficient-sets.json", openapi_extra=none)
     @marks(reads.sufficient_sets_view)
     def sufficient_sets(request: Request, target_id: str) -> Response:
         """The target's routes with their facts, its sufficient sets and the selector tree."""
-        return _read(request, svc, reads.sufficient_sets_view(svc, target_id))
+        return read_response(request, svc, reads.sufficient_sets_view(svc, target_id))
 
     @app.get("/registrations.json", openapi_extra=none)
     @marks(reads.registrations_view)
@@ -458,7 +384,7 @@ def _install_routes(app: FastAPI, svc: Service) -> None:
                       target_id: Annotated[str | None, Query(max_length=64)] = None
                       ) -> Response:
         """Every registration of a target in a public registry; `target_id` narrows."""
-        return _read(request, svc, reads.registrations_view(svc, target_id))
+        return read_response(request, svc, reads.registrations_view(svc, target_id))
 
     @app.get("/targets/{target_id}/nodes/{node_id}", openapi_extra=none)
     @marks(reads.node_bundle)
@@ -468,7 +394,7 @@ def _install_routes(app: FastAPI, svc: Service) -> None:
         prose sections annex, literature, gloss, explainer, outline."""
         sections = None if include is None else [
             s.strip() for item in include for s in item.split(",") if s.strip()]
-        return _read(request, svc, reads.node_bundle(svc, target_id, node_id, sections))
+        return read_response(request, svc, reads.node_bundle(svc, target_id, node_id, sections))
 
     @app.get("/claims/mine", openapi_extra=bearer)
     @marks(claims.my_claims, "bearer")

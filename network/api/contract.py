@@ -36,9 +36,8 @@ from fastapi.routing import APIRoute
 from pydantic import BaseModel, Field
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
-from network.api.identity import PSEUDONYM_RE
 from network.errors import CATALOG
-from network.ids import MAX_ID_LEN, NODE_ID_RE, TARGET_ID_RE
+from network.ids import MAX_ID_LEN, NODE_ID_RE, PSEUDONYM_RE, TARGET_ID_RE
 from network.record.derive import WORDS_KINDS
 
 #: Where FastAPI's Swagger UI page loads its script and stylesheet from.

@@ -35,11 +35,17 @@ from sqlalchemy import (
 from sqlalchemy.orm import DeclarativeBase, Mapped, Session, mapped_column, sessionmaker
 from sqlalchemy.pool import QueuePool
 
+from network.forge.rows import ForgeBase
+
 MIGRATIONS_DIR = Path(__file__).parent / "migrations"
 
 
 class Base(DeclarativeBase):
-    """Declarative base of every operational table."""
+    """Declarative base of every operational table. It shares the forge's ``MetaData``, so
+    the forge's own table (network.forge.rows: ``pull_requests``) is part of the one schema
+    the migrations own."""
+
+    metadata = ForgeBase.metadata
 
 
 class IdentityRow(Base):
@@ -293,27 +299,6 @@ class SignInLinkRow(Base):
     created_at: Mapped[int] = mapped_column(BigInteger, nullable=False)
     expires_at: Mapped[int] = mapped_column(BigInteger, nullable=False)
     used_at: Mapped[int | None] = mapped_column(BigInteger, nullable=True)
-
-
-class PullRequestRow(Base):
-    """One pull request on the LocalForge (network.api.forge); its branch is
-    ``refs/heads/pr/<number>``. Operational: the verdicts live in the graph's attestations."""
-
-    __tablename__ = "pull_requests"
-    number: Mapped[int] = mapped_column(Integer, primary_key=True, autoincrement=True)
-    title: Mapped[str] = mapped_column(String(300), nullable=False)
-    body: Mapped[str] = mapped_column(Text, nullable=False, default="")
-    base_sha: Mapped[str] = mapped_column(String(40), nullable=False)
-    head_sha: Mapped[str] = mapped_column(String(40), nullable=False)
-    author: Mapped[str] = mapped_column(String(64), nullable=False)
-    state: Mapped[str] = mapped_column(String(16), nullable=False, default="open")
-    merge_sha: Mapped[str | None] = mapped_column(String(40), nullable=True)
-    precheck_attestation: Mapped[str | None] = mapped_column(Text, nullable=True)
-    opened_at: Mapped[int] = mapped_column(BigInteger, nullable=False)
-    closed_at: Mapped[int | None] = mapped_column(BigInteger, nullable=True)
-    close_code: Mapped[str | None] = mapped_column(String(64), nullable=True)
-    """The catalog code it was closed with by the merge queue (issue 16), if any."""
-    close_detail: Mapped[str | None] = mapped_column(String(500), nullable=True)
 
 
 #: Execution option naming a connection that only reads: on SQLite its transaction is a

@@ -60,7 +60,6 @@ from starlette.routing import Route
 
 from network import proc
 from network.api import db, submissions
-from network.api.forge import LocalForge, PullRequest
 from network.api.service import (
     Caller,
     Service,
@@ -70,7 +69,8 @@ from network.api.service import (
     write_identity,
 )
 from network.errors import LemmataError, define
-from network.gate import attestation as A
+from network.forge.local import LocalForge
+from network.forge.types import PullRequest, precheck_from_body
 
 define("git-path-unknown", None, 404,
        "The git endpoint serves git's smart HTTP protocol only: info/refs, git-upload-pack "
@@ -580,7 +580,7 @@ def open_pushed(svc: Service, forge: LocalForge, who: Who,
 def _open(svc: Service, forge: LocalForge, who: Who, cmd: Command, title: str, body: str,
           facts: dict[str, Any]) -> tuple[PullRequest, str]:
     pr = forge.open_from_commit(cmd.new, title=title, body=body, author=who.pseudonym,
-                                precheck_attestation=A.precheck_from_body(body),
+                                precheck_attestation=precheck_from_body(body),
                                 base_sha=forge.main_sha())
     key = submissions._pr_key(pr.number)
     row = dict(pull_request_url=None, identity_id=who.id, pseudonym=who.pseudonym,

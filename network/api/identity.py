@@ -38,6 +38,7 @@ from network.api.service import (
     write_identity,
 )
 from network.errors import LemmataError, define
+from network.ids import PSEUDONYM_RE
 
 define("identity-unknown", None, 404,
        "No identity of the network holds this pseudonym (compared without regard to case).",
@@ -55,7 +56,6 @@ define("network-state-missing", None, 404,
        "or its --database-url.")
 
 OPERATOR_RE = re.compile(r"[A-Za-z0-9][A-Za-z0-9_.@-]{0,63}")
-PSEUDONYM_RE = re.compile(r"[A-Za-z0-9][A-Za-z0-9_.-]{0,38}")
 DCO_TEXT_PATH = Path(__file__).with_name("dco.txt")
 
 #: What the agent is told with every new token (D-19 v3.29, D-27).

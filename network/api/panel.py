@@ -20,7 +20,7 @@ from fastapi import FastAPI
 from pydantic import BaseModel, ConfigDict, Field
 
 from network.api import web_session
-from network.api.app import marks
+from network.api.deps import marks
 from network.api.names import record_path
 from network.api.records import (
     IndexKey,

@@ -440,7 +440,7 @@ def run_job(svc: Service, job_id: str) -> str:
 
     Implements D-4 (steps 1-2, 4-8), D-27, D-28 precheck_submission, D-35.
     """
-    from network.api.forge import LocalForge
+    from network.forge.local import LocalForge
     from network.gate.run import run_gate
     from network.gate.sandbox import Sandbox
     from network.gate.toolchain import detect_toolchain

@@ -23,7 +23,7 @@ from pydantic import BaseModel, ConfigDict, Field
 from sqlalchemy import select
 
 from network.api import db, web_session
-from network.api.app import marks
+from network.api.deps import marks
 from network.api.names import record_path
 from network.api.records import (
     IndexKey,

@@ -544,7 +544,8 @@ def ledger(svc: Service, identity: str | None = None) -> dict[str, Any]:
         LemmataError: ``pseudonym-invalid`` for a string no pseudonym can be (path
             separators, look-alike letters, control characters); ``graph-unavailable``.
     """
-    from network.api.identity import PSEUDONYM_RE, vouches
+    from network.api.identity import vouches
+    from network.ids import PSEUDONYM_RE
     from network.record.derive import ledger_views
 
     if identity is not None and not PSEUDONYM_RE.fullmatch(identity):

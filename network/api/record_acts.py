@@ -23,6 +23,7 @@ from fastapi import Depends, FastAPI, Request
 from pydantic import BaseModel, ConfigDict, Field
 
 from network.api import (
+    deps,
     display_names,
     literature,
     me,
@@ -31,7 +32,7 @@ from network.api import (
     shelving,
     web_session,
 )
-from network.api.app import _bearer, _bearer_caller, marks
+from network.api.deps import marks
 from network.api.service import Caller, Service
 from network.errors import LemmataError
 
@@ -121,8 +122,8 @@ def _bearer_or_person(request: Request) -> Acting:
         LemmataError: ``token-missing`` (neither); ``token-invalid``; ``token-expired``;
             the session's own refusals other than ``session-missing``.
     """
-    if _bearer(request) is not None:
-        return Acting(_bearer_caller(request), None)
+    if deps.bearer(request) is not None:
+        return Acting(deps.bearer_caller(request), None)
     fn = request.app.dependency_overrides.get(web_session.person, web_session.person)
     try:
         p = fn(request) if inspect.signature(fn).parameters else fn()

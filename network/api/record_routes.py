@@ -11,8 +11,8 @@ from typing import Annotated, Any, Literal
 from fastapi import Depends, FastAPI, Request, Response
 from pydantic import BaseModel, ConfigDict, Field
 
-from network.api import checks, records, words
-from network.api.app import Bearer, _address, _bearer, _read, marks
+from network.api import checks, deps, records, words
+from network.api.deps import Bearer, marks, read_response
 from network.api.service import Caller, Service, Who, authenticate
 from network.api.web_session import BearerOrSession
 
@@ -140,8 +140,8 @@ class CheckRequest(_Body):
 def _optional_caller(request: Request) -> Caller:
     """The caller of a route anonymous callers may use: a presented token is checked
     (a wrong one is refused) before the body is read; none means anonymous."""
-    token = _bearer(request)
-    caller = Caller(token=token, address=_address(request))
+    token = deps.bearer(request)
+    caller = Caller(token=token, address=deps.address(request))
     who: Who | None = authenticate(request.app.state.svc, token, caller.address_hash) \
         if token else None
     return Caller(token=token, address=caller.address, who=who)
@@ -253,10 +253,10 @@ def install(app: FastAPI, svc: Service) -> None:
     def words_needed(request: Request, target_id: str | None = None,
                      kind: str | None = None) -> Response:
         """Every Lean file and merged proof lacking words, with the open PR writing one."""
-        return _read(request, svc, words.list_words_needed(svc, target_id, kind))
+        return read_response(request, svc, words.list_words_needed(svc, target_id, kind))
 
     @app.get("/schemas/{name}/{version}.json", openapi_extra=none)
     @marks(records.get_schema)
     def schema(request: Request, name: str, version: str) -> Response:
         """One published JSON Schema by kind (or D-28 name) and version."""
-        return _read(request, svc, records.get_schema(svc, name, version))
+        return read_response(request, svc, records.get_schema(svc, name, version))

@@ -15,7 +15,7 @@ from fastapi import FastAPI
 from pydantic import BaseModel, ConfigDict, Field
 
 from network.api import precheck, submissions
-from network.api.app import Anon, Bearer, marks
+from network.api.deps import Anon, Bearer, marks
 from network.api.service import Service
 
 #: ``POST /precheck`` needs no token for the tutorial node (D-19, D-27, D-28 notation note

@@ -60,6 +60,7 @@ from network.api.service import (
     write_identity,
 )
 from network.errors import CATALOG, LemmataError, define
+from network.forge.types import precheck_from_body
 from network.gate import attestation as A
 from network.gate.artifacts import partial_label_findings, strip_comments
 from network.record import derive
@@ -499,7 +500,7 @@ def submit_proof(svc: Service, caller: Caller, *, target: str | None = None,
         pr = forge.open_pull_request(
             files={p: v.encode("utf-8") for p, v in bundle.files.items()}, title=pr_title,
             body=body, author=who.pseudonym,
-            precheck_attestation=A.precheck_from_body(body))
+            precheck_attestation=precheck_from_body(body))
         sub_id = "sub-" + secrets.token_hex(10)
         with db.transaction(svc.sessions) as s:
             s.add(db.SubmissionRow(
@@ -613,7 +614,7 @@ def _view(svc: Service, row: db.SubmissionRow, position: int | None) -> dict[str
     if row.pull_request and svc.forge is not None and _pr_number(row.pull_request):
         try:
             pr = svc.forge.get(_pr_number(row.pull_request))
-            raw = pr.precheck_attestation or A.precheck_from_body(pr.body)
+            raw = pr.precheck_attestation or precheck_from_body(pr.body)
             att = json.loads(raw) if raw else None
         except (LemmataError, json.JSONDecodeError):
             att = None

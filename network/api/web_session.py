@@ -59,7 +59,8 @@ from sqlalchemy.exc import IntegrityError
 from starlette.routing import Match
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
-from network.api import db
+from network.api import db, deps
+from network.api.deps import marks
 from network.api.service import Caller, Service, Who, iso, rate_hit, sha256_hex
 from network.errors import LemmataError, define, define_once
 
@@ -181,10 +182,6 @@ def _svc(request: Request) -> Service:
     svc = request.app.state.svc
     assert isinstance(svc, Service)
     return svc
-
-
-def _address(request: Request) -> str:
-    return request.client.host if request.client else "unknown"
 
 
 def site_origin(svc: Service) -> str:
@@ -328,7 +325,7 @@ def _session_write(request: Request) -> tuple[Service, _Open]:
         raise LemmataError("session-missing", f"{request.method} {request.url.path} needs a "
                            "web session")
     _check_origin(svc, request, write=True)
-    rate_hit(svc, f"address:{sha256_hex(_address(request))}:writes",
+    rate_hit(svc, f"address:{sha256_hex(deps.address(request))}:writes",
              svc.settings.rate_writes_per_address)
     opened = _read_session(svc, request)
     _spend_csrf(svc, request, opened.id)
@@ -377,7 +374,7 @@ def person(request: Request) -> Person:
     from network.api.pseudonyms import check_role_binding
 
     check_role_binding(svc, opened.who.pseudonym, opened.who.github_login)  # no squatter
-    return Person(caller=Caller(token=None, address=_address(request), transport="web",
+    return Person(caller=Caller(token=None, address=deps.address(request), transport="web",
                                 who=opened.who), login=opened.login)
 
 
@@ -392,10 +389,8 @@ def bearer_or_session(request: Request) -> Caller:
         LemmataError: ``token-missing`` when neither is presented; the token's codes;
             :func:`person`'s codes when a session cookie is used.
     """
-    from network.api.app import _bearer_caller
-
     if request.headers.get("authorization") or not request.cookies.get(COOKIE):
-        return _bearer_caller(request)
+        return deps.bearer_caller(request)
     return person(request).caller
 
 
@@ -563,7 +558,7 @@ def choose_pseudonym(svc: Service, request: Request, opened: _Open, *, pseudonym
         bound = opened.who.pseudonym if opened.who else "its operator-opened identity"
         raise LemmataError("github-login-bound", f"GitHub login {login} already holds "
                            f"pseudonym {bound}; a login has one identity")
-    rate_hit(svc, f"address:{sha256_hex(_address(request))}:tokens",
+    rate_hit(svc, f"address:{sha256_hex(deps.address(request))}:tokens",
              svc.settings.rate_token_issues_per_address)
     if dco != svc.settings.dco_version:
         raise LemmataError("dco-not-accepted", f"dco {dco!r} given; the current version is "
@@ -630,7 +625,7 @@ def start_sign_in(svc: Service, request: Request, return_to: str) -> Response:
     if not svc.settings.github_client_id:
         raise LemmataError("signin-not-configured", "no GitHub OAuth app is configured")
     check_return_to(svc, return_to)
-    rate_hit(svc, f"address:{sha256_hex(_address(request))}:signin",
+    rate_hit(svc, f"address:{sha256_hex(deps.address(request))}:signin",
              svc.settings.rate_token_issues_per_address)
     state = secrets.token_urlsafe(32)
     browser = secrets.token_urlsafe(32)
@@ -920,8 +915,6 @@ class PseudonymRequest(BaseModel):
 
 def install(app: FastAPI, svc: Service) -> None:
     """Add the sign-in and session routes and the site's CORS to ``app``."""
-    from network.api.app import marks
-
     none = {"x-auth": "none"}
     session = {"x-auth": "session"}
     app.add_middleware(SiteCors, origin=site_origin(svc))

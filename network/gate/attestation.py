@@ -40,14 +40,7 @@ define("precheck-mismatch", 0, 422,
 define("precheck-failed", 0, 422, "The attached precheck attestation records a failure.",
        "Fix what the precheck reported, run it again, and attach a passing attestation.")
 
-_FENCE = re.compile(r"```precheck-attestation[ \t]*\n(?P<json>.*?)\n```", re.DOTALL)
 MASKED_FIELDS = ("runner", "merge_commit", "signature")
-
-
-def precheck_from_body(body: str) -> str | None:
-    """The JSON text of the first fenced ``precheck-attestation`` block, or None."""
-    match = _FENCE.search(body)
-    return match.group("json") if match else None
 
 
 def precheck_block(attestation: m.PrecheckAttestation) -> str:

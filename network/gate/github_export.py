@@ -69,7 +69,7 @@ def submitter_of(login: str, head_message: str, graph: Graph,
                  service_logins: Sequence[str] = ()) -> str | None:
     """The pseudonym the unprivileged export job builds for (ruling 9, ruling 14): a hint
     for its steps, never a verdict; the trusted job decides from signed metadata
-    (:func:`network.gate.pr_submitter.submitter_of`).
+    (:func:`network.forge.submitter.submitter_of`).
 
     For a pull request the service opened (``login`` is one of ``service_logins``) it is
     the single ``Signed-off-by`` name of the head commit, which the service writes as the
@@ -77,8 +77,8 @@ def submitter_of(login: str, head_message: str, graph: Graph,
     pseudonym ``identities/`` at base binds to ``login`` (the sign-off picks one when the
     login binds several), or None.
     """
-    from network.gate.pr_submitter import sign_offs
-    from network.gate.pr_submitter import submitter_of as credited
+    from network.forge.submitter import sign_offs
+    from network.forge.submitter import submitter_of as credited
 
     if login and login in {s for s in service_logins if s}:
         names = sorted(set(sign_offs(head_message)))

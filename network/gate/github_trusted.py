@@ -51,6 +51,7 @@ from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
 
 from network import proc, signing
 from network.errors import LemmataError, define
+from network.forge.submitter import submitter_of as credited_submitter
 from network.gate import attestation as A
 from network.gate.artifacts import classify
 from network.gate.diff import diff_commits
@@ -60,7 +61,6 @@ from network.gate.github_export import (
     EXPORT_MANIFEST,
     base_module_hashes,
 )
-from network.gate.pr_submitter import submitter_of as credited_submitter
 from network.gate.result import Diagnostic
 from network.gate.sandbox import SandboxRunner
 from network.gate.toolchain import BuildResult, Toolchain
@@ -219,10 +219,10 @@ def resolve_pull_request(ev: WorkflowRunEvent, forge: Any) -> Any:
 
     Args:
         ev: the parsed event.
-        forge: a :class:`~network.api.github_forge.GitHubForge` on ``ev.repository``.
+        forge: a :class:`~network.forge.github.GitHubForge` on ``ev.repository``.
 
     Returns:
-        the :class:`~network.api.github_forge.GitHubPullRequest`.
+        the :class:`~network.forge.github.GitHubPullRequest`.
 
     Raises:
         LemmataError: ``trusted-pull-request-unresolved``; ``trusted-head-moved``; the
@@ -600,7 +600,7 @@ def submitter_for(pr: Any, graph: Graph, service_logins: Sequence[str] = (), *,
                   head_message: str = "") -> str | None:
     """The pseudonym credited for the pull request ``pr`` (its ``login``, ``body`` and
     ``head_sha``) with its head commit's message ``head_message`` read from the trusted
-    checkout: :func:`network.gate.pr_submitter.submitter_of`. A service pull request is
+    checkout: :func:`network.forge.submitter.submitter_of`. A service pull request is
     credited only through the service's signed ``lemmata-submitter`` block for this head;
     never the service login, never the commit author's text (issue 11)."""
     return credited_submitter(str(getattr(pr, "login", "") or ""), graph,
@@ -617,7 +617,7 @@ def review_for(approvals: Sequence[tuple[str, str, str]], graph: Graph,
     """The step-9 review a GitHub pull request carries (D-4 step 9 and Detail), or None.
 
     It is the first approving review (``(login, commit_id, body)``, from
-    :meth:`~network.api.github_forge.GitHubForge.approvals`) that was made on exactly
+    :meth:`~network.forge.github.GitHubForge.approvals`) that was made on exactly
     ``head_sha``, by a login ``identities/`` binds to a pseudonym other than the
     submitter's. With no known submitter no review counts: non-authorship cannot be
     checked. A waiver is signed off by a line ``sign-off: <waiver>`` in its body.

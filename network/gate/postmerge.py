@@ -1026,7 +1026,7 @@ def postmerge_files(
 def run_postmerge(forge: object, repo: str | Path, merge_commit: str,
                   attestations: Sequence[m.Attestation], **kwargs: object) -> PostMerge:
     """Compute :func:`postmerge_files` and commit them through ``forge.commit_to_main``
-    (a :class:`~network.api.forge.Forge`); returns the :class:`PostMerge` with the new main
+    (a :class:`~network.forge.types.Forge`); returns the :class:`PostMerge` with the new main
     commit appended to its notes."""
     pm = postmerge_files(repo, merge_commit, attestations, **kwargs)  # type: ignore[arg-type]
     msg = f"post-merge {pm.seq}: record, ledger, holes, closure, products (D-4, D-12, D-19)"

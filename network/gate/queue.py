@@ -1,4 +1,4 @@
-"""The merge queue over :class:`~network.api.forge.LocalForge`: strictly ordered, one pull
+"""The merge queue over :class:`~network.forge.local.LocalForge`: strictly ordered, one pull
 request at a time (D-4, D-5, D-25 v3.21; rulings 7, 8).
 
 :func:`process_queue` takes the pull requests open when it starts, oldest first, and for
@@ -25,7 +25,7 @@ Merging is a journal (issue 16). Before main moves, the queue writes a
 :class:`MergeIntent` (pull request, head, main before, expected new main, the pass
 attestations' paths) to ``<forge>/lemmata-merge-journal/<n>.json``, atomically (write,
 fsync, rename, fsync the folder). Each later step is idempotent: moving main
-(:meth:`~network.api.forge.LocalForge.advance_main`), marking the row merged, the
+(:meth:`~network.forge.local.LocalForge.advance_main`), marking the row merged, the
 post-merge commit (merge record, ledger lines, holes, closure and products in one commit,
 skipped when main's merge log already records the merge commit) and moving the losing
 racers; the intent is removed last. Every pass first completes the intents left by a run
@@ -35,7 +35,7 @@ that no longer merges cleanly is closed with ``merge-conflict`` (its fix: rebase
 again), never left open to be re-gated on every pass.
 
 Every close the queue makes for a reason records it on the forge's row
-(:meth:`~network.api.forge.LocalForge.close` ``code``/``detail``): ``merge-conflict``, the
+(:meth:`~network.forge.local.LocalForge.close` ``code``/``detail``): ``merge-conflict``, the
 first failing step's code of a ``fail`` or ``bounced`` verdict, the code of an exception
 that refused the pull request. The service copies it onto the submission, so its
 submitter reads why and what to do (issue 16).
@@ -57,8 +57,9 @@ from typing import Any, Literal
 import pygit2
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
 
-from network.api.forge import LocalForge, PullRequest
 from network.errors import LemmataError
+from network.forge.local import LocalForge
+from network.forge.types import PullRequest, precheck_from_body
 from network.gate import attestation as A
 from network.gate.diff import diff_commits
 from network.gate.postmerge import PostMerge, run_postmerge
@@ -131,7 +132,7 @@ class MainGraph:
 
 
 def _precheck_of(pr: PullRequest) -> str | None:
-    return pr.precheck_attestation or A.precheck_from_body(pr.body)
+    return pr.precheck_attestation or precheck_from_body(pr.body)
 
 
 def _unpublished(forge: LocalForge, files: dict[str, bytes]) -> dict[str, bytes]:
@@ -218,7 +219,7 @@ def move_losing_racers(forge: LocalForge, merged: GateOutcome | Sequence[m.Attes
         if pre.verdict == "pass" and len(atts) == 1:
             t = graph.targets.get(atts[0].target)
             if t is not None and "none" in t.gate_spec.precheck.accepted_signature_kinds:
-                raw = A.precheck_from_body(A.precheck_block(atts[0]))
+                raw = precheck_from_body(A.precheck_block(atts[0]))
         new = forge.open_from_commit(
             head, title=f"Alternate proof of {', '.join(losing)} {mark}",
             body=(f"The node's proof merged first, so this text moved unchanged from "

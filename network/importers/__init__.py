@@ -30,7 +30,7 @@ from network.record.loader import parse_record
 from network.record.source import CommitSource, Source, WorktreeSource, check_graph_path
 
 if TYPE_CHECKING:
-    from network.api.forge import Forge, PullRequest
+    from network.forge.types import Forge, PullRequest
 
 define("import-source-invalid", None, 422,
        "The registry source is not what the importer reads: not a git checkout, or without "
@@ -204,7 +204,7 @@ def forge_source(forge: Any) -> CommitSource:
     """The graph at a forge's main, for computing an import against it.
 
     Args:
-        forge: a :class:`~network.api.forge.LocalForge` (anything with ``path`` and
+        forge: a :class:`~network.forge.local.LocalForge` (anything with ``path`` and
             ``main_sha()``).
 
     Raises:
@@ -253,7 +253,7 @@ def import_as_pull_request(forge: Forge, files: dict[str, bytes], author: str, *
     like every other change, DESIGN.md "How data moves").
 
     Args:
-        forge: any :class:`~network.api.forge.Forge`.
+        forge: any :class:`~network.forge.types.Forge`.
         files: graph path → bytes; only new or changed files (an :class:`ImportPlan`'s).
         author: the curator's pseudonym; the ledger identity of the pull request.
         title, body: the pull request's text (the body should list curator attention).

@@ -7,15 +7,23 @@ equal. Models are immutable and refuse unknown fields. No model has a ``status``
 statuses are derived (Foundation ruling 1).
 """
 
+# ruff: noqa: RUF012 -- every class here is a pydantic model (defaults are copied per
+# instance); ruff cannot follow the imported base network.model_base.Record.
 from __future__ import annotations
 
 from typing import Annotated, Any, ClassVar, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, StringConstraints, model_validator
 
+# The record base, the signature envelope and the key model sit below the record, in
+# signing's layer (issue 17); the record's model set keeps their names.
+from network.model_base import Date as Date  # noqa: PLC0414 (re-exported)
+from network.model_base import Record as Record  # noqa: PLC0414 (re-exported)
+from network.signing import PublicKey as PublicKey  # noqa: PLC0414 (re-exported)
+from network.signing import Signature as Signature  # noqa: PLC0414 (re-exported)
+
 Sha256 = Annotated[str, StringConstraints(pattern=r"^[0-9a-f]{64}$")]
 GitSha = Annotated[str, StringConstraints(pattern=r"^[0-9a-f]{40}$")]
-Date = Annotated[str, StringConstraints(pattern=r"^\d{4}-\d{2}-\d{2}(T\d{2}:\d{2}:\d{2}Z)?$")]
 TargetId = Annotated[str, StringConstraints(pattern=r"^[a-z0-9]+(-[a-z0-9]+)*$", max_length=64)]
 NodeId = Annotated[
     str,
@@ -36,27 +44,6 @@ GraphPath = Annotated[
 ShortText = Annotated[str, StringConstraints(max_length=2000)]
 LongText = Annotated[str, StringConstraints(max_length=100_000)]
 Label = Annotated[str, StringConstraints(max_length=60)]
-
-
-class Record(BaseModel):
-    """Base of every record: frozen, unknown fields refused, ``schema`` fixed per kind."""
-
-    model_config = ConfigDict(extra="forbid", frozen=True, populate_by_name=True)
-    SCHEMA_KIND: ClassVar[str] = ""
-
-
-class Signature(BaseModel):
-    """The one signature envelope (Foundation ruling 9).
-
-    ``value`` is base64: a raw Ed25519 signature for gate/approval/service, an armored
-    sshsig for ssh. What is signed is the record's canonical JSON without ``signature``.
-    """
-
-    model_config = ConfigDict(extra="forbid", frozen=True)
-    kind: Literal["gate", "approval", "service", "ssh"]
-    key_id: Annotated[str, StringConstraints(max_length=200)]
-    signer: Annotated[str, StringConstraints(max_length=200)]
-    value: Annotated[str, StringConstraints(max_length=8000)]
 
 
 class Reference(BaseModel):
@@ -182,19 +169,6 @@ class DisplayName(Record):
     link: Annotated[str, StringConstraints(pattern=r"^https?://", max_length=500)] | None = None
     date: Date
     signature: Signature | None = None
-
-
-class PublicKey(Record):
-    """``keys/<key_id>.json``: an Ed25519 public key (raw 32 bytes, base64) with validity."""
-
-    SCHEMA_KIND: ClassVar[str] = "key/v1"
-    schema_: Literal["key/v1"] = Field("key/v1", alias="schema")
-    key_id: Annotated[str, StringConstraints(pattern=r"^[a-z0-9][a-z0-9-]{0,63}$")]
-    kind: Literal["gate", "approval", "service"]
-    algorithm: Literal["ed25519"] = "ed25519"
-    public_key: Annotated[str, StringConstraints(pattern=r"^[A-Za-z0-9+/]{43}=$")]
-    valid_from: Date
-    valid_until: Date | None = None
 
 
 class MergeRecord(Record):

@@ -223,7 +223,8 @@ def run_grpo(rows: Sequence[Mapping[str, Any]], base_dir: str | Path, run_dir: s
     import torch
     from datasets import Dataset
     from peft import LoraConfig, get_peft_model_state_dict
-    from trl import GRPOConfig, GRPOTrainer
+    from trl.trainer.grpo_config import GRPOConfig
+    from trl.trainer.grpo_trainer import GRPOTrainer
 
     model, tok = load_base(base_dir)
     tok.padding_side = "left"  # TRL's generation needs left padding
@@ -248,7 +249,8 @@ def run_grpo(rows: Sequence[Mapping[str, Any]], base_dir: str | Path, run_dir: s
     trainer.train()
     held = tensors_sha256(get_peft_model_state_dict(trainer.model))
     adapter = run / "adapter"
-    trainer.model.save_pretrained(str(adapter))
+    peft_model: Any = trainer.model  # a peft PeftModel (peft_config above)
+    peft_model.save_pretrained(str(adapter))
     # TRL logs the step's mean reward as None when no completion was judged
     steps = tuple({"step": int(h["step"]), "loss": float(h["loss"]),
                    "reward": None if h["reward"] is None else float(h["reward"])}

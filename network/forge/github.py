@@ -1,4 +1,4 @@
-"""GitHubForge: the :class:`~network.api.forge.Forge` protocol over the GitHub REST API
+"""GitHubForge: the :class:`~network.forge.types.Forge` protocol over the GitHub REST API
 (DESIGN.md "Forge adapters", D-35).
 
 Every write is plain git objects made through the documented Git database endpoints,
@@ -39,10 +39,9 @@ from typing import Any
 
 import httpx
 
-from network.api.forge import PrState, PullRequest
-from network.api.identity import PSEUDONYM_RE
 from network.errors import LemmataError, define
-from network.gate.attestation import precheck_from_body
+from network.forge.types import PrState, PullRequest, precheck_from_body
+from network.ids import PSEUDONYM_RE
 from network.record.source import check_graph_path
 
 define("forge-auth-failed", None, 502,
@@ -522,11 +521,11 @@ class GitHubForge:
 
     def _signed_body(self, body: str, author: str, head_sha: str) -> str:
         """``body`` with the signed ``lemmata-submitter`` block for ``author`` at
-        ``head_sha`` (:mod:`network.gate.pr_submitter`), when the forge holds the service
+        ``head_sha`` (:mod:`network.forge.submitter`), when the forge holds the service
         key; the trusted gate job credits a service pull request only through it."""
         if self._submitter_key is None:
             return body
-        from network.gate.pr_submitter import submitter_block, with_submitter_block
+        from network.forge.submitter import submitter_block, with_submitter_block
 
         return with_submitter_block(body, submitter_block(
             author, head_sha, self._submitter_key, now=self._clock()))

@@ -1,8 +1,9 @@
-"""Forge adapters: where pull requests against the graph live (DESIGN.md, D-35).
+"""The embedded forge: where pull requests against the graph live (DESIGN.md, D-35).
 
-:class:`LocalForge` is the embedded default: a bare graph repository handled through
-pygit2, each pull request a branch ``refs/heads/pr/<n>`` plus a row in SQL. The gate runs on
-it through the merge queue (network.gate.queue). A pull request the service opens is
+:class:`LocalForge` is the embedded default of the :class:`~network.forge.types.Forge`
+protocol: a bare graph repository handled through pygit2, each pull request a branch
+``refs/heads/pr/<n>`` plus a row in SQL (:mod:`network.forge.rows`). The gate runs on it
+through the merge queue (network.gate.queue). A pull request the service opens is
 indistinguishable from a hand-opened one: the ledger identity is the commit author and the
 ``Signed-off-by`` trailer, the service is the committer (D-23, D-35).
 
@@ -14,16 +15,15 @@ from __future__ import annotations
 
 import time
 from collections.abc import Callable, Mapping
-from dataclasses import dataclass
 from pathlib import Path
-from typing import Literal, Protocol
 
 import pygit2
 from sqlalchemy import select
 from sqlalchemy.orm import Session, sessionmaker
 
-from network.api.db import PullRequestRow, transaction
 from network.errors import LemmataError, define
+from network.forge.rows import PullRequestRow, transaction
+from network.forge.types import MAIN, PrState, PullRequest
 from network.record.source import check_graph_path
 
 define("pull-request-not-found", None, 404, "No pull request has that number.",
@@ -32,81 +32,6 @@ define("pull-request-closed", None, 409, "The pull request is already merged or 
        "Open a new pull request.")
 define("merge-conflict", None, 409, "The pull request no longer merges cleanly into main.",
        "Rebase your change on the current main and submit again.")
-
-PrState = Literal["open", "merged", "closed"]
-MAIN = "refs/heads/main"
-
-
-@dataclass(frozen=True)
-class PullRequest:
-    """A pull request as every forge reports it.
-
-    Attributes:
-        number: the forge's number.
-        title, body: as opened; ``body`` may carry a fenced ``precheck-attestation`` block.
-        base_sha: main's commit when it was opened (40 hex).
-        head_sha: the branch's head commit (40 hex).
-        author: the ledger identity's pseudonym.
-        state: open, merged or closed.
-        merge_sha: main's commit after the merge, when merged.
-        precheck_attestation: the attached precheck attestation JSON (ruling 7), if any.
-        close_code, close_detail: the catalog code and detail it was closed with, when
-            the merge queue closed it for a reason (issue 16: ``merge-conflict``, a gate
-            refusal); None otherwise.
-    """
-
-    number: int
-    title: str
-    body: str
-    base_sha: str
-    head_sha: str
-    author: str
-    state: PrState
-    merge_sha: str | None
-    precheck_attestation: str | None
-    close_code: str | None = None
-    close_detail: str | None = None
-
-    @property
-    def branch(self) -> str:
-        """The branch ref: ``refs/heads/pr/<number>``."""
-        return f"refs/heads/pr/{self.number}"
-
-
-class Forge(Protocol):
-    """What the service and the merge queue need of a forge (D-35)."""
-
-    def main_sha(self) -> str:
-        """main's head commit, 40 hex."""
-        ...
-
-    def open_pull_request(self, *, files: Mapping[str, bytes | None], title: str, body: str,
-                          author: str, precheck_attestation: str | None = None,
-                          base_sha: str | None = None) -> PullRequest:
-        """Commit ``files`` (path → bytes, None deletes) on a new branch from main and open
-        a pull request for it."""
-        ...
-
-    def get(self, number: int) -> PullRequest:
-        """One pull request. Raises LemmataError ``pull-request-not-found``."""
-        ...
-
-    def list_open(self) -> list[PullRequest]:
-        """Open pull requests, oldest first (the merge queue's order)."""
-        ...
-
-    def close(self, number: int) -> PullRequest:
-        """Close unmerged and delete the branch."""
-        ...
-
-    def merge(self, number: int) -> PullRequest:
-        """Merge into main; fast-forward when possible."""
-        ...
-
-    def commit_to_main(self, files: Mapping[str, bytes | None], message: str) -> str:
-        """A commit on main by the gate's publisher (attestations, post-merge records)."""
-        ...
-
 
 def _row_to_pr(row: PullRequestRow) -> PullRequest:
     return PullRequest(
