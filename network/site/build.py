@@ -221,6 +221,8 @@ def _environment(math: Typeset, config: SiteConfig, graph: Graph) -> Environment
     env.globals["set_pages"] = pages.set_pages
     env.globals["SETS_ON_PAGE"] = pages.SETS_ON_PAGE
     env.globals["SET_MEMBERS_SHOWN"] = pages.SET_MEMBERS_SHOWN
+    env.globals["route_pages"] = pages.route_pages
+    env.globals["ROUTES_ON_PAGE"] = pages.ROUTES_ON_PAGE
     env.globals["LITERATURE_WORDS"] = pages.LITERATURE_WORDS
     return env
 
@@ -399,6 +401,11 @@ def _render_target(graph: Graph, config: SiteConfig, d: _Derived, tid: str, lay:
         w.page("sets.html", f"targets/{tid}/sets/{k}.html", tid=tid, target=t.record,
                sets=sets, nodes=nodes, first=a, rows=list(enumerate(sets["sets"][a:z], a)),
                k=k, pages_of_sets=pages.set_pages(len(sets["sets"])))
+    more = pages.route_pages(len(view["routes"]))
+    for k, (a, z) in enumerate(more, start=1):
+        w.page("routes.html", f"targets/{tid}/routes/{k}.html", tid=tid, target=t.record,
+               nodes=nodes, first=a, rows=view["routes"][a:z], total=len(view["routes"]),
+               k=k, more=more)
     for k, proof in enumerate(view["proofs"], start=1):
         _render_proof(graph, config, d, tid, k, proof, w)
 
@@ -502,7 +509,10 @@ _FRONTIER_FILTERS = ("open", "blocked")
 def _render_frontier(graph: Graph, d: _Derived, w: _Writer) -> None:
     entries = d.frontier
     targets = list(dict.fromkeys(e["target"] for e in entries))
-    filters = {"targets": targets, "statuses": list(_FRONTIER_FILTERS)}
+    # past FRONTIER_TARGET_LINKS targets the bar links one list of them (issue 15)
+    many = len(targets) > pages.FRONTIER_TARGET_LINKS
+    filters = {"targets": [] if many else targets, "statuses": list(_FRONTIER_FILTERS),
+               "targets_page": many, "target_count": len(targets)}
     variants: list[tuple[str, str, list[dict[str, Any]]]] = [
         ("frontier/index.html", "every entry", entries),
         ("frontier/claimable.html", "claimable now", [e for e in entries if e["claimable"]]),
@@ -511,9 +521,23 @@ def _render_frontier(graph: Graph, d: _Derived, w: _Writer) -> None:
                   [e for e in entries if e["status"] == s]) for s in _FRONTIER_FILTERS]
     variants += [(f"frontier/target/{tid}.html", f"target {tid}",
                   [e for e in entries if e["target"] == tid]) for tid in targets]
+    per = pages.FRONTIER_PER_PAGE
     for path, name, rows in variants:
-        w.page("frontier.html", path, rows=rows, filter_name=name, filters=filters,
-               total=len(entries), current=path)
+        chunks = pages.paged(path, rows, per, pages.ID_PAGE_SEP)
+        for k, (page_path, chunk) in enumerate(chunks):
+            w.page("frontier.html", page_path, rows=chunk, filter_name=name, filters=filters,
+                   total=len(entries), shown=len(rows), current=path,
+                   pg=pages.pager(chunks, k, per))
+    if many:
+        counts = {t: [0, 0] for t in targets}
+        for e in entries:
+            counts[e["target"]][0] += 1
+            counts[e["target"]][1] += bool(e["claimable"])
+        listed = [(t, n, c) for t, (n, c) in counts.items()]
+        chunks = pages.paged("frontier/targets.html", listed, pages.LIST_PER_PAGE)
+        for k, (page_path, chunk) in enumerate(chunks):
+            w.page("frontier_targets.html", page_path, rows=chunk, total=len(targets),
+                   pg=pages.pager(chunks, k, pages.LIST_PER_PAGE))
 
 
 def _render_contributors(graph: Graph, config: SiteConfig, d: _Derived, w: _Writer) -> None:
@@ -524,9 +548,17 @@ def _render_contributors(graph: Graph, config: SiteConfig, d: _Derived, w: _Writ
                "name": graph.names[who].name if who in graph.names else None,
                "vouched": vouched.get(who.casefold())}
               for who, lines in d.ledger.items()]
-    w.page("contributors.html", "contributors/index.html", people=people)
+    per = pages.LIST_PER_PAGE  # no ledger page grows without bound (issue 15)
+    chunks = pages.paged("contributors/index.html", people, per, pages.ID_PAGE_SEP)
+    for k, (page_path, chunk) in enumerate(chunks):
+        w.page("contributors.html", page_path, people=chunk, total=len(people),
+               pg=pages.pager(chunks, k, per))
     for p in people:
-        w.page("contributor.html", f"contributors/{p['identity']}.html", person=p)
+        lines = pages.paged(f"contributors/{p['identity']}.html", p["lines"], per,
+                            pages.ID_PAGE_SEP)
+        for k, (page_path, chunk) in enumerate(lines):
+            w.page("contributor.html", page_path, person=p, lines=chunk,
+                   pg=pages.pager(lines, k, per))
 
 
 def _markdown(text: str, config: SiteConfig) -> Markup:
