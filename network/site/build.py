@@ -25,6 +25,7 @@ tree. Nothing here serves, stores or accepts anything.
 
 from __future__ import annotations
 
+import functools
 import os
 import re
 import shutil
@@ -45,7 +46,7 @@ from network.record.loader import Graph, load_graph
 from network.site import informal, pages
 from network.site.config import SiteConfig
 from network.site.csp import meta_policy, service_origin
-from network.site.layout import Layout, dot_program, layout_target
+from network.site.layout import DOT_BATCH, Layout, dot_program, layout_targets
 from network.site.lean import highlight_lean, pygments_css
 from network.site.linkcheck import check_links
 from network.site.mathtex import KATEX_DIR, Typeset, typeset
@@ -96,6 +97,9 @@ class _Derived:
     events: list[dict[str, Any]]
     featured: str | None
     node_views: dict[str, dict[str, dict[str, Any]]] = field(default_factory=dict)
+    unverified: list[str] = field(default_factory=list)
+    """derive.unverified(graph), sorted: graph-wide, so derived once, not per target page
+    (issue 15: once per target it was 64 of the Erdős site's 143 profiled render seconds)."""
 
 
 def build_site(config: SiteConfig, log: Callable[[str], None] | None = None) -> BuildReport:
@@ -157,27 +161,38 @@ def _derive(graph: Graph, config: SiteConfig, report: BuildReport) -> _Derived:
         featured = candidates[0] if candidates else None
     return _Derived(views, summaries, derive.frontier(graph), derive.ledger_views(graph),
                     derive.record_events(graph), featured,
-                    {tid: {n["id"]: n for n in v["nodes"]} for tid, v in views.items()})
+                    {tid: {n["id"]: n for n in v["nodes"]} for tid, v in views.items()},
+                    sorted(derive.unverified(graph)))
 
 
 def _layout(derived: _Derived, dot: str) -> dict[str, Layout]:
     workers = max(1, min(4, os.cpu_count() or 1))
+    tids = list(derived.views)
+    per = max(1, min(DOT_BATCH, -(-len(tids) // workers)))
+    batches = [tids[i:i + per] for i in range(0, len(tids), per)]
     with ThreadPoolExecutor(max_workers=workers) as pool:
-        done = pool.map(lambda tid: (tid, _layout_one(derived.views[tid], dot)),
-                        list(derived.views))
-        return dict(done)
+        done = pool.map(lambda batch: _layout_batch([derived.views[t] for t in batch], dot),
+                        batches)
+        return {tid: lay for batch, lays in zip(batches, done)
+                for tid, lay in zip(batch, lays)}
 
 
-def _layout_one(view: dict[str, Any], dot: str) -> Layout:
-    """The drawing of one target: whole, or past :data:`pages.DRAW_LIMIT` statements the
-    root's neighbourhood (issue 15)."""
-    cut, centre = pages.drawn_view(view)
-    lay = layout_target(cut, dot)
-    lay.neighbourhood = centre
-    return lay
+def _layout_batch(views: list[dict[str, Any]], dot: str) -> list[Layout]:
+    """The drawings of several targets, one ``dot`` run: each whole, or past
+    :data:`pages.DRAW_LIMIT` statements the root's neighbourhood (issue 15)."""
+    cuts = [pages.drawn_view(v) for v in views]
+    lays = layout_targets([cut for cut, _ in cuts], dot)
+    for lay, (_, centre) in zip(lays, cuts):
+        lay.neighbourhood = centre
+    return lays
 
 
 # --- render --------------------------------------------------------------------------------
+
+
+FRAGMENT_CACHE = 4096
+"""Rendered informal texts and highlighted Lean files one build keeps, each rendered once
+however many pages show it."""
 
 
 def _environment(math: Typeset, config: SiteConfig, graph: Graph) -> Environment:
@@ -194,11 +209,18 @@ def _environment(math: Typeset, config: SiteConfig, graph: Graph) -> Environment
             return Markup('<span class="claim">') + Markup(html) + Markup("</span>")
         return Markup('<span class="claim tex">') + escape(f"\\[{tex}\\]") + Markup("</span>")
 
+    # one fragment, one rendering (issue 15): the same statement, gloss or Lean file is
+    # shown on several pages (the problems filters, the target, node and proof pages)
+    @functools.lru_cache(maxsize=FRAGMENT_CACHE)
+    def prose(text: str | None, inline: bool = False) -> Markup:
+        return informal.render(text, math, inline=inline)
+
+    lean = functools.lru_cache(maxsize=FRAGMENT_CACHE)(highlight_lean)
     env.filters["claim"] = claim
-    env.filters["prose"] = lambda text: informal.render(text, math)
-    env.filters["prose_inline"] = lambda text: informal.render(text, math, inline=True)
-    env.filters["lean"] = highlight_lean
-    env.filters["lean_holes"] = lambda src: Markup(pages.mark_holes(str(highlight_lean(src))))
+    env.filters["prose"] = prose
+    env.filters["prose_inline"] = lambda text: prose(text, True)
+    env.filters["lean"] = lean
+    env.filters["lean_holes"] = lambda src: Markup(pages.mark_holes(str(lean(src))))
     env.filters["short"] = pages.short
     env.filters["day"] = lambda d: (d or "")[:10]
     env.globals["artifact_href"] = lambda p: pages.artifact_href(graph, p)
@@ -389,8 +411,8 @@ def _render_target(graph: Graph, config: SiteConfig, d: _Derived, tid: str, lay:
         "provenance": target_provenance(t.record),
         # records that claim a role or a verdict and do not verify (ruling 14): shown,
         # never counted
-        "unverified": sorted(p for p in derive.unverified(graph)
-                             if p.startswith((f"targets/{tid}/", f"attestations/{tid}--"))),
+        "unverified": [p for p in d.unverified
+                       if p.startswith((f"targets/{tid}/", f"attestations/{tid}--"))],
     }
     w.page("target.html", f"targets/{tid}/index.html", drawing=drawing,
            with_shelved=False, **base)
