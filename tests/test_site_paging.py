@@ -36,7 +36,6 @@ _HREF_RE = re.compile(r'\shref="([^"#?]*)(?:#[^"]*)?"')
 
 def _graph(tmp: Path) -> Path:
     from benchmarks.products import generate
-
     from network.record.products import write_products
 
     root = tmp / "graph"
@@ -149,3 +148,26 @@ def test_paged_names_never_collide() -> None:
     assert pages.paged("x.html", [], 3) == [("x.html", [])]
     pg = pages.pager(chunks, 1, 2)
     assert pg == {"links": [p for p, _ in chunks], "page_no": 2, "first": 2, "count": 3}
+
+
+def test_paged_pages_validate(paged_site: tuple[Path, Path]) -> None:
+    """The pages only a large graph makes (the frontier's later pages and its targets
+    list, the routes pages, the contributors' later pages) are valid HTML by the Nu Html
+    Checker, as tests/test_site_validate.py holds the rich fixture's pages."""
+    import shutil
+    import subprocess
+
+    from tests.site_support import require_tool, vnu_jar
+
+    jar = vnu_jar()
+    require_tool("the Nu Html Checker (vnu.jar)", jar)
+    require_tool("java", shutil.which("java"))
+    _, site = paged_site
+    sample = ["frontier/index.page-2.html", "frontier/targets.html",
+              "frontier/status/open.page-2.html", "targets/bench-0000/routes/1.html",
+              "targets/bench-0000/index.html", "targets/bench-0000/sets/1.html",
+              "contributors/index.page-2.html", "contributors/alice0.page-2.html"]
+    res = subprocess.run(["java", "-jar", str(jar), "--errors-only", "--format", "text",
+                          *(str(site / p) for p in sample)],
+                         capture_output=True, text=True, timeout=300, check=False)
+    assert res.returncode == 0, res.stdout + res.stderr
