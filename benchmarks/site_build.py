@@ -104,7 +104,7 @@ def run_one(n_nodes: int) -> dict[str, object]:
 
 
 def _ratio(x: float, floor: float) -> str:
-    return f"{x / floor:.0f}x" if floor > 0 else "n/a"
+    return f"{x / floor:.1f}x" if floor > 0 else "n/a"
 
 
 def _erdos(base: Path) -> Path:
