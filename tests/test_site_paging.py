@@ -105,6 +105,18 @@ def test_every_page_stays_under_the_budget(paged_site: tuple[Path, Path]) -> Non
         assert page in sizes, page
     target = (site / "targets/bench-0000/index.html").read_text(encoding="utf-8")
     assert "too many to draw at once" in target
+    # the selector tree past SELECTOR_NODES forks: collapsed leaves, each lighting only the
+    # sets listed on the target page and linking where its first set is listed
+    leaves = re.findall(r'<a href="([^"]+)" class="select leaf" data-select="([^"]*)">'
+                        r'(\d+) sets from set (\d+)</a>', target)
+    assert leaves
+    on_page, per = LOWERED["SETS_ON_PAGE"], LOWERED["SETS_PER_PAGE"]
+    for href, select, _, first in leaves:
+        i = int(first) - 1
+        assert href == (f"index.html#set-{i}" if i < on_page
+                        else f"sets/{(i - on_page) // per + 1}.html#set-{i}")
+        assert all(int(i) < LOWERED["SETS_ON_PAGE"] for i in select.split())
+    assert 0 < target.count('<span class="fork">') <= LOWERED["SELECTOR_NODES"]
     assert check_links(site) == []
 
 
