@@ -98,6 +98,10 @@ class _Derived:
     featured: str | None
     node_views: dict[str, dict[str, dict[str, Any]]] = field(default_factory=dict)
     unverified: list[str] = field(default_factory=list)
+    attestations: dict[tuple[str, str], list[Any]] = field(default_factory=dict)
+    """pages.attestation_index(graph): each node page's attestations without a scan."""
+    labels: dict[str, dict[str, str]] = field(default_factory=dict)
+    """Per target, statement id → label, built once (not once per node page)."""
     """derive.unverified(graph), sorted: graph-wide, so derived once, not per target page
     (issue 15: once per target it was 64 of the Erdős site's 143 profiled render seconds)."""
 
@@ -162,7 +166,9 @@ def _derive(graph: Graph, config: SiteConfig, report: BuildReport) -> _Derived:
     return _Derived(views, summaries, derive.frontier(graph), derive.ledger_views(graph),
                     derive.record_events(graph), featured,
                     {tid: {n["id"]: n for n in v["nodes"]} for tid, v in views.items()},
-                    sorted(derive.unverified(graph)))
+                    sorted(derive.unverified(graph)), pages.attestation_index(graph),
+                    {tid: {x["id"]: x["label"] for x in v["nodes"]}
+                     for tid, v in views.items()})
 
 
 def _layout(derived: _Derived, dot: str) -> dict[str, Layout]:
@@ -458,12 +464,12 @@ def _node_context(graph: Graph, config: SiteConfig, d: _Derived, tid: str,
     return {
         "tid": tid, "nid": nid, "node": nv, "meta": n.meta, "target": t.record,
         "files": files, "proof_file": proof_file,
-        "attestations": pages.attestations_of(graph, tid, nid),
+        "attestations": pages.attestations_of(graph, tid, nid, d.attestations),
         "route_classes": derive.route_class_histogram(graph, tid, nid),
         "postmortems": [(a.path, a.postmortem) for a in n.attempts if a.postmortem],
         "explainers": explainers,
         "routes": [r for r in view["routes"] if r["node"] == nid],
-        "labels": {x["id"]: x["label"] for x in view["nodes"]},
+        "labels": d.labels[tid],
         "proposed_for": [rf.record for rf in n.proposed_for],
         "shelvings": [rf.record for rf in n.shelvings],
         "is_root": d.summaries[tid]["root"] == nid,

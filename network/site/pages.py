@@ -258,14 +258,26 @@ def deps_first(view: dict[str, Any], start: str, members: list[str]) -> list[str
     return out
 
 
-def attestations_of(graph: Graph, tid: str, nid: str) -> list[dict[str, Any]]:
-    """The node's attestations (D-5), newest first: verdict, toolchain, Mathlib, steps,
-    reviewer or the first failing step's code as the reason."""
-    out = []
+def attestation_index(graph: Graph) -> dict[tuple[str, str], list[Any]]:
+    """The graph's attestation records grouped by ``(target, node)``, in the record's
+    order: one pass, so each node page does not scan every attestation (issue 15: that
+    scan was 85 of 207 profiled render seconds at 10,000 nodes)."""
+    out: dict[tuple[str, str], list[Any]] = {}
     for rf in graph.attestations:
+        out.setdefault((rf.record.target, rf.record.node), []).append(rf)
+    return out
+
+
+def attestations_of(graph: Graph, tid: str, nid: str,
+                    index: dict[tuple[str, str], list[Any]] | None = None
+                    ) -> list[dict[str, Any]]:
+    """The node's attestations (D-5), newest first: verdict, toolchain, Mathlib, steps,
+    reviewer or the first failing step's code as the reason. ``index`` is
+    :func:`attestation_index` of ``graph`` (built here when None)."""
+    out = []
+    refs = (index if index is not None else attestation_index(graph)).get((tid, nid), [])
+    for rf in refs:
         a = rf.record
-        if a.target != tid or a.node != nid:
-            continue
         failing = next((s for s in a.steps if not s.ok), None)
         out.append({
             "path": rf.path, "verdict": a.verdict, "timestamp": a.timestamp,
