@@ -25,6 +25,7 @@ tree. Nothing here serves, stores or accepts anything.
 
 from __future__ import annotations
 
+import functools
 import os
 import re
 import shutil
@@ -45,7 +46,7 @@ from network.record.loader import Graph, load_graph
 from network.site import informal, pages
 from network.site.config import SiteConfig
 from network.site.csp import meta_policy, service_origin
-from network.site.layout import Layout, dot_program, layout_target
+from network.site.layout import DOT_BATCH, Layout, dot_program, layout_targets
 from network.site.lean import highlight_lean, pygments_css
 from network.site.linkcheck import check_links
 from network.site.mathtex import KATEX_DIR, Typeset, typeset
@@ -96,6 +97,13 @@ class _Derived:
     events: list[dict[str, Any]]
     featured: str | None
     node_views: dict[str, dict[str, dict[str, Any]]] = field(default_factory=dict)
+    unverified: list[str] = field(default_factory=list)
+    attestations: dict[tuple[str, str], list[Any]] = field(default_factory=dict)
+    """pages.attestation_index(graph): each node page's attestations without a scan."""
+    labels: dict[str, dict[str, str]] = field(default_factory=dict)
+    """Per target, statement id → label, built once (not once per node page)."""
+    """derive.unverified(graph), sorted: graph-wide, so derived once, not per target page
+    (issue 15: once per target it was 64 of the Erdős site's 143 profiled render seconds)."""
 
 
 def build_site(config: SiteConfig, log: Callable[[str], None] | None = None) -> BuildReport:
@@ -160,27 +168,40 @@ def _derive(graph: Graph, config: SiteConfig, report: BuildReport) -> _Derived:
         featured = candidates[0] if candidates else None
     return _Derived(views, summaries, derive.frontier(graph), derive.ledger_views(graph),
                     derive.record_events(graph), featured,
-                    {tid: {n["id"]: n for n in v["nodes"]} for tid, v in views.items()})
+                    {tid: {n["id"]: n for n in v["nodes"]} for tid, v in views.items()},
+                    sorted(derive.unverified(graph)), pages.attestation_index(graph),
+                    {tid: {x["id"]: x["label"] for x in v["nodes"]}
+                     for tid, v in views.items()})
 
 
 def _layout(derived: _Derived, dot: str) -> dict[str, Layout]:
     workers = max(1, min(4, os.cpu_count() or 1))
+    tids = list(derived.views)
+    per = max(1, min(DOT_BATCH, -(-len(tids) // workers)))
+    batches = [tids[i:i + per] for i in range(0, len(tids), per)]
     with ThreadPoolExecutor(max_workers=workers) as pool:
-        done = pool.map(lambda tid: (tid, _layout_one(derived.views[tid], dot)),
-                        list(derived.views))
-        return dict(done)
+        done = pool.map(lambda batch: _layout_batch([derived.views[t] for t in batch], dot),
+                        batches)
+        return {tid: lay for batch, lays in zip(batches, done)
+                for tid, lay in zip(batch, lays)}
 
 
-def _layout_one(view: dict[str, Any], dot: str) -> Layout:
-    """The drawing of one target: whole, or past :data:`pages.DRAW_LIMIT` statements the
-    root's neighbourhood (issue 15)."""
-    cut, centre = pages.drawn_view(view)
-    lay = layout_target(cut, dot)
-    lay.neighbourhood = centre
-    return lay
+def _layout_batch(views: list[dict[str, Any]], dot: str) -> list[Layout]:
+    """The drawings of several targets, one ``dot`` run: each whole, or past
+    :data:`pages.DRAW_LIMIT` statements the root's neighbourhood (issue 15)."""
+    cuts = [pages.drawn_view(v) for v in views]
+    lays = layout_targets([cut for cut, _ in cuts], dot)
+    for lay, (_, centre) in zip(lays, cuts):
+        lay.neighbourhood = centre
+    return lays
 
 
 # --- render --------------------------------------------------------------------------------
+
+
+FRAGMENT_CACHE = 4096
+"""Rendered informal texts and highlighted Lean files one build keeps, each rendered once
+however many pages show it."""
 
 
 def _environment(math: Typeset, config: SiteConfig, graph: Graph) -> Environment:
@@ -198,12 +219,19 @@ def _environment(math: Typeset, config: SiteConfig, graph: Graph) -> Environment
                     + Markup("</span>"))
         return Markup('<span class="claim tex">') + escape(f"\\[{tex}\\]") + Markup("</span>")
 
+    # one fragment, one rendering (issue 15): the same statement, gloss or Lean file is
+    # shown on several pages (the problems filters, the target, node and proof pages)
+    @functools.lru_cache(maxsize=FRAGMENT_CACHE)
+    def prose(text: str | None, inline: bool = False) -> Markup:
+        return informal.render(text, math, inline=inline)
+
+    lean = functools.lru_cache(maxsize=FRAGMENT_CACHE)(highlight_lean)
     env.filters["claim"] = claim
-    env.filters["prose"] = lambda text: informal.render(text, math)
-    env.filters["prose_inline"] = lambda text: informal.render(text, math, inline=True)
+    env.filters["prose"] = prose
+    env.filters["prose_inline"] = lambda text: prose(text, True)
     env.filters["maths_title"] = lambda text: informal.render_title(text, math)
-    env.filters["lean"] = highlight_lean
-    env.filters["lean_holes"] = lambda src: Markup(pages.mark_holes(str(highlight_lean(src))))
+    env.filters["lean"] = lean
+    env.filters["lean_holes"] = lambda src: Markup(pages.mark_holes(str(lean(src))))
     env.filters["short"] = pages.short
     env.filters["day"] = lambda d: (d or "")[:10]
     env.globals["artifact_href"] = lambda p: pages.artifact_href(graph, p)
@@ -226,6 +254,8 @@ def _environment(math: Typeset, config: SiteConfig, graph: Graph) -> Environment
     env.globals["set_pages"] = pages.set_pages
     env.globals["SETS_ON_PAGE"] = pages.SETS_ON_PAGE
     env.globals["SET_MEMBERS_SHOWN"] = pages.SET_MEMBERS_SHOWN
+    env.globals["route_pages"] = pages.route_pages
+    env.globals["ROUTES_ON_PAGE"] = pages.ROUTES_ON_PAGE
     env.globals["LITERATURE_WORDS"] = pages.LITERATURE_WORDS
     return env
 
@@ -393,8 +423,8 @@ def _render_target(graph: Graph, config: SiteConfig, d: _Derived, tid: str, lay:
         "provenance": target_provenance(t.record),
         # records that claim a role or a verdict and do not verify (ruling 14): shown,
         # never counted
-        "unverified": sorted(p for p in derive.unverified(graph)
-                             if p.startswith((f"targets/{tid}/", f"attestations/{tid}--"))),
+        "unverified": [p for p in d.unverified
+                       if p.startswith((f"targets/{tid}/", f"attestations/{tid}--"))],
     }
     w.page("target.html", f"targets/{tid}/index.html", drawing=drawing,
            with_shelved=False, **base)
@@ -405,6 +435,11 @@ def _render_target(graph: Graph, config: SiteConfig, d: _Derived, tid: str, lay:
         w.page("sets.html", f"targets/{tid}/sets/{k}.html", tid=tid, target=t.record,
                sets=sets, nodes=nodes, first=a, rows=list(enumerate(sets["sets"][a:z], a)),
                k=k, pages_of_sets=pages.set_pages(len(sets["sets"])))
+    more = pages.route_pages(len(view["routes"]))
+    for k, (a, z) in enumerate(more, start=1):
+        w.page("routes.html", f"targets/{tid}/routes/{k}.html", tid=tid, target=t.record,
+               nodes=nodes, first=a, rows=view["routes"][a:z], total=len(view["routes"]),
+               k=k, more=more)
     for k, proof in enumerate(view["proofs"], start=1):
         _render_proof(graph, config, d, tid, k, proof, w)
 
@@ -437,12 +472,12 @@ def _node_context(graph: Graph, config: SiteConfig, d: _Derived, tid: str,
     return {
         "tid": tid, "nid": nid, "node": nv, "meta": n.meta, "target": t.record,
         "files": files, "proof_file": proof_file,
-        "attestations": pages.attestations_of(graph, tid, nid),
+        "attestations": pages.attestations_of(graph, tid, nid, d.attestations),
         "route_classes": derive.route_class_histogram(graph, tid, nid),
         "postmortems": [(a.path, a.postmortem) for a in n.attempts if a.postmortem],
         "explainers": explainers,
         "routes": [r for r in view["routes"] if r["node"] == nid],
-        "labels": {x["id"]: x["label"] for x in view["nodes"]},
+        "labels": d.labels[tid],
         "proposed_for": [rf.record for rf in n.proposed_for],
         "shelvings": [rf.record for rf in n.shelvings],
         "is_root": d.summaries[tid]["root"] == nid,
@@ -510,7 +545,10 @@ _FRONTIER_FILTERS = ("open", "blocked")
 def _render_frontier(graph: Graph, d: _Derived, w: _Writer) -> None:
     entries = d.frontier
     targets = list(dict.fromkeys(e["target"] for e in entries))
-    filters = {"targets": targets, "statuses": list(_FRONTIER_FILTERS)}
+    # past FRONTIER_TARGET_LINKS targets the bar links one list of them (issue 15)
+    many = len(targets) > pages.FRONTIER_TARGET_LINKS
+    filters = {"targets": [] if many else targets, "statuses": list(_FRONTIER_FILTERS),
+               "targets_page": many, "target_count": len(targets)}
     variants: list[tuple[str, str, list[dict[str, Any]]]] = [
         ("frontier/index.html", "every entry", entries),
         ("frontier/claimable.html", "claimable now", [e for e in entries if e["claimable"]]),
@@ -519,9 +557,23 @@ def _render_frontier(graph: Graph, d: _Derived, w: _Writer) -> None:
                   [e for e in entries if e["status"] == s]) for s in _FRONTIER_FILTERS]
     variants += [(f"frontier/target/{tid}.html", f"target {tid}",
                   [e for e in entries if e["target"] == tid]) for tid in targets]
+    per = pages.FRONTIER_PER_PAGE
     for path, name, rows in variants:
-        w.page("frontier.html", path, rows=rows, filter_name=name, filters=filters,
-               total=len(entries), current=path)
+        chunks = pages.paged(path, rows, per, pages.ID_PAGE_SEP)
+        for k, (page_path, chunk) in enumerate(chunks):
+            w.page("frontier.html", page_path, rows=chunk, filter_name=name, filters=filters,
+                   total=len(entries), shown=len(rows), current=path,
+                   pg=pages.pager(chunks, k, per))
+    if many:
+        counts = {t: [0, 0] for t in targets}
+        for e in entries:
+            counts[e["target"]][0] += 1
+            counts[e["target"]][1] += bool(e["claimable"])
+        listed = [(t, n, c) for t, (n, c) in counts.items()]
+        chunks = pages.paged("frontier/targets.html", listed, pages.LIST_PER_PAGE)
+        for k, (page_path, chunk) in enumerate(chunks):
+            w.page("frontier_targets.html", page_path, rows=chunk, total=len(targets),
+                   pg=pages.pager(chunks, k, pages.LIST_PER_PAGE))
 
 
 def _render_contributors(graph: Graph, config: SiteConfig, d: _Derived, w: _Writer) -> None:
@@ -532,9 +584,17 @@ def _render_contributors(graph: Graph, config: SiteConfig, d: _Derived, w: _Writ
                "name": graph.names[who].name if who in graph.names else None,
                "vouched": vouched.get(who.casefold())}
               for who, lines in d.ledger.items()]
-    w.page("contributors.html", "contributors/index.html", people=people)
+    per = pages.LIST_PER_PAGE  # no ledger page grows without bound (issue 15)
+    chunks = pages.paged("contributors/index.html", people, per, pages.ID_PAGE_SEP)
+    for k, (page_path, chunk) in enumerate(chunks):
+        w.page("contributors.html", page_path, people=chunk, total=len(people),
+               pg=pages.pager(chunks, k, per))
     for p in people:
-        w.page("contributor.html", f"contributors/{p['identity']}.html", person=p)
+        lines = pages.paged(f"contributors/{p['identity']}.html", p["lines"], per,
+                            pages.ID_PAGE_SEP)
+        for k, (page_path, chunk) in enumerate(lines):
+            w.page("contributor.html", page_path, person=p, lines=chunk,
+                   pg=pages.pager(lines, k, per))
 
 
 def _markdown(text: str, config: SiteConfig) -> Markup:

@@ -284,18 +284,53 @@ def layout_target(view: dict[str, Any], dot: str | None = None) -> Layout:
     Raises:
         LemmataError: ``site-tool-missing``; ``site-layout-failed`` when dot fails.
     """
+    return layout_targets([view], dot)[0]
+
+
+DOT_BATCH = 64
+"""Targets laid out by one ``dot`` process (one graph after another on its input, each
+answered by one ``-Tplain`` block ending in ``stop``): 988 targets are 16 processes, not
+988 (issue 15: the Erdős site's layout stage)."""
+
+
+def layout_targets(views: list[dict[str, Any]], dot: str | None = None) -> list[Layout]:
+    """Lay out several targets' drawings with one ``dot`` run; the same layouts as
+    :func:`layout_target` of each, in order (dot lays out each graph of its input on its
+    own).
+
+    Raises:
+        LemmataError: ``site-tool-missing``; ``site-layout-failed`` when dot fails or
+            answers a different number of graphs than it was given.
+    """
+    srcs: list[tuple[str, dict[str, str]] | None] = [
+        dot_source(v) if split_tree_band(v)[0] else None for v in views]
+    texts: list[str | None] = [None] * len(views)
+    todo = [i for i, x in enumerate(srcs) if x is not None]
+    if todo:
+        feed = "".join(srcs[i][0] for i in todo)  # type: ignore[index]
+        res = proc.run([dot or dot_program(), "-Tplain"], input_bytes=feed.encode(),
+                       timeout_s=DOT_TIMEOUT_S * len(todo))
+        if res.rc != 0:
+            raise LemmataError("site-layout-failed", f"dot exited {res.rc}: {res.err[:500]}")
+        blocks = [b for b in res.out.split("stop\n") if b.strip()]
+        if len(blocks) != len(todo):
+            raise LemmataError("site-layout-failed",
+                               f"dot answered {len(blocks)} graphs for {len(todo)}")
+        for i, block in zip(todo, blocks):
+            texts[i] = block
+    return [_layout_from(v, texts[i], srcs[i][1] if srcs[i] else {})  # type: ignore[index]
+            for i, v in enumerate(views)]
+
+
+def _layout_from(view: dict[str, Any], plain: str | None, keys: dict[str, str]) -> Layout:
+    """One target's :class:`Layout` from dot's plain answer for its tree (None: no tree)."""
     tree, band, undrawn = split_tree_band(view)
     out = Layout(0.0, 0.0, undrawn=undrawn)
     tset = set(tree)
     boxes: dict[str, tuple[float, float, float, float]] = {}
     width = height = 0.0
-    if tree:
-        src, keys = dot_source(view)
-        res = proc.run([dot or dot_program(), "-Tplain"], input_bytes=src.encode(),
-                       timeout_s=DOT_TIMEOUT_S)
-        if res.rc != 0:
-            raise LemmataError("site-layout-failed", f"dot exited {res.rc}: {res.err[:500]}")
-        width, height, boxes, paths = parse_plain(res.out, keys)
+    if tree and plain is not None:
+        width, height, boxes, paths = parse_plain(plain, keys)
         for key, (x, y, w, h) in boxes.items():
             kind = "route" if key.startswith("route:") else "statement"
             out.boxes.append(Box(key[6:] if kind == "route" else key, kind,

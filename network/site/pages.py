@@ -112,7 +112,8 @@ def drawing(graph: Graph, tid: str, view: dict[str, Any], lay: Layout,
             "kind": "statement", "key": b.key, "x": b.x, "y": b.y, "w": b.w, "h": b.h,
             "label": short(n["label"]), "title": f"{n['label']} ({n['id']}): {n['status']}",
             "href": node_href(tid, b.key), "band": b.band, "literature": lit,
-            "sets": " ".join(str(i) for i in members.get(b.key, [])),
+            # the sets on the target page only (issue 15): what its selector lights
+            "sets": " ".join(str(i) for i in members.get(b.key, []) if i < SETS_ON_PAGE),
             "classes": " ".join(classes), "status": n["status"],
         })
     lines = []
@@ -167,32 +168,67 @@ def drawing(graph: Graph, tid: str, view: dict[str, Any], lay: Layout,
     }
 
 
-def selector_view(tree: dict[str, Any], sets: list[dict[str, Any]]) -> dict[str, Any]:
+def selector_view(tree: dict[str, Any], sets: list[dict[str, Any]],
+                  limit: int | None = None) -> dict[str, Any]:
     """The selector tree (:func:`derive.selector`) in one uniform shape for the template,
     with, at every node, the set indices beneath it (so a click can light them and filter
     the table, D-25 v3.44).
 
+    Past ``limit`` (default :data:`SELECTOR_NODES`) forks, counted in pre-order, a
+    deeper fork is shown as one leaf naming how many sets lie beneath it (``collapsed``)
+    and linking where the first is listed, so the target page stays bounded (issue 15).
+    ``select`` is the part of ``sets`` listed on the target page (index below
+    :data:`SETS_ON_PAGE`): what a click filters the page's table to and lights.
+
     Returns:
-        ``{empty, leaf, set, sets, fork, node, label, branches: [{side, route, approach,
-        tree}]}``, every key present.
+        ``{empty, leaf, set, sets, select, collapsed, fork, node, label, branches: [{side,
+        route, approach, tree}]}``, every key present; ``collapsed`` is 0 for a real leaf.
     """
+    budget = [SELECTOR_NODES if limit is None else limit]
+    return _selector(tree, budget)
+
+
+SELECTOR_NODES = 120
+"""Forks of the selector tree drawn on a target page; deeper ones collapse to a leaf."""
+
+
+def _selector(tree: dict[str, Any], budget: list[int]) -> dict[str, Any]:
     node: dict[str, Any] = {"empty": False, "leaf": False, "set": None, "sets": [],
-                            "fork": None, "node": None, "label": None, "branches": []}
+                            "select": [], "collapsed": 0, "fork": None, "node": None,
+                            "label": None, "branches": []}
     if tree.get("empty"):
         return {**node, "empty": True}
     if "set" in tree or ("sets" in tree and "branches" not in tree):
         idx = tree["set"] if "set" in tree else tree["sets"][0]
-        return {**node, "leaf": True, "set": idx,
-                "sets": [idx] if "set" in tree else list(tree["sets"])}
+        got = [idx] if "set" in tree else list(tree["sets"])
+        return {**node, "leaf": True, "set": idx, "sets": got,
+                "select": [i for i in got if i < SETS_ON_PAGE]}
+    if budget[0] <= 0:
+        got = sorted(_leaves(tree))
+        return {**node, "leaf": True, "set": got[0] if got else 0, "sets": got,
+                "select": [i for i in got if i < SETS_ON_PAGE], "collapsed": len(got)}
+    budget[0] -= 1
     branches = []
     below: list[int] = []
     for br in tree["branches"]:
-        sub = selector_view(br["tree"], sets)
+        sub = _selector(br["tree"], budget)
         below.extend(sub["sets"])
         branches.append({"side": br.get("side"), "route": br.get("route"),
                          "approach": br.get("approach"), "tree": sub})
     return {**node, "fork": tree.get("fork"), "node": tree.get("node"),
-            "label": tree.get("label"), "branches": branches, "sets": below}
+            "label": tree.get("label"), "branches": branches, "sets": below,
+            "select": [i for i in below if i < SETS_ON_PAGE]}
+
+
+def _leaves(tree: dict[str, Any]) -> list[int]:
+    """Every set index beneath a selector tree (:func:`derive.selector`)."""
+    if tree.get("empty"):
+        return []
+    if "set" in tree:
+        return [int(tree["set"])]
+    if "sets" in tree and "branches" not in tree:
+        return [int(i) for i in tree["sets"]]
+    return [i for br in tree["branches"] for i in _leaves(br["tree"])]
 
 
 def deps_first(view: dict[str, Any], start: str, members: list[str]) -> list[str]:
@@ -223,14 +259,26 @@ def deps_first(view: dict[str, Any], start: str, members: list[str]) -> list[str
     return out
 
 
-def attestations_of(graph: Graph, tid: str, nid: str) -> list[dict[str, Any]]:
-    """The node's attestations (D-5), newest first: verdict, toolchain, Mathlib, steps,
-    reviewer or the first failing step's code as the reason."""
-    out = []
+def attestation_index(graph: Graph) -> dict[tuple[str, str], list[Any]]:
+    """The graph's attestation records grouped by ``(target, node)``, in the record's
+    order: one pass, so each node page does not scan every attestation (issue 15: that
+    scan was 85 of 207 profiled render seconds at 10,000 nodes)."""
+    out: dict[tuple[str, str], list[Any]] = {}
     for rf in graph.attestations:
+        out.setdefault((rf.record.target, rf.record.node), []).append(rf)
+    return out
+
+
+def attestations_of(graph: Graph, tid: str, nid: str,
+                    index: dict[tuple[str, str], list[Any]] | None = None
+                    ) -> list[dict[str, Any]]:
+    """The node's attestations (D-5), newest first: verdict, toolchain, Mathlib, steps,
+    reviewer or the first failing step's code as the reason. ``index`` is
+    :func:`attestation_index` of ``graph`` (built here when None)."""
+    out = []
+    refs = (index if index is not None else attestation_index(graph)).get((tid, nid), [])
+    for rf in refs:
         a = rf.record
-        if a.target != tid or a.node != nid:
-            continue
         failing = next((s for s in a.steps if not s.ok), None)
         out.append({
             "path": rf.path, "verdict": a.verdict, "timestamp": a.timestamp,
@@ -408,12 +456,20 @@ PROBLEMS_PER_PAGE = 100
 """Rows of one problems page; a longer list continues on ``<page>-2.html`` and so on."""
 
 
-def paged(path: str, rows: list[Any], per: int = PROBLEMS_PER_PAGE) -> list[tuple[str, list[Any]]]:
-    """``rows`` split into pages of ``per``: ``[(path, rows), (path-2.html, rows), …]``
-    (at least one page, empty when ``rows`` is)."""
+def paged(path: str, rows: list[Any], per: int = PROBLEMS_PER_PAGE,
+          sep: str = "-") -> list[tuple[str, list[Any]]]:
+    """``rows`` split into pages of ``per``: ``[(path, rows), (path<sep>2.html, rows), …]``
+    (at least one page, empty when ``rows`` is). A page named after an id that may hold a
+    hyphen (a target, a GitHub login) takes ``sep=".page-"`` (:data:`ID_PAGE_SEP`), which
+    no such id can hold, so ``bob.html``'s second page never is ``bob-2.html``'s first."""
     stem = path.removesuffix(".html")
     chunks = [rows[i:i + per] for i in range(0, len(rows), per)] or [[]]
-    return [(path if k == 0 else f"{stem}-{k + 1}.html", c) for k, c in enumerate(chunks)]
+    return [(path if k == 0 else f"{stem}{sep}{k + 1}.html", c) for k, c in enumerate(chunks)]
+
+
+ID_PAGE_SEP = ".page-"
+"""The page-number separator of pages named after a target id or an identity (neither
+holds a dot)."""
 
 
 def problem_filters(rows: list[dict[str, Any]]) -> list[tuple[str, str, list[dict[str, Any]]]]:
@@ -488,3 +544,36 @@ def set_href(i: int) -> str:
         return f"index.html#set-{i}"
     k = (i - SETS_ON_PAGE) // SETS_PER_PAGE + 1
     return f"sets/{k}.html#set-{i}"
+
+
+FRONTIER_PER_PAGE = 250
+"""Rows of one frontier page (issue 15: the Erdős import's frontier is 1,742 rows, 1 MB on
+one page; 10,000 synthetic nodes make 4.4 MB); a longer list continues on
+``<page>-2.html`` and so on, every page pre-rendered."""
+FRONTIER_TARGET_LINKS = 40
+"""Past this many targets the frontier's filter bar links one page listing the targets
+(``frontier/targets.html``, :data:`LIST_PER_PAGE` a page) instead of naming every target
+on every frontier page (988 links were 116 KB on each of 988 pages)."""
+LIST_PER_PAGE = 500
+"""Rows of one page of a plain list: the frontier's targets, the contributors, one
+contributor's ledger lines."""
+
+
+def pager(chunks: list[tuple[str, list[Any]]], k: int, per: int) -> dict[str, Any]:
+    """What a paged list's template shows of page ``k`` (0-based) of ``chunks``
+    (:func:`paged`): ``{links: [output-relative path of each page], page_no (1-based),
+    first (0-based index of the page's first row), count (pages)}``."""
+    return {"links": [p for p, _ in chunks], "page_no": k + 1, "first": k * per,
+            "count": len(chunks)}
+
+
+ROUTES_ON_PAGE = 100
+"""Rows of the routes table on a target page; the rest on ``targets/<id>/routes/<k>.html``,
+:data:`LIST_PER_PAGE` a page (issue 15)."""
+
+
+def route_pages(count: int) -> list[tuple[int, int]]:
+    """The routes pages beyond the target page: ``(start, end)`` route indices (0-based,
+    end exclusive) of each, in order."""
+    return [(a, min(a + LIST_PER_PAGE, count))
+            for a in range(ROUTES_ON_PAGE, count, LIST_PER_PAGE)]

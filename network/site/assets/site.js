@@ -19,7 +19,11 @@
     });
   }
   document.querySelectorAll("a.select").forEach(function (a) {
-    a.addEventListener("click", function (ev) { ev.preventDefault(); select(a); });
+    a.addEventListener("click", function (ev) {
+      // a leaf whose sets are listed on another page (issue 15) is followed, not filtered
+      if (!sets(a).length && (a.getAttribute("href") || "#").charAt(0) !== "#") { return; }
+      ev.preventDefault(); select(a);
+    });
   });
 
   // Band lines are drawn only while one of their ends is lit (hover or focus).
