@@ -210,6 +210,9 @@ def serve(host: str | None, port: int | None, data_dir: Path | None,
     settings, loader = _network_settings(host=host, port=port, data_dir=data_dir,
                                          database_url=database_url, graph=graph, forge=forge,
                                          github_repo=github_repo)
+    from network.record import blob_cache
+
+    blob_cache.configure(blob_cache.default_dir(settings.data_dir))  # issue 17
     app = create_app(settings, graph_loader=loader, **_service_parts(settings))
     uvicorn.run(app, host=settings.host, port=settings.port)
     return EXIT_OK
