@@ -72,29 +72,36 @@ def git_blob_id(data: bytes) -> str:
 
 def code_version(extra: str = "") -> str:
     """A 64-hex digest of the code and libraries a record's parse depends on (see module
-    doc); computed once per process. ``extra`` is mixed in (tests)."""
+    doc), :func:`code_digest` of this package, computed once per process; ``extra`` is
+    mixed in (tests)."""
     with _version_lock:
         if not _version:
-            import pydantic
-            import pydantic_core
-            import yaml
-
-            h = hashlib.sha256()
-            h.update(f"fmt{_ENTRY_FORMAT}|py{sys.version}|pydantic{pydantic.VERSION}|"
-                     f"core{pydantic_core.__version__}|yaml{yaml.__version__}|"
-                     f"libyaml{getattr(yaml, '__with_libyaml__', False)}".encode())
-            pkg = Path(__file__).resolve().parent.parent
-            for rel in _CODE_MODULES:
-                h.update(rel.encode() + b"\0")
-                h.update(_digest_file(pkg / rel))
-            schemas = pkg.parent / "schemas"
-            if schemas.is_dir():
-                for p in sorted(schemas.rglob("*")):
-                    if p.is_file():
-                        h.update(p.relative_to(schemas).as_posix().encode() + b"\0")
-                        h.update(_digest_file(p))
-            _version.append(h.hexdigest())
+            _version.append(code_digest(Path(__file__).resolve().parent.parent))
     return hashlib.sha256((_version[0] + extra).encode()).hexdigest() if extra else _version[0]
+
+
+def code_digest(package: Path) -> str:
+    """SHA-256 (hex) over the entry format, the Python, pydantic, pydantic-core and PyYAML
+    versions, the bytes of the parsing modules of ``package`` (the ``network`` folder) and
+    every file of the ``schemas`` folder beside it."""
+    import pydantic
+    import pydantic_core
+    import yaml
+
+    h = hashlib.sha256()
+    h.update(f"fmt{_ENTRY_FORMAT}|py{sys.version}|pydantic{pydantic.VERSION}|"
+             f"core{pydantic_core.__version__}|yaml{yaml.__version__}|"
+             f"libyaml{getattr(yaml, '__with_libyaml__', False)}".encode())
+    for rel in _CODE_MODULES:
+        h.update(rel.encode() + b"\0")
+        h.update(_digest_file(package / rel))
+    schemas = package.parent / "schemas"
+    if schemas.is_dir():
+        for p in sorted(schemas.rglob("*")):
+            if p.is_file():
+                h.update(p.relative_to(schemas).as_posix().encode() + b"\0")
+                h.update(_digest_file(p))
+    return h.hexdigest()
 
 
 def _digest_file(p: Path) -> bytes:
