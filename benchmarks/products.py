@@ -224,13 +224,17 @@ def run_one(n_nodes: int, profile: bool) -> dict[str, float]:
             prof.disable()
             pstats.Stats(prof, stream=sys.stderr).sort_stats("cumulative").print_stats(30)
         peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
+        from benchmarks.cache_floors import cache_loads
+
+        loads = {f"worktree_{k}": v for k, v in cache_loads(root, None).items()}
         worker_peak = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss / 1024
         nodes = sum(len(t.nodes) for t in graph.targets.values())
         return {"nodes": nodes, "files": files, "generate_s": round(gen_s, 2),
                 "load_s": round(load_s, 3), "products_s": round(write_s, 3),
                 "total_s": round(load_s + write_s, 3), "peak_rss_mib": round(peak, 1),
                 "rss_before_load_mib": round(rss_before, 1),
-                "peak_worker_rss_mib": round(worker_peak, 1), "products": len(written)}
+                "peak_worker_rss_mib": round(worker_peak, 1), "products": len(written),
+                **loads}
 
 
 def main(argv: list[str] | None = None) -> int:
