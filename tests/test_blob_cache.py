@@ -227,3 +227,33 @@ def test_default_dir_is_under_the_data_directory(tmp_path: Path) -> None:
     assert blob_cache.configure(tmp_path / "x") is blob_cache.configured()
     blob_cache.configure(None)
     assert blob_cache.configured() is None
+
+
+def test_no_sandbox_bind_shows_the_cache(tmp_path: Path) -> None:
+    from network.errors import LemmataError
+    from network.gate.sandbox import Sandbox, SandboxLayout
+    from network.record.models import Caps
+
+    fake = tmp_path / "tool"
+    fake.write_text("#!/bin/sh\nexit 0\n")
+    fake.chmod(0o755)
+    data = tmp_path / "data"
+    (data / "work" / "ws").mkdir(parents=True)
+    (data / "toolchains").mkdir()
+    sb = Sandbox(bwrap=fake, prlimit=fake, timeout=fake)
+    blob_cache.configure(blob_cache.default_dir(data))
+    try:
+        blob_cache.default_dir(data).mkdir()
+        ok = SandboxLayout(scratch=data / "work" / "ws", read_only=(data / "toolchains",))
+        assert "--bind" in sb.command(["true"], ok, Caps())
+        inside = blob_cache.default_dir(data) / "records.sqlite3"
+        inside.write_bytes(b"")
+        for shown in (data, blob_cache.default_dir(data), tmp_path, inside):
+            for layout in (SandboxLayout(scratch=data / "work" / "ws", read_only=(shown,)),
+                           SandboxLayout(scratch=shown)):
+                with pytest.raises(LemmataError) as exc:
+                    sb.command(["true"], layout, Caps())
+                assert exc.value.code == "sandbox-unavailable"
+                assert "record cache" in exc.value.detail
+    finally:
+        blob_cache.configure(None)
