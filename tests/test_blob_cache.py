@@ -6,6 +6,7 @@ from __future__ import annotations
 import hashlib
 import shutil
 import sqlite3
+import sys
 from pathlib import Path
 from typing import Any
 
@@ -255,5 +256,36 @@ def test_no_sandbox_bind_shows_the_cache(tmp_path: Path) -> None:
                     sb.command(["true"], layout, Caps())
                 assert exc.value.code == "sandbox-unavailable"
                 assert "record cache" in exc.value.detail
+    finally:
+        blob_cache.configure(None)
+
+
+@pytest.mark.parametrize("name", ["proof-ok", "statement-edit", "postmortem"])
+def test_the_gate_through_the_cache_judges_the_same(tmp_path: Path, name: str) -> None:
+    sys.path.insert(0, str(ROOT / "tests"))
+    from gate_scenarios import precheck_raw, scenarios
+    from standin import RecordedToolchain
+
+    from network.gate.run import run_gate
+    from network.gate.sandbox import Sandbox
+
+    sc = scenarios()[name]
+    b, base, head = sc.build(tmp_path / name)
+    raw = precheck_raw(b.root, base, head)
+
+    def judged() -> Any:
+        out = run_gate(b.root, base, head, toolchain=RecordedToolchain, sandbox=Sandbox(),
+                       precheck_raw=raw, submitter=sc.submitter, review=sc.review)
+        return (out.verdict, out.exit_code,
+                [(r.first_failing.step, r.first_failing.code) if r.first_failing else None
+                 for r in out.runs])
+
+    plain = judged()
+    cache = blob_cache.configure(tmp_path / "data" / "record-cache")
+    try:
+        assert judged() == plain  # cold
+        assert cache is not None and cache.misses > 0 and cache.hits == 0
+        assert judged() == plain  # warm
+        assert cache.hits == cache.misses
     finally:
         blob_cache.configure(None)
