@@ -289,3 +289,34 @@ def test_the_gate_through_the_cache_judges_the_same(tmp_path: Path, name: str) -
         assert cache.hits == cache.misses
     finally:
         blob_cache.configure(None)
+
+
+def test_a_file_changed_during_the_load_is_filed_under_its_own_blob_id(tmp_path: Path) -> None:
+    """The blob id a work tree's listing computed names the bytes read then; the parse of
+    what was read later is filed under the later bytes' id, never the earlier one."""
+    from network.record.source import WorktreeSource
+
+    root = tmp_path / "g"
+    build_rich_graph(root, commit=False)
+    meta = "targets/demo/nodes/root/META.yaml"
+    before = (root / meta).read_bytes()
+    after = before + b"unexpected_field: 1\n"
+
+    class Flipping(WorktreeSource):
+        reads = 0
+
+        def read(self, path: str) -> bytes:
+            if path == meta:
+                Flipping.reads += 1
+                return before if Flipping.reads == 1 else after
+            return super().read(path)
+
+    plain = _snapshot(root)
+    assert plain[0] != "problems"
+    cache = RecordCache(tmp_path / "c")
+    flipped = _snapshot(Flipping(root), cache=cache)
+    assert flipped[0] == "problems" and Flipping.reads == 2
+    oids = {o for o, place, _, _ in _rows(cache) if place.endswith(".Meta")}
+    assert blob_cache.git_blob_id(after) in oids
+    assert blob_cache.git_blob_id(before) not in oids
+    assert _snapshot(root, cache=RecordCache(tmp_path / "c")) == plain

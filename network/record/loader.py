@@ -390,7 +390,6 @@ class _Reader:
         self.prefetch: _Prefetch | None = None
         self.cache: blob_cache.RecordCache | None = None
         self.oids: dict[str, str] = {}
-        self.held: dict[str, bytes] = {}
         self.entries: dict[tuple[str, str], bytes] = {}
 
     def _readable(self, path: str) -> bool:
@@ -455,7 +454,7 @@ class _Reader:
     def start_cache(self, cache: blob_cache.RecordCache) -> None:
         """Use ``cache`` for every record read from now on: the blob ids of the record
         files are taken from the source's tree (:meth:`CommitSource.blob_ids`) or computed
-        from their bytes, read here once, and their entries fetched in bulk."""
+        from their bytes (read here, not kept), and their entries fetched in bulk."""
         self.cache = cache
         wanted = [p for p, size in self.files.items()
                   if size <= self.max_bytes and p.endswith((".json", ".yaml"))
@@ -469,7 +468,6 @@ class _Reader:
                     data = self.source.read(path)
                 except LemmataError:
                     continue  # read again (and reported) where the loader reaches it
-                self.held[path] = data
                 oid = blob_cache.git_blob_id(data)
             self.oids[path] = oid
         self.entries = cache.prefetch(self.oids.values())
@@ -477,15 +475,17 @@ class _Reader:
     def _cached_record(self, path: str, model: type[R]) -> RecordFile[R] | None:
         """:meth:`record` through the cache: an entry for (blob id, parser, model) gives
         the record, its SHA-256 and its problems without parsing; a miss parses the bytes
-        as :meth:`record` does and queues the entry."""
+        as :meth:`record` does and queues the entry under the blob id of the bytes it
+        parsed (computed again, so a file changed meanwhile, or an object store whose
+        bytes do not match their id, never files a parse under another blob's id)."""
         assert self.cache is not None
         if not self._readable(path):
             return None
         place = _place(path, model)
-        data = self.held.pop(path, None)
+        data: bytes | None = None
         oid = self.oids.get(path)
         if oid is None:
-            data = self.source.read(path) if data is None else data
+            data = self.source.read(path)
             oid = blob_cache.git_blob_id(data)
         value = self.entries.get((oid, place))
         got = _from_entry(value, path, model) if value is not None else None
@@ -507,7 +507,7 @@ class _Reader:
         self.problems.extend(mine)
         entry = _to_entry(sha, made, mine, path)
         if entry is not None:
-            self.cache.put(oid, place, entry)
+            self.cache.put(blob_cache.git_blob_id(data), place, entry)
         return None if made is None else RecordFile(path, made, sha)
 
 
