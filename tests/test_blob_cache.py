@@ -320,3 +320,18 @@ def test_a_file_changed_during_the_load_is_filed_under_its_own_blob_id(tmp_path:
     assert blob_cache.git_blob_id(after) in oids
     assert blob_cache.git_blob_id(before) not in oids
     assert _snapshot(root, cache=RecordCache(tmp_path / "c")) == plain
+
+
+def test_old_code_versions_are_pruned_only_when_stale(tmp_path: Path) -> None:
+    import os
+
+    root = tmp_path / "g"
+    _, sha = build_rich_graph(root)
+    old = RecordCache(tmp_path / "c", version=blob_cache.code_version("old"))
+    recent = RecordCache(tmp_path / "c", version=blob_cache.code_version("recent"))
+    for c in (old, recent):
+        loader.load_graph(root, sha, cache=c)
+    stale = blob_cache.STALE_VERSION_S + 60
+    os.utime(old.path, (old.path.stat().st_atime - stale, old.path.stat().st_mtime - stale))
+    loader.load_graph(root, sha, cache=RecordCache(tmp_path / "c"))
+    assert not old.path.exists() and recent.path.exists()

@@ -18,9 +18,11 @@ What the cache trusts, and why it cannot be poisoned from a submission:
   parser the path's suffix picks, the place's model, and :func:`code_version`: a digest of
   the modules that parse and validate (models, loader, plain, layout, ids, signing,
   errors, this module), the schemas folder, and the versions of Python, pydantic,
-  pydantic-core and PyYAML. Any change there opens a fresh database file; old ones are
-  inert (safe to delete). Problems carry no path in the entry; the loader attaches the
-  path it is reading, and an entry is only written when every problem names that path.
+  pydantic-core and PyYAML (and ``source.py``, which lists the files). Any change there
+  opens a fresh database file; old ones are inert (safe to delete) and removed a day after
+  their last write. Problems carry no path in the entry; the loader attaches the path it
+  is reading, and an entry is only written when every problem names that path. A miss is
+  filed under the blob id of the bytes it parsed, computed from those bytes.
 * **Only plain data comes back.** An entry is JSON (no pickle, nothing that constructs
   objects); it is read back through ``json.loads`` and then validated again by the model
   (``model_validate``), so the worst an entry can yield is a record the model accepts.
@@ -49,6 +51,7 @@ import json
 import sqlite3
 import sys
 import threading
+import time
 from collections.abc import Iterable
 from pathlib import Path
 from typing import Any
@@ -56,6 +59,8 @@ from typing import Any
 CACHE_DIR_NAME = "record-cache"
 _ENTRY_FORMAT = 1
 _CHUNK = 500
+STALE_VERSION_S = 86_400.0
+"""A database file of another code version unwritten this long is removed (seconds)."""
 _CODE_MODULES = ("record/models.py", "record/loader.py", "record/plain.py", "record/layout.py",
                  "record/source.py", "record/blob_cache.py", "ids.py", "signing.py",
                  "errors.py")
@@ -180,6 +185,19 @@ class RecordCache:
             with contextlib.suppress(OSError):
                 self.path.unlink()
 
+    def _prune_other_versions(self, older_than_s: float | None = None) -> None:
+        """Remove the database files of other code versions not written for
+        ``older_than_s`` seconds (default :data:`STALE_VERSION_S`; a deploy's old
+        processes may still use a recent one)."""
+        limit = STALE_VERSION_S if older_than_s is None else older_than_s
+        now = time.time()
+        with contextlib.suppress(OSError):
+            for p in self.directory.glob("records-*.sqlite3*"):
+                if not p.name.startswith(self.path.name):
+                    with contextlib.suppress(OSError):
+                        if now - p.stat().st_mtime > limit:
+                            p.unlink()
+
     def prefetch(self, oids: Iterable[str]) -> dict[tuple[str, str], bytes]:
         """Every checked entry stored for ``oids`` as ``(oid, place) -> value``; entries
         whose check fails are left out (misses). An unreadable database gives ``{}``."""
@@ -219,6 +237,8 @@ class RecordCache:
             pending, self._pending = self._pending, {}
             if not pending:
                 return 0
+            if not self.path.exists():
+                self._prune_other_versions()
             db = self._connect(create=True)
             if db is None:
                 return 0
