@@ -14,6 +14,11 @@ Usage::
     .venv/bin/python benchmarks/gate_overhead.py               # 10,000 nodes
     .venv/bin/python benchmarks/gate_overhead.py --nodes 2000 --repeat 5
 
+The first line loads the base commit without a record cache, through an empty one and
+through a filled one (network/record/blob_cache.py) beside the pygit2 floor (a tree walk
+reading every blob), as ratios; each submission then runs with the base graph loaded by
+the gate itself (cold: no cache, empty cache, filled cache) and handed in (warm).
+
 The goal is under 1 s per submission on a 10,000-node graph. Timings are printed, never
 asserted.
 """

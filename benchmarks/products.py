@@ -6,7 +6,10 @@ partial cutting three holes (every 11th node a second, rival partial with two mo
 fifth node carries a postmortem, every seventh hole a merged proof, and one merge record
 and one pass attestation accompany each merged file. It then prints, per size, the seconds
 to load the graph (:func:`network.record.loader.load_graph`), the seconds to derive and
-write every product (:func:`network.record.products.write_products`) and the peak memory.
+write every product (:func:`network.record.products.write_products`) and the peak memory,
+and then (``worktree_*``, :mod:`benchmarks.cache_floors`) the work tree's load without a
+record cache, through an empty one (cold) and a filled one (warm), beside the floor of
+reading every file, as seconds, CPU seconds and ratios to the floor.
 
 Usage::
 
