@@ -54,7 +54,12 @@ import threading
 import time
 from collections.abc import Iterable
 from pathlib import Path
-from typing import Any
+from typing import Any, TypeVar
+
+from pydantic import BaseModel, ValidationError
+
+from network.errors import Problem
+from network.record import models as m
 
 CACHE_DIR_NAME = "record-cache"
 _ENTRY_FORMAT = 1
@@ -68,6 +73,7 @@ _CODE_MODULES = ("record/models.py", "record/loader.py", "record/plain.py", "rec
 _version_lock = threading.Lock()
 _version: list[str] = []
 _configured: list[RecordCache | None] = [None]
+R = TypeVar("R", bound=BaseModel)
 
 
 def git_blob_id(data: bytes) -> str:
@@ -290,3 +296,54 @@ def decode_entry(value: bytes) -> tuple[str, str | None, Any,
     if rec is None and not out:
         return None
     return sha, kind, rec, out
+
+
+def place_of(path: str, model: type[BaseModel]) -> str:
+    """The parse a path's place gets besides its bytes: parser (by suffix) and model."""
+    parser = "json" if path.endswith(".json") else "yaml"
+    return f"{parser}:{model.__module__}.{model.__qualname__}"
+
+
+def entry_of(sha: str, rec: BaseModel | None, problems: list[Problem],
+             path: str) -> bytes | None:
+    """The cache entry for one parse, or None when it would not read back the same: a
+    problem naming another path, or a record whose JSON form validates to anything but an
+    equal record with the same fields set."""
+    if any(p.path != path for p in problems) or (rec is None) == (not problems):
+        return None
+    if rec is None:
+        return encode_entry(sha, None, None, [(p.code, p.detail, p.field) for p in problems])
+    try:
+        data = rec.model_dump(mode="json", by_alias=True, exclude_unset=True)
+        back = type(rec).model_validate(json.loads(json.dumps(data)))
+    except (ValueError, TypeError, RecursionError):
+        return None
+    if back != rec or back.model_fields_set != rec.model_fields_set:
+        return None
+    return encode_entry(sha, rec.SCHEMA_KIND, data, [])  # type: ignore[attr-defined]
+
+
+def read_entry(value: bytes, path: str,
+               model: type[R]) -> tuple[str, R | None, list[Problem]] | None:
+    """An entry read back as ``(sha256, record or None, problems)``, the record validated
+    again by its model; None (a miss) for anything that is not a well-formed entry whose
+    record this place's model (or a version it reads, D-34) accepts."""
+    got = decode_entry(value)
+    if got is None:
+        return None
+    sha, kind, data, found = got
+    problems = [Problem(code, detail, path, fld) for code, detail, fld in found]
+    if kind is None:
+        return sha, None, problems
+    final: Any = model
+    if kind != model.SCHEMA_KIND:  # type: ignore[attr-defined]
+        final = next((k for k in m.SAME_PLACE.get(model.SCHEMA_KIND, ())  # type: ignore[attr-defined]
+                      if k.SCHEMA_KIND == kind), None)
+        if final is None:
+            return None
+    if not isinstance(data, dict) or data.get("schema") != kind:
+        return None
+    try:
+        return sha, final.model_validate(data), []
+    except (ValidationError, ValueError, TypeError, RecursionError):
+        return None

@@ -481,14 +481,14 @@ class _Reader:
         assert self.cache is not None
         if not self._readable(path):
             return None
-        place = _place(path, model)
+        place = blob_cache.place_of(path, model)
         data: bytes | None = None
         oid = self.oids.get(path)
         if oid is None:
             data = self.source.read(path)
             oid = blob_cache.git_blob_id(data)
         value = self.entries.get((oid, place))
-        got = _from_entry(value, path, model) if value is not None else None
+        got = blob_cache.read_entry(value, path, model) if value is not None else None
         if got is not None:
             self.cache.hits += 1
             sha, rec, found = got
@@ -505,62 +505,10 @@ class _Reader:
         else:
             made = _record_of(path, None, _parse_text(path, text), model, mine)
         self.problems.extend(mine)
-        entry = _to_entry(sha, made, mine, path)
+        entry = blob_cache.entry_of(sha, made, mine, path)
         if entry is not None:
             self.cache.put(blob_cache.git_blob_id(data), place, entry)
         return None if made is None else RecordFile(path, made, sha)
-
-
-def _place(path: str, model: type[BaseModel]) -> str:
-    """The parse a path's place gets besides its bytes: parser (by suffix) and model."""
-    parser = "json" if path.endswith(".json") else "yaml"
-    return f"{parser}:{model.__module__}.{model.__qualname__}"
-
-
-def _to_entry(sha: str, rec: BaseModel | None, problems: list[Problem],
-              path: str) -> bytes | None:
-    """The cache entry for one parse, or None when it would not read back the same: a
-    problem naming another path, or a record whose JSON form validates to anything but an
-    equal record with the same fields set."""
-    if any(p.path != path for p in problems) or (rec is None) == (not problems):
-        return None
-    if rec is None:
-        return blob_cache.encode_entry(sha, None, None,
-                                       [(p.code, p.detail, p.field) for p in problems])
-    try:
-        data = rec.model_dump(mode="json", by_alias=True, exclude_unset=True)
-        back = type(rec).model_validate(json.loads(json.dumps(data)))
-    except (ValueError, TypeError, RecursionError):
-        return None
-    if back != rec or back.model_fields_set != rec.model_fields_set:
-        return None
-    return blob_cache.encode_entry(sha, rec.SCHEMA_KIND, data, [])  # type: ignore[attr-defined]
-
-
-def _from_entry(value: bytes, path: str,
-                model: type[R]) -> tuple[str, R | None, list[Problem]] | None:
-    """An entry read back as ``(sha256, record or None, problems)``, the record validated
-    again by its model; None (a miss) for anything that is not a well-formed entry whose
-    record this place's model (or a version it reads, D-34) accepts."""
-    got = blob_cache.decode_entry(value)
-    if got is None:
-        return None
-    sha, kind, data, found = got
-    problems = [Problem(code, detail, path, fld) for code, detail, fld in found]
-    if kind is None:
-        return sha, None, problems
-    final: Any = model
-    if kind != model.SCHEMA_KIND:  # type: ignore[attr-defined]
-        final = next((k for k in m.SAME_PLACE.get(model.SCHEMA_KIND, ())  # type: ignore[attr-defined]
-                      if k.SCHEMA_KIND == kind), None)
-        if final is None:
-            return None
-    if not isinstance(data, dict) or data.get("schema") != kind:
-        return None
-    try:
-        return sha, final.model_validate(data), []
-    except (ValidationError, ValueError, TypeError, RecursionError):
-        return None
 
 
 def _record_of(path: str, bad_utf8: tuple[int, str] | None, parsed: tuple[str, Any] | None,
