@@ -214,7 +214,8 @@ def test_no_cache_writes_nothing_and_plain_load_is_unchanged(tmp_path: Path) -> 
 def test_entries_decode_only_to_plain_data() -> None:
     good = blob_cache.encode_entry("a" * 64, "meta/v1", {"schema": "meta/v1"}, [])
     assert blob_cache.decode_entry(good) == ("a" * 64, "meta/v1", {"schema": "meta/v1"}, [])
-    for bad in (b"\x80\x04\x95pickle", b"[]", b'{"f":1}', good.replace(b'"f":1', b'"f":2'),
+    for bad in (b"\x80\x04\x95pickle", b"[]", good.replace(b"a" * 64, b"A" * 64),
+                b'{"f":1}', good.replace(b'"f":1', b'"f":2'),
                 b'{"f":1,"sha256":"' + b"a" * 64 + b'","kind":null,"record":null,'
                 b'"problems":[]}',
                 b'{"f":1,"sha256":"' + b"a" * 64 + b'","kind":"meta/v1","record":{},'
@@ -335,3 +336,12 @@ def test_old_code_versions_are_pruned_only_when_stale(tmp_path: Path) -> None:
     os.utime(old.path, (old.path.stat().st_atime - stale, old.path.stat().st_mtime - stale))
     loader.load_graph(root, sha, cache=RecordCache(tmp_path / "c"))
     assert not old.path.exists() and recent.path.exists()
+
+
+def test_the_place_names_parser_and_model() -> None:
+    from network.record import models as m
+
+    places = {blob_cache.place_of(p, model) for p, model in (
+        ("a/x.yaml", m.Meta), ("a/x.json", m.Meta), ("b/y.yaml", m.Meta),
+        ("a/x.yaml", m.Gloss), ("a/x.yaml", m.Approach), ("a/x.yaml", m.ApproachV2))}
+    assert len(places) == 5  # the folder is not part of it; parser and model are

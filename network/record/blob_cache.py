@@ -48,6 +48,7 @@ from __future__ import annotations
 import contextlib
 import hashlib
 import json
+import re
 import sqlite3
 import sys
 import threading
@@ -64,6 +65,7 @@ from network.record import models as m
 CACHE_DIR_NAME = "record-cache"
 _ENTRY_FORMAT = 1
 _CHUNK = 500
+_SHA256_RE = re.compile(r"[0-9a-f]{64}")
 STALE_VERSION_S = 86_400.0
 """A database file of another code version unwritten this long is removed (seconds)."""
 _CODE_MODULES = ("record/models.py", "record/loader.py", "record/plain.py", "record/layout.py",
@@ -281,7 +283,7 @@ def decode_entry(value: bytes) -> tuple[str, str | None, Any,
         return None
     sha, kind, rec, probs = obj.get("sha256"), obj.get("kind"), obj.get("record"), \
         obj.get("problems")
-    if not (isinstance(sha, str) and len(sha) == 64 and isinstance(probs, list)):
+    if not (isinstance(sha, str) and _SHA256_RE.fullmatch(sha) and isinstance(probs, list)):
         return None
     if (kind is None) != (rec is None) or (kind is not None and not isinstance(kind, str)):
         return None
