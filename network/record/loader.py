@@ -450,7 +450,6 @@ class _Reader:
         rec = _record_of(path, bad_utf8, parsed, model, self.problems)
         return None if rec is None else RecordFile(path, rec, sha)
 
-
     def start_cache(self, cache: blob_cache.RecordCache) -> None:
         """Use ``cache`` for every record read from now on: the blob ids of the record
         files are taken from the source's tree (:meth:`CommitSource.blob_ids`) or computed
