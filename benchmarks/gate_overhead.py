@@ -14,6 +14,11 @@ Usage::
     .venv/bin/python benchmarks/gate_overhead.py               # 10,000 nodes
     .venv/bin/python benchmarks/gate_overhead.py --nodes 2000 --repeat 5
 
+The first line loads the base commit without a record cache, through an empty one and
+through a filled one (network/record/blob_cache.py) beside the pygit2 floor (a tree walk
+reading every blob), as ratios; each submission then runs with the base graph loaded by
+the gate itself (cold: no cache, empty cache, filled cache) and handed in (warm).
+
 The goal is under 1 s per submission on a 10,000-node graph. Timings are printed, never
 asserted.
 """
@@ -54,16 +59,16 @@ class InstantToolchain:
         from network.gate.toolchain import ToolchainInfo
         return self._t(lambda: ToolchainInfo(True, None, self.spec.lean_toolchain, "4.22.0"))
 
-    def build(self, ws: Any, modules: Sequence[str], *_: Any) -> Any:
+    def build(self, ws: Any, modules: Sequence[str], *_: Any, **__: Any) -> Any:
         from network.gate.toolchain import BuildResult
         return self._t(lambda: BuildResult(True, None, tuple(modules), rc=0))
 
-    def replay(self, ws: Any, modules: Sequence[str], *_: Any) -> Any:
+    def replay(self, ws: Any, modules: Sequence[str], *_: Any, **__: Any) -> Any:
         from network.gate.toolchain import ReplayResult
         return self._t(lambda: ReplayResult(True, None, tuple(modules), fresh=True))
 
-    def check_statement(self, ws: Any, s: str, sol: str, theorems: Sequence[str], *_: Any
-                        ) -> Any:
+    def check_statement(self, ws: Any, s: str, sol: str, theorems: Sequence[str], *_: Any,
+                        **__: Any) -> Any:
         from network.gate.toolchain import CompareResult, TheoremComparison
         return self._t(lambda: CompareResult(True, None, tuple(
             TheoremComparison(t, True, True, axioms=("propext",)) for t in theorems)))
@@ -78,16 +83,16 @@ class InstantToolchain:
         from network.gate.toolchain import UsedConstantsResult
         return self._t(lambda: UsedConstantsResult(True, None, tuple(decls)))
 
-    def extract_holes(self, ws: Any, module: str, decl: str, *_: Any) -> Any:
+    def extract_holes(self, ws: Any, module: str, decl: str, *_: Any, **__: Any) -> Any:
         from network.gate.toolchain import Hole, HolesResult
         return self._t(lambda: HolesResult(True, None, decl, (
             Hole(1, "h", "True", statement="True", line=5, column=20),)))
 
-    def hazards(self, *_: Any) -> Any:
+    def hazards(self, *_: Any, **__: Any) -> Any:
         from network.gate.toolchain import HazardsResult
         return self._t(lambda: HazardsResult(True, None))
 
-    def defeq(self, *_: Any) -> Any:
+    def defeq(self, *_: Any, **__: Any) -> Any:
         from network.gate.toolchain import DefEqResult
         return self._t(lambda: DefEqResult(True, None, False, True))
 
@@ -103,9 +108,11 @@ def run(n_nodes: int, repeat: int) -> list[dict[str, Any]]:
     from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
     from gate_scenarios import precheck_raw
 
+    from benchmarks.cache_floors import cache_loads
     from benchmarks.products import generate
     from network.gate.run import run_gate
     from network.gate.sandbox import Sandbox
+    from network.record import blob_cache
     from network.record.loader import load_graph
 
     key = Ed25519PrivateKey.generate()
@@ -115,6 +122,10 @@ def run(n_nodes: int, repeat: int) -> list[dict[str, Any]]:
         root.mkdir()
         generate(root, n_nodes)
         base = _commit(root, "base")
+        loads = cache_loads(root, base)
+        rows.append({"nodes": n_nodes, "base_graph_load": "at the base commit", **loads})
+        filled = Path(tmp) / "record-cache"
+        load_graph(root, commit=base, cache=filled)
         tid = "bench-0000"
         node = "root--h1--h1"
         nd = f"targets/{tid}/nodes/{node}"
@@ -140,12 +151,17 @@ def run(n_nodes: int, repeat: int) -> list[dict[str, Any]]:
             t_load = time.perf_counter()
             cached = load_graph(root, commit=base)
             load_s = time.perf_counter() - t_load
-            for mode, graph in (("cold", None), ("warm", cached)):
+            for mode, graph in (("cold", None), ("cold-cache-empty", None),
+                                ("cold-cache-filled", None), ("warm", cached)):
                 totals: list[float] = []
                 lean: list[float] = []
                 verdict = ""
-                for _ in range(repeat):
+                for i in range(repeat):
                     spent: list[float] = []
+                    blob_cache.configure(
+                        filled if mode == "cold-cache-filled"
+                        else Path(tmp) / f"empty-{kind}-{i}" if mode == "cold-cache-empty"
+                        else None)
 
                     def tc(spec: Any, spent: list[float] = spent) -> InstantToolchain:
                         return InstantToolchain(spec, spent)
@@ -154,6 +170,7 @@ def run(n_nodes: int, repeat: int) -> list[dict[str, Any]]:
                                    precheck_raw=raw, submitter="alice", gate_key=key,
                                    base_graph=graph)
                     totals.append(time.perf_counter() - t0)
+                    blob_cache.configure(None)
                     lean.append(sum(spent))
                     verdict = out.verdict
                 own = [t - s for t, s in zip(totals, lean, strict=True)]
@@ -175,8 +192,10 @@ def main(argv: list[str] | None = None) -> int:
     for row in run(args.nodes, args.repeat):
         print(" ".join(f"{k}={v}" for k, v in row.items()), flush=True)
     print("goal: gate_own_s_median < 1.0 for 10,000 nodes. cold = the run loads the base "
-          "graph itself; warm = the queue/service passes the graph loaded once per main "
-          "commit (run_gate(base_graph=...))")
+          "graph itself (cold-cache-empty: through an empty record cache, every record "
+          "parsed and written; cold-cache-filled: through a filled one, every record a "
+          "hit); warm = the queue/service passes the graph loaded once per main commit "
+          "(run_gate(base_graph=...)). floor_s = a pygit2 tree walk reading every blob")
     return 0
 
 

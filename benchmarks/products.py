@@ -6,7 +6,10 @@ partial cutting three holes (every 11th node a second, rival partial with two mo
 fifth node carries a postmortem, every seventh hole a merged proof, and one merge record
 and one pass attestation accompany each merged file. It then prints, per size, the seconds
 to load the graph (:func:`network.record.loader.load_graph`), the seconds to derive and
-write every product (:func:`network.record.products.write_products`) and the peak memory.
+write every product (:func:`network.record.products.write_products`) and the peak memory,
+and then (``worktree_*``, :mod:`benchmarks.cache_floors`) the work tree's load without a
+record cache, through an empty one (cold) and a filled one (warm), beside the floor of
+reading every file, as seconds, CPU seconds and ratios to the floor.
 
 Usage::
 
@@ -224,13 +227,17 @@ def run_one(n_nodes: int, profile: bool) -> dict[str, float]:
             prof.disable()
             pstats.Stats(prof, stream=sys.stderr).sort_stats("cumulative").print_stats(30)
         peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
+        from benchmarks.cache_floors import cache_loads
+
+        loads = {f"worktree_{k}": v for k, v in cache_loads(root, None).items()}
         worker_peak = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss / 1024
         nodes = sum(len(t.nodes) for t in graph.targets.values())
         return {"nodes": nodes, "files": files, "generate_s": round(gen_s, 2),
                 "load_s": round(load_s, 3), "products_s": round(write_s, 3),
                 "total_s": round(load_s + write_s, 3), "peak_rss_mib": round(peak, 1),
                 "rss_before_load_mib": round(rss_before, 1),
-                "peak_worker_rss_mib": round(worker_peak, 1), "products": len(written)}
+                "peak_worker_rss_mib": round(worker_peak, 1), "products": len(written),
+                **loads}
 
 
 def main(argv: list[str] | None = None) -> int:

@@ -210,6 +210,9 @@ def serve(host: str | None, port: int | None, data_dir: Path | None,
     settings, loader = _network_settings(host=host, port=port, data_dir=data_dir,
                                          database_url=database_url, graph=graph, forge=forge,
                                          github_repo=github_repo)
+    from network.record import blob_cache
+
+    blob_cache.configure(blob_cache.default_dir(settings.data_dir))  # issue 17
     app = create_app(settings, graph_loader=loader, **_service_parts(settings))
     uvicorn.run(app, host=settings.host, port=settings.port)
     return EXIT_OK
@@ -667,14 +670,20 @@ def gate_group() -> None:
 @click.option("--reviewer", default=None, help="An approving non-author review's pseudonym.")
 @click.option("--sign-off", "sign_off", multiple=True,
               help="A waiver the review signs off (native_decide).")
+@click.option("--record-cache", "record_cache", type=click.Path(path_type=Path), default=None,
+              help="Cache parsed records by git blob id in this folder (e.g. "
+              "<data>/record-cache; safe to delete). Default: no cache.")
 @guarded
 def gate_run(graph: Path, base: str, head: str, precheck: Path | None, submitter: str | None,
              out_dir: Path | None, key: Path | None, key_id: str, runner: str,
-             reviewer: str | None, sign_off: tuple[str, ...]) -> int:
+             reviewer: str | None, sign_off: tuple[str, ...], record_cache: Path | None) -> int:
     """Run steps 0-9 on BASE..HEAD of GRAPH; exit 0 merge, 1 refused, 2 held, 3 a bug."""
     from network.gate.run import Review, attestation_files, run_gate
     from network.gate.sandbox import Sandbox
     from network.gate.toolchain import detect_toolchain
+    from network.record import blob_cache
+
+    blob_cache.configure(record_cache)  # the base graph's records (issue 17)
 
     review = Review(reviewer, signs_off=sign_off) if reviewer else None
     outcome = run_gate(graph, base, head, toolchain=detect_toolchain, sandbox=Sandbox(),

@@ -135,12 +135,13 @@ class DataDir:
         """The :class:`network.api.graphs.GraphProvider` of the network's record: its
         forge's main branch, versioned by main's commit (what ``lemmata up`` serves)."""
         from network.api.graphs import GraphProvider
+        from network.record import blob_cache
         from network.record.loader import load_graph
 
         forge = self.forge
 
         def load_main() -> Any:
-            return load_graph(forge, MAIN)
+            return load_graph(forge, MAIN, cache=blob_cache.configured())
 
         def main_version() -> str:
             return str(pygit2.Repository(str(forge)).references[MAIN].target)
@@ -576,10 +577,13 @@ def run(data_root: Path, graph_dir: Path, *, host: str = "127.0.0.1", port: int 
                                graph=data.forge, host=host, port=port,
                                public_url=f"http://{host}:{port}",
                                site_origin=f"http://{host}:{site_port}")
+    from network.record import blob_cache
+
+    blob_cache.configure(blob_cache.default_dir(data.root))  # records by blob id (issue 17)
     say("[3/5] service state (SQLite) and keys")
 
     def load_main() -> Any:
-        return load_graph(data.forge, "refs/heads/main")
+        return load_graph(data.forge, "refs/heads/main", cache=blob_cache.configured())
 
     from network.gate.toolchain import detect_toolchain
 

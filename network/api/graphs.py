@@ -22,6 +22,7 @@ from pathlib import Path
 from typing import Any
 
 from network.errors import LemmataError
+from network.record import blob_cache
 from network.record import models as m
 from network.record.loader import Graph, load_graph
 
@@ -96,7 +97,8 @@ class GraphProvider:
                 return ""
 
         def loader() -> Graph:
-            return load_graph(path, "HEAD" if version() else None)
+            return load_graph(path, "HEAD" if version() else None,
+                              cache=blob_cache.configured())
 
         return cls(loader, version)
 

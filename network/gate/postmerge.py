@@ -74,7 +74,7 @@ from network.gate.run import (
 from network.gate.sandbox import SandboxRunner
 from network.gate.toolchain import Hole, TermRef, Toolchain
 from network.gate.workspace import Source, Workspace, node_source
-from network.record import derive, products
+from network.record import blob_cache, derive, products
 from network.record import models as m
 from network.record.loader import (
     ATTEMPT_RE,
@@ -871,7 +871,7 @@ def close_nodes(graph_source: GraphSource, files: dict[str, bytes], *, tc_for: T
                 key: Ed25519PrivateKey | None, key_id: str, out: PostMerge) -> Graph:
     """D-12 v3.42: close every closable node (repeating until nothing more closes) and
     return the graph with every pending file applied."""
-    graph = load_graph(OverlaySource(graph_source, files))
+    graph = load_graph(OverlaySource(graph_source, files), cache=blob_cache.configured())
     for _ in range(100):
         progressed = False
         for tid, t in graph.targets.items():
@@ -909,7 +909,7 @@ def close_nodes(graph_source: GraphSource, files: dict[str, bytes], *, tc_for: T
                         break
         if not progressed:
             break
-        graph = load_graph(OverlaySource(graph_source, files))
+        graph = load_graph(OverlaySource(graph_source, files), cache=blob_cache.configured())
     return graph
 
 
@@ -959,7 +959,7 @@ def postmerge_files(
     from network.record.source import CommitSource
 
     source: GraphSource = CommitSource(repo, merge_commit)
-    graph = load_graph(source)
+    graph = load_graph(source, cache=blob_cache.configured())
     date = commit_date(repo, merge_commit)
     seq = max((mr.record.seq for mr in graph.merges), default=0) + 1
     out = PostMerge(seq)

@@ -73,6 +73,7 @@ from network.gate.run import (
     run_gate,
 )
 from network.gate.sandbox import SandboxRunner
+from network.record import blob_cache
 from network.record import models as m
 from network.record.loader import Graph, load_graph
 
@@ -127,7 +128,7 @@ class MainGraph:
             LemmataError: what :func:`~network.record.loader.load_graph` raises.
         """
         if self.graph is None or self.graph.commit != sha:
-            self.graph = load_graph(self.forge.path, commit=sha)
+            self.graph = load_graph(self.forge.path, commit=sha, cache=blob_cache.configured())
         return self.graph
 
 

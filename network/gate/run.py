@@ -136,6 +136,7 @@ from network.gate.steps.step9_review import (
     settles_target,
     step9_basis,
 )
+from network.record import blob_cache
 from network.record import models as m
 from network.record.loader import Graph, load_graph
 
@@ -330,7 +331,7 @@ def run_gate(
     from_sha = str(mb) if mb is not None else base_sha
     diff = diff_commits(repo, from_sha, head_sha)
     if base_graph is None or base_graph.commit != base_sha:
-        base_graph = load_graph(repo, commit=base_sha)
+        base_graph = load_graph(repo, commit=base_sha, cache=blob_cache.configured())
     head_date = commit_date(r, head_sha)
     own_tmp = work_dir is None
     wd = Path(tempfile.mkdtemp(prefix="lemmata-gate-")) if work_dir is None else work_dir

@@ -50,6 +50,7 @@ from typing import Literal, Protocol
 from network import proc
 from network.errors import LemmataError, define
 from network.gate import safe_io
+from network.record import blob_cache
 from network.record.models import Caps
 
 define("sandbox-unavailable", 3, 503,
@@ -93,6 +94,23 @@ class Bind:
 
     path: Path
     writable: bool = False
+
+
+def _refuse_cache_bind(host: Path) -> None:
+    """Refuse a bind that would show the record cache (network/record/blob_cache.py) to a
+    sandboxed command: the cache is trusted to hold only what the loader wrote.
+
+    Raises:
+        LemmataError: ``sandbox-unavailable`` when ``host`` is the configured cache
+            folder, holds it, or lies inside it.
+    """
+    cache = blob_cache.configured()
+    if cache is None:
+        return
+    inner, outer = cache.directory.resolve(), host.resolve()
+    if inner == outer or outer in inner.parents or inner in outer.parents:
+        raise LemmataError("sandbox-unavailable", f"bind path {host} would expose the "
+                           f"record cache {cache.directory}")
 
 
 @dataclass(frozen=True)
@@ -292,6 +310,7 @@ class Sandbox:
                 raise LemmataError("sandbox-unavailable", f"bind path {host} is not absolute")
             if not host.exists():
                 raise LemmataError("sandbox-unavailable", f"bind path {host} does not exist")
+            _refuse_cache_bind(host)
             cmd += ["--bind" if bind.writable else "--ro-bind", str(host), str(host)]
         cmd += ["--chdir", str(cwd or layout.scratch), "--remount-ro", "/"]
         mem_bytes = caps.memory_mib * 1024 * 1024

@@ -26,7 +26,7 @@ from pydantic import BaseModel, ValidationError
 
 from network import ids
 from network.errors import LemmataError, Problem, ValidationFailed, define
-from network.record import layout, plain
+from network.record import blob_cache, layout, plain
 from network.record import models as m
 from network.record.forked import ForkedCall
 from network.record.source import DEFAULT_MAX_FILE_BYTES, CommitSource, Source, WorktreeSource
@@ -393,6 +393,9 @@ class _Reader:
         self.max_bytes = max_bytes
         self.problems: list[Problem] = []
         self.prefetch: _Prefetch | None = None
+        self.cache: blob_cache.RecordCache | None = None
+        self.oids: dict[str, str] = {}
+        self.entries: dict[tuple[str, str], bytes] = {}
 
     def _readable(self, path: str) -> bool:
         """Whether ``path`` is listed and within the size limit; records the problem if not."""
@@ -443,12 +446,73 @@ class _Reader:
         return LeanFile(path, sha, size)
 
     def record(self, path: str, model: type[R]) -> RecordFile[R] | None:
+        if self.cache is not None:
+            return self._cached_record(path, model)
         done = self.read(path, parse=True)
         if done is None:
             return None
         sha, _, bad_utf8, parsed = done
         rec = _record_of(path, bad_utf8, parsed, model, self.problems)
         return None if rec is None else RecordFile(path, rec, sha)
+
+    def start_cache(self, cache: blob_cache.RecordCache) -> None:
+        """Use ``cache`` for every record read from now on: the blob ids of the record
+        files are taken from the source's tree (:meth:`CommitSource.blob_ids`) or computed
+        from their bytes (read here, not kept), and their entries fetched in bulk."""
+        self.cache = cache
+        wanted = [p for p, size in self.files.items()
+                  if size <= self.max_bytes and p.endswith((".json", ".yaml"))
+                  and not PRODUCT_PATHS_RE.fullmatch(p)]
+        tree_ids = getattr(self.source, "blob_ids", None)
+        known: dict[str, str] = tree_ids() if callable(tree_ids) else {}
+        for path in wanted:
+            oid = known.get(path)
+            if oid is None:
+                try:
+                    data = self.source.read(path)
+                except LemmataError:
+                    continue  # read again (and reported) where the loader reaches it
+                oid = blob_cache.git_blob_id(data)
+            self.oids[path] = oid
+        self.entries = cache.prefetch(self.oids.values())
+
+    def _cached_record(self, path: str, model: type[R]) -> RecordFile[R] | None:
+        """:meth:`record` through the cache: an entry for (blob id, parser, model) gives
+        the record, its SHA-256 and its problems without parsing; a miss parses the bytes
+        as :meth:`record` does and queues the entry under the blob id of the bytes it
+        parsed (computed again, so a file changed meanwhile, or an object store whose
+        bytes do not match their id, never files a parse under another blob's id)."""
+        assert self.cache is not None
+        if not self._readable(path):
+            return None
+        place = blob_cache.place_of(path, model)
+        data: bytes | None = None
+        oid = self.oids.get(path)
+        if oid is None:
+            data = self.source.read(path)
+            oid = blob_cache.git_blob_id(data)
+        value = self.entries.get((oid, place))
+        got = blob_cache.read_entry(value, path, model) if value is not None else None
+        if got is not None:
+            self.cache.hits += 1
+            sha, rec, found = got
+            self.problems.extend(found)
+            return None if rec is None else RecordFile(path, rec, sha)
+        self.cache.misses += 1
+        data = self.source.read(path) if data is None else data
+        sha = sha256_hex(data)
+        mine: list[Problem] = []
+        try:
+            text = data.decode("utf-8")
+        except UnicodeDecodeError as exc:
+            made = _record_of(path, (exc.start, exc.reason), None, model, mine)
+        else:
+            made = _record_of(path, None, _parse_text(path, text), model, mine)
+        self.problems.extend(mine)
+        entry = blob_cache.entry_of(sha, made, mine, path)
+        if entry is not None:
+            self.cache.put(blob_cache.git_blob_id(data), place, entry)
+        return None if made is None else RecordFile(path, made, sha)
 
 
 def _record_of(path: str, bad_utf8: tuple[int, str] | None, parsed: tuple[str, Any] | None,
@@ -580,12 +644,18 @@ def gc_paused() -> Iterator[None]:
             gc.enable()
 
 
-def load_graph(graph: str | Path | Source, commit: str | None = None) -> Graph:
+def load_graph(graph: str | Path | Source, commit: str | None = None, *,
+               cache: blob_cache.RecordCache | str | Path | None = None) -> Graph:
     """Read a whole graph and validate every record it holds.
 
     Args:
         graph: a graph root folder, or an already-opened :class:`Source`.
         commit: read this git revision instead of the work tree.
+        cache: a :class:`~network.record.blob_cache.RecordCache` (or its folder) holding
+            records by git blob id: records whose blob, parser, model and code version
+            have an entry are not parsed again, and new parses are written to it at the
+            end. None (the default) parses everything. The graph (records, problems,
+            their order) is the same either way (tests/test_blob_cache.py).
 
     Returns:
         The parsed :class:`Graph`.
@@ -596,11 +666,17 @@ def load_graph(graph: str | Path | Source, commit: str | None = None) -> Graph:
         LemmataError: ``not-a-graph`` or ``git-error`` when nothing can be read at all.
     """
     source = graph if not isinstance(graph, (str, Path)) else open_source(graph, commit)
+    if cache is not None and not isinstance(cache, blob_cache.RecordCache):
+        cache = blob_cache.RecordCache(cache)
     with gc_paused():
-        return _load(source)
+        try:
+            return _load(source, cache)
+        finally:
+            if cache is not None:
+                cache.flush()
 
 
-def _load(source: Source) -> Graph:
+def _load(source: Source, cache: blob_cache.RecordCache | None = None) -> Graph:
     problems: list[Problem] = []
     files = source.files(problems)
     if "policy.json" not in files:
@@ -611,7 +687,10 @@ def _load(source: Source) -> Graph:
     if policy_rf is not None:
         r.max_bytes = policy_rf.record.max_file_bytes
     policy = policy_rf.record if policy_rf else m.Policy(graph_id="invalid")
-    r.prefetch = _start_prefetch(source, files, r.max_bytes)
+    if cache is not None:  # the cache replaces the prefetching worker's parses
+        r.start_cache(cache)
+    else:
+        r.prefetch = _start_prefetch(source, files, r.max_bytes)
     try:
         return _load_rest(source, files, r, policy)
     finally:

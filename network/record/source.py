@@ -244,6 +244,11 @@ class CommitSource:
                 out[rel] = self._odb.read_header(entry.id)[1]  # the size, without the bytes
         return dict(sorted(out.items()))
 
+    def blob_ids(self) -> dict[str, str]:
+        """The git blob id (40 hex) of every file :meth:`files` listed, by path (empty
+        before it is called); the record cache keys on them (network/record/blob_cache.py)."""
+        return {path: str(oid) for path, oid in self._blobs.items()}
+
     def read(self, path: str) -> bytes:
         oid = self._blobs.get(path)
         if oid is None:
