@@ -188,15 +188,19 @@ def test_a_code_version_change_invalidates(tmp_path: Path) -> None:
 
 def test_code_digest_follows_models_loader_and_schemas(tmp_path: Path) -> None:
     pkg = tmp_path / "network"
+    pkg.mkdir()
     for rel in blob_cache._CODE_MODULES:
-        (pkg / rel).parent.mkdir(parents=True, exist_ok=True)
         shutil.copy(ROOT / "network" / rel, pkg / rel)
+    shutil.copytree(ROOT / "network" / "record", pkg / "record",
+                    ignore=shutil.ignore_patterns("__pycache__"))
     shutil.copytree(ROOT / "schemas", tmp_path / "schemas")
     base = blob_cache.code_digest(pkg)
     assert base == blob_cache.code_digest(ROOT / "network")
     seen = {base}
     for changed in (pkg / "record/models.py", pkg / "record/loader.py",
-                    pkg / "record/plain.py", next((tmp_path / "schemas").rglob("*.json"))):
+                    pkg / "record/plain.py", pkg / "model_base.py", pkg / "signing.py",
+                    pkg / "record/derive/status.py",
+                    next((tmp_path / "schemas").rglob("*.json"))):
         changed.write_bytes(changed.read_bytes() + b"\n")
         digest = blob_cache.code_digest(pkg)
         assert digest not in seen

@@ -68,9 +68,9 @@ _CHUNK = 500
 _SHA256_RE = re.compile(r"[0-9a-f]{64}")
 STALE_VERSION_S = 86_400.0
 """A database file of another code version unwritten this long is removed (seconds)."""
-_CODE_MODULES = ("record/models.py", "record/loader.py", "record/plain.py", "record/layout.py",
-                 "record/source.py", "record/blob_cache.py", "ids.py", "signing.py",
-                 "errors.py")
+#: the modules outside record/ a parse reads (record/ is digested whole: a hand list of its
+#: modules would miss the next one models.py imports)
+_CODE_MODULES = ("model_base.py", "ids.py", "signing.py", "errors.py")
 
 _version_lock = threading.Lock()
 _version: list[str] = []
@@ -105,7 +105,8 @@ def code_digest(package: Path) -> str:
     h.update(f"fmt{_ENTRY_FORMAT}|py{sys.version}|pydantic{pydantic.VERSION}|"
              f"core{pydantic_core.__version__}|yaml{yaml.__version__}|"
              f"libyaml{getattr(yaml, '__with_libyaml__', False)}".encode())
-    for rel in _CODE_MODULES:
+    record = sorted(p.relative_to(package).as_posix() for p in (package / "record").rglob("*.py"))
+    for rel in (*_CODE_MODULES, *record):
         h.update(rel.encode() + b"\0")
         h.update(_digest_file(package / rel))
     schemas = package.parent / "schemas"
