@@ -28,6 +28,19 @@ from network.record import models as m
 from network.record import outlines
 from network.record.loader import load_graph
 from tests.graphs import GraphBuilder, git_commit
+from tests.test_gate_actors import gate
+from tests.test_pertinence import (
+    OTHER_SENTENCE,
+    SENTENCE,
+    T,
+    _file,
+    _record,
+    _state,
+    _variant,
+    repo,
+)
+
+__all__ = ["repo"]  # the fixture, imported
 
 PIN = "leanprover/lean4:v4.34.0"
 DECL = "Demo.main"
@@ -301,3 +314,93 @@ def test_a_statement_may_not_carry_a_code_or_printer_attribute(text: str) -> Non
 ])
 def test_a_statement_keeps_its_inert_attributes(text: str) -> None:
     assert statement_command_findings(text, "S.lean") == []
+
+
+# --- pertinence signatures (D-30 v3.12) ------------------------------------------------------
+
+
+
+def test_a_signature_filed_with_an_edit_of_its_sentence_is_refused(
+        repo: Any, tmp_path: Path) -> None:
+    """One pull request rewrites rel's sentence and signs the new one: META.yaml is fixed
+    (meta-changed) and the signature is judged against the base's sentence
+    (pertinence-sentence-mismatch)."""
+    b, base = repo
+    _variant(b, "rel", sentence=OTHER_SENTENCE)
+    _file(b, T, "rel", "steve", _record(T, "rel", "steve", sentence=OTHER_SENTENCE))
+    code, codes = gate(b, base, "steve", tmp_path)
+    assert code == 1 and "meta-changed" in codes and "pertinence-sentence-mismatch" in codes
+
+
+def test_a_signature_filed_with_a_relation_change_is_refused(repo: Any, tmp_path: Path) -> None:
+    """Turning the resolves variant into a related one in the pull request that signs it."""
+    b, base = repo
+    _variant(b, "res", relation="related", sentence=SENTENCE)
+    _file(b, T, "res", "steve", _record(T, "res", "steve"))
+    code, codes = gate(b, base, "steve", tmp_path)
+    assert code == 1 and "meta-changed" in codes and "pertinence-not-related" in codes
+
+
+@pytest.mark.parametrize("who", ["steve", "alice"])
+def test_only_a_curator_withdraws_a_signature(repo: Any, tmp_path: Path, who: str) -> None:
+    """A steward (even the target's) or anyone else withdrawing the signature that makes
+    the variant pertinent is refused; the variant stays pertinent."""
+    b, _ = repo
+    path = _file(b, T, "rel", "curator", _record(T, "rel", "curator"))
+    base = git_commit(b.root, "signed")
+    b.withdrawal(T, "rel", "20260107T000000Z", who, path)
+    code, codes = gate(b, base, who, tmp_path)
+    assert code == 1 and "role-key-unbound" in codes
+    from network.record import derive
+
+    g = load_graph(b.root, base)
+    assert path not in derive.withdrawn(g)
+
+
+def test_rewriting_a_merged_signature_is_refused(repo: Any, tmp_path: Path) -> None:
+    b, _ = repo
+    path = _file(b, T, "rel", "steve", _record(T, "rel", "steve"))
+    base = git_commit(b.root, "signed")
+    _file(b, T, "rel", "steve", _record(T, "rel", "steve", sentence=OTHER_SENTENCE))
+    assert path.endswith("-steve.yaml")
+    assert gate(b, base, "steve", tmp_path) == (1, ["record-deleted"])
+
+
+def test_a_duplicate_key_cannot_smuggle_a_second_hash(repo: Any, tmp_path: Path) -> None:
+    """``sentence_sha256`` twice (the signed hash first, another last): the record loader
+    refuses duplicate keys, so no reading of the file picks the other one."""
+    b, base = repo
+    rec = b.signed(m.Pertinence, _record(T, "rel", "steve"), "steve")
+    text = Path(b.root / _file(b, T, "rel", "steve", rec)).read_text("utf-8")
+    other = "0" * 64
+    text += f"sentence_sha256: '{other}'\n"
+    (b.root / f"targets/{T}/nodes/rel/pertinence/20260105T000000Z-steve.yaml").write_text(
+        text, "utf-8")
+    code, codes = gate(b, base, "steve", tmp_path)
+    assert code == 1 and codes and "pertinence-already-signed" not in codes
+
+
+def test_an_extra_field_is_refused(repo: Any, tmp_path: Path) -> None:
+    """A field the signature does not cover (``relation: resolves``) is no part of a
+    pertinence/v1 record."""
+    b, base = repo
+    rec = b.signed(m.Pertinence, _record(T, "rel", "steve"), "steve")
+    _file(b, T, "rel", "steve", {**rec, "relation": "resolves"}, signed=False)
+    code, codes = gate(b, base, "steve", tmp_path)
+    assert code == 1 and codes
+
+
+def test_the_sentence_hash_does_not_normalise(repo: Any) -> None:
+    """NFC and NFD spellings of one displayed sentence are two sentences: a signature on
+    one never counts for the other."""
+    import unicodedata
+
+    from network.record import pertinence
+
+    s = "Le cas r = 3 : une borne améliorée."
+    nfd = unicodedata.normalize("NFD", s)
+    assert nfd != s and pertinence.sentence_sha256(nfd) != pertinence.sentence_sha256(s)
+    b, _ = repo
+    _variant(b, "rel", sentence=nfd)
+    _file(b, T, "rel", "steve", _record(T, "rel", "steve", sentence=s))
+    assert not _state(b).signed
