@@ -404,3 +404,33 @@ def test_the_sentence_hash_does_not_normalise(repo: Any) -> None:
     _variant(b, "rel", sentence=nfd)
     _file(b, T, "rel", "steve", _record(T, "rel", "steve", sentence=s))
     assert not _state(b).signed
+
+
+# --- outlines on the site: markup in a claim ---------------------------------------------------
+
+
+def test_markup_in_a_claim_or_label_is_escaped_on_the_node_page(tmp_path: Path) -> None:
+    """A label or claim the printer gives is text: `<script>` in either never reaches the
+    page as markup (jinja2 autoescape for the label; Pygments escapes the claim)."""
+    from tests.test_outline import HAVE_DECL, HAVE_MOD, HAVE_REPORT, HAVE_ROW, HAVE_TEXT, _page
+
+    row = {**HAVE_ROW, "name": "«<img src=x onerror=alert(1)>»",
+           "claim": "</div><script>alert(1)</script>", "goal": "<b>bold</b>"}
+    html = _page(tmp_path, "havestep", HAVE_DECL, HAVE_TEXT,
+                 lt.outline_from_report({**HAVE_REPORT, "steps": [row]}, HAVE_MOD,
+                                        [HAVE_DECL]))
+    assert "<script>alert(1)</script>" not in html and "<img src=x" not in html
+    assert "<b>bold</b>" not in html
+    assert "alert" in html and "&lt;" in html  # shown, as text
+
+
+@pytest.mark.xfail(strict=True, reason=(
+    "attack18, Lean side not fixed (needs a compiler): ppExpr prints a local by its user "
+    "name, so a proof `fun False h => by have h2 : False := h; exact h2` of "
+    "`∀ (p : Prop), p → p` is outlined as `have h2 : False`, a claim that reads back and "
+    "names a local the contributor called False. Outline.lean should mark a step Lean "
+    "only (why `shadowing-name`) when a local of its context has a user name that is a "
+    "constant of the environment (env.contains on each LocalDecl.userName)."))
+def test_outline_refuses_a_local_that_shadows_a_constant() -> None:
+    src = (Path(lt.__file__).parent / "lean" / "Outline.lean").read_text("utf-8")
+    assert "shadowing-name" in src
