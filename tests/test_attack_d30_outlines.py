@@ -424,13 +424,18 @@ def test_markup_in_a_claim_or_label_is_escaped_on_the_node_page(tmp_path: Path) 
     assert "alert" in html and "&lt;" in html  # shown, as text
 
 
-@pytest.mark.xfail(strict=True, reason=(
-    "attack18, Lean side not fixed (needs a compiler): ppExpr prints a local by its user "
-    "name, so a proof `fun False h => by have h2 : False := h; exact h2` of "
-    "`∀ (p : Prop), p → p` is outlined as `have h2 : False`, a claim that reads back and "
-    "names a local the contributor called False. Outline.lean should mark a step Lean "
-    "only (why `shadowing-name`) when a local of its context has a user name that is a "
-    "constant of the environment (env.contains on each LocalDecl.userName)."))
 def test_outline_refuses_a_local_that_shadows_a_constant() -> None:
+    """ppExpr prints a local by its user name, so a proof `fun False h => by have h2 :
+    False := h; exact h2` of `∀ (p : Prop), p → p` was outlined as `have h2 : False`, a
+    claim that reads back and names the local the contributor called False. Outline.lean
+    now marks a step Lean only (``shadowing-name``) when a local in scope, or the step's
+    own label, has the name of a constant (never compiled: read against Lean's
+    LocalContext.any, LocalDecl.userName, Environment.contains)."""
+    from network.gate.toolchain import OUTLINE_WHY
+
     src = (Path(lt.__file__).parent / "lean" / "Outline.lean").read_text("utf-8")
-    assert "shadowing-name" in src
+    code = re.sub(r"/-.*?-/", "", src, flags=re.DOTALL)
+    assert 'if (← olShadowing) then return .error "shadowing-name"' in code
+    assert "(← getLCtx).any fun d => env.contains d.userName" in code
+    assert 'env.contains n then some "shadowing-name"' in code
+    assert "shadowing-name" in OUTLINE_WHY
