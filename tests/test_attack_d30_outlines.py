@@ -213,15 +213,28 @@ def test_an_outline_of_a_printing_module_shows_no_claim() -> None:
     assert st.constants == ["Nat.add_zero"]  # facts of the term are kept
 
 
-def test_the_post_merge_outline_reads_every_contributed_module() -> None:
+def test_the_post_merge_outline_reads_every_contributed_module(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     """proof_outline holds every module of the proof's workspace a contributor wrote (the
-    proof and what it imports) to printing_problem before it keeps a claim."""
-    import inspect
-
+    proof and the statement it proves) to printing_problem, and a module that prints its
+    own way leaves every step of the written outline Lean only."""
     from network.gate import outline as ol
+    from tests.test_outline import MID_OUTLINE, _merged, _Vouching
 
-    src = inspect.getsource(ol.proof_outline)
-    assert "printing_problem(" in src and "plan.sources" in src and "printing=printing" in src
+    seen: list[str] = []
+
+    def printing(text: str) -> str | None:
+        seen.append(text)
+        # the statement prints as Lean does; the proof (no sorry) registers its own
+        return None if "sorry" in text else "app_unexpander (line 3)"
+
+    monkeypatch.setattr(ol, "printing_problem", printing)
+    _Vouching.asked = []
+    pm, _root = _merged(tmp_path, _Vouching)
+    assert len(seen) >= 2 and any("sorry" in t for t in seen)  # statement, then proof
+    rec = m.Outline.model_validate_json(pm.files[MID_OUTLINE])
+    assert [(s.lean_only, s.claim, s.why) for s in rec.steps] == [
+        (True, None, "printing-extension")]
 
 
 @pytest.mark.xfail(strict=True, reason=(
