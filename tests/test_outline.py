@@ -425,24 +425,25 @@ def api(tmp_path: Path) -> Any:
 
 
 def test_get_node_answers_the_nodes_outlines(api: Api) -> None:
-    path = "targets/demo/nodes/root/outline/Proof.json"
+    path = "targets/demo/nodes/proved/outline/Proof.json"
+    proof = "targets/demo/nodes/proved/Proof.lean"  # the outline of its current bytes
     res = lt.outline_from_report(
         {**HAVE_REPORT, "steps": [{**HAVE_ROW, "decl": "Demo.main"},
                                   {**HAVE_ROW, "decl": "Demo.main", "index": 2,
                                    "name": "h✝", "reads_back": False,
                                    "why": "inaccessible-name", "claim": None,
                                    "goal": None}]},
-        "Lemmata.demo.root.Proof", ["Demo.main"])
-    rec = outline_record(res, target="demo", node="root",
-                         proof="targets/demo/nodes/root/Proof.lean", proof_bytes=b"x",
+        "Lemmata.demo.proved.Proof", ["Demo.main"])
+    rec = outline_record(res, target="demo", node="proved", proof=proof,
+                         proof_bytes=(api.graph.root / proof).read_bytes(),
                          declarations=["Demo.main"], merge_seq=1, toolchain=PIN)
     assert rec is not None
     _write_outline(api.graph, rec, path)
     git_commit(api.graph.root, "outline")
-    body = api.client.get("/targets/demo/nodes/root").json()
+    body = api.client.get("/targets/demo/nodes/proved").json()
     assert "outline" in body["sections"]
     [got] = body["outline"]
-    assert got["path"] == path and got["proof"] == "targets/demo/nodes/root/Proof.lean"
+    assert got["path"] == path and got["proof"] == proof
     first, second = got["steps"]
     assert (first["name"], first["claim"], first["goal"], first["lean_only"]) == (
         "h", "n + 0 = n", "n + 0 = n", False)
@@ -450,9 +451,9 @@ def test_get_node_answers_the_nodes_outlines(api: Api) -> None:
     assert second["lean_only"] is True and second["why"] == "inaccessible-name"
     assert "claim" not in second or second["claim"] is None
     assert "untrusted" not in got  # the gate's product, not a contributor's prose
-    narrow = api.client.get("/targets/demo/nodes/root?include=gloss").json()
+    narrow = api.client.get("/targets/demo/nodes/proved?include=gloss").json()
     assert "outline" not in narrow
-    only = api.client.get("/targets/demo/nodes/root?include=outline").json()
+    only = api.client.get("/targets/demo/nodes/proved?include=outline").json()
     assert only["outline"] == body["outline"]
 
 

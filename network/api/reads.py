@@ -19,7 +19,7 @@ from network.api import claim_history, claims, db, frontier_query
 from network.api.graphs import Snapshot
 from network.api.service import Service, iso
 from network.errors import LemmataError, catalog_json
-from network.record import pertinence
+from network.record import outlines, pertinence
 from network.record.derive import stewards_of
 from network.record.loader import Graph, Node, Target, parse_document
 
@@ -314,7 +314,9 @@ def node_bundle(svc: Service, target: str, node: str,
                               **_words_state(graph, target, n, rf.path)}
                              for rf in n.explainers]
     if "outline" in wanted:  # D-3 v3.30: one per merged proof, as the post-merge job wrote it
-        body["outline"] = [{"path": rf.path, **_dump(rf.record)} for rf in n.outlines]
+        # only an outline of the proof's current bytes (network.record.outlines)
+        body["outline"] = [{"path": rf.path, **_dump(rf.record)}
+                           for rf in outlines.current(n)]
     if any(body.get(section) for section in UNTRUSTED_SECTIONS):
         body["untrusted"] = UNTRUSTED  # said once; each prose item is marked untrusted
     return body

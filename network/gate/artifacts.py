@@ -668,6 +668,37 @@ _STATEMENT_DENIED_WORDS = frozenset({
 })
 
 
+#: attributes a module of record may carry (D-3 v3.28: nothing in it runs code when it is
+#: loaded): none registers a printer, an elaborator or code an import evaluates
+#: (``app_unexpander``, ``delab``, ``term_elab``, ``implemented_by``, ``coe``, ``init`` …
+#: are outside it; attack18)
+INERT_ATTRIBUTES = frozenset({
+    "simp", "reducible", "irreducible", "semireducible", "inline", "noinline", "instance",
+    "ext", "norm_cast", "push_cast", "simps", "elab_as_elim", "induction_eliminator",
+    "cases_eliminator", "nolint", "deprecated", "grind", "category", "AMS", "local",
+    "scoped", "specialize"})
+
+
+def attribute_names(code: list[lean_lex.Token], i: int) -> tuple[list[lean_lex.Token], int]:
+    """The attribute names of the ``@[…]`` list whose ``@[`` is ``code[i]`` (each entry's
+    first word after ``local``/``scoped``, «» kept), and the index after its ``]``."""
+    names: list[lean_lex.Token] = []
+    depth, start, j = 1, True, i + 1
+    while j < len(code) and depth:
+        t = code[j]
+        if t.text in ("[", "@["):
+            depth += 1
+        elif t.text == "]":
+            depth -= 1
+        elif t.text == "," and depth == 1:
+            start = True
+        elif start and t.kind in ("name", "keyword"):
+            names.append(t)
+            start = t.text in ("local", "scoped")
+        j += 1
+    return names, j
+
+
 def _lex_findings(lexed: lean_lex.Lexed, path: str) -> list[Diagnostic]:
     return [Diagnostic("lean-lex-ambiguous", why, path, line)
             for line, why in lexed.ambiguities]
@@ -723,8 +754,11 @@ def statement_command_findings(text: str, path: str) -> list[Diagnostic]:
     token that starts a line begins a command, and the allowlist is held against that line
     with comments blanked (fail closed: anything not on it is refused). A hash command
     (``#eval``) or a command keyword of :data:`_STATEMENT_DENIED_WORDS` anywhere else in
-    the code, after another command on the same line, is refused too. Text the lexer
-    cannot place is ``lean-lex-ambiguous``.
+    the code, after another command on the same line, is refused too, and so is an
+    ``@[…]`` naming an attribute outside :data:`INERT_ATTRIBUTES` (``@[app_unexpander]``,
+    ``@[delab]``, ``@[term_elab]``, ``@[implemented_by]``: the checkers' import evaluates
+    such entries, and the printer runs them). Text the lexer cannot place is
+    ``lean-lex-ambiguous``.
     """
     lexed = lean_lex.lex(text)
     out = _lex_findings(lexed, path)
@@ -733,9 +767,13 @@ def statement_command_findings(text: str, path: str) -> list[Diagnostic]:
     flagged: set[int] = set()
     for i, tok in enumerate(code):
         at_col0 = tok.start == 0 or text[tok.start - 1] == "\n"
+        # an attribute that registers code or a printer is refused wherever it stands
+        code_attribute = tok.text == "@[" and any(
+            a.text.strip("«»") not in INERT_ATTRIBUTES for a in attribute_names(code, i)[0])
         if at_col0 and tok.kind not in ("string", "raw", "char"):
             line = lines[tok.line - 1]
-            if not _ALLOWED_STATEMENT_COMMANDS.match(line) and tok.line not in flagged:
+            if (not _ALLOWED_STATEMENT_COMMANDS.match(line) or code_attribute) and (
+                    tok.line not in flagged):
                 flagged.add(tok.line)
                 out.append(Diagnostic("statement-command-refused", line.strip()[:80], path,
                                       tok.line))
@@ -744,7 +782,7 @@ def statement_command_findings(text: str, path: str) -> list[Diagnostic]:
             tok.text == "#" and i + 1 < len(code) and code[i + 1].kind == "name"
             and code[i + 1].start == tok.start + 1)
         denied = (tok.kind in ("name", "keyword") and tok.text in _STATEMENT_DENIED_WORDS
-                  and not _glued_to_dot(code, i))
+                  and not _glued_to_dot(code, i)) or code_attribute
         if (hash_command or denied) and tok.line not in flagged:
             flagged.add(tok.line)
             out.append(Diagnostic("statement-command-refused",

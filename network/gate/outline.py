@@ -19,14 +19,19 @@ never made up.
 
 from __future__ import annotations
 
+import json
 from pathlib import Path, PurePosixPath
 
+from pydantic import ValidationError
+
 from network.errors import LemmataError
-from network.gate.artifacts import Artifact, Kind
+from network.gate import lean_lex
+from network.gate.artifacts import INERT_ATTRIBUTES, Artifact, Kind, attribute_names
 from network.gate.run import ToolchainSource, _resolve_toolchain, plan_workspace, write_plan
 from network.gate.sandbox import SandboxRunner
 from network.gate.toolchain import OutlineResult
 from network.record import models as m
+from network.record.layout import RECORD_MAX_BYTES
 from network.record.loader import Graph, sha256_hex
 
 #: the artifact kinds whose merged file is a proof with an outline (D-3 v3.30)
@@ -56,23 +61,95 @@ def outline_path(proof: str) -> str:
     raise ValueError(f"{proof!r} is not a merged proof's path")
 
 
+#: the most bytes an outline file may take: its path table row is a record's
+#: (:data:`~network.record.layout.RECORD_MAX_BYTES`), less room for the gate's signature
+OUTLINE_MAX_BYTES = RECORD_MAX_BYTES - 4096
+
+#: command and term words that define notation, printers or code run at elaboration or on
+#: import; any one in a contributor's module makes its outline Lean only
+PRINTING_WORDS = frozenset({
+    "notation", "notation3", "infix", "infixl", "infixr", "prefix", "postfix", "macro",
+    "macro_rules", "syntax", "elab", "elab_rules", "delab", "app_unexpander", "app_delab",
+    "run_cmd", "run_elab", "run_meta", "run_tac", "by_elab", "initialize",
+    "builtin_initialize", "declare_syntax_cat", "unsafe", "implemented_by", "extern",
+    "export", "register_option", "register_simp_attr", "initialize_simps_projections"})
+#: the name components that reach Lean's printer or elaborator internals
+PRINTING_NAMESPACES = ("PrettyPrinter", "Delaborator", "Unexpander", "Parenthesizer",
+                       "Formatter", "Elab", "evalConst", "KeyedDeclsAttribute")
+
+
+def printing_problem(text: str) -> str | None:
+    """Why the claims printed from a module of this Lean text would not be Lean's and the
+    pinned libraries' own printing, or None (D-3 v3.30).
+
+    The checker loads the module with its extension entries (Common.loadEnv), so an
+    ``@[app_unexpander]``, ``@[delab]``, ``notation`` or ``@[coe]`` the module declares is
+    used by ``ppExpr``, and the printed claim is then the contributor's text, not the
+    kernel's type. Read from :mod:`network.gate.lean_lex`'s code tokens (comments and
+    strings are nothing), fail closed: a hash command, a word of :data:`PRINTING_WORDS`, a
+    name with a component of :data:`PRINTING_NAMESPACES`, an ``attribute`` command or an
+    ``@[…]`` naming an attribute outside :data:`~network.gate.artifacts.INERT_ATTRIBUTES`, or text the
+    lexer cannot place.
+    """
+    lexed = lean_lex.lex(text)
+    if lexed.ambiguities:
+        return "lean-lex-ambiguous"
+    code = lexed.code_tokens()
+    i = 0
+    while i < len(code):
+        tok = code[i]
+        word = tok.text.strip("«»")
+        if tok.kind == "keyword" and tok.text.startswith("#") or (
+                tok.text == "#" and i + 1 < len(code) and code[i + 1].kind == "name"):
+            return f"a {tok.text} command (line {tok.line})"
+        if tok.kind in ("name", "keyword"):
+            parts = {p.strip("«»") for p in tok.text.split(".")}
+            if word in PRINTING_WORDS or parts & PRINTING_WORDS:
+                return f"{word} (line {tok.line})"
+            if any(ns in p for p in parts for ns in PRINTING_NAMESPACES):
+                return f"{tok.text} (line {tok.line})"
+            if word == "attribute":
+                return f"an attribute command (line {tok.line})"
+        if tok.text == "@[":
+            names, i = attribute_names(code, i)
+            for a in names:
+                if a.text.strip("«»") not in INERT_ATTRIBUTES:
+                    return f"the attribute {a.text} (line {a.line})"
+            continue
+        i += 1
+    return None
+
+
 def outline_record(result: OutlineResult, *, target: str, node: str, proof: str,
                    proof_bytes: bytes, declarations: list[str], merge_seq: int,
-                   toolchain: str) -> m.Outline | None:
+                   toolchain: str, printing: str | None = None) -> m.Outline | None:
     """The ``outline/v1`` record of one toolchain answer (D-3 v3.30), or None when the
-    answer is not an outline (``result.ok`` false, or no step at all): nothing is written
-    then. A step the toolchain did not vouch for is kept Lean only, with no claim."""
+    answer is not an outline (``result.ok`` false, or no step at all), or when it would
+    not be a valid record within :data:`OUTLINE_MAX_BYTES` (a proof of thousands of steps
+    or of one huge claim): nothing is written then, and the post-merge job goes on. A
+    step the toolchain did not vouch for is kept Lean only, with no claim; with
+    ``printing`` (:func:`printing_problem` of a module the proof's workspace built from a
+    contributor) every step is, its ``why`` ``printing-extension``."""
     if not result.ok or not result.steps:
         return None
-    steps = [m.OutlineStepRecord(
-        decl=st.decl, index=st.index, kind=st.kind, depth=st.depth, name=st.name,
-        lean_only=st.lean_only, why=st.why if st.lean_only else None,
-        claim=None if st.lean_only else st.claim, goal=None if st.lean_only else st.goal,
-        constants=list(st.constants), automation=list(st.automation), hole=st.hole)
-        for st in result.steps]
-    return m.Outline(target=target, node=node, proof=proof,
-                     proof_sha256=sha256_hex(proof_bytes), declarations=declarations,
-                     steps=steps, merge_seq=merge_seq, toolchain=toolchain)
+    try:
+        steps = [m.OutlineStepRecord(
+            decl=st.decl, index=st.index, kind=st.kind, depth=st.depth, name=st.name,
+            lean_only=st.lean_only or printing is not None,
+            why=(st.why if st.lean_only else "printing-extension")
+            if st.lean_only or printing is not None else None,
+            claim=None if st.lean_only or printing else st.claim,
+            goal=None if st.lean_only or printing else st.goal,
+            constants=list(st.constants), automation=list(st.automation), hole=st.hole)
+            for st in result.steps]
+        rec = m.Outline(target=target, node=node, proof=proof,
+                        proof_sha256=sha256_hex(proof_bytes), declarations=declarations,
+                        steps=steps, merge_seq=merge_seq, toolchain=toolchain)
+    except ValidationError:
+        return None
+    size = len(json.dumps(rec.model_dump(by_alias=True, exclude_none=True), sort_keys=True,
+                          indent=2, ensure_ascii=False).encode("utf-8"))
+    return rec if size <= OUTLINE_MAX_BYTES else None
 
 
 def proof_outline(graph: Graph, att: m.Attestation, proof: str, *,
@@ -104,9 +181,17 @@ def proof_outline(graph: Graph, att: m.Attestation, proof: str, *,
         return None, f"{built.code}: the proof's workspace did not build"
     decls = [plan.solution_decl or decl]
     res = tc.outline(ws, plan.solution_module, decls, sandbox, spec.caps)
+    # every module a contributor wrote (the proof, the statements and merged proofs it
+    # imports; a curator's definition module is not one) must print as Lean prints
+    printing = next((f"{src.module}: {why}" for src in plan.sources
+                     if src.module.split(".")[2:3] != ["Defs"]
+                     and (why := printing_problem(src.data.decode("utf-8", "replace")))),
+                    None)
     rec = outline_record(res, target=target, node=node, proof=proof, proof_bytes=data,
                          declarations=decls, merge_seq=merge_seq,
-                         toolchain=spec.lean_toolchain)
+                         toolchain=spec.lean_toolchain, printing=printing)
     if rec is None:
+        if res.ok and res.steps:
+            return None, "outline-too-large: the outline is no valid record within its size"
         return None, f"{res.code or 'no steps'}: {res.detail}"[:500]
     return rec, ""

@@ -419,7 +419,7 @@ OutlineKind = Literal["have", "let", "theorem"]
 #: is the goal left that does not read back)
 OUTLINE_WHY: tuple[str, ...] = ("anonymous-name", "inaccessible-name", "sorry-in-claim",
                                 "print-failed", "inaccessible-local", "elided-proof",
-                                "goal-not-inferred")
+                                "goal-not-inferred", "shadowing-name")
 
 
 @dataclass(frozen=True)

@@ -117,7 +117,7 @@ R = TypeVar("R", bound=BaseModel)
 NODE_LEAN_FILES = ("Statement", "Witness", "Context", "Proof", "Refutation", "Vacuity", "Relation")
 #: ``<ts>-<who>``, or ``<ts>.<tag>-<who>`` when the service broke a same-second tie with an
 #: 8-hex tag (network/api/names.py); the tag sits where no pseudonym can reach.
-TS_RE = (r"(?P<ts>\d{8}T\d{6}Z)(?:\.(?P<tag>[0-9a-f]{8}))?"
+TS_RE = (r"(?P<ts>[0-9]{8}T[0-9]{6}Z)(?:\.(?P<tag>[0-9a-f]{8}))?"
          r"-(?P<who>[A-Za-z0-9][A-Za-z0-9_.-]{0,38})")
 #: ``outline/<proof>.json`` (D-3 v3.30): ``Proof`` or a merged attempt's stem
 OUTLINE_FILE_RE = re.compile(

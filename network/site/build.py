@@ -41,7 +41,7 @@ from markupsafe import Markup, escape
 
 from network.errors import LemmataError, define
 from network.importers.erdosproblems import target_provenance
-from network.record import derive, panel, pertinence
+from network.record import derive, outlines, panel, pertinence
 from network.record.loader import Graph, load_graph
 from network.site import informal, pages
 from network.site.config import SiteConfig
@@ -466,8 +466,8 @@ def _node_context(graph: Graph, config: SiteConfig, d: _Derived, tid: str,
         files.append({"name": name, "path": path, "source": graph.text(path),
                       "merged": name in nv["merged"], "merge": merge, "url": url,
                       "gloss": glosses.get(path),
-                      "outline": next((rf.record for rf in n.outlines
-                                       if rf.record.proof == path), None)})
+                      # D-3 v3.30: the outline of these very bytes, never an older one
+                      "outline": outlines.for_file(n, path)})
     proof_file = next((f for f in files if f["name"] == "Proof"), None)
     return {
         "tid": tid, "nid": nid, "node": nv, "meta": n.meta, "target": t.record,

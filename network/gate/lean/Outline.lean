@@ -32,7 +32,9 @@ Each declaration's value is walked outside in, entering binders with their local
 A declaration with no such step is one step: the whole theorem (kind "theorem").
 
 A step reads back (`reads_back`) when its label is a name a reader can write (not
-anonymous, no macro scopes) and its claim and goal print without failing, without
+anonymous, no macro scopes, not the name of a constant), no local in scope has the name of
+a constant (`shadowing-name`: `delabFVar` prints a local by its user name, so a local
+called `False` would read as the constant), and its claim and goal print without failing, without
 `sorryAx` in the claim, and with none of the printer's marks that do not parse back as the
 same term (`✝` for an inaccessible local, `⋯` for an elided proof). Otherwise it is Lean
 only: `claim` and `goal` are null and `why` says which test failed.
@@ -47,6 +49,8 @@ Checked against leanprover/lean4 (the v4.2x-v4.3x versions the index holds):
   `instantiateMVars`;
 * src/Lean/PrettyPrinter.lean: `Lean.Meta.ppExpr : Expr → MetaM Format` (run in CoreM
   from IO by Common.runMeta: `MetaM.run'`, `CoreM.toIO`);
+* src/Lean/LocalContext.lean: `LocalContext.any`, `LocalDecl.userName`, `getLCtx`
+  (`MonadLCtx`); src/Lean/Environment.lean: `Environment.contains`; `getEnv`;
 * src/Init/Prelude.lean: `Name.hasMacroScopes`, `Name.isAnonymous`, `sorryAx`;
   src/Lean/Data/Name.lean: `Name.isPrefixOf`;
 * src/Init/Prelude.lean and src/Init/Core.lean: `of_decide_eq_true`, `Lean.ofReduceBool`,
@@ -109,8 +113,16 @@ def olPP (e : Expr) : MetaM (Option String) := do
   catch _ =>
     return none
 
+/-- Whether a local of the current context has a user name that is a constant of the
+environment: the printer shows a local by its user name (`delabFVar`) and a constant by
+its own, so `fun False h => …` would print the local `False : p` as the constant False. -/
+def olShadowing : MetaM Bool := do
+  let env ← getEnv
+  return (← getLCtx).any fun d => env.contains d.userName
+
 /-- `e` pretty-printed in the current local context, or the reason it cannot be shown. -/
 def olPrint (e : Expr) : MetaM (Except String String) := do
+  if (← olShadowing) then return .error "shadowing-name"
   let some s ← olPP e | return .error "print-failed"
   return match olTextProblem s with
     | some why => .error why
@@ -132,6 +144,7 @@ def olRecord (env : Environment) (decl : Name) (acc : IO.Ref OlState) (n : Name)
   let why : Option String :=
     if n.isAnonymous then some "anonymous-name"
     else if n.hasMacroScopes then some "inaccessible-name"
+    else if kind != "theorem" && env.contains n then some "shadowing-name"
     else if t.getUsedConstants.contains ``sorryAx then some "sorry-in-claim"
     else match claim, goalR with
       | .error w, _ => some w
