@@ -33,10 +33,12 @@ from network.api import (
     contract,
     db,
     frontier_cache,
+    frontier_page,
     identity,
     precheck,
     reads,
     tools,
+    transport,
     web_session,
 )
 from network.api.graphs import GraphProvider
@@ -285,6 +287,7 @@ def create_app(
     app.state.svc = svc
     app.state.mcp = mcp_server
     app.add_middleware(BodyLimit, max_bytes=settings.max_body_bytes)
+    transport.install(app)  # gzip, ETag and 304 on the product routes (issue 17)
     app.add_middleware(contract.SecurityHeaders, docs_paths=(app.docs_url or "/docs",))
     _install_error_handlers(app)
     _install_routes(app, svc)
@@ -404,8 +407,12 @@ def _install_routes(app: FastAPI, svc: Service) -> None:
         """The committed frontier with the live claim registry and the claim history
         overlaid; query parameters filter entries: `field=value`, and repeated
         `where=<field><op><value>` predicates over any field (no ranking)."""
-        filters = {k: v for k, v in request.query_params.items() if k != "where"}
+        filters = {k: v for k, v in request.query_params.items()
+                   if k not in ("where", *frontier_page.PARAMS)}
         where = tuple(request.query_params.getlist("where"))
+        if frontier_page.wanted(request.query_params):  # a page (issue 17)
+            return _cached_read(request, svc, *frontier_page.render(
+                svc, filters or None, where, request.query_params))
         out = frontier_cache.render(svc, filters or None, where)  # reads.frontier, cached
         return _cached_read(request, svc, out.body, out.etag, out.snapshot)
 

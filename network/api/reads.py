@@ -483,7 +483,8 @@ def frontier_overlay(product: Any, live: dict[tuple[str, str], list[dict[str, An
 
 
 def frontier(svc: Service, filters: dict[str, str] | None = None,
-             where: list[str] | None = None) -> dict[str, Any]:
+             where: list[str] | None = None, limit: int | None = None,
+             cursor: str | None = None, fields: list[str] | None = None) -> dict[str, Any]:
     """``GET /frontier.json`` (list_frontier): the committed ``frontier.json`` with the
     live claim registry overlaid (ruling 13, D-35): each entry's ``claim_status`` becomes
     ``claimed`` or ``unclaimed`` and it gains ``live_claims`` (pseudonym, claimed_at and
@@ -496,19 +497,30 @@ def frontier(svc: Service, filters: dict[str, str] | None = None,
     (:mod:`network.api.frontier_query`: any field, dotted paths, ``= != < > <= >=``);
     nothing is ranked. ``live_claims_as_of`` is the instant read (ISO 8601 UTC).
 
+    With any of ``limit``, ``cursor`` or ``fields``, one page of those entries
+    (:func:`network.api.frontier_page.page`: ``fields`` keeps those entry fields and
+    ``target``/``node``; ``page.next_cursor`` resumes; issue 17).
+
     This is the reference the HTTP route's cache (network/api/frontier_cache.py) must
     match byte for byte once serialized.
 
     Raises:
         LemmataError: ``product-missing`` when the graph has no committed frontier.json
             and none can be derived; ``malformed-json``; ``graph-unavailable``;
-            ``frontier-filter-malformed``; ``frontier-filter-unknown-field``.
+            ``frontier-filter-malformed``; ``frontier-filter-unknown-field``;
+            ``frontier-page-invalid``; ``frontier-cursor-invalid``;
+            ``frontier-cursor-stale``.
     """
     product = frontier_product(svc)
     now = svc.now()
     body = frontier_overlay(product, claims.registry(svc, now), filters,
                             claim_history.history(svc, now), where)
     body["live_claims_as_of"] = iso(now)
+    if limit is not None or cursor is not None or fields is not None:
+        from network.api import frontier_page
+
+        return frontier_page.page(body, filters=filters, where=tuple(where or ()),
+                                  limit=limit, cursor=cursor, fields=fields)
     return body
 
 
