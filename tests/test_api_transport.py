@@ -304,3 +304,65 @@ def test_page_unit_resumes_after_its_entry_when_the_list_moves() -> None:
     moved = {"nodes": [{"target": "t", "node": "new"}] + body["nodes"]}
     p2 = frontier_page.page(moved, limit=2, cursor=p1["page"]["next_cursor"])
     assert _keys(p2["nodes"]) == [("t", "n2"), ("t", "n3")]
+
+
+# --- the node bundle's attempts ----------------------------------------------------------
+
+
+def test_bundle_attempts_page_and_hoist(tmp_path: Path) -> None:
+    from fastapi.testclient import TestClient
+
+    from network.api import bundle_page
+    from tests.agent_bytes_support import TARGET, WORKED, build_fixture
+
+    with TestClient(build_fixture(tmp_path)) as client:
+        url = f"/targets/{TARGET}/nodes/{WORKED}"
+        whole = client.get(url).json()
+        common = whole.get("attempts_common", {})
+        full = [{**common, **a} for a in whole["attempts"]]
+        assert len(full) >= 3 and "attempts_page" not in whole
+        for k in common:  # hoisted fields are left out of every row
+            assert all(k not in a for a in whole["attempts"])
+        # one row per page, cursor to cursor: every attempt once, in order
+        got, cursor = [], None
+        while True:
+            q = "?attempts_limit=1" + (f"&attempts_cursor={cursor}" if cursor else "")
+            body = client.get(url + q).json()
+            assert "attempts_common" not in body and len(body["attempts"]) == 1
+            got += body["attempts"]
+            cursor = body["attempts_page"]["next_cursor"]
+            assert body["attempts_page"]["total"] == len(full)
+            if cursor is None:
+                break
+        assert got == full
+        other = client.get(f"/targets/{TARGET}/nodes/root?attempts_limit=1").json()
+        for q, code in (("attempts_limit=0", "bundle-page-invalid"),
+                        ("attempts_limit=-3", "bundle-page-invalid"),
+                        ("attempts_limit=" + "9" * 19, "bundle-page-invalid"),
+                        ("attempts_limit=x", "bundle-page-invalid"),
+                        ("attempts_cursor=garbage!", "bundle-cursor-invalid"),
+                        ("attempts_cursor=" + _cursor({"v": 1, "n": "x", "o": 1}),
+                         "bundle-cursor-invalid"),
+                        ("attempts_cursor=" + _cursor("[" * 100), "bundle-cursor-invalid")):
+            r = client.get(f"{url}?{q}")
+            assert r.status_code == 422 and r.json()["code"] == code, (q, r.text[:200])
+        if other.get("attempts_page", {}).get("next_cursor"):  # another node's cursor
+            r = client.get(f"{url}?attempts_cursor={other['attempts_page']['next_cursor']}")
+            assert r.json()["code"] == "bundle-cursor-invalid"
+        own = bundle_page.make_cursor(TARGET, WORKED, 1)
+        assert client.get(f"{url}?attempts_cursor={own}").json()["attempts_page"][
+            "offset"] == 1
+
+
+def test_hoist_unit() -> None:
+    from network.api import bundle_page
+
+    rows = [{"who": "a", "kind": "pm", "ts": "1"}, {"who": "a", "kind": "partial", "ts": "2"}]
+    kept, common = bundle_page.hoist(rows)
+    assert common == {"who": "a"} and kept == [{"kind": "pm", "ts": "1"},
+                                               {"kind": "partial", "ts": "2"}]
+    # a field absent from one row is never hoisted; one row hoists nothing
+    kept, common = bundle_page.hoist([{"a": 1, "b": 2}, {"a": 1}])
+    assert common == {"a": 1} and kept == [{"b": 2}, {}]
+    assert bundle_page.hoist([{"a": 1}]) == ([{"a": 1}], {})
+    assert bundle_page.hoist([{"a": {"x": 1}}, {"a": {"x": 2}}])[1] == {}

@@ -244,7 +244,8 @@ def gate_spec_view(svc: Service, target: str) -> dict[str, Any]:
 
 
 def node_bundle(svc: Service, target: str, node: str,
-                include: list[str] | None = None) -> dict[str, Any]:
+                include: list[str] | None = None, attempts_limit: int | str | None = None,
+                attempts_cursor: str | None = None) -> dict[str, Any]:
     """``GET /targets/{target}/nodes/{node}`` (get_node): the node's context bundle.
 
     Always answered: META.yaml, every Lean file's text, the attempt log (postmortems
@@ -260,13 +261,17 @@ def node_bundle(svc: Service, target: str, node: str,
     item carries ``untrusted: true`` and the bundle says once, under ``untrusted``, what
     that means. Nothing is answered twice: ``graph_row`` keeps only what the committed
     product adds to ``meta`` and ``state`` (or where it differs), and an attempt leaves
-    out the fields it has no value for.
+    out the fields it has no value for. The attempt log is paged and says a field shared
+    by every row of the page once (``attempts_limit``, ``attempts_cursor``,
+    ``attempts_common``, ``attempts_page``: :mod:`network.api.bundle_page`, issue 17).
 
     Raises:
         LemmataError: ``bad-request`` for an unknown section; ``bad-target-id``;
             ``bad-node-id``; ``target-not-found``; ``node-not-found``;
-            ``graph-unavailable``.
+            ``graph-unavailable``; ``bundle-page-invalid``; ``bundle-cursor-invalid``.
     """
+    from network.api import bundle_page
+
     wanted = set(PROSE_SECTIONS if include is None else include)
     unknown = wanted - set(PROSE_SECTIONS)
     if unknown:
@@ -279,11 +284,12 @@ def node_bundle(svc: Service, target: str, node: str,
         "meta": _dump(n.meta),
         "files": {name: {"path": lf.path, "sha256": lf.sha256, "text": graph.text(lf.path)}
                   for name, lf in sorted(n.files.items())},
-        "attempts": [{k: v for k, v in (
-                          ("path", a.path), ("kind", a.kind), ("ts", a.ts), ("who", a.who),
-                          ("sha256", a.sha256), ("hole_k", a.hole_k),
-                          ("postmortem", _dump(a.postmortem) if a.postmortem else None))
-                      if v is not None} for a in n.attempts],
+        **bundle_page.attempts([{k: v for k, v in (
+            ("path", a.path), ("kind", a.kind), ("ts", a.ts), ("who", a.who),
+            ("sha256", a.sha256), ("hole_k", a.hole_k),
+            ("postmortem", _dump(a.postmortem) if a.postmortem else None))
+            if v is not None} for a in n.attempts], target, node, attempts_limit,
+            attempts_cursor),
         "prechecks": [{"path": rf.path, **_dump(rf.record)} for rf in n.prechecks],
         "shelvings": [{"path": rf.path, **_dump(rf.record)} for rf in n.shelvings],
         "reviews": [{"path": rf.path, **_dump(rf.record)} for rf in n.reviews],

@@ -133,11 +133,9 @@ TOOLS: tuple[Op, ...] = (
        (Param("filters", "filters", dict[str, str | bool | int | float] | None, False,
               convert=lambda f: filter_text(f)),
         Param("where", "where", list[str] | None, False),
-        Param("limit", "limit", int | None, False), Param("cursor", "cursor", str | None, False),
-        Param("fields", "fields", list[str] | None, False)),
+        Param("limit", "limit", int | None, False), Param("cursor", "cursor", str | None, False)),
        "The frontier with live claims and claim history. `filters`: field=value; `where`: "
-       "predicates, op = != < > <= >=, e.g. `failure_classes.missing-library=0`. Unranked. "
-       "`limit`/`cursor`/`fields`: a page (page.next_cursor)."),
+       "predicates, op = != < > <= >=, e.g. `failure_classes.missing-library=0`. Unranked."),
     Op("list_sufficient_sets", "GET", "/targets/{target_id}/sufficient-sets.json",
        reads.sufficient_sets_view, "none", False, (_T,),
        "A target's routes, its sufficient sets (statements whose proofs would settle the root, "
