@@ -42,7 +42,7 @@ for p in (ROOT, ROOT / "tests", ROOT / "benchmarks"):
     if str(p) not in sys.path:
         sys.path.insert(0, str(p))
 
-from api_load import closed_loop, free_port  # noqa: E402
+from api_load import closed_loop, free_port
 
 
 def grow_frontier(graph: Path, entries: int) -> int:

@@ -41,7 +41,7 @@ def test_site_files_get_etag_304_and_gzip(tmp_path: Path) -> None:
         assert hz["etag"] == h["etag"][:-1] + '-gz"' and len(raw) < len(page)
         for inm, enc in ((h["etag"], "identity"), (hz["etag"], "gzip"), ("*", "gzip"),
                          (f'"x", W/{h["etag"]}', "identity")):
-            st, h304, body = _get(port, "/", {"Accept-Encoding": enc, "If-None-Match": inm})
+            st, _h, body = _get(port, "/", {"Accept-Encoding": enc, "If-None-Match": inm})
             assert st == 304 and body == b"", inm
         st, _, _ = _get(port, "/", {"If-None-Match": '"other"'})
         assert st == 200

@@ -470,16 +470,15 @@ def _install_routes(app: FastAPI, svc: Service) -> None:
     @app.get("/targets/{target_id}/nodes/{node_id}", openapi_extra=none)
     @marks(reads.node_bundle)
     def node(request: Request, target_id: str, node_id: str,
-             include: Annotated[list[str] | None, Query()] = None,
-             attempts_limit: Annotated[str | None, Query(max_length=20)] = None,
-             attempts_cursor: Annotated[str | None, Query(max_length=256)] = None
-             ) -> Response:
+             include: Annotated[list[str] | None, Query()] = None) -> Response:
         """A node's context bundle; `include` (repeatable or comma-separated) selects the
         prose sections annex, literature, gloss, explainer, outline."""
         sections = None if include is None else [
             s.strip() for item in include for s in item.split(",") if s.strip()]
+        q = request.query_params  # a page of the attempt log (network/api/bundle_page.py)
         return _read(request, svc, reads.node_bundle(svc, target_id, node_id, sections,
-                                                     attempts_limit, attempts_cursor))
+                                                     q.get("attempts_limit"),
+                                                     q.get("attempts_cursor")))
 
     @app.get("/claims/mine", openapi_extra=bearer)
     @marks(claims.my_claims, "bearer")
