@@ -342,7 +342,29 @@ class _QuietHandler(SimpleHTTPRequestHandler):
             self.end_headers()
             self.wfile.write(body)
             return
+        if self._send_file():  # ETag, 304 and gzip (network/static_http.py, issue 17)
+            return
         super().do_GET()
+
+    def _send_file(self) -> bool:
+        from network import static_http
+
+        fs = Path(self.translate_path(self.path))
+        if fs.is_dir() and self.path.split("?", 1)[0].endswith("/"):
+            fs = fs / "index.html"
+        if not fs.is_file():
+            return False  # directories, redirects and 404s: SimpleHTTPRequestHandler's
+        try:
+            out = static_http.answer(fs, self.headers.get("Accept-Encoding") or "",
+                                     self.headers.get("If-None-Match"))
+        except OSError:
+            return False
+        self.send_response(out.status)
+        for k, v in out.headers.items():
+            self.send_header(k, v)
+        self.end_headers()
+        self.wfile.write(out.body)
+        return True
 
 
 def live_claims_json(svc: Any) -> bytes:

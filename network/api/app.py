@@ -33,6 +33,7 @@ from network.api import (
     contract,
     db,
     frontier_cache,
+    frontier_page,
     git_http,
     identity,
     precheck,
@@ -43,6 +44,7 @@ from network.api import (
     stewards,
     submission_routes,
     tools,
+    transport,
     web_session,
 )
 from network.api import panel as panel_routes
@@ -246,6 +248,7 @@ def create_app(
     app.state.svc = svc
     app.state.mcp = mcp_server
     app.add_middleware(BodyLimit, max_bytes=settings.max_body_bytes)
+    transport.install(app)  # gzip, ETag and 304 on the product routes (issue 17)
     app.add_middleware(contract.SecurityHeaders, docs_paths=(app.docs_url or "/docs",))
     _install_error_handlers(app)
     _install_routes(app, svc)
@@ -330,8 +333,12 @@ def _install_routes(app: FastAPI, svc: Service) -> None:
         """The committed frontier with the live claim registry and the claim history
         overlaid; query parameters filter entries: `field=value`, and repeated
         `where=<field><op><value>` predicates over any field (no ranking)."""
-        filters = {k: v for k, v in request.query_params.items() if k != "where"}
+        filters = {k: v for k, v in request.query_params.items()
+                   if k not in ("where", *frontier_page.PARAMS)}
         where = tuple(request.query_params.getlist("where"))
+        if frontier_page.wanted(request.query_params):  # a page (issue 17)
+            return cached_read_response(request, svc, *frontier_page.render(
+                svc, filters or None, where, request.query_params))
         out = frontier_cache.render(svc, filters or None, where)  # reads.frontier, cached
         return cached_read_response(request, svc, out.body, out.etag, out.snapshot)
 
@@ -394,7 +401,10 @@ def _install_routes(app: FastAPI, svc: Service) -> None:
         prose sections annex, literature, gloss, explainer, outline."""
         sections = None if include is None else [
             s.strip() for item in include for s in item.split(",") if s.strip()]
-        return read_response(request, svc, reads.node_bundle(svc, target_id, node_id, sections))
+        q = request.query_params  # a page of the attempt log (network/api/bundle_page.py)
+        return read_response(request, svc, reads.node_bundle(svc, target_id, node_id, sections,
+                                                             q.get("attempts_limit"),
+                                                             q.get("attempts_cursor")))
 
     @app.get("/claims/mine", openapi_extra=bearer)
     @marks(claims.my_claims, "bearer")

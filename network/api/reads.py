@@ -244,7 +244,8 @@ def gate_spec_view(svc: Service, target: str) -> dict[str, Any]:
 
 
 def node_bundle(svc: Service, target: str, node: str,
-                include: list[str] | None = None) -> dict[str, Any]:
+                include: list[str] | None = None, attempts_limit: int | str | None = None,
+                attempts_cursor: str | None = None) -> dict[str, Any]:
     """``GET /targets/{target}/nodes/{node}`` (get_node): the node's context bundle.
 
     Always answered: META.yaml, every Lean file's text, the attempt log (postmortems
@@ -260,13 +261,17 @@ def node_bundle(svc: Service, target: str, node: str,
     item carries ``untrusted: true`` and the bundle says once, under ``untrusted``, what
     that means. Nothing is answered twice: ``graph_row`` keeps only what the committed
     product adds to ``meta`` and ``state`` (or where it differs), and an attempt leaves
-    out the fields it has no value for.
+    out the fields it has no value for. The attempt log is paged and says a field shared
+    by every row of the page once (``attempts_limit``, ``attempts_cursor``,
+    ``attempts_common``, ``attempts_page``: :mod:`network.api.bundle_page`, issue 17).
 
     Raises:
         LemmataError: ``bad-request`` for an unknown section; ``bad-target-id``;
             ``bad-node-id``; ``target-not-found``; ``node-not-found``;
-            ``graph-unavailable``.
+            ``graph-unavailable``; ``bundle-page-invalid``; ``bundle-cursor-invalid``.
     """
+    from network.api import bundle_page
+
     wanted = set(PROSE_SECTIONS if include is None else include)
     unknown = wanted - set(PROSE_SECTIONS)
     if unknown:
@@ -279,11 +284,12 @@ def node_bundle(svc: Service, target: str, node: str,
         "meta": _dump(n.meta),
         "files": {name: {"path": lf.path, "sha256": lf.sha256, "text": graph.text(lf.path)}
                   for name, lf in sorted(n.files.items())},
-        "attempts": [{k: v for k, v in (
-                          ("path", a.path), ("kind", a.kind), ("ts", a.ts), ("who", a.who),
-                          ("sha256", a.sha256), ("hole_k", a.hole_k),
-                          ("postmortem", _dump(a.postmortem) if a.postmortem else None))
-                      if v is not None} for a in n.attempts],
+        **bundle_page.attempts([{k: v for k, v in (
+            ("path", a.path), ("kind", a.kind), ("ts", a.ts), ("who", a.who),
+            ("sha256", a.sha256), ("hole_k", a.hole_k),
+            ("postmortem", _dump(a.postmortem) if a.postmortem else None))
+            if v is not None} for a in n.attempts], target, node, attempts_limit,
+            attempts_cursor),
         "prechecks": [{"path": rf.path, **_dump(rf.record)} for rf in n.prechecks],
         "shelvings": [{"path": rf.path, **_dump(rf.record)} for rf in n.shelvings],
         "reviews": [{"path": rf.path, **_dump(rf.record)} for rf in n.reviews],
@@ -485,7 +491,8 @@ def frontier_overlay(product: Any, live: dict[tuple[str, str], list[dict[str, An
 
 
 def frontier(svc: Service, filters: dict[str, str] | None = None,
-             where: list[str] | None = None) -> dict[str, Any]:
+             where: list[str] | None = None, limit: int | None = None,
+             cursor: str | None = None, fields: list[str] | None = None) -> dict[str, Any]:
     """``GET /frontier.json`` (list_frontier): the committed ``frontier.json`` with the
     live claim registry overlaid (ruling 13, D-35): each entry's ``claim_status`` becomes
     ``claimed`` or ``unclaimed`` and it gains ``live_claims`` (pseudonym, claimed_at and
@@ -498,19 +505,30 @@ def frontier(svc: Service, filters: dict[str, str] | None = None,
     (:mod:`network.api.frontier_query`: any field, dotted paths, ``= != < > <= >=``);
     nothing is ranked. ``live_claims_as_of`` is the instant read (ISO 8601 UTC).
 
+    With any of ``limit``, ``cursor`` or ``fields``, one page of those entries
+    (:func:`network.api.frontier_page.page`: ``fields`` keeps those entry fields and
+    ``target``/``node``; ``page.next_cursor`` resumes; issue 17).
+
     This is the reference the HTTP route's cache (network/api/frontier_cache.py) must
     match byte for byte once serialized.
 
     Raises:
         LemmataError: ``product-missing`` when the graph has no committed frontier.json
             and none can be derived; ``malformed-json``; ``graph-unavailable``;
-            ``frontier-filter-malformed``; ``frontier-filter-unknown-field``.
+            ``frontier-filter-malformed``; ``frontier-filter-unknown-field``;
+            ``frontier-page-invalid``; ``frontier-cursor-invalid``;
+            ``frontier-cursor-stale``.
     """
     product = frontier_product(svc)
     now = svc.now()
     body = frontier_overlay(product, claims.registry(svc, now), filters,
                             claim_history.history(svc, now), where)
     body["live_claims_as_of"] = iso(now)
+    if limit is not None or cursor is not None or fields is not None:
+        from network.api import frontier_page
+
+        return frontier_page.page(body, filters=filters, where=tuple(where or ()),
+                                  limit=limit, cursor=cursor, fields=fields)
     return body
 
 

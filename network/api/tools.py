@@ -132,7 +132,8 @@ TOOLS: tuple[Op, ...] = (
     Op("list_frontier", "GET", "/frontier.json", reads.frontier, "none", False,
        (Param("filters", "filters", dict[str, str | bool | int | float] | None, False,
               convert=lambda f: filter_text(f)),
-        Param("where", "where", list[str] | None, False)),
+        Param("where", "where", list[str] | None, False),
+        Param("limit", "limit", int | None, False), Param("cursor", "cursor", str | None, False)),
        "The frontier with live claims and claim history. `filters`: field=value; `where`: "
        "predicates, op = != < > <= >=, e.g. `failure_classes.missing-library=0`. Unranked."),
     Op("list_sufficient_sets", "GET", "/targets/{target_id}/sufficient-sets.json",
