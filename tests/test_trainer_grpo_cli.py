@@ -245,8 +245,8 @@ def test_grpo_resumes_into_its_identity_and_admits_what_moved(src: dict[str, Pat
     from network.trainer.prompts import bundle_from_graph
     from network.trainer.sft import LoraSettings
     from tests.gate_scenarios import PROOF_MID, T, base_repo
+    from tests.test_trainer_grpo import SORRY, _scripted
     from tests.trainer_support import tiny_base
-    from test_trainer_grpo import SORRY, _scripted
 
     root = src["root"] / "resume"
     b, commit = base_repo(root / "g")

@@ -131,7 +131,6 @@ def eval_run(dataset: Path, graph: Path, base: Path, run_dir: Path, budget: Budg
     check_archives(dataset, minif2f)  # before anything loads
     adapter, rid = admitted_adapter(run_dir)
     rows = [r for r in sealed_rows(dataset) if r.get("sealed") in sealed]
-    manifest = json.loads((dataset / "manifest.json").read_text("utf-8"))
     policy = HFEngine(base)
     policy.sync(adapter, 1)
     verifier = dataset_verifier(dataset, graph, toolchain, sandbox, minif2f)
