@@ -234,8 +234,8 @@ def test_iterate_refuses_an_archive_the_dataset_never_named(src: dict[str, Path]
 def test_grpo_resumes_into_its_identity_and_admits_what_moved(src: dict[str, Path]) -> None:
     """Interrupted after step 1, the run resumes from its checkpoint (the log holds step 1
     from before) and its adapter is admitted: reloaded, and it changes a probe. The same
-    folder refuses another identity; a start from a run that was never admitted is
-    refused."""
+    folder refuses another identity. A run started from that admitted adapter begins at
+    its tensors; a start from a run that was never admitted is refused."""
     pytest.importorskip("trl")
     from network.record.loader import load_graph
     from network.trainer.evaluate import GraphVerifier
@@ -290,6 +290,14 @@ def test_grpo_resumes_into_its_identity_and_admits_what_moved(src: dict[str, Pat
     assert set(series) == {"loss", "reward"} and series["reward"]["k"] == 2
     assert [p[1] for p in series["reward"]["points"]] == [0.5, 0.5]
     assert [e["event"] for e in doc["events"]] == ["trained", "admitted"]
+    # a run started from an admitted adapter trains on from its tensors, named in its identity
+    more = grpo_admitted([row], judge, src["ds"], base, root / "more",
+                         GRPOSettings(**{**settings.__dict__, "steps": 1}),
+                         history=root / "h.json", init_run=run, rollout_func=inner)
+    ident = json.loads((root / "more" / "run.json").read_text("utf-8"))
+    assert ident["init"] == {"run_id": out["run_id"], "adapter_sha256": out["adapter_sha256"]}
+    trained = json.loads((root / "more" / "trained.json").read_text("utf-8"))
+    assert trained["initial_adapter_sha256"] == out["adapter_sha256"] != more["adapter_sha256"]
     # a start from a folder with no admitted adapter is refused before anything trains
     with pytest.raises(LemmataError) as exc:
         grpo_admitted([row], judge, src["ds"], base, root / "run2", settings,
