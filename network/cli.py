@@ -1089,13 +1089,17 @@ def trainer_eval(dataset: Path, graph: Path, base: Path, run_dir: Path, samples:
 @click.option("--seed", type=int, default=0, show_default=True)
 @click.option("--steps", type=int, default=2, show_default=True, help="SFT steps a round.")
 @click.option("--ray-address", default=None, help="Run the actors on Ray (auto, or an address).")
+@click.option("--minif2f", "minif2f", multiple=True,
+              type=click.Path(path_type=Path, dir_okay=False, exists=True),
+              help="A miniF2F archive the dataset was compiled from: its train Valid "
+                   "statements join the pool (Test stays sealed).")
 @click.option("--history", type=click.Path(path_type=Path), default=None,
               help="The history.json to record into (default: WORK/history.json).")
 @guarded
 def trainer_iterate(dataset: Path, graph: Path, base: Path, work: Path, rounds: int,
                     samples: int, max_new_tokens: int, verification_calls: int,
                     temperature: float, seed: int, steps: int, ray_address: str | None,
-                    history: Path | None) -> int:
+                    minif2f: tuple[Path, ...], history: Path | None) -> int:
     """Expert iteration on DATASET's pool from the record: sample, judge by the gate (proved
     nodes as alternates), train SFT on new passes, admit, sync."""
     from dataclasses import asdict
@@ -1112,8 +1116,61 @@ def trainer_iterate(dataset: Path, graph: Path, base: Path, work: Path, rounds: 
     work.mkdir(parents=True, exist_ok=True)
     recs = iterate(dataset, graph, base, work, cfg, SFTConfig(steps=steps, seed=seed),
                    toolchain=detect_toolchain, sandbox=Sandbox(),
-                   history=history or work / "history.json", ray_address=ray_address)
+                   history=history or work / "history.json", ray_address=ray_address,
+                   minif2f=minif2f)
     click.echo(json.dumps([asdict(r) for r in recs], sort_keys=True))
+    return EXIT_OK
+
+
+@trainer_group.command("grpo")
+@click.argument("dataset", type=click.Path(path_type=Path, file_okay=False))
+@click.argument("graph", type=click.Path(path_type=Path, file_okay=False))
+@click.argument("base", type=click.Path(path_type=Path, file_okay=False))
+@click.argument("run_dir", type=click.Path(path_type=Path, file_okay=False))
+@click.option("--from-run", "init_run", type=click.Path(path_type=Path, file_okay=False),
+              default=None, help="Start from this SFT run's admitted adapter (default: "
+                                 "a fresh LoRA adapter on BASE).")
+@click.option("--steps", type=int, default=2, show_default=True)
+@click.option("--num-generations", type=int, default=2, show_default=True,
+              help="Completions per prompt (the group; the reward's k).")
+@click.option("--prompts-per-step", type=int, default=1, show_default=True)
+@click.option("--max-completion-length", type=int, default=64, show_default=True)
+@click.option("--lr", type=float, default=1e-3, show_default=True)
+@click.option("--beta", type=float, default=0.0, show_default=True, help="KL coefficient.")
+@click.option("--temperature", type=float, default=1.0, show_default=True)
+@click.option("--seed", type=int, default=0, show_default=True)
+@click.option("--rank", type=int, default=8, show_default=True, help="LoRA rank.")
+@click.option("--alpha", type=int, default=16, show_default=True, help="LoRA alpha.")
+@click.option("--vllm", "use_vllm", is_flag=True, help="Generate with vLLM (gpu extra).")
+@click.option("--minif2f", "minif2f", multiple=True,
+              type=click.Path(path_type=Path, dir_okay=False, exists=True),
+              help="A miniF2F archive the dataset was compiled from: its train Valid "
+                   "statements join the pool (Test stays sealed).")
+@click.option("--history", type=click.Path(path_type=Path), default=None,
+              help="The history.json to record into (default: RUN_DIR/history.json).")
+@guarded
+def trainer_grpo(dataset: Path, graph: Path, base: Path, run_dir: Path, init_run: Path | None,
+                 steps: int, num_generations: int, prompts_per_step: int,
+                 max_completion_length: int, lr: float, beta: float, temperature: float,
+                 seed: int, rank: int, alpha: int, use_vllm: bool, minif2f: tuple[Path, ...],
+                 history: Path | None) -> int:
+    """GRPO on DATASET's train pool, the gate's verdict as the reward, into RUN_DIR (resumes
+    only into the same identity), then saved-policy admission."""
+    from network.gate.sandbox import Sandbox
+    from network.gate.toolchain import detect_toolchain
+    from network.trainer.grpo import GRPOSettings
+    from network.trainer.pipeline import grpo
+    from network.trainer.sft import LoraSettings
+
+    settings = GRPOSettings(steps=steps, num_generations=num_generations,
+                            prompts_per_step=prompts_per_step,
+                            max_completion_length=max_completion_length, learning_rate=lr,
+                            beta=beta, temperature=temperature, seed=seed, use_vllm=use_vllm,
+                            lora=LoraSettings(r=rank, alpha=alpha))
+    out = grpo(dataset, graph, base, run_dir, settings, toolchain=detect_toolchain,
+               sandbox=Sandbox(), history=history or run_dir / "history.json",
+               init_run=init_run, minif2f=minif2f)
+    click.echo(json.dumps(out, sort_keys=True))
     return EXIT_OK
 
 

@@ -37,6 +37,10 @@ def _history(path: Path) -> Path:
                                label=f"pass rate pass@1 (k=1; {BUDGET})")
         s["points"].append([2, value, 0.0, 0.5])
     H.add_loss(doc, "run-b" * 4, hardware=HW, identity=None, points=[(1, 4.0)])
+    H.add_loss(doc, "run-c" * 4, hardware=HW, identity=None, kind="grpo",
+               points=[(1, -0.0758)])
+    H.add_reward(doc, "run-c" * 4, hardware=HW, k=2, budget="2 completions/prompt",
+                 points=[(1, 0.625), (2, None)])
     H.event(doc, "run-a" * 4, "admitted", changed=1, probes=3)
     H.save(path, doc)
     return path
@@ -66,6 +70,14 @@ def test_the_page_labels_loss_as_loss_and_rates_with_k_and_budget(graph: Path,
     for table in re.findall(r'<table class="trainer-rates">.*?</table>', html, re.DOTALL):
         assert "5.5" not in table and "4.000" not in table
     assert "Identity: base model <code>tiny</code>" in html and "admitted" in html
+    # a GRPO run's reward is labelled reward, with k and budget, in its own table
+    assert "Run <code>run-crun-cru</code> (grpo)" in html
+    [reward] = re.findall(r'<table class="trainer-reward">.*?</table>', html, re.DOTALL)
+    assert "0.625" in reward and "not judged" in reward and "Reward (k = 2)" in reward
+    assert "reward: rate of gate passes among judged completions (k=2; 2 completions/prompt)" \
+        in html and "accuracy" not in html.lower()
+    for table in re.findall(r'<table class="trainer-rates">.*?</table>', html, re.DOTALL):
+        assert "0.625" not in table
     assert check_links(out) == []
 
 

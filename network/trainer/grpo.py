@@ -21,8 +21,12 @@ is what TRL cannot know:
   and its digest, the pool's row ids and digest, the source tree, the base model and its
   revision, the LoRA settings and the seed. A folder holding another identity is refused
   (``trainer-run-identity-mismatch``); a finished run is not run again
-  (``trainer-out-not-empty``). There is no resume: an interrupted GRPO run restarts from
-  the base in its folder.
+  (``trainer-out-not-empty``). TRL saves a checkpoint each step (``RUN_DIR/trl``); a run
+  interrupted in a folder holding its own identity resumes from the latest checkpoint
+  (optimizer, scheduler and adapter), never from another identity's.
+* **The start**: the base with a fresh LoRA adapter, or an admitted SFT adapter
+  (``init_adapter``, trained on from its tensors); the start's tensor digest is part of
+  the identity.
 * **The outcome** (``trained.json``): the adapter's tensor digest before and after, the
   per-step loss and mean reward TRL logged, and the tally of verdicts; the adapter is saved
   in ``RUN_DIR/adapter`` (peft's format), so an engine syncs it like an SFT adapter.
@@ -137,8 +141,11 @@ class GateRewardFunc:
 
 
 def grpo_identity(settings: GRPOSettings, rows: Sequence[Mapping[str, Any]],
-                  base_dir: str | Path) -> dict[str, Any]:
-    """The run's identity (``run.json``), ``run_id`` the SHA-256 of the rest.
+                  base_dir: str | Path, init: Mapping[str, Any] | None = None
+                  ) -> dict[str, Any]:
+    """The run's identity (``run.json``), ``run_id`` the SHA-256 of the rest. ``init``
+    names the adapter the run starts from (``{run_id, adapter_sha256}``), None for a fresh
+    adapter on the base.
 
     Raises:
         LemmataError: ``trainer-model-missing``.
@@ -152,7 +159,8 @@ def grpo_identity(settings: GRPOSettings, rows: Sequence[Mapping[str, Any]],
              "source_tree_sha256": source_tree_sha256(),
              "base_model": {"name": Path(base_dir).resolve().name,
                             "revision": base_revision(base_dir)},
-             "lora": cfg["lora"], "seed": settings.seed, "reward": "gate-precheck-verdict"}
+             "lora": cfg["lora"], "seed": settings.seed, "reward": "gate-precheck-verdict",
+             "init": dict(init) if init else None}
     return {**ident, "run_id": sha256_text(canonical_json(ident))}
 
 
@@ -165,7 +173,8 @@ def _write_json(path: Path, obj: Any) -> None:
 @dataclass(frozen=True)
 class GRPOResult:
     """A finished run: its identity, the adapter folder, the adapter's tensor digest
-    before and after training, TRL's per-step loss and mean reward, and the verdicts."""
+    before and after training, TRL's per-step loss and mean reward, the verdicts, and the
+    checkpoint step it resumed from (0: a fresh start)."""
 
     identity: dict[str, Any]
     adapter_dir: Path
@@ -173,12 +182,14 @@ class GRPOResult:
     adapter_sha256: str
     steps: tuple[dict[str, Any], ...]
     verdicts: dict[str, int]
+    resumed_from_step: int = 0
 
 
 def run_grpo(rows: Sequence[Mapping[str, Any]], base_dir: str | Path, run_dir: str | Path,
              settings: GRPOSettings, verifier: Verifier, *,
-             rollout_func: Callable[[list[Any], Any], dict[str, Any]] | None = None
-             ) -> GRPOResult:
+             rollout_func: Callable[[list[Any], Any], dict[str, Any]] | None = None,
+             init_adapter: str | Path | None = None,
+             init: Mapping[str, Any] | None = None) -> GRPOResult:
     """GRPO on the pool's prompts with :class:`GateRewardFunc` over ``verifier``.
 
     Args:
@@ -190,6 +201,9 @@ def run_grpo(rows: Sequence[Mapping[str, Any]], base_dir: str | Path, run_dir: s
         verifier: the gate's judge (:class:`~network.trainer.evaluate.GraphVerifier`).
         rollout_func: TRL's experimental ``rollout_func`` (a generation backend of one's
             own); None lets TRL generate with the model (or vLLM, ``use_vllm``).
+        init_adapter: a peft adapter folder to start from (an admitted SFT adapter; its
+            own LoRA shape wins over ``settings.lora``), None for a fresh adapter.
+        init: the identity's record of that start (``{run_id, adapter_sha256}``).
 
     Raises:
         LemmataError: ``trainer-config-invalid``; ``trainer-split-contaminated``;
@@ -205,7 +219,7 @@ def run_grpo(rows: Sequence[Mapping[str, Any]], base_dir: str | Path, run_dir: s
         raise LemmataError("trainer-split-contaminated",
                            f"the GRPO pool holds held-out items: {held_out[:3]}")
     run = Path(run_dir)
-    ident = grpo_identity(settings, pool, base_dir)
+    ident = grpo_identity(settings, pool, base_dir, init)
     ident_path = run / "run.json"
     if ident_path.is_file():
         old = json.loads(ident_path.read_text("utf-8"))
@@ -222,7 +236,7 @@ def run_grpo(rows: Sequence[Mapping[str, Any]], base_dir: str | Path, run_dir: s
 
     import torch
     from datasets import Dataset
-    from peft import LoraConfig, get_peft_model_state_dict
+    from peft import LoraConfig, PeftModel, get_peft_model_state_dict
     from trl.trainer.grpo_config import GRPOConfig
     from trl.trainer.grpo_trainer import GRPOTrainer
 
@@ -238,15 +252,22 @@ def run_grpo(rows: Sequence[Mapping[str, Any]], base_dir: str | Path, run_dir: s
         learning_rate=s.learning_rate, beta=s.beta, temperature=s.temperature, seed=s.seed,
         use_vllm=s.use_vllm, use_cpu=not torch.cuda.is_available(),
         gradient_checkpointing=False, report_to="none", logging_steps=1,
-        save_strategy="no", disable_tqdm=True, dataloader_num_workers=0)
+        save_strategy="steps", save_steps=1, disable_tqdm=True, dataloader_num_workers=0)
     reward = GateRewardFunc(verifier)
+    peft_config = None
+    if init_adapter is not None:
+        model = PeftModel.from_pretrained(model, str(init_adapter), is_trainable=True)
+    else:
+        peft_config = LoraConfig(r=lc.r, lora_alpha=lc.alpha, lora_dropout=lc.dropout,
+                                 target_modules=list(lc.target_modules), task_type="CAUSAL_LM")
     trainer = GRPOTrainer(
         model=model, reward_funcs=reward, args=args, train_dataset=data,
-        processing_class=tok, rollout_func=rollout_func,
-        peft_config=LoraConfig(r=lc.r, lora_alpha=lc.alpha, lora_dropout=lc.dropout,
-                               target_modules=list(lc.target_modules), task_type="CAUSAL_LM"))
+        processing_class=tok, rollout_func=rollout_func, peft_config=peft_config)
     initial = tensors_sha256(get_peft_model_state_dict(trainer.model))
-    trainer.train()
+    ckpts = sorted((p for p in (run / "trl").glob("checkpoint-*") if p.is_dir()),
+                   key=lambda p: int(p.name.rsplit("-", 1)[1]))
+    resumed = int(ckpts[-1].name.rsplit("-", 1)[1]) if ckpts else 0
+    trainer.train(resume_from_checkpoint=str(ckpts[-1]) if ckpts else None)
     held = tensors_sha256(get_peft_model_state_dict(trainer.model))
     adapter = run / "adapter"
     peft_model: Any = trainer.model  # a peft PeftModel (peft_config above)
@@ -259,5 +280,5 @@ def run_grpo(rows: Sequence[Mapping[str, Any]], base_dir: str | Path, run_dir: s
     _write_json(run / "trained.json", {
         "run_id": ident["run_id"], "method": "grpo", "steps": s.steps,
         "initial_adapter_sha256": initial, "adapter_sha256": held,
-        "log": list(steps), "verdicts": verdicts})
-    return GRPOResult(ident, adapter, initial, held, steps, verdicts)
+        "resumed_from_step": resumed, "log": list(steps), "verdicts": verdicts})
+    return GRPOResult(ident, adapter, initial, held, steps, verdicts, resumed)

@@ -3,16 +3,20 @@ page never dresses loss up as learning").
 
 Shape (schema ``trainer-history/v1``)::
 
-    {"schema": ..., "runs": {run_id: {"kind": "sft" | "eval", "hardware": {...},
+    {"schema": ..., "runs": {run_id: {"kind": "sft" | "eval" | "grpo" | ...,
+                                      "hardware": {...},
                                       "identity": {...} | null,
                                       "conditions": {condition: {"series": {metric: {
-                                          "label": ..., "kind": "loss" | "pass-rate",
+                                          "label": ..., "kind": "loss" | "pass-rate" | "reward",
                                           "k": int | null, "budget": str | null,
                                           "points": [[step, value, lo, hi], ...]}}}}}},
      "events": [{"run": ..., "event": ..., "detail": {...}}, ...]}
 
 A loss series is labelled loss and carries no k; a pass-rate series always carries its k
-and its budget. :func:`render_status` prints it as ``lemmata trainer status`` shows it.
+and its budget. A reward series (GRPO's per-step mean reward) is labelled reward, with its
+k (completions per prompt) and budget: the rate of gate passes among a step's judged
+completions, a training signal on training prompts, never a pass rate on held-out items.
+No label anywhere says "accuracy". :func:`render_status` prints it as ``lemmata trainer status`` shows it.
 Writes are whole-file replacements, so a reader never sees half a history.
 """
 
@@ -69,7 +73,16 @@ def check(doc: Any) -> None:
         for cond, c in (run.get("conditions") or {}).items():
             for metric, s in (c.get("series") or {}).items():
                 where = f"{rid[:12]}/{cond}/{metric}"
-                if s.get("kind") == "loss":
+                if "accuracy" in str(s.get("label", "")).lower():
+                    raise LemmataError("trainer-history-malformed",
+                                       f"{where}: no series is labelled accuracy")
+                if s.get("kind") == "reward":
+                    if not str(s.get("label", "")).startswith("reward") or \
+                            not isinstance(s.get("k"), int) or not s.get("budget"):
+                        raise LemmataError("trainer-history-malformed",
+                                           f"{where}: a reward is labelled reward, with its "
+                                           "k and budget")
+                elif s.get("kind") == "loss":
                     if s.get("label") != "loss" or s.get("k") is not None:
                         raise LemmataError("trainer-history-malformed",
                                            f"{where}: a loss must be labelled loss")
@@ -103,12 +116,28 @@ def _run(doc: dict[str, Any], run_id: str, kind: str, hardware: Mapping[str, Any
 
 def add_loss(doc: dict[str, Any], run_id: str, *, hardware: Mapping[str, Any],
              identity: Mapping[str, Any] | None, points: list[tuple[int, float]],
-             condition: str = "policy") -> None:
-    """Record a run's training loss per step (labelled loss)."""
-    run = _run(doc, run_id, "sft", hardware, identity)
+             condition: str = "policy", kind: str = "sft") -> None:
+    """Record a run's training loss per step (labelled loss); ``kind`` names a new run's
+    method (``sft``, ``grpo``)."""
+    run = _run(doc, run_id, kind, hardware, identity)
     series = run["conditions"].setdefault(condition, {"series": {}})["series"]
     series["loss"] = {"label": "loss", "kind": "loss", "k": None, "budget": None,
                       "points": [[s, v, None, None] for s, v in points]}
+
+
+def add_reward(doc: dict[str, Any], run_id: str, *, hardware: Mapping[str, Any], k: int,
+               budget: str, points: list[tuple[int, float | None]],
+               condition: str = "policy") -> None:
+    """Record a GRPO run's mean reward per step (``None``: no completion of the step was
+    judged), labelled reward: the rate of gate passes among the step's judged
+    completions, with ``k`` completions per prompt and the ``budget``; a signal on the
+    training prompts, never a held-out pass rate and never called accuracy."""
+    run = _run(doc, run_id, "grpo", hardware, None)
+    series = run["conditions"].setdefault(condition, {"series": {}})["series"]
+    series["reward"] = {
+        "label": f"reward: rate of gate passes among judged completions (k={k}; {budget})",
+        "kind": "reward", "k": k, "budget": budget,
+        "points": [[st, v, None, None] for st, v in points]}
 
 
 def add_report(doc: dict[str, Any], run_id: str, report: Mapping[str, Any], *,
@@ -159,6 +188,10 @@ def render_status(doc: Mapping[str, Any]) -> str:
                 if s["kind"] == "loss":
                     body = ", ".join(f"step {p[0]} {p[1]:.4f}" for p in pts)
                     lines.append(f"  {cond}: loss (not a pass rate): {body}")
+                elif s["kind"] == "reward":
+                    body = ", ".join(f"step {p[0]} " + ("not judged" if p[1] is None
+                                                        else f"{p[1]:.3f}") for p in pts)
+                    lines.append(f"  {cond}: {s['label']} (not a pass rate): {body}")
                 else:
                     body = ", ".join(f"{p[1]:.3f} [{p[2]:.3f}, {p[3]:.3f}]"
                                      + (f" at step {p[0]}" if p[0] is not None else "")

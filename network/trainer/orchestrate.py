@@ -251,9 +251,15 @@ def _sft_row(row: Mapping[str, Any], completion: str) -> dict[str, Any]:
     return {**full, "id": sha256_text(canonical_json({"kind": "sft", **full}))}
 
 
-def record_pool(dataset_dir: str | Path) -> tuple[list[dict[str, Any]],
-                                                  list[dict[str, Any]]]:
+def record_pool(dataset_dir: str | Path, *, minif2f_valid: bool = False
+                ) -> tuple[list[dict[str, Any]], list[dict[str, Any]]]:
     """The expert-iteration pool read from the record, through a compiled dataset.
+
+    With ``minif2f_valid``, the dataset's ``train`` rows of miniF2F Valid statements
+    (``minif2f:Valid/<name>``) join the pool as extra items (judged by
+    :class:`~network.trainer.minif2f_judge.MiniF2FVerifier`); miniF2F Test is sealed and
+    never enters: a ``minif2f:Test/`` row, or a row of an item the manifest seals, that a
+    dataset labels ``train`` is refused (``trainer-split-contaminated``), never pooled.
 
     The pool is ``statements.jsonl``'s ``train`` rows of graph items (sealed and valid
     items never enter it). A node the record already proves is one whose merged proof is
@@ -277,7 +283,8 @@ def record_pool(dataset_dir: str | Path) -> tuple[list[dict[str, Any]],
     from network.trainer.dataset import verify_dataset
 
     folder = Path(dataset_dir)
-    verify_dataset(folder)
+    manifest = verify_dataset(folder)
+    sealed = set(manifest.get("split", {}).get("sealed", []))
 
     def rows_of(name: str) -> list[dict[str, Any]]:
         text = (folder / name).read_text("utf-8")
@@ -290,8 +297,18 @@ def record_pool(dataset_dir: str | Path) -> tuple[list[dict[str, Any]],
     pool: list[dict[str, Any]] = []
     known: list[dict[str, Any]] = []
     for r in sorted(rows_of("statements.jsonl"), key=lambda x: (str(x["item"]), str(x["id"]))):
-        if r.get("split") != "train" or not str(r.get("item", "")).startswith("graph:") \
-                or r.get("task", "proof") != "proof":
+        item = str(r.get("item", ""))
+        if r.get("split") == "train" and (item in sealed or item.startswith("minif2f:Test/")
+                                          or r.get("source") == "minif2f-test"):
+            raise LemmataError("trainer-split-contaminated",
+                               f"{folder}: the sealed item {item} is labelled train")
+        if r.get("split") != "train" or r.get("task", "proof") != "proof":
+            continue
+        if item.startswith("minif2f:Valid/") and r.get("source") == "minif2f-valid":
+            if minif2f_valid:
+                pool.append(dict(r))
+            continue
+        if not item.startswith("graph:"):
             continue
         pos = verified.get(str(r["item"]), [])
         proved = any(p["artifact"].get("kind") == "proof" for p in pos)

@@ -12,6 +12,9 @@ which refuses a pass rate without its k and budget or a loss labelled as anythin
 * pass-rate series, each with its label, k and budget and its 95% interval, with the
   untrained base control beside the policy when the run has one; a run with loss and no
   pass rate is marked as measuring no learning at all;
+* reward series (GRPO), each labelled reward with its k and budget: the rate of gate
+  passes among a step's judged completions on training prompts, never a pass rate on
+  held-out items and never "accuracy";
 * the events in order.
 """
 
@@ -40,12 +43,19 @@ def trainer_view(path: str | Path) -> dict[str, Any]:
     for rid, run in sorted(doc["runs"].items()):
         losses: list[dict[str, Any]] = []
         rates: list[dict[str, Any]] = []
+        rewards: list[dict[str, Any]] = []
         for cond, c in sorted(run["conditions"].items()):
             for metric, s in sorted(c["series"].items()):
                 if s["kind"] == "loss":
                     losses.append({"condition": cond, "label": s["label"],
                                    "points": [{"step": p[0], "value": _num(p[1], 4)}
                                               for p in s["points"]]})
+                elif s["kind"] == "reward":
+                    rewards.append({"condition": cond, "label": s["label"], "k": s["k"],
+                                    "budget": s["budget"],
+                                    "points": [{"step": p[0], "value": "not judged"
+                                                if p[1] is None else _num(p[1], 3)}
+                                               for p in s["points"]]})
                 else:
                     rates.append({"condition": cond, "metric": metric, "label": s["label"],
                                   "k": s["k"], "budget": s["budget"],
@@ -63,7 +73,7 @@ def trainer_view(path: str | Path) -> dict[str, Any]:
                          "graph_commit": str((ident.get("data") or {}).get("graph_commit", ""))
                          [:12], "lora_r": (ident.get("lora") or {}).get("r"),
                          "seed": ident.get("seed")} if ident else None,
-            "losses": losses, "rates": rates,
+            "losses": losses, "rates": rates, "rewards": rewards,
             "has_control": any(r["control"] for r in rates),
             "loss_only": bool(losses) and not rates})
     events = [{"run": str(e["run"])[:12], "event": e["event"],
