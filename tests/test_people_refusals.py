@@ -51,6 +51,7 @@ BODIES: dict[str, dict[str, Any]] = {
     "/votes": {"motion": "targets/demo/panel/motions/x.yaml", "vote": "yes"},
     "/writeups": {"target_id": "demo", "stage": "drafted", "title": "On demo"},
     "/proof-reviews": {"pull_request": 1, "decision": "approve"},
+    "/pertinence-signatures": {"target_id": "demo", "node_id": "root"},
     "/stewards": {"target_id": "lonely", "action": "join", "real_name": "Alice A",
                   "commitment": "I will read what closes here."},
 }
