@@ -83,8 +83,9 @@ class WorkPlan:
         answer_probes: a proposal whose statement fills ``answer(…)``: the probes step
             6's definitional anti-echo layer compares it with (:func:`answers.answer_probes`,
             issue 12), contributed like the statement.
-        target_defs: every def of the target (``sources`` holds only those its files
-            import, issue 17); a carried-witness workspace offers them all (:func:`ws_defs`).
+        target_defs: every def of the target (``sources`` holds them all too: a target
+            has a handful, never O(nodes), and the post-merge job's joins and variant
+            closures add files that may import any of them).
     """
 
     sources: list[Source]
@@ -191,25 +192,27 @@ def _close_imports(base: Graph, tid: str, plan: WorkPlan, pool: _Pool) -> None:
             queue.append(new)
 
 
-def _defs_pool(defs: list[Source]) -> _Pool:
-    return _Pool({_unquote(d.module): (None, d, str(d.path)) for d in defs})
-
-
-def _keep_defs_first(plan: WorkPlan, defs: list[Source]) -> None:
-    """Put the defs the closure took back in front, in stem order (as the whole-target
-    workspace listed them)."""
-    held = {d.module for d in defs}
-    taken = [d for d in defs if d.module in {s.module for s in plan.sources}]
-    plan.sources[:] = [*taken, *(s for s in plan.sources if s.module not in held)]
-
-
 def plan_workspace(base: Graph, head_bytes: Mapping[str, bytes], art: Artifact) -> WorkPlan:
     """Which Lean files the run of ``art`` builds, from the graph at base plus the
     artifact's own bytes at head (ruling 6; D-3 v3.25; D-12 v3.21).
 
     * claiming kinds: the node's Statement, the artifact as its own module, the node's
       Witness, the target's defs, the merged proofs its use lines import (transitively);
-      a partial or reduction adds its ancestors' statements for the offload rule.
+      a partial or reduction adds its ancestors' statements for the offload rule and any
+      other node's statement a file of the workspace imports (transitively through Lean
+      ``import`` lines), never the whole target (issue 17: O(route) files).
+
+    Why that gives the verdicts the whole-target workspace gave: a module's elaboration
+    depends only on its bytes, its transitive imports and the gate's lakefile and
+    toolchain, and every check names modules of the plan. The plan is closed under
+    imports within what the whole-target workspace held (a statement it held is taken in
+    as soon as a held file imports it), so each held module sees the same environment; an
+    import that workspace could not satisfy (another node's statement in a proof's
+    workspace, an unknown module, the root ``Lemmata``) is unsatisfied here too, and
+    ``lake build`` fails closed. Step 8 maps every held statement module to its node, so
+    an undeclared one used is still ``undeclared-dependency``. The only run that differs
+    is one where a merged statement nothing imports would fail to build, which says
+    nothing of the artifact.
     * proposals: the new Statement, Witness (and Relation) at head, and the defs.
     * a witness proposal: the hole's Statement and the new Witness.
 
@@ -237,7 +240,7 @@ def plan_workspace(base: Graph, head_bytes: Mapping[str, bytes], art: Artifact) 
                                path=meta_path)
         meta = parsed
         stmt = node_source(tid, nid, "Statement", head_bytes[f"{node_dir}/Statement.lean"])
-        sources = [stmt]
+        sources = [*defs, stmt]
         wit = None
         if f"{node_dir}/Witness.lean" in head_bytes:
             w = node_source(tid, nid, "Witness", head_bytes[f"{node_dir}/Witness.lean"])
@@ -265,18 +268,17 @@ def plan_workspace(base: Graph, head_bytes: Mapping[str, bytes], art: Artifact) 
         plan = WorkPlan(sources, stmt.module, None, meta.declaration, wit,
                         relation_module=rel_module, relation=rel_terms, target_defs=defs)
         plan.contributed = [src.module for src in sources
-                            if not rel_terms or src.module != rel_terms[2].module]
+                            if src.module not in {d.module for d in defs}
+                            and (not rel_terms or src.module != rel_terms[2].module)]
         plan.node_of_module[_unquote(stmt.module)] = nid
         plan.answer_probes = answers.answer_probes(tid, nid, stmt.data, meta.declaration)
         for probe in plan.answer_probes:
             plan.sources.append(probe.source)
             plan.contributed.append(probe.source.module)
-        _close_imports(base, tid, plan, _defs_pool(defs))
-        _keep_defs_first(plan, defs)
         return plan
     stmt_bytes = base.source.read(node.files["Statement"].path)
     stmt = node_source(tid, nid, "Statement", stmt_bytes)
-    sources = [stmt]
+    sources = [*defs, stmt]
     wit_module: str | None = None
     if art.kind is Kind.WITNESS:
         w = node_source(tid, nid, "Witness", head_bytes[art.main])
@@ -284,8 +286,6 @@ def plan_workspace(base: Graph, head_bytes: Mapping[str, bytes], art: Artifact) 
         plan = WorkPlan(sources, stmt.module, None, node.meta.declaration, w.module,
                         contributed=[w.module], target_defs=defs)
         plan.node_of_module[_unquote(stmt.module)] = nid
-        _close_imports(base, tid, plan, _defs_pool(defs))
-        _keep_defs_first(plan, defs)
         return plan
     if "Witness" in node.files:
         w = node_source(tid, nid, "Witness", base.source.read(node.files["Witness"].path))
@@ -303,11 +303,10 @@ def plan_workspace(base: Graph, head_bytes: Mapping[str, bytes], art: Artifact) 
     plan.node_of_module[_unquote(sol.module)] = nid
     plan.use_nodes = _proof_import_closure(base, tid, sol_bytes.decode("utf-8", "replace"),
                                            plan, {nid})
-    pool = _defs_pool(defs)
     if art.kind in _ROUTES:
+        pool = _Pool()
         _add_ancestor_statements(base, tid, nid, plan, pool)
-    _close_imports(base, tid, plan, pool)
-    _keep_defs_first(plan, defs)
+        _close_imports(base, tid, plan, pool)
     return plan
 
 
@@ -335,8 +334,7 @@ def _add_ancestor_statements(base: Graph, tid: str, nid: str, plan: WorkPlan,
 def add_route_statements(base: Graph, tid: str, nid: str, plan: WorkPlan) -> None:
     """The post-merge job's route workspace: every other node's statement, its ancestors'
     for the offload rule (D-12 v3.21), the rest for the test of a hole restating an
-    existing node (D-12 v3.38), so both run in one built workspace; with the defs those
-    statements import. Idempotent: a statement the plan holds already is not added again
+    existing node (D-12 v3.38), so both run in one built workspace. Idempotent: a statement the plan holds already is not added again
     (the gate's own plan holds the ancestors', :func:`plan_workspace`)."""
     t = base.targets[tid]
     ancestors = set(ancestors_of(base, tid, nid))
@@ -352,12 +350,9 @@ def add_route_statements(base: Graph, tid: str, nid: str, plan: WorkPlan) -> Non
         src = node_source(tid, other, "Statement", base.source.read(on.files["Statement"].path))
         plan.sources.append(src)
         plan.node_of_module.setdefault(_unquote(src.module), other)
-    pool = _defs_pool([d for d in plan.target_defs if _unquote(d.module) not in held])
-    _close_imports(base, tid, plan, pool)
-    _keep_defs_first(plan, plan.target_defs)
 
 
 def ws_defs(plan: WorkPlan) -> list[Source]:
-    """Every def of the plan's target (a carried-witness workspace offers them all, as
-    the whole-target workspace did)."""
+    """The defs sources of a plan: every def of its target (a carried-witness workspace
+    needs them too)."""
     return list(plan.target_defs)
