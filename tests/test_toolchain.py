@@ -497,8 +497,10 @@ def test_real_adapter_build_and_replay_commands(tmp_path: Path) -> None:
     b = t.build(ws, [S, P], sb, Caps())
     assert not b.ok and b.code == "lean-build-failed"
     assert sb.calls[0][1:] == ["build", "Lemmata"]
-    # written with the workspace, before any sandboxed run (issue 10), importing every source
-    assert (ws.root / "Lemmata.lean").read_text() == f"import {S}\nimport {P}\nimport {W}\n"
+    # no root module (issue 17): the library's glob `Lemmata.+` builds every source, and a
+    # file importing `Lemmata` finds no such module (closed)
+    assert not (ws.root / "Lemmata.lean").exists()
+    assert 'globs = ["Lemmata.+"]' in (ws.root / "lakefile.toml").read_text()
     assert sb.calls[1][1:4] == ["env", "lean", "--json"]
     sb2 = FakeSandbox("", 0)
     rp = t.replay(ws, [P], sb2, Caps())

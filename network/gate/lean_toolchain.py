@@ -293,8 +293,8 @@ class LeanToolchain:
 
     def build(self, workspace: Workspace, modules: Sequence[str], sandbox: SandboxRunner,
               caps: Caps, export: Sequence[str] = ()) -> BuildResult:
-        """``lake build Lemmata`` (``Lemmata.lean``, written with the workspace, imports every
-        source), then ``lake env lean --json`` on each module's own file for its messages
+        """``lake build Lemmata`` (the library: every source under ``Lemmata/``, by its glob;
+        :func:`~network.gate.workspace.root_module_text`), then ``lake env lean --json`` on each module's own file for its messages
         (step 3), the workspace bound writable; on success the compiled files of
         ``export`` are read back without following links (issue 10).
 

@@ -72,6 +72,7 @@ from network.gate.run import (
     write_plan,
 )
 from network.gate.sandbox import SandboxRunner
+from network.gate.scratch import scratch_base
 from network.gate.toolchain import Hole, TermRef, Toolchain
 from network.gate.workspace import Source, Workspace, node_source
 from network.record import blob_cache, derive, products
@@ -495,8 +496,7 @@ def _route_workspace(graph: Graph, target: str, route: str, tc: Toolchain, work_
                      name: str) -> tuple[Workspace, WorkPlan]:
     art, data = _route_artifact(graph, target, route)
     plan = plan_workspace(graph, {route: data}, art)
-    if not plan.ancestor_statements and not plan.other_statements:
-        add_route_statements(graph, target, art.node or "root", plan)
+    add_route_statements(graph, target, art.node or "root", plan)  # idempotent (issue 17)
     ws = write_plan(work_dir, name, graph.targets[target].gate_spec, plan.sources, tc)
     return ws, plan
 
@@ -964,7 +964,8 @@ def postmerge_files(
     seq = max((mr.record.seq for mr in graph.merges), default=0) + 1
     out = PostMerge(seq)
     own_tmp = work_dir is None
-    wd = Path(tempfile.mkdtemp(prefix="lemmata-postmerge-")) if work_dir is None else work_dir
+    wd = (Path(tempfile.mkdtemp(prefix="lemmata-postmerge-", dir=scratch_base()))
+          if work_dir is None else work_dir)
     try:
         passed = [a for a in attestations if a.verdict == "pass"]
         for att in passed:

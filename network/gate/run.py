@@ -74,6 +74,7 @@ from network.gate.artifacts import Artifact, Kind
 from network.gate.diff import diff_commits
 from network.gate.result import Diagnostic, StepResult
 from network.gate.sandbox import SandboxRunner
+from network.gate.scratch import scratch_base
 from network.gate.step2 import run_steps_1_2
 from network.gate.steps.context import (
     _CLAIMING,
@@ -334,7 +335,8 @@ def run_gate(
         base_graph = load_graph(repo, commit=base_sha, cache=blob_cache.configured())
     head_date = commit_date(r, head_sha)
     own_tmp = work_dir is None
-    wd = Path(tempfile.mkdtemp(prefix="lemmata-gate-")) if work_dir is None else work_dir
+    wd = (Path(tempfile.mkdtemp(prefix="lemmata-gate-", dir=scratch_base()))
+          if work_dir is None else work_dir)
     try:
         ctx = _Ctx(r, diff, base_graph, head_date, submitter, mode, toolchain, sandbox,
                    review, precheck_raw, wd, recorded_step0, base_sha)

@@ -12,7 +12,7 @@ this module (issue 10; D-4 v3.27; DESIGN.md "Security posture"):
   the root's last one included, may be a symlink;
 * the file itself is opened with ``O_NOFOLLOW | O_NONBLOCK``, must be a regular file
   (``fstat``), and is read up to a size cap;
-* host writes (checker requests, ``Lemmata.lean``, Comparator's config, carried oleans) go
+* host writes (checker requests, Comparator's config, carried oleans) go
   only into folders no sandbox ever had write access to, and still use the same walk with
   ``O_CREAT | O_EXCL | O_NOFOLLOW``, so even a planted link could not redirect them.
 

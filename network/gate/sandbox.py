@@ -312,6 +312,11 @@ class Sandbox:
                 raise LemmataError("sandbox-unavailable", f"bind path {host} does not exist")
             _refuse_cache_bind(host)
             cmd += ["--bind" if bind.writable else "--ro-bind", str(host), str(host)]
+        if any(_under_dev(b.path) for b in layout.binds()):
+            # bwrap's --dev is a fresh tmpfs, writable inside; a workspace on /dev/shm
+            # (network.gate.scratch) has its bind points made in it, so remount it
+            # read-only once they are made: scratch stays the only writable place.
+            cmd += ["--remount-ro", "/dev"]
         cmd += ["--chdir", str(cwd or layout.scratch), "--remount-ro", "/"]
         mem_bytes = caps.memory_mib * 1024 * 1024
         cmd += ["--", tools["prlimit"], f"--as={mem_bytes}:{mem_bytes}",
@@ -452,6 +457,11 @@ class Sandbox:
         """
         self.probe(layout, caps)
         return self._exec(argv, layout, caps, cwd=cwd, env=env)
+
+
+def _under_dev(path: Path) -> bool:
+    """True when ``path`` lies below ``/dev`` (where bwrap's ``--dev`` mounts its tmpfs)."""
+    return Path("/dev") in Path(os.path.abspath(path)).parents
 
 
 def classify_kill(rc: int, stderr: str, elapsed_s: float, caps: Caps) -> KilledBy | None:

@@ -291,9 +291,9 @@ def write_workspace(root: Path, spec: GateSpec, sources: Sequence[Source],
                     withheld: Sequence[Source] = ()) -> Workspace:
     """Write a lake workspace for ``sources`` under ``root`` (created; must be empty).
 
-    Writes ``lean-toolchain``, ``lakefile.toml``, ``lake-manifest.json``, the sources and
-    the root module ``Lemmata.lean`` importing every source, all before any sandbox runs
-    there, and creates the host-only folder ``<root>.host``.
+    Writes ``lean-toolchain``, ``lakefile.toml``, ``lake-manifest.json`` and the sources,
+    all before any sandbox runs there, and creates the host-only folder ``<root>.host``.
+    No root module ``Lemmata.lean`` is written (:func:`root_module_text` says why).
 
     Args:
         root: absolute directory to write.
@@ -331,8 +331,6 @@ def write_workspace(root: Path, spec: GateSpec, sources: Sequence[Source],
     safe_io.write_new(root, "lakefile.toml", lakefile_text(spec).encode())
     safe_io.write_new(root, "lake-manifest.json",
                       (json.dumps(manifest, indent=2) + "\n").encode())
-    safe_io.write_new(root, f"{LIBRARY}.lean",
-                      root_module_text([s.module for s in sources]).encode())
     if needs_packages and pins_dir is not None:
         (root / ".lake").mkdir()
         (root / ".lake" / "packages").symlink_to(pins_dir / ".lake" / "packages")
@@ -445,8 +443,21 @@ def new_run(workspace: Workspace, label: str) -> tuple[Path, Path]:
 
 
 def root_module_text(modules: Sequence[str]) -> str:
-    """``Lemmata.lean``: imports every module to build, so ``lake build Lemmata`` builds
-    them without passing «»-quoted names on lake's command line."""
+    """A root module importing ``modules`` (no longer written into a workspace, issue 17).
+
+    ``lake build Lemmata`` never needed it: the name resolves to the ``lean_lib`` target
+    before any module (lean4 src/lake/Lake/CLI/Build.lean ``resolveTargetInWorkspace``:
+    target declarations first, modules last), and a library builds the modules its globs
+    select plus their local imports (src/lake/Lake/Build/Library.lean
+    ``recCollectLocalModules`` over src/lake/Lake/Config/Module.lean
+    ``LeanLib.getModuleArray``). The glob ``Lemmata.+`` is ``Glob.submodules``
+    (src/lake/Lake/Load/Toml.lean ``Glob.ofString?``: ``+`` → ``.submodules``), "all
+    submodules of the specified module, but not the module itself"
+    (src/lake/Lake/Config/Glob.lean). So every ``Lemmata/**.lean`` file is built and
+    ``Lemmata.lean`` never was, unless a file imported it; and a file that did would have
+    imported a node's Statement and Proof together, which declare the same theorem name
+    (an import clash, the build fails). Without the file such an import fails as a missing
+    module: closed either way, and the workspace holds only the sources."""
     return "".join(f"import {m}\n" for m in modules)
 
 

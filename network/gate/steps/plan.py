@@ -83,6 +83,9 @@ class WorkPlan:
         answer_probes: a proposal whose statement fills ``answer(…)``: the probes step
             6's definitional anti-echo layer compares it with (:func:`answers.answer_probes`,
             issue 12), contributed like the statement.
+        target_defs: every def of the target (``sources`` holds them all too: a target
+            has a handful, never O(nodes), and the post-merge job's joins and variant
+            closures add files that may import any of them).
     """
 
     sources: list[Source]
@@ -99,6 +102,7 @@ class WorkPlan:
     relation: tuple[RelationKind, TermRef, TermRef] | None = None
     contributed: list[str] = field(default_factory=list)
     answer_probes: list[answers.AnswerProbe] = field(default_factory=list)
+    target_defs: list[Source] = field(default_factory=list)
 
     def __post_init__(self) -> None:
         if not self.solution_decl:
@@ -121,12 +125,15 @@ class WorkPlan:
 
 
 def _proof_import_closure(base: Graph, target: str, text: str, plan: WorkPlan,
-                          seen: set[str]) -> list[str]:
+                          seen: set[str], by_module: Mapping[str, str] | None = None
+                          ) -> list[str]:
     """Add the merged Proof.lean of every node ``text`` imports (use lines, transitively);
-    returns the nodes imported directly."""
+    returns the nodes imported directly. ``by_module`` (unquoted Proof module → node) is
+    built once per plan and passed down the recursion."""
     t = base.targets[target]
-    by_module = {_unquote(ids.module_name(target, nid, "Proof")): nid
-                 for nid, n in t.nodes.items() if "Proof" in n.files}
+    if by_module is None:
+        by_module = {_unquote(ids.module_name(target, nid, "Proof")): nid
+                     for nid, n in t.nodes.items() if "Proof" in n.files}
     direct: list[str] = []
     for mod in import_lines(text):
         nid = by_module.get(_unquote(mod))
@@ -140,8 +147,49 @@ def _proof_import_closure(base: Graph, target: str, text: str, plan: WorkPlan,
         src = node_source(target, nid, "Proof", data)
         plan.sources.append(src)
         plan.node_of_module[_unquote(src.module)] = nid
-        _proof_import_closure(base, target, data.decode("utf-8", "replace"), plan, seen)
+        _proof_import_closure(base, target, data.decode("utf-8", "replace"), plan, seen,
+                              by_module)
     return direct
+
+
+@dataclass
+class _Pool:
+    """Modules a plan may still take in when a file it holds imports them (issue 17):
+    unquoted module name → (node or None for a def, the Source, read on first use).
+
+    Only the modules the whole-target workspace of the same kind held are pooled, so the
+    import closure holds exactly the modules that workspace offered the plan's files: an
+    import the full workspace could satisfy is satisfied, one it could not is not (the
+    build fails closed in both)."""
+
+    entries: dict[str, tuple[str | None, Source | None, str]] = field(default_factory=dict)
+
+    def take(self, base: Graph, tid: str, module: str) -> tuple[str | None, Source] | None:
+        got = self.entries.pop(_unquote(module), None)
+        if got is None:
+            return None
+        nid, src, path = got
+        if src is None:
+            assert nid is not None
+            src = node_source(tid, nid, "Statement", base.source.read(path))
+        return nid, src
+
+
+def _close_imports(base: Graph, tid: str, plan: WorkPlan, pool: _Pool) -> None:
+    """Add to ``plan`` every pooled module a file of the plan imports, transitively
+    (Lean ``import`` lines, read from the token stream by :func:`import_lines`)."""
+    queue = list(plan.sources)
+    while queue and pool.entries:
+        src = queue.pop()
+        for mod in import_lines(src.data.decode("utf-8", "replace")):
+            got = pool.take(base, tid, mod)
+            if got is None:
+                continue
+            nid, new = got
+            plan.sources.append(new)
+            if nid is not None:
+                plan.node_of_module.setdefault(_unquote(new.module), nid)
+            queue.append(new)
 
 
 def plan_workspace(base: Graph, head_bytes: Mapping[str, bytes], art: Artifact) -> WorkPlan:
@@ -150,7 +198,21 @@ def plan_workspace(base: Graph, head_bytes: Mapping[str, bytes], art: Artifact) 
 
     * claiming kinds: the node's Statement, the artifact as its own module, the node's
       Witness, the target's defs, the merged proofs its use lines import (transitively);
-      a partial or reduction adds its ancestors' statements for the offload rule.
+      a partial or reduction adds its ancestors' statements for the offload rule and any
+      other node's statement a file of the workspace imports (transitively through Lean
+      ``import`` lines), never the whole target (issue 17: O(route) files).
+
+    Why that gives the verdicts the whole-target workspace gave: a module's elaboration
+    depends only on its bytes, its transitive imports and the gate's lakefile and
+    toolchain, and every check names modules of the plan. The plan is closed under
+    imports within what the whole-target workspace held (a statement it held is taken in
+    as soon as a held file imports it), so each held module sees the same environment; an
+    import that workspace could not satisfy (another node's statement in a proof's
+    workspace, an unknown module, the root ``Lemmata``) is unsatisfied here too, and
+    ``lake build`` fails closed. Step 8 maps every held statement module to its node, so
+    an undeclared one used is still ``undeclared-dependency``. The only run that differs
+    is one where a merged statement nothing imports would fail to build, which says
+    nothing of the artifact.
     * proposals: the new Statement, Witness (and Relation) at head, and the defs.
     * a witness proposal: the hole's Statement and the new Witness.
 
@@ -204,7 +266,7 @@ def plan_workspace(base: Graph, head_bytes: Mapping[str, bytes], art: Artifact) 
             sources.append(node_source(tid, nid, "Relation",
                                        head_bytes[f"{node_dir}/Relation.lean"]))
         plan = WorkPlan(sources, stmt.module, None, meta.declaration, wit,
-                        relation_module=rel_module, relation=rel_terms)
+                        relation_module=rel_module, relation=rel_terms, target_defs=defs)
         plan.contributed = [src.module for src in sources
                             if src.module not in {d.module for d in defs}
                             and (not rel_terms or src.module != rel_terms[2].module)]
@@ -222,7 +284,7 @@ def plan_workspace(base: Graph, head_bytes: Mapping[str, bytes], art: Artifact) 
         w = node_source(tid, nid, "Witness", head_bytes[art.main])
         sources.append(w)
         plan = WorkPlan(sources, stmt.module, None, node.meta.declaration, w.module,
-                        contributed=[w.module])
+                        contributed=[w.module], target_defs=defs)
         plan.node_of_module[_unquote(stmt.module)] = nid
         return plan
     if "Witness" in node.files:
@@ -236,32 +298,61 @@ def plan_workspace(base: Graph, head_bytes: Mapping[str, bytes], art: Artifact) 
     sol_decl = (refutation_decl(decl) if art.kind is Kind.COUNTEREXAMPLE else
                 vacuity_decl(decl) if art.kind is Kind.VACUITY else decl)
     plan = WorkPlan(sources, stmt.module, sol.module, decl, wit_module, solution_decl=sol_decl,
-                    contributed=[sol.module])
+                    contributed=[sol.module], target_defs=defs)
     plan.node_of_module[_unquote(stmt.module)] = nid
     plan.node_of_module[_unquote(sol.module)] = nid
     plan.use_nodes = _proof_import_closure(base, tid, sol_bytes.decode("utf-8", "replace"),
                                            plan, {nid})
     if art.kind in _ROUTES:
-        add_route_statements(base, tid, nid, plan)
+        pool = _Pool()
+        _add_ancestor_statements(base, tid, nid, plan, pool)
+        _close_imports(base, tid, plan, pool)
     return plan
 
 
-def add_route_statements(base: Graph, tid: str, nid: str, plan: WorkPlan) -> None:
-    """A route's workspace also holds every other node's statement: its ancestors' for the
-    offload rule at step 4 (D-12 v3.21), the rest for the post-merge job's test of a hole
-    restating an existing node (D-12 v3.38), so both run in one built workspace."""
+def _add_ancestor_statements(base: Graph, tid: str, nid: str, plan: WorkPlan,
+                             pool: _Pool) -> None:
+    """A route's workspace holds its ancestors' statements for the offload rule at step 4
+    (D-12 v3.21); every other node's statement is pooled, taken in only when a file of
+    the workspace imports it (issue 17: O(route), not O(target))."""
     t = base.targets[tid]
     ancestors = set(ancestors_of(base, tid, nid))
     for other, on in sorted(t.nodes.items()):
         if other == nid or "Statement" not in on.files:
             continue
+        module = ids.module_name(tid, other, "Statement")
+        if other not in ancestors:
+            pool.entries.setdefault(_unquote(module),
+                                    (other, None, on.files["Statement"].path))
+            continue
         src = node_source(tid, other, "Statement", base.source.read(on.files["Statement"].path))
         plan.sources.append(src)
         plan.node_of_module.setdefault(_unquote(src.module), other)
+        plan.ancestor_statements[other] = (src.module, on.meta.declaration)
+
+
+def add_route_statements(base: Graph, tid: str, nid: str, plan: WorkPlan) -> None:
+    """The post-merge job's route workspace: every other node's statement, its ancestors'
+    for the offload rule (D-12 v3.21), the rest for the test of a hole restating an
+    existing node (D-12 v3.38), so both run in one built workspace. Idempotent: a statement the plan holds already is not added again
+    (the gate's own plan holds the ancestors', :func:`plan_workspace`)."""
+    t = base.targets[tid]
+    ancestors = set(ancestors_of(base, tid, nid))
+    held = {_unquote(s.module) for s in plan.sources}
+    for other, on in sorted(t.nodes.items()):
+        if other == nid or "Statement" not in on.files:
+            continue
+        module = ids.module_name(tid, other, "Statement")
         target = plan.ancestor_statements if other in ancestors else plan.other_statements
-        target[other] = (src.module, on.meta.declaration)
+        target[other] = (module, on.meta.declaration)
+        if _unquote(module) in held:
+            continue
+        src = node_source(tid, other, "Statement", base.source.read(on.files["Statement"].path))
+        plan.sources.append(src)
+        plan.node_of_module.setdefault(_unquote(src.module), other)
 
 
 def ws_defs(plan: WorkPlan) -> list[Source]:
-    """The defs sources of a plan (a carried-witness workspace needs them too)."""
-    return [s for s in plan.sources if ".Defs." in s.module]
+    """The defs sources of a plan: every def of its target (a carried-witness workspace
+    needs them too)."""
+    return list(plan.target_defs)
