@@ -71,9 +71,14 @@ class InstantToolchain:
 
     def check_statement(self, ws: Any, s: str, sol: str, theorems: Sequence[str], *_: Any,
                         **__: Any) -> Any:
-        from network.gate.toolchain import CompareResult, TheoremComparison
+        from network.gate.axioms import pinned_table
+        from network.gate.toolchain import AxiomIdentity, CompareResult, TheoremComparison
+        # the pinned identity step 5 matches (issue 10): an instant pass, as Lean answers
+        pin = (pinned_table(self.spec.lean_toolchain) or {})["propext"]
+        ident = (AxiomIdentity("propext", pin.module, pin.type_sha256),)
         return self._t(lambda: CompareResult(True, None, tuple(
-            TheoremComparison(t, True, True, axioms=("propext",)) for t in theorems)))
+            TheoremComparison(t, True, True, axioms=("propext",), axiom_identities=ident)
+            for t in theorems)))
 
     def check_witness(self, ws: Any, s: str, decl: str, w: str, wd: str, *_: Any,
                       **__: Any) -> Any:
