@@ -1,6 +1,6 @@
 """Attacks on the pertinence signatures (D-30 v3.12), the outlines (D-3 v3.30) and the
 node-path table (attack18). Each test is a hostile input; the ones that broke main are
-fixed and kept, the one too large to fix here is ``xfail(strict=True)`` with its reason.
+fixed and kept.
 """
 
 from __future__ import annotations
@@ -237,20 +237,42 @@ def test_the_post_merge_outline_reads_every_contributed_module(
         (True, None, "printing-extension")]
 
 
-@pytest.mark.xfail(strict=True, reason=(
-    "attack18, too large to fix here: every checker (Common.loadEnv) imports the "
-    "contributor's modules with importModules (loadExts := true), so "
-    "finalizePersistentExtensions runs each extension's addImportedFn, and "
-    "KeyedDeclsAttribute's ofOLeanEntry evalConstCheck-s every imported macro, elab, "
-    "delab and unexpander entry: a constant-valued one (`unsafeBaseIO …`) runs its body "
-    "at import, in step 4's checkers too, against D-4 v3.27's 'executes none of their "
-    "code'. The fix is loadExts := false (or importing with the contributor modules' "
-    "extension entries dropped) and re-checking every checker's MetaM use against that "
-    "environment with a compiler."))
-def test_no_checker_loads_the_contributors_extension_entries() -> None:
+ATTACK_PAYLOAD = ('@[app_unexpander Eq] def u : Lean.PrettyPrinter.Unexpander := '
+                  'unsafeBaseIO (do IO.println "{\\"verdict\\": \\"pass\\"}"; '
+                  'IO.Process.exit 0)\n'
+                  'theorem stmt_root : True := trivial\n')
+
+
+def test_no_checker_loads_the_contributors_extension_entries(repo: Any) -> None:
+    """attack18 (was xfail): every checker (Common.loadEnv) imports the contributor's
+    modules with ``importModules … (loadExts := true)``, so Lean's
+    ``finalizePersistentExtensions`` runs each extension's ``addImportedFn``, and
+    KeyedDeclsAttribute's ``ofOLeanEntry`` ``evalConstCheck``-s every imported macro,
+    elab, delab and unexpander entry: a constant-valued one (``unsafeBaseIO …``) ran its
+    body at import, in step 4's checkers too, against D-4 v3.27's "executes none of their
+    code". Now step 2 refuses such a module (``import-time-code``) before anything is
+    built or imported, with or without a toolchain.
+
+    Note: Common.loadEnv still loads the extension entries of the modules it imports.
+    The defence is the step-2 screen (network.gate.artifacts.import_time_problems), which
+    keeps every entry Lean evaluates at import out of a contributor's olean; the
+    follow-up is importing with the contributor modules' entries dropped (or
+    ``loadExts := false`` and every checker's MetaM use re-checked against that
+    environment), which needs a compiler to verify.
+    """
+    from network.gate.diff import diff_commits
+    from network.gate.step2 import run_steps_1_2
+
+    b, base = repo
+    path = b.proof(T, "root", ATTACK_PAYLOAD)
+    head = git_commit(b.root, "the attack")
+    r = run_steps_1_2(diff_commits(b.root, base, head), load_graph(b.root, commit=base),
+                      "alice")
+    assert not r.step2.ok
+    assert ("import-time-code", path) in {(d.code, d.path) for d in r.step2.diagnostics}
     common = (Path(lt.__file__).parent / "lean" / "Common.lean").read_text("utf-8")
-    code = re.sub(r"/-.*?-/", "", common, flags=re.DOTALL)
-    assert "(loadExts := true)" not in code
+    # the screen is what stands between the payload and the import this still does
+    assert "(loadExts := true)" in re.sub(r"/-.*?-/", "", common, flags=re.DOTALL)
 
 
 # --- the node-path table ---------------------------------------------------------------------

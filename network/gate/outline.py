@@ -25,8 +25,7 @@ from pathlib import Path, PurePosixPath
 from pydantic import ValidationError
 
 from network.errors import LemmataError
-from network.gate import lean_lex
-from network.gate.artifacts import INERT_ATTRIBUTES, Artifact, Kind, attribute_names
+from network.gate.artifacts import Artifact, Kind, import_time_problems
 from network.gate.run import ToolchainSource, _resolve_toolchain, plan_workspace, write_plan
 from network.gate.sandbox import SandboxRunner
 from network.gate.toolchain import OutlineResult
@@ -65,19 +64,6 @@ def outline_path(proof: str) -> str:
 #: (:data:`~network.record.layout.RECORD_MAX_BYTES`), less room for the gate's signature
 OUTLINE_MAX_BYTES = RECORD_MAX_BYTES - 4096
 
-#: command and term words that define notation, printers or code run at elaboration or on
-#: import; any one in a contributor's module makes its outline Lean only
-PRINTING_WORDS = frozenset({
-    "notation", "notation3", "infix", "infixl", "infixr", "prefix", "postfix", "macro",
-    "macro_rules", "syntax", "elab", "elab_rules", "delab", "app_unexpander", "app_delab",
-    "run_cmd", "run_elab", "run_meta", "run_tac", "by_elab", "initialize",
-    "builtin_initialize", "declare_syntax_cat", "unsafe", "implemented_by", "extern",
-    "export", "register_option", "register_simp_attr", "initialize_simps_projections"})
-#: the name components that reach Lean's printer or elaborator internals
-PRINTING_NAMESPACES = ("PrettyPrinter", "Delaborator", "Unexpander", "Parenthesizer",
-                       "Formatter", "Elab", "evalConst", "KeyedDeclsAttribute")
-
-
 def printing_problem(text: str) -> str | None:
     """Why the claims printed from a module of this Lean text would not be Lean's and the
     pinned libraries' own printing, or None (D-3 v3.30).
@@ -85,39 +71,21 @@ def printing_problem(text: str) -> str | None:
     The checker loads the module with its extension entries (Common.loadEnv), so an
     ``@[app_unexpander]``, ``@[delab]``, ``notation`` or ``@[coe]`` the module declares is
     used by ``ppExpr``, and the printed claim is then the contributor's text, not the
-    kernel's type. Read from :mod:`network.gate.lean_lex`'s code tokens (comments and
-    strings are nothing), fail closed: a hash command, a word of :data:`PRINTING_WORDS`, a
-    name with a component of :data:`PRINTING_NAMESPACES`, an ``attribute`` command or an
-    ``@[…]`` naming an attribute outside :data:`~network.gate.artifacts.INERT_ATTRIBUTES`, or text the
-    lexer cannot place.
+    kernel's type. This is the gate's one screen,
+    :func:`~network.gate.artifacts.import_time_problems` (the same words, attributes and
+    name parts step 2 refuses as ``import-time-code``): its first problem, as
+    ``"<why> (line <n>)"``, or ``"lean-lex-ambiguous"``. Step 2 now refuses every such
+    module a pull request brings, so this marking triggers only for a module merged
+    before that screen existed; it is kept as defence in depth (a target's ``defs/``
+    modules are curators' and are not read here, see :func:`proof_outline`).
     """
-    lexed = lean_lex.lex(text)
-    if lexed.ambiguities:
+    problems = import_time_problems(text)
+    if not problems:
+        return None
+    first = problems[0]
+    if first.code == "lean-lex-ambiguous":
         return "lean-lex-ambiguous"
-    code = lexed.code_tokens()
-    i = 0
-    while i < len(code):
-        tok = code[i]
-        word = tok.text.strip("«»")
-        if tok.kind == "keyword" and tok.text.startswith("#") or (
-                tok.text == "#" and i + 1 < len(code) and code[i + 1].kind == "name"):
-            return f"a {tok.text} command (line {tok.line})"
-        if tok.kind in ("name", "keyword"):
-            parts = {p.strip("«»") for p in tok.text.split(".")}
-            if word in PRINTING_WORDS or parts & PRINTING_WORDS:
-                return f"{word} (line {tok.line})"
-            if any(ns in p for p in parts for ns in PRINTING_NAMESPACES):
-                return f"{tok.text} (line {tok.line})"
-            if word == "attribute":
-                return f"an attribute command (line {tok.line})"
-        if tok.text == "@[":
-            names, i = attribute_names(code, i)
-            for a in names:
-                if a.text.strip("«»") not in INERT_ATTRIBUTES:
-                    return f"the attribute {a.text} (line {a.line})"
-            continue
-        i += 1
-    return None
+    return f"{first.why} (line {first.line})"
 
 
 def outline_record(result: OutlineResult, *, target: str, node: str, proof: str,

@@ -7,7 +7,9 @@ and applies the rules that need no elaboration: permitted paths per kind, statem
 unchanged, merged files never modified, byte-identical copies refused, annexes named after
 their bytes' hash with valid annex/v1 metadata (D-31), proposals' statement commands
 (v3.28), use lines (v3.25), a partial's approach and licence lines (D-12 v3.44), a
-skeleton's annex citation (D-31 v3.12), options that weaken checking, record schemas, who
+skeleton's annex citation (D-31 v3.12), options that weaken checking, anything in a
+contributor's Lean file that runs code when its module is imported (``import-time-code``,
+D-4 v3.27), record schemas, who
 may write each kind (:mod:`network.gate.actors`), and that every added record's references
 resolve and its signature verifies (:mod:`network.gate.references`).
 """
@@ -25,6 +27,7 @@ from network.gate.artifacts import (
     annex_citation_findings,
     classify,
     forbidden_option_findings,
+    import_time_findings,
     partial_label_findings,
     record_model,
     statement_command_findings,
@@ -241,6 +244,11 @@ def run_steps_1_2(diff: Diff, base: Graph, submitter: str | None,
                 text = _decode(diff, path, findings)
                 if text is not None:
                     findings.extend(forbidden_option_findings(text, path))
+                    # every contributor-written Lean file (D-4 v3.27, attack d30): the
+                    # checkers import it with its extension entries; the lexer's own
+                    # findings are forbidden_option_findings' already
+                    findings.extend(d for d in import_time_findings(text, path)
+                                    if d.code != "lean-lex-ambiguous")
             elif path.endswith((".yaml", ".json")) and not path.endswith("META.yaml"):
                 if art.kind is Kind.ANNEX or path.endswith("native_decide.yaml"):
                     continue
