@@ -37,7 +37,8 @@ from network.record.loader import PRODUCT_PATHS_RE, load_graph
 from tests.graphs import GraphBuilder, git_commit
 
 TARGETS = ("alpha", "beta", "gamma")
-LOCAL_OPS = ("proof", "partial", "postmortem", "dormant", "shelving", "ledger", "new_target")
+LOCAL_OPS = ("proof", "partial", "postmortem", "dormant", "shelving", "ledger", "new_target",
+             "pending", "merge_pending")
 GLOBAL_OPS = ("steward", "withdrawal", "curators")
 
 
@@ -64,6 +65,7 @@ class _World:
         self.n = 0
         self.open: dict[str, list[str]] = {}
         self.seq = 0
+        self.pending: list[tuple[str, str, str]] = []  # written, not yet merged
         for tid in TARGETS:
             self._target(tid)
         self._merge_day([])
@@ -116,6 +118,12 @@ class _World:
         elif op == "postmortem":
             pm = g.postmortem(tid, nid, ts, f"pm{pick % 3}")
             self._merge([pm], tid, nid)
+        elif op == "pending":  # a proof on disk that no attestation covers yet
+            self.pending.append((g.proof(tid, nid), tid, nid))
+        elif op == "merge_pending":  # the gate merges it later: only root records change
+            for path, ptid, pnid in self.pending:
+                self._merge([path], ptid, pnid)
+            self.pending.clear()
         elif op == "dormant":
             g.target_status(tid, "dormant", self._date()[:10], n=self.n)
             self._merge_day([])
@@ -185,7 +193,7 @@ _STEP = st.tuples(st.sampled_from(LOCAL_OPS + GLOBAL_OPS), st.integers(0, 50),
                   st.sampled_from([0, 0, 1, 2]))
 
 
-@settings(max_examples=20, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@settings(max_examples=30, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(st.lists(_STEP, min_size=1, max_size=8))
 def test_incremental_equals_full_on_random_merges(steps: list[tuple[str, int, int]]) -> None:
     with tempfile.TemporaryDirectory(prefix="lemmata-incr-") as tmp:
@@ -276,3 +284,10 @@ def test_cross_target_paths_force_full(tmp_path: Path, path: str) -> None:
     _World(root)
     g = load_graph(root)
     assert plan_update(g, g, [path]).full is not None
+
+
+def test_a_later_merge_of_a_file_on_disk_touches_its_target(tmp_path: Path) -> None:
+    """Only root records change when the gate merges a file already on disk: the
+    attestation and merge record must still touch the file's target."""
+    plans = _check_sequence(tmp_path / "g", [("pending", 1, 0), ("merge_pending", 0, 0)])
+    assert plans[1].full is None and plans[1].touched == frozenset({"beta"})
