@@ -66,11 +66,17 @@ class Plan:
         full: why everything is derived again, or None for an incremental update.
         touched: the targets derived again (every target of the new graph when ``full``).
         clock_moved: whether "now" differs between the old and new graph.
+        old_now, new_now: the two clocks (:func:`derive.now`).
+        dates_settled: whether no merge record or attestation of the old graph is dated
+            after the old clock's day (index rows are then carried to the new day).
     """
 
     full: str | None
     touched: frozenset[str] = field(default_factory=frozenset)
     clock_moved: bool = False
+    old_now: str | None = None
+    new_now: str | None = None
+    dates_settled: bool = False
 
 
 @functools.lru_cache(maxsize=1)
@@ -159,7 +165,12 @@ def plan_update(old: Graph, new: Graph, changed: Iterable[str]) -> Plan:
             touched.add(tid)  # their judgments read the clock and the whole panel
     if moved:
         touched.update(_clock_sensitive(new, old_now, new_now))
-    return Plan(None, frozenset(t for t in touched if t in new.targets), moved)
+    day = old_now[:10]
+    settled = (all(derive.norm_date(rf.record.date)[:10] <= day for rf in old.merges)
+               and all(derive.norm_date(rf.record.timestamp)[:10] <= day
+                       for rf in old.attestations))
+    return Plan(None, frozenset(t for t in touched if t in new.targets), moved,
+                old_now, new_now, settled)
 
 
 def _attestation_targets(att: m.Attestation) -> set[str]:
@@ -259,7 +270,8 @@ def update_products_planned(old: Graph, new: Graph, changed: Iterable[str],
     if plan.full is None:
         why = _previous_ok(old, previous)
         if why is not None:
-            plan = Plan(why, frozenset(new.targets), plan.clock_moved)
+            plan = Plan(why, frozenset(new.targets), plan.clock_moved, plan.old_now,
+                        plan.new_now)
     if plan.full is not None:
         return P.products(new), plan
     with gc_paused():
@@ -285,8 +297,12 @@ def _incremental(new: Graph, plan: Plan, previous: Mapping[str, bytes]) -> dict[
     out: dict[str, bytes] = {"frontier.json": P.render(front)}
     out["info.json"] = P.render(P.info_json(new, len(nodes)))
     old_rows = {r["id"]: r for r in orjson.loads(previous["targets/index.json"])["targets"]}
-    rows = [P.index_row(new, tid, nodes) if tid in touched or plan.clock_moved
-            or tid not in old_rows else old_rows[tid] for tid in new.targets]
+    rows: list[dict[str, Any]] = []
+    for tid in new.targets:
+        row = None if tid in touched else old_rows.get(tid)
+        if row is not None and plan.clock_moved:
+            row = _row_at_clock(row, by_target.get(tid, []), plan)
+        rows.append(row if row is not None else P.index_row(new, tid, nodes))
     out["targets/index.json"] = P.render({"schema": "index/v1", "as_of": now,
                                           "targets": rows})
     out["errors.json"] = _errors_bytes()
@@ -301,6 +317,51 @@ def _incremental(new: Graph, plan: Plan, previous: Mapping[str, bytes]) -> dict[
             data = _AS_OF_RE.sub(lambda _mt: as_of, data, count=1)
         out[path] = data
     return dict(sorted(out.items()))
+
+
+def _row_at_clock(row: dict[str, Any], entries: list[dict[str, Any]],
+                  plan: Plan) -> dict[str, Any] | None:
+    """An untouched target's index row carried to the new clock, or None to derive it
+    again. Only two of its fields read the clock (the rest are carried over because the
+    plan found nothing else that does):
+
+    * ``starvation.zero_attempts``: ready nodes with no attempt, ready for at least
+      ``starvation.days`` days at the clock (as :func:`derive.target_summary` counts them,
+      from the same frontier entries' ``ready_since`` and ``attempts``);
+    * ``dormancy`` (:func:`network.record.dormancy.dormancy_series` at the clock's day):
+      ``days_since_progress`` grows by the days the clock moved and ``meets`` follows it,
+      provided no progress date of the target can lie between the old and new day
+      (``plan.dates_settled``: no merge or attestation of the old record is dated after
+      the old day; the target's own dates come from those, else it would be touched).
+    """
+    from datetime import datetime
+
+    from network.record.derive.graph_json import _days_between
+
+    assert plan.new_now is not None and plan.old_now is not None
+    out = dict(row)
+    st = dict(out["starvation"])
+    days = int(st["days"])
+    st["zero_attempts"] = sum(
+        1 for e in entries
+        if e["ready_since"] and _days_between(e["ready_since"], plan.new_now) >= days
+        and e["attempts"] == 0)
+    out["starvation"] = st
+    dm = out.get("dormancy")
+    old_day, new_day = plan.old_now[:10], plan.new_now[:10]
+    if dm is None or old_day == new_day:
+        return out
+    if not plan.dates_settled:
+        return None
+    dm = dict(dm)
+    since = dm["days_since_progress"]
+    if since is not None:
+        since += (datetime.strptime(new_day, "%Y-%m-%d")
+                  - datetime.strptime(old_day, "%Y-%m-%d")).days
+    dm["days_since_progress"] = since
+    dm["meets"] = dm["ready_below_k"] == 0 or (since is not None and since >= dm["n_days"])
+    out["dormancy"] = dm
+    return out
 
 
 def read_products(graph: Graph, root: str | Path | None = None) -> dict[str, bytes]:
