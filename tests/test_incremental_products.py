@@ -291,3 +291,39 @@ def test_a_later_merge_of_a_file_on_disk_touches_its_target(tmp_path: Path) -> N
     attestation and merge record must still touch the file's target."""
     plans = _check_sequence(tmp_path / "g", [("pending", 1, 0), ("merge_pending", 0, 0)])
     assert plans[1].full is None and plans[1].touched == frozenset({"beta"})
+
+
+def test_postmerge_job_updates_products_incrementally(tmp_path: Path) -> None:
+    """The post-merge job's products are a full rebuild's bytes, reached without one: a
+    proof merged into one target re-derives that target alone."""
+    from network.gate.postmerge import postmerge_files
+    from network.gate.sandbox import Sandbox
+    from network.gate.toolchain import MissingToolchain
+    from network.record import incremental
+    from network.record import models as m
+    from tests.graphs import BUILDER_GATE_KEY, BUILDER_GATE_KEY_ID
+
+    root = tmp_path / "g"
+    world = _World(root)
+    with mock.patch.object(products, "catalog_json", _catalog):
+        products.write_products(load_graph(root), root)
+        git_commit(root, "main")
+        nid = world.open["beta"][0]
+        path = world.g.proof("beta", nid)
+        apath = world.g.attest([path], date="2026-01-02T00:00:00Z", target="beta", node=nid)
+        att = m.Attestation.model_validate_json(world.g.read(apath))
+        world.g.remove(apath)  # the gate hands the post-merge job its attestation
+        head = git_commit(root, "merge")
+
+        def no_full(_graph: Any) -> dict[str, bytes]:
+            raise AssertionError("a full rebuild")
+
+        with mock.patch.object(incremental.P, "products", no_full):
+            pm = postmerge_files(root, head, [att], pull_request="local/9", submitter="bob",
+                                 toolchain=MissingToolchain, sandbox=Sandbox(),
+                                 gate_key=BUILDER_GATE_KEY, key_id=BUILDER_GATE_KEY_ID)
+        for p, data in pm.files.items():
+            world.g.write(p, data)
+        final = load_graph(root)
+        assert products.check_products(final, root) == []
+        assert "targets/beta/graph.json" in pm.files

@@ -432,3 +432,38 @@ def changed_paths(repo: str | Path, old_commit: str, new_commit: str) -> set[str
         out.add(d.old_file.path)
         out.add(d.new_file.path)
     return out
+
+
+def after_merge(repo: str | Path, merge_commit: str, base: str | None, merged: Graph,
+                final: Graph, written: Iterable[str]) -> dict[str, bytes]:
+    """The post-merge job's products (:mod:`network.gate.postmerge`): ``products(final)``
+    by :func:`update_products`, from the products the merge commit carries (main's, of
+    the record before the merge).
+
+    Args:
+        repo: the graph's repository.
+        merge_commit: the merge; ``merged`` is the graph at it.
+        base: main before the merge (None: the merge commit's first parent).
+        final: the graph with the post-merge job's files overlaid.
+        written: the paths the post-merge job writes.
+
+    Returns:
+        path → bytes, exactly ``products(final)``; a full rebuild whenever the commits do
+        not resolve, the merge has no parent, or the carried products do not read as the
+        record's before the merge (:func:`update_products`).
+    """
+    import pygit2
+
+    from network.errors import LemmataError
+
+    try:
+        if base is None:
+            commit = pygit2.Repository(str(repo)).revparse_single(merge_commit).peel(
+                pygit2.Commit)
+            if not commit.parents:
+                return P.products(final)
+            base = str(commit.parents[0].id)
+        changed = changed_paths(repo, base, merge_commit) | set(written)
+    except (LemmataError, pygit2.GitError, KeyError, ValueError):
+        return P.products(final)
+    return update_products(merged, final, changed, read_products(merged))
