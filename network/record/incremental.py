@@ -40,6 +40,7 @@ clock and the whole panel).
 
 from __future__ import annotations
 
+import contextlib
 import functools
 import re
 from collections.abc import Iterable, Mapping
@@ -49,7 +50,7 @@ from typing import Any
 
 import orjson
 
-from network.errors import catalog_json
+from network.errors import LemmataError, catalog_json
 from network.record import derive
 from network.record import models as m
 from network.record import products as P
@@ -160,8 +161,8 @@ def plan_update(old: Graph, new: Graph, changed: Iterable[str]) -> Plan:
             assert tid is not None
             touched.add(tid)
     touched.update(set(new.targets) ^ set(old.targets))
-    for tid, t in new.targets.items():
-        if t.motions or t.votes or t.steward_acts:
+    for tid, tgt in new.targets.items():
+        if tgt.motions or tgt.votes or tgt.steward_acts:
             touched.add(tid)  # their judgments read the clock and the whole panel
     if moved:
         touched.update(_clock_sensitive(new, old_now, new_now))
@@ -377,10 +378,8 @@ def read_products(graph: Graph, root: str | Path | None = None) -> dict[str, byt
             if full.is_file():
                 out[name] = full.read_bytes()
         elif name in graph.files:
-            try:
+            with contextlib.suppress(LemmataError, OSError):  # unreadable: absent
                 out[name] = graph.source.read(name)
-            except Exception:  # noqa: BLE001 - an unreadable product reads as absent
-                continue
     return out
 
 
@@ -419,8 +418,6 @@ def changed_paths(repo: str | Path, old_commit: str, new_commit: str) -> set[str
     """
     import pygit2
 
-    from network.errors import LemmataError
-
     try:
         r = pygit2.Repository(str(repo))
         a = r.revparse_single(old_commit).peel(pygit2.Commit)
@@ -428,7 +425,7 @@ def changed_paths(repo: str | Path, old_commit: str, new_commit: str) -> set[str
     except (KeyError, ValueError, pygit2.GitError) as exc:
         raise LemmataError("git-error", f"cannot resolve a commit: {exc}") from exc
     out: set[str] = set()
-    for d in r.diff(a.tree, b.tree).deltas:
+    for d in r.diff(a, b).deltas:
         out.add(d.old_file.path)
         out.add(d.new_file.path)
     return out
@@ -453,8 +450,6 @@ def after_merge(repo: str | Path, merge_commit: str, base: str | None, merged: G
         record's before the merge (:func:`update_products`).
     """
     import pygit2
-
-    from network.errors import LemmataError
 
     try:
         if base is None:
