@@ -267,15 +267,15 @@ def update_products_planned(old: Graph, new: Graph, changed: Iterable[str],
                             previous: Mapping[str, bytes]) -> tuple[dict[str, bytes], Plan]:
     """:func:`update_products` and the :class:`Plan` it followed (a full rebuild's
     ``full`` says why)."""
-    plan = plan_update(old, new, changed)
-    if plan.full is None:
-        why = _previous_ok(old, previous)
-        if why is not None:
-            plan = Plan(why, frozenset(new.targets), plan.clock_moved, plan.old_now,
-                        plan.new_now)
-    if plan.full is not None:
-        return P.products(new), plan
-    with gc_paused():
+    with gc_paused():  # the new graph's index is built here: millions of objects
+        plan = plan_update(old, new, changed)
+        if plan.full is None:
+            why = _previous_ok(old, previous)
+            if why is not None:
+                plan = Plan(why, frozenset(new.targets), plan.clock_moved, plan.old_now,
+                            plan.new_now)
+        if plan.full is not None:
+            return P.products(new), plan
         return _incremental(new, plan, previous), plan
 
 
