@@ -33,7 +33,8 @@ from network.record.incremental import (
     update_products_planned,
     write_products_incremental,
 )
-from network.record.loader import PRODUCT_PATHS_RE, load_graph
+from network.record.loader import PRODUCT_PATHS_RE, load_graph, open_source
+from network.record.reload import reload_graph
 from tests.graphs import GraphBuilder, git_commit
 
 TARGETS = ("alpha", "beta", "gamma")
@@ -175,6 +176,15 @@ def _checked(root: Path, steps: list[tuple[str, int, int]]) -> list[Any]:
         new = load_graph(root)
         got, plan = update_products_planned(old, new, changed, prev)
         want = products.products(new)
+        again = reload_graph(old, open_source(root), changed)
+        assert again.targets == new.targets, op  # the reload is the same graph
+        for name in ("merges", "attestations", "ledger", "files"):
+            assert getattr(again, name) == getattr(new, name), (op, name)
+        assert products.products(again) == want, op
+        if not plan.full:
+            dirty = {p.split("/")[1] for p in changed if p.startswith("targets/")}
+            assert all(again.targets[t] is old.targets[t] for t in old.targets
+                       if t not in dirty and t in new.targets), op  # taken over, not re-read
         assert sorted(got) == sorted(want), (op, plan)
         for path in want:
             assert got[path] == want[path], (op, path, plan)
@@ -327,3 +337,18 @@ def test_postmerge_job_updates_products_incrementally(tmp_path: Path) -> None:
         final = load_graph(root)
         assert products.check_products(final, root) == []
         assert "targets/beta/graph.json" in pm.files
+
+
+def test_reload_reports_a_bad_changed_file(tmp_path: Path) -> None:
+    """A changed file that does not validate fails the reload as it fails a load."""
+    from network.errors import ValidationFailed
+
+    root = tmp_path / "g"
+    world = _World(root)
+    old = load_graph(root)
+    bad = world.g.write("targets/beta/nodes/root/attempts/20260105T000000Z-x-postmortem.yaml",
+                        "schema: d13/v1\nnode: nowhere\n")
+    with pytest.raises(ValidationFailed):
+        load_graph(root)
+    with pytest.raises(ValidationFailed):
+        reload_graph(old, open_source(root), [bad])
