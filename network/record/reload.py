@@ -12,10 +12,12 @@ holds the two loads' products equal on random merge sequences.
 
 from __future__ import annotations
 
+import dataclasses
 from collections.abc import Iterable
 from typing import Any
 
-from network.errors import Problem, ValidationFailed
+from network import ids
+from network.errors import LemmataError, Problem, ValidationFailed
 from network.record import loader as L
 from network.record.source import Source
 
@@ -66,12 +68,12 @@ def _reload(old: L.Graph, source: Source, changed: set[str]) -> L.Graph:
            for rf in getattr(fresh, name)}
     for path in r.files:
         parts = path.split("/")
-        name = _ROOT_LISTS.get(parts[0])
-        if name is None or path.startswith("targets/") or L.PRODUCT_PATHS_RE.fullmatch(path):
+        into = _ROOT_LISTS.get(parts[0])
+        if into is None or path.startswith("targets/") or L.PRODUCT_PATHS_RE.fullmatch(path):
             continue
         rf = got.get(path) if path in changed else kept.get(path)
         if rf is not None:
-            getattr(g, name).append(rf)
+            getattr(g, into).append(rf)
     g.merges.sort(key=lambda rf: rf.record.seq)
     by_target: dict[str, list[str]] = {}
     for path in r.files:
@@ -83,6 +85,10 @@ def _reload(old: L.Graph, source: Source, changed: set[str]) -> L.Graph:
         if tid not in dirty and tid in old.targets:
             g.targets[tid] = old.targets[tid]
             continue
+        t = _nodes_only(r, old.targets.get(tid), tid, by_target[tid], changed)
+        if t is not None:
+            g.targets[tid] = t
+            continue
         sub = L.Graph(source=source, commit=source.commit, policy=old.policy,
                       curators=old.curators)
         one = _ChangedFiles(r, set(by_target[tid]))
@@ -92,6 +98,39 @@ def _reload(old: L.Graph, source: Source, changed: set[str]) -> L.Graph:
     if r.problems:
         raise ValidationFailed(r.problems)
     return g
+
+
+def _nodes_only(r: L._Reader, old_t: L.Target | None, tid: str, paths: list[str],
+                changed: set[str]) -> L.Target | None:
+    """``old_t`` with only its changed nodes read again, when every changed path of the
+    target lies in a node directory; else None (the target is read whole)."""
+    if old_t is None:
+        return None
+    base = f"targets/{tid}/nodes/"
+    dirty: set[str] = set()
+    for p in changed:
+        if p.startswith(f"targets/{tid}/"):
+            parts = p[len(base):].split("/") if p.startswith(base) else []
+            if len(parts) < 2:
+                return None
+            dirty.add(parts[0])
+    node_paths: dict[str, list[str]] = {}
+    for p in paths:
+        if p.startswith(base):
+            parts = p[len(base):].split("/")
+            if len(parts) >= 2 and parts[0] in dirty:
+                node_paths.setdefault(parts[0], []).append(p)
+    nodes = {nid: n for nid, n in old_t.nodes.items() if nid not in dirty}
+    for nid in sorted(node_paths):
+        try:
+            ids.check_node_id(nid)
+        except LemmataError as exc:
+            r.problems.append(Problem("bad-id", exc.detail, f"{base}{nid}"))
+            continue
+        node = L._load_node(r, tid, nid, node_paths[nid])
+        if node is not None:
+            nodes[nid] = node
+    return dataclasses.replace(old_t, nodes=dict(sorted(nodes.items())))
 
 
 class _ChangedFiles:
