@@ -53,7 +53,12 @@ def _reload(old: L.Graph, source: Source, changed: set[str]) -> L.Graph:
     files = source.files(problems)
     r = L._Reader(source, files, old.policy.max_file_bytes)
     r.problems.extend(problems)
-    r.files = L._in_the_table(files, r.problems)
+    # every path of old passed the table (old loaded without a problem): judge only the
+    # paths that are new or changed, in the listing's order
+    judged = L._in_the_table({p: n for p, n in files.items()
+                              if p in changed or p not in old.files}, r.problems)
+    r.files = {p: n for p, n in files.items()
+               if p in judged or (p in old.files and p not in changed)}
     g = L.Graph(source=source, commit=source.commit, policy=old.policy, curators=old.curators,
                 identities=old.identities, names=old.names, keys=old.keys, files=files)
     kept: dict[str, Any] = {}
