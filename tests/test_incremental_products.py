@@ -352,3 +352,23 @@ def test_reload_reports_a_bad_changed_file(tmp_path: Path) -> None:
         load_graph(root)
     with pytest.raises(ValidationFailed):
         reload_graph(old, open_source(root), [bad])
+
+
+def test_service_snapshot_reloads_only_what_a_commit_changed(tmp_path: Path) -> None:
+    """The service's graph provider reads a new HEAD by reload_graph: the same graph as a
+    whole load, with untouched targets taken over from the snapshot before."""
+    from network.api.graphs import GraphProvider
+
+    root = tmp_path / "g"
+    world = _World(root)
+    git_commit(root, "one")
+    provider = GraphProvider.for_path(root)
+    first = provider.snapshot().graph
+    world.step("proof", 1, 1)  # beta
+    git_commit(root, "two")
+    second = provider.snapshot().graph
+    whole = load_graph(root, "HEAD")
+    assert second.commit == whole.commit and second.targets == whole.targets
+    assert second.attestations == whole.attestations and second.merges == whole.merges
+    assert second.targets["alpha"] is first.targets["alpha"]
+    assert second.targets["beta"] is not first.targets["beta"]
