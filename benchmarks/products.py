@@ -6,10 +6,12 @@ partial cutting three holes (every 11th node a second, rival partial with two mo
 fifth node carries a postmortem, every seventh hole a merged proof, and one merge record
 and one pass attestation accompany each merged file. It then prints, per size, the seconds
 to load the graph (:func:`network.record.loader.load_graph`), the seconds to derive and
-write every product (:func:`network.record.products.write_products`) and the peak memory,
-and then (``worktree_*``, :mod:`benchmarks.cache_floors`) the work tree's load without a
+write every product (:func:`network.record.products.write_products`) and the peak memory;
+then (``worktree_*``, :mod:`benchmarks.cache_floors`) the work tree's load without a
 record cache, through an empty one (cold) and a filled one (warm), beside the floor of
-reading every file, as seconds, CPU seconds and ratios to the floor.
+reading every file, as seconds, CPU seconds and ratios to the floor; then
+(:func:`incremental_figures`) the seconds of an incremental update after a one-node merge
+beside a full rebuild and the read and read+parse floors, as ratios (issue 17).
 
 Usage::
 
@@ -198,7 +200,95 @@ def generate(root: Path, n_nodes: int) -> int:
     return sum(1 for _ in root.rglob("*") if _.is_file())
 
 
-def run_one(n_nodes: int, profile: bool) -> dict[str, float]:
+def _floors(root: Path) -> dict[str, float]:
+    """The floors taken in the same run: seconds to read every file of the graph
+    (``read_floor_s``), and to read, SHA-256 and parse each YAML/JSON record
+    (``parse_floor_s``, the C YAML loader and orjson)."""
+    import orjson
+    import yaml
+
+    loader = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
+    paths = [p for p in root.rglob("*") if p.is_file()]
+    t0 = time.perf_counter()
+    for p in paths:
+        p.read_bytes()
+    read_s = time.perf_counter() - t0
+    t0 = time.perf_counter()
+    for p in paths:
+        data = p.read_bytes()
+        hashlib.sha256(data).hexdigest()
+        if p.suffix == ".json":
+            orjson.loads(data)
+        elif p.suffix == ".yaml":
+            yaml.load(data, Loader=loader)
+    return {"read_floor_s": round(read_s, 3),
+            "parse_floor_s": round(time.perf_counter() - t0, 3)}
+
+
+def _one_node_merge(root: Path, graph: Any, w: _Writer, date: str) -> set[str]:
+    """Merge a proof of one open hole (the first of the middle target) as the post-merge
+    job would record it; returns the changed paths."""
+    tids = list(graph.targets)
+    tid = tids[len(tids) // 2]
+    nid = next(n for n, node in graph.targets[tid].nodes.items()
+               if node.meta.hole is not None and "Proof" not in node.files)
+    path = f"targets/{tid}/nodes/{nid}/Proof.lean"
+    proof = f"-- proof of {nid}, merged {date}\n".encode()
+    w.write(path, proof)
+    w.merged([path], [proof], tid, nid, date)
+    return {path, f"attestations/{w.seq:07d}.json", f"log/merges/{w.seq:06d}.json"}
+
+
+def incremental_figures(root: Path, graph: Any) -> dict[str, Any]:
+    """Seconds of an incremental products update after a one-node merge
+    (:func:`network.record.incremental.update_products`) beside a full rebuild of the
+    same graph and the floors, as ratios. A first merge dated after every date the
+    synthetic record holds settles the clock (a live record's merges are dated in order;
+    the generator's are not), then the measured merge lands a day later. ``load_after_s``
+    is the full load of the merged graph, which the update needs first, and
+    ``reload_after_merge_s`` the same graph by :func:`network.record.reload.reload_graph`
+    from the graph before it."""
+    from network.record.incremental import update_products_planned
+    from network.record.loader import load_graph
+    from network.record.products import products
+
+    w = _Writer(root)
+    w.seq = len(graph.merges)
+    prev = products(graph)
+    changed = _one_node_merge(root, graph, w, "2027-01-01T00:00:00Z")
+    settled = load_graph(root)
+    prev, _plan = update_products_planned(graph, settled, changed, prev)
+    changed = _one_node_merge(root, settled, w, "2027-01-02T00:00:00Z")
+    t0 = time.perf_counter()
+    merged = load_graph(root)
+    load_after_s = time.perf_counter() - t0
+    from network.record.loader import open_source
+    from network.record.reload import reload_graph
+
+    t0 = time.perf_counter()
+    reload_graph(settled, open_source(root), changed)
+    reload_after_s = time.perf_counter() - t0
+    t0 = time.perf_counter()
+    got, plan = update_products_planned(settled, merged, changed, prev)
+    incr_s = time.perf_counter() - t0
+    t0 = time.perf_counter()
+    want = products(merged)
+    full_s = time.perf_counter() - t0
+    floors = _floors(root)
+    parse = floors["parse_floor_s"] or 1e-9
+    return {"incremental_s": round(incr_s, 3), "incremental_full_s": round(full_s, 3),
+            "incremental_touched": len(plan.touched), "incremental_plan_full": plan.full or "",
+            "incremental_equal": got == want, "load_after_merge_s": round(load_after_s, 3),
+            "reload_after_merge_s": round(reload_after_s, 3),
+            **floors,
+            "incremental_over_full": round(incr_s / full_s, 3) if full_s else 0.0,
+            "incremental_over_parse_floor": round(incr_s / parse, 3),
+            "full_over_parse_floor": round(full_s / parse, 3),
+            "load_over_parse_floor": round(load_after_s / parse, 3),
+            "reload_over_load": round(reload_after_s / load_after_s, 3) if load_after_s else 0.0}
+
+
+def run_one(n_nodes: int, profile: bool) -> dict[str, Any]:
     """Generate, load and write products for one size in this process; returns figures."""
     from network.record.loader import load_graph
     from network.record.products import write_products
@@ -232,7 +322,8 @@ def run_one(n_nodes: int, profile: bool) -> dict[str, float]:
         loads = {f"worktree_{k}": v for k, v in cache_loads(root, None).items()}
         worker_peak = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss / 1024
         nodes = sum(len(t.nodes) for t in graph.targets.values())
-        return {"nodes": nodes, "files": files, "generate_s": round(gen_s, 2),
+        incr = incremental_figures(root, graph) if not profile else {}
+        return {**incr, "nodes": nodes, "files": files, "generate_s": round(gen_s, 2),
                 "load_s": round(load_s, 3), "products_s": round(write_s, 3),
                 "total_s": round(load_s + write_s, 3), "peak_rss_mib": round(peak, 1),
                 "rss_before_load_mib": round(rss_before, 1),

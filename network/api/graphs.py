@@ -12,6 +12,7 @@ loaded graph and says which snapshot it is:
 
 from __future__ import annotations
 
+import contextlib
 import hashlib
 import json
 import threading
@@ -40,6 +41,21 @@ def _listing_etag(graph: Graph) -> str:
         return graph.commit
     digest = hashlib.sha256(json.dumps(graph.files, sort_keys=True).encode()).hexdigest()
     return f"wt-{digest[:40]}"
+
+
+def _load_at(path: Path, commit: str, before: tuple[str, Graph] | None) -> Graph:
+    """The graph at ``commit``: re-reading only what changed since the graph ``before``
+    was read (:func:`network.record.reload.reload_graph`, issue 17) when there is one,
+    else (or when that fails in any way) a whole :func:`load_graph`."""
+    if before is not None and before[0] != commit:
+        from network.record.incremental import changed_paths
+        from network.record.loader import open_source
+        from network.record.reload import reload_graph
+
+        with contextlib.suppress(Exception):  # the whole load below reports the problem
+            return reload_graph(before[1], open_source(path, commit),
+                                changed_paths(path, before[0], commit))
+    return load_graph(path, commit, cache=blob_cache.configured())
 
 
 class GraphProvider:
@@ -96,9 +112,16 @@ class GraphProvider:
                 opened.clear()
                 return ""
 
+        last: list[tuple[str, Graph]] = []  # the graph last read at a commit (issue 17)
+
         def loader() -> Graph:
-            return load_graph(path, "HEAD" if version() else None,
-                              cache=blob_cache.configured())
+            key = version()
+            if not key:
+                last.clear()
+                return load_graph(path, cache=blob_cache.configured())
+            graph = _load_at(path, key, last[0] if last else None)
+            last[:] = [(key, graph)]
+            return graph
 
         return cls(loader, version)
 

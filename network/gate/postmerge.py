@@ -75,7 +75,7 @@ from network.gate.sandbox import SandboxRunner
 from network.gate.scratch import scratch_base
 from network.gate.toolchain import Hole, TermRef, Toolchain
 from network.gate.workspace import Source, Workspace, node_source
-from network.record import blob_cache, derive, products
+from network.record import blob_cache, derive, incremental, products
 from network.record import models as m
 from network.record.loader import (
     ATTEMPT_RE,
@@ -1009,7 +1009,9 @@ def postmerge_files(
         out.files[f"log/merges/{seq:06d}.json"] = _dump_json(_sign(record, gate_key, key_id))
         final = close_nodes(source, out.files, tc_for=toolchain, sandbox=sandbox,
                             work_dir=wd, seq=seq, key=gate_key, key_id=key_id, out=out)
-        for path, data in products.products(final).items():
+        # issue 17: only the targets this merge touched are derived again
+        for path, data in incremental.after_merge(repo, merge_commit, base, graph, final,
+                                                  list(out.files)).items():
             out.files[path] = data
         schemas_dir = wd / "schemas-copy"
         schemas_dir.mkdir(parents=True, exist_ok=True)  # a record-only first merge: no

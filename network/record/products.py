@@ -98,14 +98,19 @@ def index_json(graph: Graph) -> dict[str, Any]:
     :func:`derive.target_summary` per target, by id, each with the target's panel, its
     motions and its write-ups added (:func:`network.record.panel.target_panel`, D-35
     v3.34: "Reads need nothing")."""
-    from network.record import panel
-
     front = derive.frontier(graph)  # one frontier per index, not per target
     return {"schema": "index/v1", "as_of": derive.now(graph),
-            "targets": [{**derive.target_summary(graph, tid),
-                         **panel.target_panel(graph, tid),
-                         **d28_target_facts(graph, tid),
-                         **curator_facts(graph, tid, front)} for tid in graph.targets]}
+            "targets": [index_row(graph, tid, front) for tid in graph.targets]}
+
+
+def index_row(graph: Graph, tid: str, frontier: list[dict[str, Any]]) -> dict[str, Any]:
+    """One ``targets/index.json`` row: the target's summary, panel, D-28 facts and curator
+    facts; ``frontier`` is the whole graph's frontier (each row reads its own target's
+    entries). :mod:`network.record.incremental` derives rows one by one through it."""
+    from network.record import panel
+
+    return {**derive.target_summary(graph, tid), **panel.target_panel(graph, tid),
+            **d28_target_facts(graph, tid), **curator_facts(graph, tid, frontier)}
 
 
 def curator_facts(graph: Graph, tid: str,

@@ -1,0 +1,464 @@
+"""Incremental products: after a merge, re-derive only what the merge touched (issue 17).
+
+:func:`update_products` gives exactly the bytes :func:`network.record.products.products`
+gives for the new graph (``tests/test_incremental_products.py`` holds the two equal on
+random merge sequences), but derives only the targets the changed paths *touch*; every
+other target's parts are taken from the previous products (its ``graph.json``, its
+frontier entries, its index row). Products are derived from the record alone (D-25, D-28,
+ruling 2), and a target's derivations read no other target's record except through the
+inputs listed below, so this is a cache, never a second derivation.
+
+What a changed path touches (:func:`plan_update`):
+
+* ``targets/<t>/...`` (a node's files, attempts and records, the target's own records):
+  target ``t``;
+* an *added* ``attestations/<id>.json``: the target it names and every target an artifact
+  path lies in (trust, ruling 14, is judged per attestation); an added
+  ``log/merges/<seq>.json``: the targets of its artifacts and of every attestation whose
+  ``graph_commit`` is its merge commit (staleness, D-8) or that it names; an added
+  ``ledger/`` *line*: its target (a panel's voters hold proof credit, D-32);
+* products and tooling (:data:`network.record.loader.PRODUCT_PATHS_RE`): nothing.
+
+What forces a full rebuild (each is read across targets, or is a record whose change
+this module does not track): ``policy.json``, ``curators.json``, ``keys/``,
+``identities/``, ``names/``; an attestation, merge record or ledger line modified or
+removed, a revocation or correction; a steward record or steward act (the steward cap
+counts stewardships over every target, D-32); any withdrawal record (D-18 v3.27: it may
+withdraw a steward record); a target's ``panel/`` motions and votes; a path the layout
+has no place for; no merge before (no clock), or previous products that do not read as
+the old graph's (a missing part, another ``as_of``).
+
+The clock ("now", ruling 2) moves with every merge. It enters each ``graph.json`` and
+``frontier.json`` only as ``as_of`` (patched in place), each index row through the
+dormancy and starvation series (so when the clock moved every row is derived again), and
+a target's panel through steward lapses (D-32 v3.34). A target is therefore also
+touched, whenever the clock moved, when one of its stewardship runs begins, ends or
+lapses between the old and new clock, or a steward's activity on it is dated after the old
+clock; and always when it holds motions, votes or steward acts (their judgments read the
+clock and the whole panel).
+"""
+
+from __future__ import annotations
+
+import contextlib
+import functools
+import re
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import orjson
+
+from network.errors import LemmataError, catalog_json
+from network.record import derive
+from network.record import models as m
+from network.record import products as P
+from network.record.loader import PRODUCT_PATHS_RE, Graph, gc_paused
+
+_AS_OF_RE = re.compile(rb'\n  "as_of": (?:null|"[^"\\\n]*"),\n')
+
+
+@dataclass(frozen=True)
+class Plan:
+    """What an update re-derives.
+
+    Attributes:
+        full: why everything is derived again, or None for an incremental update.
+        touched: the targets derived again (every target of the new graph when ``full``).
+        clock_moved: whether "now" differs between the old and new graph.
+        old_now, new_now: the two clocks (:func:`derive.now`).
+        dates_settled: whether no merge record or attestation of the old graph is dated
+            after the old clock's day (index rows are then carried to the new day).
+    """
+
+    full: str | None
+    touched: frozenset[str] = field(default_factory=frozenset)
+    clock_moved: bool = False
+    old_now: str | None = None
+    new_now: str | None = None
+    dates_settled: bool = False
+
+
+@functools.lru_cache(maxsize=1)
+def _errors_bytes() -> bytes:
+    """errors.json's bytes: the catalog is this code's, the same for every graph, and
+    costly to read (it walks the modules' sources), so it is rendered once per process."""
+    return P.render(catalog_json())
+
+
+def _now(graph: Graph) -> str | None:
+    """"now" without building the graph's index (as :func:`derive.now` reads it)."""
+    return derive.norm_date(graph.merges[-1].record.date) if graph.merges else None
+
+
+def _target_of(path: str) -> str | None:
+    parts = path.split("/")
+    return parts[1] if len(parts) >= 3 and parts[0] == "targets" else None
+
+
+def _full_reason(path: str) -> str | None:
+    """Why a changed record path forces a full rebuild, or None when it is local."""
+    parts = path.split("/")
+    if parts[0] == "targets":
+        if len(parts) < 3:
+            return f"{path}: no place in the layout"
+        if parts[2] in ("stewards", "steward-acts", "panel"):
+            return f"{path}: stewardship is read across targets (D-32)"
+        if "withdrawals" in parts[2:-1]:
+            return f"{path}: a withdrawal may reach a steward record (D-18)"
+        return None
+    return f"{path}: a root-level record every target reads"
+
+
+def plan_update(old: Graph, new: Graph, changed: Iterable[str]) -> Plan:
+    """Which targets ``changed`` touches between ``old`` and ``new`` (see the module text).
+
+    Args:
+        old: the graph the previous products were derived from.
+        new: the graph to derive products for.
+        changed: every graph path whose bytes differ between the two (added, modified or
+            removed); products among them are ignored.
+
+    Returns:
+        a :class:`Plan`; ``full`` names the first reason found for a full rebuild.
+    """
+    old_now, new_now = _now(old), _now(new)
+    moved = old_now != new_now
+    if old_now is None or new_now is None:
+        return Plan("no merge log on one side: no clock to carry over", frozenset(new.targets),
+                    moved)
+    touched: set[str] = set()
+    atts = {rf.path: rf for rf in new.attestations}
+    merges = {rf.path: rf for rf in new.merges}
+    ledger = {rf.path: rf for rf in new.ledger}
+    for path in sorted(set(changed)):
+        if PRODUCT_PATHS_RE.fullmatch(path):
+            continue
+        added = path in new.files and path not in old.files
+        parts = path.split("/")
+        if parts[0] == "attestations" and added and path in atts:
+            touched.update(_attestation_targets(atts[path].record))
+        elif parts[:2] == ["log", "merges"] and added and path in merges:
+            rec = merges[path].record
+            touched.update(t for p in rec.artifacts if (t := _target_of(p)) is not None)
+            if rec.attestation in atts:
+                touched.update(_attestation_targets(atts[rec.attestation].record))
+            for rf in new.attestations:
+                if rf.record.graph_commit == rec.merge_commit:
+                    touched.update(_attestation_targets(rf.record))
+            touched.update(_closures_naming(new, rec.seq))
+        elif (parts[0] == "ledger" and added and path in ledger
+              and isinstance(ledger[path].record, m.LedgerLine)):
+            line = ledger[path].record
+            assert isinstance(line, m.LedgerLine)
+            touched.add(line.target)
+        else:
+            why = _full_reason(path)
+            if why is not None:
+                return Plan(why, frozenset(new.targets), moved)
+            tid = _target_of(path)
+            assert tid is not None
+            touched.add(tid)
+    touched.update(set(new.targets) ^ set(old.targets))
+    for tid, tgt in new.targets.items():
+        if tgt.motions or tgt.votes or tgt.steward_acts:
+            touched.add(tid)  # their judgments read the clock and the whole panel
+    if moved:
+        touched.update(_clock_sensitive(new, old_now, new_now))
+    day = old_now[:10]
+    settled = (all(derive.norm_date(rf.record.date)[:10] <= day for rf in old.merges)
+               and all(derive.norm_date(rf.record.timestamp)[:10] <= day
+                       for rf in old.attestations))
+    return Plan(None, frozenset(t for t in touched if t in new.targets), moved,
+                old_now, new_now, settled)
+
+
+def _attestation_targets(att: m.Attestation) -> set[str]:
+    out = {att.target}
+    out.update(t for a in att.artifacts if (t := _target_of(a.path)) is not None)
+    return out
+
+
+def _closures_naming(graph: Graph, seq: int) -> set[str]:
+    """Targets holding a closure record whose ``merge_seq`` is ``seq`` (its signature is
+    judged at that merge's date, D-12 v3.42)."""
+    return {tid for tid, t in graph.targets.items()
+            if any(rf.record.merge_seq == seq for n in t.nodes.values() for rf in n.closures)}
+
+
+def _clock_sensitive(new: Graph, old_now: str, new_now: str) -> set[str]:
+    """Targets whose panel may read differently at ``new_now`` than at ``old_now``: a run
+    beginning, ending or lapsing in (old_now, new_now], or activity dated after old_now
+    (:class:`network.record.panel_roles.PanelState`)."""
+    from network.record.panel_roles import add_months
+
+    ix = derive._ix(new)
+    panel = ix.panel
+    if panel is None:
+        return set(new.targets)
+    state = panel.state
+
+    def inside(d: str | None) -> bool:
+        return d is not None and old_now < _full(d) <= new_now
+
+    out: set[str] = set()
+    for (tid, who), runs in state.by_key.items():
+        acts = state.activity.get((tid, who), [])
+        if any(_full(d) > old_now for d in acts):
+            out.add(tid)
+            continue
+        for s in runs:
+            if inside(s.since) or inside(s.ended):
+                out.add(tid)
+            elif s.lapse_from is not None:
+                last = state.last_act(tid, who, s.lapse_from, new_now)
+                lapse = add_months(last, state.numbers.steward_lapse_months)
+                if _full(lapse) <= new_now and _full(lapse) > old_now:
+                    out.add(tid)
+    return out
+
+
+def _full(date: str) -> str:
+    return date if len(date) > 10 else f"{date}T00:00:00Z"
+
+
+def _previous_ok(old: Graph, previous: Mapping[str, bytes]) -> str | None:
+    """Why ``previous`` cannot be the old graph's products, or None."""
+    for path in ("frontier.json", "targets/index.json", "info.json"):
+        if path not in previous:
+            return f"no previous {path}"
+    for tid in old.targets:
+        if f"targets/{tid}/graph.json" not in previous:
+            return f"no previous graph.json for {tid}"
+    try:
+        info = orjson.loads(previous["info.json"])
+        if info.get("as_of") != _now(old):
+            return "previous products are not of the old graph's clock"
+    except (orjson.JSONDecodeError, AttributeError):
+        return "previous info.json does not read"
+    return None
+
+
+def update_products(old: Graph, new: Graph, changed: Iterable[str],
+                    previous: Mapping[str, bytes]) -> dict[str, bytes]:
+    """Every product of ``new`` as path → bytes, byte-identical to
+    :func:`network.record.products.products` (``new``), deriving only the targets
+    :func:`plan_update` names and carrying the rest over from ``previous``.
+
+    Args:
+        old: the graph ``previous`` was derived from.
+        new: the graph after the merge.
+        changed: the graph paths whose bytes differ between ``old`` and ``new``.
+        previous: ``products(old)`` (e.g. read from the work tree or the commit); when it
+            does not read as the old graph's (a part missing, another clock) everything
+            is derived again.
+
+    Returns:
+        path → bytes, sorted by path (schemas/ excepted, as for ``products``).
+
+    Raises:
+        Nothing expected: derivations are total over a loaded graph.
+    """
+    return update_products_planned(old, new, changed, previous)[0]
+
+
+def update_products_planned(old: Graph, new: Graph, changed: Iterable[str],
+                            previous: Mapping[str, bytes]) -> tuple[dict[str, bytes], Plan]:
+    """:func:`update_products` and the :class:`Plan` it followed (a full rebuild's
+    ``full`` says why)."""
+    with gc_paused():  # the new graph's index is built here: millions of objects
+        plan = plan_update(old, new, changed)
+        if plan.full is None:
+            why = _previous_ok(old, previous)
+            if why is not None:
+                plan = Plan(why, frozenset(new.targets), plan.clock_moved, plan.old_now,
+                            plan.new_now)
+        if plan.full is not None:
+            return P.products(new), plan
+        return _incremental(new, plan, previous), plan
+
+
+def _incremental(new: Graph, plan: Plan, previous: Mapping[str, bytes]) -> dict[str, bytes]:
+    now = derive.now(new)
+    touched = plan.touched
+    old_front = orjson.loads(previous["frontier.json"])["nodes"]
+    by_target: dict[str, list[dict[str, Any]]] = {}
+    for e in old_front:
+        by_target.setdefault(e["target"], []).append(e)
+    nodes: list[dict[str, Any]] = []
+    for tid, t in new.targets.items():
+        if tid in touched:
+            nodes.extend(derive.frontier_entry(new, tid, nid) for nid in t.nodes
+                         if derive.on_frontier(new, tid, nid))
+        else:
+            nodes.extend(by_target.get(tid, []))
+    front = {"schema": "frontier/v2", "graph_id": new.policy.graph_id, "as_of": now,
+             "nodes": nodes}
+    out: dict[str, bytes] = {"frontier.json": P.render(front)}
+    out["info.json"] = P.render(P.info_json(new, len(nodes)))
+    old_rows = {r["id"]: r for r in orjson.loads(previous["targets/index.json"])["targets"]}
+    rows: list[dict[str, Any]] = []
+    for tid in new.targets:
+        row = None if tid in touched else old_rows.get(tid)
+        if row is not None and plan.clock_moved:
+            row = _row_at_clock(row, by_target.get(tid, []), plan)
+        rows.append(row if row is not None else P.index_row(new, tid, nodes))
+    out["targets/index.json"] = P.render({"schema": "index/v1", "as_of": now,
+                                          "targets": rows})
+    out["errors.json"] = _errors_bytes()
+    as_of = b'\n  "as_of": ' + orjson.dumps(now) + b",\n"
+    for tid in new.targets:
+        path = f"targets/{tid}/graph.json"
+        if tid in touched:
+            out[path] = P._graph_json(new, tid)
+            continue
+        data = previous[path]
+        if plan.clock_moved:
+            data = _AS_OF_RE.sub(lambda _mt: as_of, data, count=1)
+        out[path] = data
+    return dict(sorted(out.items()))
+
+
+def _row_at_clock(row: dict[str, Any], entries: list[dict[str, Any]],
+                  plan: Plan) -> dict[str, Any] | None:
+    """An untouched target's index row carried to the new clock, or None to derive it
+    again. Only two of its fields read the clock (the rest are carried over because the
+    plan found nothing else that does):
+
+    * ``starvation.zero_attempts``: ready nodes with no attempt, ready for at least
+      ``starvation.days`` days at the clock (as :func:`derive.target_summary` counts them,
+      from the same frontier entries' ``ready_since`` and ``attempts``);
+    * ``dormancy`` (:func:`network.record.dormancy.dormancy_series` at the clock's day):
+      ``days_since_progress`` grows by the days the clock moved and ``meets`` follows it,
+      provided no progress date of the target can lie between the old and new day
+      (``plan.dates_settled``: no merge or attestation of the old record is dated after
+      the old day; the target's own dates come from those, else it would be touched).
+    """
+    from datetime import datetime
+
+    from network.record.derive.graph_json import _days_between
+
+    assert plan.new_now is not None and plan.old_now is not None
+    out = dict(row)
+    st = dict(out["starvation"])
+    days = int(st["days"])
+    st["zero_attempts"] = sum(
+        1 for e in entries
+        if e["ready_since"] and _days_between(e["ready_since"], plan.new_now) >= days
+        and e["attempts"] == 0)
+    out["starvation"] = st
+    dm = out.get("dormancy")
+    old_day, new_day = plan.old_now[:10], plan.new_now[:10]
+    if dm is None or old_day == new_day:
+        return out
+    if not plan.dates_settled:
+        return None
+    dm = dict(dm)
+    since = dm["days_since_progress"]
+    if since is not None:
+        since += (datetime.strptime(new_day, "%Y-%m-%d")
+                  - datetime.strptime(old_day, "%Y-%m-%d")).days
+    dm["days_since_progress"] = since
+    dm["meets"] = dm["ready_below_k"] == 0 or (since is not None and since >= dm["n_days"])
+    out["dormancy"] = dm
+    return out
+
+
+def read_products(graph: Graph, root: str | Path | None = None) -> dict[str, bytes]:
+    """The products committed with ``graph`` as path → bytes: read from ``root`` on disk
+    when given, else from the graph's own source (its commit or work tree). Files absent
+    are left out; schemas/ is not read."""
+    names = ["frontier.json", "info.json", "errors.json", "targets/index.json",
+             *(f"targets/{tid}/graph.json" for tid in graph.targets)]
+    out: dict[str, bytes] = {}
+    for name in names:
+        if root is not None:
+            full = Path(root) / name
+            if full.is_file():
+                out[name] = full.read_bytes()
+        elif name in graph.files:
+            with contextlib.suppress(LemmataError, OSError):  # unreadable: absent
+                out[name] = graph.source.read(name)
+    return out
+
+
+def write_products_incremental(old: Graph, new: Graph, changed: Iterable[str],
+                               root: str | Path) -> list[str]:
+    """:func:`network.record.products.write_products` for ``new`` under ``root``, taking
+    the previous products from ``root`` itself (written for ``old``) and re-deriving only
+    what :func:`plan_update` touches. Returns the graph-relative paths written, sorted;
+    graph.json files of vanished targets are removed.
+
+    Raises:
+        OSError: the work tree cannot be written.
+    """
+    base = Path(root)
+    previous = read_products(old, base)
+    written: list[str] = []
+    for path, data in update_products(old, new, changed, previous).items():
+        if previous.get(path) != data:
+            full = base / path
+            full.parent.mkdir(parents=True, exist_ok=True)
+            full.write_bytes(data)
+        written.append(path)
+    for stale in P._stale_graph_jsons(new, base):
+        (base / stale).unlink()
+    written.extend(P.copy_schemas(base))
+    return sorted(set(written))
+
+
+def changed_paths(repo: str | Path, old_commit: str, new_commit: str) -> set[str]:
+    """The repository paths whose blobs differ between two commits (added, modified,
+    removed or renamed: both names), from pygit2's tree diff, which skips unchanged
+    subtrees by their ids.
+
+    Raises:
+        LemmataError: ``git-error`` when a commit does not resolve.
+    """
+    import pygit2
+
+    try:
+        r = pygit2.Repository(str(repo))
+        a = r.revparse_single(old_commit).peel(pygit2.Commit)
+        b = r.revparse_single(new_commit).peel(pygit2.Commit)
+    except (KeyError, ValueError, pygit2.GitError) as exc:
+        raise LemmataError("git-error", f"cannot resolve a commit: {exc}") from exc
+    out: set[str] = set()
+    for d in r.diff(a, b).deltas:
+        out.add(d.old_file.path)
+        out.add(d.new_file.path)
+    return out
+
+
+def after_merge(repo: str | Path, merge_commit: str, base: str | None, merged: Graph,
+                final: Graph, written: Iterable[str]) -> dict[str, bytes]:
+    """The post-merge job's products (:mod:`network.gate.postmerge`): ``products(final)``
+    by :func:`update_products`, from the products the merge commit carries (main's, of
+    the record before the merge).
+
+    Args:
+        repo: the graph's repository.
+        merge_commit: the merge; ``merged`` is the graph at it.
+        base: main before the merge (None: the merge commit's first parent).
+        final: the graph with the post-merge job's files overlaid.
+        written: the paths the post-merge job writes.
+
+    Returns:
+        path → bytes, exactly ``products(final)``; a full rebuild whenever the commits do
+        not resolve, the merge has no parent, or the carried products do not read as the
+        record's before the merge (:func:`update_products`).
+    """
+    import pygit2
+
+    try:
+        if base is None:
+            commit = pygit2.Repository(str(repo)).revparse_single(merge_commit).peel(
+                pygit2.Commit)
+            if not commit.parents:
+                return P.products(final)
+            base = str(commit.parents[0].id)
+        changed = changed_paths(repo, base, merge_commit) | set(written)
+    except (LemmataError, pygit2.GitError, KeyError, ValueError):
+        return P.products(final)
+    return update_products(merged, final, changed, read_products(merged))
