@@ -684,16 +684,22 @@ INERT_ATTRIBUTES = frozenset({
 
 def attribute_names(code: list[lean_lex.Token], i: int) -> tuple[list[lean_lex.Token], int]:
     """The attribute names of the ``@[…]`` list whose ``@[`` is ``code[i]`` (each entry's
-    first word after ``local``/``scoped``, «» kept), and the index after its ``]``."""
+    first word after ``local``/``scoped``, «» kept), and the index after its ``]``.
+
+    Read fail closed (attack-screen): the list ends at the ``]`` that balances its ``@[``,
+    counting every ``[`` and ``]`` inside a code token (the lexer reads ``a[i]!``,
+    ``a[i]'h`` and ``a[i]?`` with the bracket glued to the next character, ``]!``, and
+    Lean still closes a bracket there: a list that skipped them would swallow the rest of
+    the file); a word after any ``,`` in the list, and after ``attr :=`` (Mathlib's
+    ``@[simps (attr := …)]`` applies those attributes), is read as an attribute name.
+    """
     names: list[lean_lex.Token] = []
     depth, start, j = 1, True, i + 1
     while j < len(code) and depth:
         t = code[j]
-        if t.text in ("[", "@["):
-            depth += 1
-        elif t.text == "]":
-            depth -= 1
-        elif t.text == "," and depth == 1:
+        if t.kind in ("other", "keyword") and ("[" in t.text or "]" in t.text):
+            depth += t.text.count("[") - t.text.count("]")
+        elif t.text == "," or (t.text == ":=" and code[j - 1].text == "attr"):
             start = True
         elif start and t.kind in ("name", "keyword"):
             names.append(t)
@@ -1107,10 +1113,11 @@ def import_time_problems(text: str) -> list[ImportTimeProblem]:
             out.append(ImportTimeProblem(line, "import-time-code", why))
 
     code = lexed.code_tokens()
+    judged: set[int] = set()
     i = 0
     while i < len(code):
         tok = code[i]
-        if tok.kind in ("string", "raw", "char"):
+        if tok.kind in ("string", "raw", "char") or tok.start in judged:
             i += 1
             continue
         if tok.text == "@[" or (tok.text == "attribute" and tok.kind in ("keyword", "name")
@@ -1122,7 +1129,10 @@ def import_time_problems(text: str) -> list[ImportTimeProblem]:
                     refuse(a.line, f"the attribute {a.text}")
             if not names:
                 refuse(tok.line, "an attribute list with no name the gate can read")
-            i = after
+            # the list's other words (arguments, a config term) are held to the word
+            # and name-part rules below like any code; its names are judged already
+            judged.update(a.start for a in names)
+            i = at + 1
             continue
         if hash_command_at(code, i):
             shown = tok.text if tok.text != "#" else "#" + code[i + 1].text
