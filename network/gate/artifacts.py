@@ -1087,6 +1087,9 @@ def import_time_problems(text: str) -> list[ImportTimeProblem]:
     - an attribute outside :data:`INERT_ATTRIBUTES`, written ``@[…]`` (``local``/``scoped``
       prefixes seen through) or in an ``attribute […] name`` command (``local``,
       ``scoped`` and erasing ``-`` seen through: ``attribute [local simp] foo`` passes);
+      every name after a ``,`` of the list or after ``attr :=`` (``@[simps (attr := …)]``)
+      is held to the list, and the list's other words (arguments, a ``config`` term) to
+      the rules below (:func:`attribute_names`; attack-screen);
     - a whole token of :data:`IMPORT_TIME_WORDS` or starting with one of
       :data:`IMPORT_TIME_PREFIXES`, not glued to a dot (the ``unsafe`` modifier, the
       ``notation`` command …);
@@ -1123,7 +1126,7 @@ def import_time_problems(text: str) -> list[ImportTimeProblem]:
         if tok.text == "@[" or (tok.text == "attribute" and tok.kind in ("keyword", "name")
                                 and i + 1 < len(code) and code[i + 1].text == "["):
             at = i if tok.text == "@[" else i + 1
-            names, after = attribute_names(code, at)
+            names = attribute_names(code, at)[0]
             for a in names:
                 if a.text.strip("«»") not in INERT_ATTRIBUTES:
                     refuse(a.line, f"the attribute {a.text}")
