@@ -137,3 +137,16 @@ def test_commands_that_register_only_data_pass(text: str) -> None:
     expands to an opaque wrapper, a def and theorems; ``eval%`` evaluates its term when the
     file is elaborated, not when it is imported)."""
     assert import_time_problems(text) == []
+
+
+def test_a_name_lean_would_split_is_refused() -> None:
+    """Hardening, not a demonstrated hole: Pygments reads ``ⁿ`` (U+207F) as an identifier
+    character, Lean's ``isIdRest`` does not (its subscripts start at U+2080), so
+    ``sⁿmacro`` is one name to the screen and ``s``, ``ⁿ…``, ``macro`` to Lean. Without a
+    token starting with ``ⁿ`` in scope Lean refuses the file anyway (a parse error); the
+    screen refuses it without relying on that."""
+    text = 'abbrev c (s : Nat) := sⁿmacro "x" : term => `(1)\n'
+    assert [t.text for t in lex(text).code_tokens() if "ⁿ" in t.text] == ["sⁿmacro"]
+    assert any(p.code == "import-time-code" for p in import_time_problems(text))
+    assert import_time_problems('theorem t : True := trivial -- xⁿ\n') == []
+    assert import_time_problems('def s := "𝔼ⁿ"\n') == []
