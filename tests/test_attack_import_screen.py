@@ -150,3 +150,19 @@ def test_a_name_lean_would_split_is_refused() -> None:
     assert any(p.code == "import-time-code" for p in import_time_problems(text))
     assert import_time_problems('theorem t : True := trivial -- xⁿ\n') == []
     assert import_time_problems('def s := "𝔼ⁿ"\n') == []
+
+
+@pytest.mark.parametrize("text", [
+    "theorem r (h : Lean.reduceBool c = true) : True := trivial\n",
+    "theorem t : True := Lean.ofReduceBool c true rfl ▸ trivial\n",
+    "def n := Lean.reduceNat c\n",
+])
+def test_native_reduction_spelled_out_is_refused(text: str) -> None:
+    """Check time, not import time, but the same trust base: the kernel runs the code of
+    ``c`` when it reduces ``Lean.reduceBool c`` (``reduce_native``), so a type holding it
+    that a checker's ``addDecl`` compares (CheckRelation's join) would run the
+    contributor's code in the checker; ``c`` needs no ``unsafe`` to do IO (``(act).run ()``
+    with the world token ``()``). Refused where written; ``native_decide`` (waivered)
+    still passes."""
+    assert any(p.code == "import-time-code" for p in import_time_problems(text))
+    assert import_time_problems("theorem t : 2 + 2 = 4 := by native_decide\n") == []

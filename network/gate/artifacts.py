@@ -1016,7 +1016,12 @@ IMPORT_TIME_NAME_PARTS = (
     "evalConst", "KeyedDeclsAttribute", "modifyEnv", "setEnv", "addEntry",
     "EnvExtension", "registerBuiltinAttribute", "registerSimproc", "Simproc", "unsafe",
     "CoreM", "MetaM", "TacticM", "AttrM", "ImportM", "MacroM", "ParserDescr",
-    "TrailingParser", "enableInitializersExecution")
+    "TrailingParser", "enableInitializersExecution",
+    # the kernel evaluates ``Lean.reduceBool c`` / ``Lean.reduceNat c`` by running ``c``'s
+    # compiled code (src/kernel/type_checker.cpp ``reduce_native``, ``run_boxed_kernel``)
+    # in whatever process type-checks a term holding it: a checker's ``addDecl``
+    # included. ``native_decide`` never needs the names spelled out (attack-screen)
+    "reduceBool", "reduceNat", "ReduceBool", "ReduceNat")
 
 
 #: characters Pygments' Lean 4 lexer reads inside an identifier that Lean's ``isIdRest``
