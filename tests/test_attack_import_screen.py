@@ -166,3 +166,13 @@ def test_native_reduction_spelled_out_is_refused(text: str) -> None:
     still passes."""
     assert any(p.code == "import-time-code" for p in import_time_problems(text))
     assert import_time_problems("theorem t : 2 + 2 = 4 := by native_decide\n") == []
+
+
+def test_simps_attrs_name_literal_holds() -> None:
+    """Held (passes the screen, nothing evaluated at import): Mathlib's ``Simps.Config``
+    field ``attrs : List Name`` puts attributes on the *generated lemmas*, which are
+    theorems stating equations; each import-evaluated attribute checks its declaration's
+    type when added (KeyedDeclsAttribute ``evalConstCheck``, ``mkParserOfConstant``'s
+    parser types, ``init``'s ``IO`` type), so on a theorem it fails to elaborate."""
+    text = "@[simps (config := {attrs := [`init]})] def p : Nat × Nat := (1, 2)\n"
+    assert import_time_problems(text) == []
