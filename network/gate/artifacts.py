@@ -684,16 +684,22 @@ INERT_ATTRIBUTES = frozenset({
 
 def attribute_names(code: list[lean_lex.Token], i: int) -> tuple[list[lean_lex.Token], int]:
     """The attribute names of the ``@[…]`` list whose ``@[`` is ``code[i]`` (each entry's
-    first word after ``local``/``scoped``, «» kept), and the index after its ``]``."""
+    first word after ``local``/``scoped``, «» kept), and the index after its ``]``.
+
+    Read fail closed (attack-screen): the list ends at the ``]`` that balances its ``@[``,
+    counting every ``[`` and ``]`` inside a code token (the lexer reads ``a[i]!``,
+    ``a[i]'h`` and ``a[i]?`` with the bracket glued to the next character, ``]!``, and
+    Lean still closes a bracket there: a list that skipped them would swallow the rest of
+    the file); a word after any ``,`` in the list, and after ``attr :=`` (Mathlib's
+    ``@[simps (attr := …)]`` applies those attributes), is read as an attribute name.
+    """
     names: list[lean_lex.Token] = []
     depth, start, j = 1, True, i + 1
     while j < len(code) and depth:
         t = code[j]
-        if t.text in ("[", "@["):
-            depth += 1
-        elif t.text == "]":
-            depth -= 1
-        elif t.text == "," and depth == 1:
+        if t.kind in ("other", "keyword") and ("[" in t.text or "]" in t.text):
+            depth += t.text.count("[") - t.text.count("]")
+        elif t.text == "," or (t.text == ":=" and code[j - 1].text == "attr"):
             start = True
         elif start and t.kind in ("name", "keyword"):
             names.append(t)
@@ -1010,7 +1016,19 @@ IMPORT_TIME_NAME_PARTS = (
     "evalConst", "KeyedDeclsAttribute", "modifyEnv", "setEnv", "addEntry",
     "EnvExtension", "registerBuiltinAttribute", "registerSimproc", "Simproc", "unsafe",
     "CoreM", "MetaM", "TacticM", "AttrM", "ImportM", "MacroM", "ParserDescr",
-    "TrailingParser", "enableInitializersExecution")
+    "TrailingParser", "enableInitializersExecution",
+    # the kernel evaluates ``Lean.reduceBool c`` / ``Lean.reduceNat c`` by running ``c``'s
+    # compiled code (src/kernel/type_checker.cpp ``reduce_native``, ``run_boxed_kernel``)
+    # in whatever process type-checks a term holding it: a checker's ``addDecl``
+    # included. ``native_decide`` never needs the names spelled out (attack-screen)
+    "reduceBool", "reduceNat", "ReduceBool", "ReduceNat")
+
+
+#: characters Pygments' Lean 4 lexer reads inside an identifier that Lean's ``isIdRest``
+#: (``Init/Meta/Defs.lean``: ``isLetterLike``, ``isSubScriptAlnum`` from U+2080) does not:
+#: ``ⁿ`` (U+207F, in Lean 3's and early Lean 4's subscript range). A name token holding
+#: one is refused (attack-screen), since Lean splits it where the screen did not
+_LEXER_ONLY_IDENT_CHARS = frozenset({"\u207f"})
 
 
 @dataclass(frozen=True)
@@ -1081,6 +1099,9 @@ def import_time_problems(text: str) -> list[ImportTimeProblem]:
     - an attribute outside :data:`INERT_ATTRIBUTES`, written ``@[…]`` (``local``/``scoped``
       prefixes seen through) or in an ``attribute […] name`` command (``local``,
       ``scoped`` and erasing ``-`` seen through: ``attribute [local simp] foo`` passes);
+      every name after a ``,`` of the list or after ``attr :=`` (``@[simps (attr := …)]``)
+      is held to the list, and the list's other words (arguments, a ``config`` term) to
+      the rules below (:func:`attribute_names`; attack-screen);
     - a whole token of :data:`IMPORT_TIME_WORDS` or starting with one of
       :data:`IMPORT_TIME_PREFIXES`, not glued to a dot (the ``unsafe`` modifier, the
       ``notation`` command …);
@@ -1107,28 +1128,36 @@ def import_time_problems(text: str) -> list[ImportTimeProblem]:
             out.append(ImportTimeProblem(line, "import-time-code", why))
 
     code = lexed.code_tokens()
+    judged: set[int] = set()
     i = 0
     while i < len(code):
         tok = code[i]
-        if tok.kind in ("string", "raw", "char"):
+        if tok.kind in ("string", "raw", "char") or tok.start in judged:
             i += 1
             continue
         if tok.text == "@[" or (tok.text == "attribute" and tok.kind in ("keyword", "name")
                                 and i + 1 < len(code) and code[i + 1].text == "["):
             at = i if tok.text == "@[" else i + 1
-            names, after = attribute_names(code, at)
+            names = attribute_names(code, at)[0]
             for a in names:
                 if a.text.strip("«»") not in INERT_ATTRIBUTES:
                     refuse(a.line, f"the attribute {a.text}")
             if not names:
                 refuse(tok.line, "an attribute list with no name the gate can read")
-            i = after
+            # the list's other words (arguments, a config term) are held to the word
+            # and name-part rules below like any code; its names are judged already
+            judged.update(a.start for a in names)
+            i = at + 1
             continue
         if hash_command_at(code, i):
             shown = tok.text if tok.text != "#" else "#" + code[i + 1].text
             refuse(tok.line, f"the command {shown}")
             i += 1
             continue
+        if tok.kind in ("name", "keyword") and _LEXER_ONLY_IDENT_CHARS & set(tok.text):
+            # Pygments reads ``sⁿmacro`` as one name; Lean (isIdRest) ends the name at
+            # ``ⁿ``, so what follows may be a command word the screen never saw
+            refuse(tok.line, f"a name Lean reads differently: {tok.text[:40]}")
         if tok.kind in ("name", "keyword"):
             word = tok.text.strip("«»")
             if tok.text == "attribute":
