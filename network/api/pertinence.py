@@ -92,11 +92,12 @@ def sign_pertinence(svc: Service, person: Person, *, target: str, node: str,
         "target": target, "variant": node,
         "sentence_sha256": sentence_sha256 or now_sha or "0" * 64,
         "by": who.pseudonym, "date": iso(svc.now())}
-    model = m.Pertinence.model_validate(validate_record(m.Pertinence, rec, path))
+    valid = validate_record(m.Pertinence, rec, path)  # validated once, then signed
+    model = m.Pertinence.model_validate(valid)
     problem = pertinence.record_problem(graph, target, node, model)
     if problem is not None:  # the gate's rule, before anything is signed
         raise LemmataError(problem[0], problem[1], path=path, field="sentence_sha256")
-    rec = sign_role_act(svc, m.Pertinence, validate_record(m.Pertinence, rec, path), who)
+    rec = sign_role_act(svc, m.Pertinence, valid, who)
     signed = m.Pertinence.model_validate(rec)
     for finding in pertinence_findings(graph, target, node, path, signed):
         raise LemmataError(finding.code, finding.message, path=path)

@@ -112,10 +112,11 @@ def file_shelving(svc: Service, person: Person, *, target: str, node: str, actio
             raise LemmataError("shelving-not-standing", f"the shelving standing for "
                                f"{subject} is {standing or 'none'}", field="lifts")
         rec["lifts"] = standing
-    model = m.Shelving.model_validate(validate_record(m.Shelving, rec, path))
+    valid = validate_record(m.Shelving, rec, path)  # validated once, then signed
+    model = m.Shelving.model_validate(valid)
     for finding in shelving_findings(graph, target, node, path, model):  # the gate's rule
         raise LemmataError(finding.code, finding.message, path=path, field="scope")
-    rec = sign_role_act(svc, m.Shelving, validate_record(m.Shelving, rec, path), who)
+    rec = sign_role_act(svc, m.Shelving, valid, who)
     files = {path: dump_yaml(rec)}
     refuse_findings(gate_findings(graph, files, who.pseudonym, Kind.SHELVING))
     key = IndexKey(target, node, Kind.SHELVING.value, None,
