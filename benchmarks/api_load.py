@@ -141,6 +141,25 @@ def issue_tokens(data: Path, graph: Path, database_url: str, count: int,
     return out
 
 
+def wait_serving(proc: subprocess.Popen[bytes], base: str, timeout_s: float,
+                 poll_s: float) -> str | None:
+    """Wait until the service at ``base`` answers ``GET /info.json`` with 200, polling every
+    ``poll_s`` seconds for at most ``timeout_s``; None once it does, else the last 2,000
+    characters of its stderr (it exited, or the time ran out)."""
+    import httpx
+
+    deadline = time.monotonic() + timeout_s
+    while True:
+        try:
+            if httpx.get(f"{base}/info.json", timeout=1).status_code == 200:
+                return None
+        except httpx.HTTPError:
+            pass
+        if proc.poll() is not None or time.monotonic() > deadline:
+            return (proc.stderr.read().decode() if proc.stderr else "")[-2000:]
+        time.sleep(poll_s)
+
+
 def run_backend(label: str, data: Path, graph: Path, database_url: str,
                 connect_args: dict[str, Any] | None, args: argparse.Namespace) -> None:
     """Start the server over one database and drive both routes."""
@@ -161,18 +180,10 @@ def run_backend(label: str, data: Path, graph: Path, database_url: str,
                             stderr=subprocess.PIPE)
     base = f"http://127.0.0.1:{port}"
     try:
-        deadline = time.monotonic() + 60
-        while True:
-            try:
-                if httpx.get(f"{base}/info.json", timeout=1).status_code == 200:
-                    break
-            except httpx.HTTPError:
-                pass
-            if proc.poll() is not None or time.monotonic() > deadline:
-                err = proc.stderr.read().decode() if proc.stderr else ""
-                print(f"  {label}: the service did not start\n{err[-2000:]}")
-                return
-            time.sleep(0.1)
+        err = wait_serving(proc, base, 60.0, 0.1)
+        if err is not None:
+            print(f"  {label}: the service did not start\n{err}")
+            return
         limits = httpx.Limits(max_connections=64, max_keepalive_connections=64)
         with httpx.Client(base_url=base, limits=limits, timeout=10) as client:
             for _ in range(20):  # warm the graph cache and the connection pool

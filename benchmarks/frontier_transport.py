@@ -39,7 +39,6 @@ import subprocess
 import sys
 import tempfile
 import threading
-import time
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 from typing import Any
@@ -49,7 +48,7 @@ for p in (ROOT, ROOT / "tests", ROOT / "benchmarks"):
     if str(p) not in sys.path:
         sys.path.insert(0, str(p))
 
-from api_load import closed_loop, free_port
+from api_load import closed_loop, free_port, wait_serving
 
 
 def grow_frontier(graph: Path, entries: int) -> int:
@@ -166,18 +165,10 @@ def main(argv: list[str] | None = None) -> int:
         base = f"http://127.0.0.1:{port}"
         floor = None
         try:
-            deadline = time.monotonic() + 90
-            while True:
-                try:
-                    if httpx.get(f"{base}/info.json", timeout=1).status_code == 200:
-                        break
-                except httpx.HTTPError:
-                    pass
-                if proc.poll() is not None or time.monotonic() > deadline:
-                    err = proc.stderr.read().decode() if proc.stderr else ""
-                    print(f"the service did not start\n{err[-2000:]}")
-                    return 0
-                time.sleep(0.2)
+            err = wait_serving(proc, base, 90.0, 0.2)
+            if err is not None:
+                print(f"the service did not start\n{err}")
+                return 0
             ident = {"Accept-Encoding": "identity"}
             gzh = {"Accept-Encoding": "gzip"}
             whole = httpx.get(f"{base}/frontier.json", headers=ident, timeout=60)
