@@ -89,8 +89,16 @@ def test_an_outline_within_the_limits_is_still_written() -> None:
 # --- outlines: stale bytes -------------------------------------------------------------------
 
 
+def _signed_outline(b: GraphBuilder, rec: m.Outline, *, kind: str = "gate") -> str:
+    """The outline record's JSON as the post-merge job writes it: signed with the
+    builder's gate key (or with ``kind="approval"``, a key no gate holds)."""
+    doc = rec.model_dump(mode="json", by_alias=True, exclude_none=True)
+    return json.dumps(b.signed(m.Outline, doc, "gate", kind=kind)) + "\n"
+
+
 def _graph_with_outline(tmp_path: Path, outline_bytes: bytes, *, node: str = "root",
-                        named_node: str | None = None) -> Any:
+                        named_node: str | None = None, sign: str | None = "gate",
+                        tamper: bool = False, merge_seq: int = 1) -> Any:
     b = GraphBuilder(tmp_path / "g")
     b.base()
     b.target("demo")
@@ -100,9 +108,15 @@ def _graph_with_outline(tmp_path: Path, outline_bytes: bytes, *, node: str = "ro
     b.merge([proof])
     rec = outline_record(_result([_step(1)]), target="demo", node=named_node or node,
                          proof=proof, proof_bytes=outline_bytes, declarations=[DECL],
-                         merge_seq=1, toolchain=PIN)
+                         merge_seq=merge_seq, toolchain=PIN)
     assert rec is not None
-    b.write(outline_path(proof), rec.model_dump_json(by_alias=True, exclude_none=True) + "\n")
+    text = (rec.model_dump_json(by_alias=True, exclude_none=True) + "\n" if sign is None
+            else _signed_outline(b, rec, kind=sign))
+    if tamper:  # a step's claim changed after the gate signed
+        doc = json.loads(text)
+        doc["steps"][0]["claim"] = "False"
+        text = json.dumps(doc) + "\n"
+    b.write(outline_path(proof), text)
     git_commit(b.root, "graph")
     return b, proof_text.encode()
 
@@ -116,24 +130,51 @@ def test_an_outline_of_other_bytes_is_not_shown_as_the_proofs(tmp_path: Path) ->
     g = load_graph(b.root)
     n = g.targets["demo"].nodes["root"]
     assert len(n.outlines) == 1  # the file is on the record
-    assert outlines.current(n) == []
-    assert outlines.for_file(n, "targets/demo/nodes/root/Proof.lean") is None
+    assert outlines.current(n, g) == []
+    assert outlines.for_file(n, g, "targets/demo/nodes/root/Proof.lean") is None
 
 
 def test_an_outline_of_the_current_bytes_is_shown(tmp_path: Path) -> None:
     _b, current = _graph_with_outline(tmp_path / "a", b"")
     # rebuild with the right bytes
     b2, _ = _graph_with_outline(tmp_path / "b", current)
-    n = load_graph(b2.root).targets["demo"].nodes["root"]
-    assert [rf.record.proof for rf in outlines.current(n)] == [
+    g = load_graph(b2.root)
+    n = g.targets["demo"].nodes["root"]
+    assert [rf.record.proof for rf in outlines.current(n, g)] == [
         "targets/demo/nodes/root/Proof.lean"]
+
+
+@pytest.mark.parametrize("how", ["unsigned", "approval-key", "tampered", "no-merge",
+                                 "key-not-yet-valid"])
+def test_an_outline_the_gate_did_not_sign_is_not_shown(tmp_path: Path, how: str) -> None:
+    """outline/ is a gate-only path, but the page and get_node showed any file there as the
+    gate's outline, signed or not. Now only an outline whose gate signature verifies with a
+    gate key valid on the date of its merge is shown (ruling 14): not one with no
+    signature, one signed by the approval key, one changed after signing, one naming a
+    merge the graph does not hold, or one whose key was valid only after its merge."""
+    _b, current = _graph_with_outline(tmp_path / "a", b"")
+    b, _ = _graph_with_outline(tmp_path / "b", current,
+                               sign=None if how == "unsigned" else
+                               "approval" if how == "approval-key" else "gate",
+                               tamper=how == "tampered",
+                               merge_seq=7 if how == "no-merge" else 1)
+    if how == "key-not-yet-valid":
+        key = json.loads((b.root / "keys/builder-gate.json").read_text())
+        key["valid_from"] = "2027-01-01"
+        (b.root / "keys/builder-gate.json").write_text(json.dumps(key))
+    git_commit(b.root, how)
+    g = load_graph(b.root)
+    n = g.targets["demo"].nodes["root"]
+    assert len(n.outlines) == 1
+    assert outlines.current(n, g) == []
 
 
 def test_an_outline_naming_another_node_is_not_shown(tmp_path: Path) -> None:
     _b0, current = _graph_with_outline(tmp_path / "a", b"")
     b, _ = _graph_with_outline(tmp_path / "b", current, named_node="other")
-    n = load_graph(b.root).targets["demo"].nodes["root"]
-    assert outlines.current(n) == []
+    g = load_graph(b.root)
+    n = g.targets["demo"].nodes["root"]
+    assert outlines.current(n, g) == []
 
 
 def test_get_node_leaves_out_a_stale_outline(tmp_path: Path) -> None:
@@ -145,7 +186,7 @@ def test_get_node_leaves_out_a_stale_outline(tmp_path: Path) -> None:
         path = "targets/demo/nodes/root/outline/Proof.json"
         rec = _rec(_result([_step(1)]), proof_bytes=b"bytes no file of root holds")
         assert rec is not None
-        api.graph.write(path, rec.model_dump_json(by_alias=True, exclude_none=True) + "\n")
+        api.graph.write(path, _signed_outline(api.graph, rec))
         git_commit(api.graph.root, "stale outline")
         body = api.client.get("/targets/demo/nodes/root?include=outline").json()
         assert not body.get("outline")

@@ -416,7 +416,10 @@ def test_the_post_merge_job_writes_what_the_toolchain_answers_gate_signed(
 
 
 def _write_outline(b: GraphBuilder, rec: m.Outline, path: str) -> None:
-    b.write(path, rec.model_dump_json(by_alias=True, exclude_none=True) + "\n")
+    """The outline as the post-merge job writes it: signed with the builder's gate key
+    (only a gate-signed outline is shown, ruling 14)."""
+    doc = rec.model_dump(mode="json", by_alias=True, exclude_none=True)
+    b.write(path, json.dumps(b.signed(m.Outline, doc, "gate", kind="gate")) + "\n")
 
 
 @pytest.fixture()

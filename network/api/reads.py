@@ -322,7 +322,7 @@ def node_bundle(svc: Service, target: str, node: str,
     if "outline" in wanted:  # D-3 v3.30: one per merged proof, as the post-merge job wrote it
         # only an outline of the proof's current bytes (network.record.outlines)
         body["outline"] = [{"path": rf.path, **_dump(rf.record)}
-                           for rf in outlines.current(n)]
+                           for rf in outlines.current(n, graph)]
     if any(body.get(section) for section in UNTRUSTED_SECTIONS):
         body["untrusted"] = UNTRUSTED  # said once; each prose item is marked untrusted
     return body

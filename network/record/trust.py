@@ -149,7 +149,17 @@ def gate_signed(att: m.Attestation, keys: dict[str, m.PublicKey],
     record, so a service reloading its graph verifies each attestation once; an Ed25519
     verification costs about 0.1 ms.
     """
-    sig = att.signature
+    return gate_signed_record(att, att.signature, keys, att.timestamp, file_sha256)
+
+
+def gate_signed_record(record: m.Record, sig: m.Signature | None,
+                       keys: dict[str, m.PublicKey], at_date: str,
+                       file_sha256: str | None = None) -> bool:
+    """Whether ``sig`` is a gate signature over ``record``'s canonical JSON that verifies
+    with a gate key of ``keys/`` valid on ``at_date`` (ruling 14): attestations
+    (:func:`gate_signed`) and the post-merge job's outlines (D-3 v3.30) are the gate's
+    word only then. ``file_sha256`` (the SHA-256 of the file's bytes) remembers the answer
+    per process for that file and key record."""
     if sig is None or sig.kind != "gate":
         return False
     key = keys.get(sig.key_id)
@@ -160,7 +170,7 @@ def gate_signed(att: m.Attestation, keys: dict[str, m.PublicKey],
         if known is not None:
             return known
     try:
-        signing.verify(att, sig, keys, att.timestamp)
+        signing.verify(record, sig, keys, at_date)
         ok = True
     except LemmataError:
         ok = False

@@ -467,7 +467,7 @@ def _node_context(graph: Graph, config: SiteConfig, d: _Derived, tid: str,
                       "merged": name in nv["merged"], "merge": merge, "url": url,
                       "gloss": glosses.get(path),
                       # D-3 v3.30: the outline of these very bytes, never an older one
-                      "outline": outlines.for_file(n, path)})
+                      "outline": outlines.for_file(n, graph, path)})
     proof_file = next((f for f in files if f["name"] == "Proof"), None)
     return {
         "tid": tid, "nid": nid, "node": nv, "meta": n.meta, "target": t.record,

@@ -8,6 +8,7 @@ from typing import Any
 
 from network.record.derive._common import ROUTE_KINDS, norm_date
 from network.record.derive._index import _check, _ix
+from network.record import outlines
 from network.record.loader import Graph, Node
 
 
@@ -151,9 +152,8 @@ def words_needed(graph: Graph, target: str | None = None,
                     continue
                 out.append({"target": tid, "node": nid, "file": path, "sha256": sha,
                             "kind": k, "words": words, "why": why, "status": status,
-                            "outline": next((o.path for o in n.outlines
-                                             if o.record.proof == path
-                                             and o.record.proof_sha256 == sha), None)})
+                            "outline": next((o.path for o in outlines.current(n, graph)
+                                             if o.record.proof == path), None)})
     return out
 
 
