@@ -6,9 +6,9 @@ from __future__ import annotations
 
 from typing import Any
 
+from network.record import outlines
 from network.record.derive._common import ROUTE_KINDS, norm_date
 from network.record.derive._index import _check, _ix
-from network.record import outlines
 from network.record.loader import Graph, Node
 
 
