@@ -269,7 +269,7 @@ def _service_parts(settings: ServiceSettings) -> dict[str, Any]:
         parts["forge"] = _github_forge(settings, parts["keys"].get("service"))
     elif (data.forge / "HEAD").exists():
         from network.api.service import HeartbeatQueue
-        from network.gate.queue import HEARTBEAT_FILE
+        from network.gate.queue_health import HEARTBEAT_FILE
 
         engine = db.make_engine(settings.resolved_database_url())
         db.migrate(engine)

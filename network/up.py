@@ -619,7 +619,7 @@ def run(data_root: Path, graph_dir: Path, *, host: str = "127.0.0.1", port: int 
     db.migrate(engine)
     forge = LocalForge(data.forge, sessionmaker(engine, expire_on_commit=False))
     from network.api.service import RunnerQueue
-    from network.gate.queue import health_for
+    from network.gate.queue_health import health_for
 
     health = health_for(forge, fresh=True)  # /info.json shows the queue "starting" from now on
     stop = stop or threading.Event()
@@ -692,7 +692,7 @@ class QueueRunner:
 
     Args:
         make: builds a fresh, unstarted runner thread.
-        health: the runner's :class:`~network.gate.queue.QueueHealth`, shared by every
+        health: the runner's :class:`~network.gate.queue_health.QueueHealth`, shared by every
             thread it makes.
     """
 
@@ -724,9 +724,9 @@ class QueueRunner:
 
     def beat(self, path: Path, now: float, *, every_s: float | None = None) -> None:
         """Write the heartbeat to ``path`` when ``every_s`` seconds (default
-        ``network.gate.queue.HEARTBEAT_S``) have passed since the last one (always when 0);
+        ``network.gate.queue_health.HEARTBEAT_S``) have passed since the last one (always when 0);
         a refused write is logged, never raised."""
-        from network.gate.queue import HEARTBEAT_S, write_heartbeat
+        from network.gate.queue_health import HEARTBEAT_S, write_heartbeat
 
         if now - self._last_beat < (HEARTBEAT_S if every_s is None else every_s):
             return
@@ -764,7 +764,7 @@ def _serve(data: DataDir, server: Any, api_thread: threading.Thread, runner: Que
         if not server.started:
             raise LemmataError("listen-failed", f"the service did not start on {host}:{port} "
                                "(its error is printed above)")
-        from network.gate.queue import HEARTBEAT_FILE
+        from network.gate.queue_health import HEARTBEAT_FILE
 
         beat = data.root / HEARTBEAT_FILE
         runner.start()
@@ -815,10 +815,10 @@ def _queue_loop(data: DataDir, forge: Any, keys: dict[str, tuple[str, Ed25519Pri
     it is installed here, else ``toolchain-missing``. The runner never dies (issue 16): a
     pass that raises anything is logged with its code and retried after a back-off
     (``interval_s`` doubling per failure in a row, at most ``max_backoff_s``); should the
-    loop itself raise, it is restarted. Its health (:class:`~network.gate.queue.QueueHealth`:
+    loop itself raise, it is restarted. Its health (:class:`~network.gate.queue_health.QueueHealth`:
     last pass, last error) is what ``GET /info.json`` shows under ``service.queue``.
     """
-    from network.gate.queue import health_for
+    from network.gate.queue_health import health_for
 
     health = health_for(forge)
     while not stop.is_set():

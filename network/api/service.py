@@ -384,7 +384,7 @@ class QueueState:
         up: False when writes that open a pull request must be refused.
         reason: why it is down (None when up).
         retry_after_s: seconds a refused writer should wait (Retry-After).
-        health: the runner's health (:class:`network.gate.queue.QueueHealth` snapshot),
+        health: the runner's health (:class:`network.gate.queue_health.QueueHealth` snapshot),
             what ``GET /info.json`` shows under ``service.queue``.
     """
 
@@ -457,7 +457,7 @@ class RunnerQueue:
 @dataclass
 class HeartbeatQueue:
     """The monitor of a runner in another process: the heartbeat it writes every
-    ``network.gate.queue.HEARTBEAT_S`` seconds to ``path`` (``<data>/queue-heartbeat.json``)
+    ``network.gate.queue_health.HEARTBEAT_S`` seconds to ``path`` (``<data>/queue-heartbeat.json``)
     while its runner thread lives. Down when there is no heartbeat (no queue has run on
     this data directory: a pull request opened now would never be judged), when it is
     older than ``stale_s`` (the queue's process died) or as far in the future (a clock
@@ -470,7 +470,7 @@ class HeartbeatQueue:
 
     def state(self, now: float) -> QueueState:
         """See the class doc and :func:`judge_queue`."""
-        from network.gate.queue import read_heartbeat
+        from network.gate.queue_health import read_heartbeat
 
         beat = read_heartbeat(self.path)
         if beat is None:

@@ -45,12 +45,9 @@ from __future__ import annotations
 
 import json
 import logging
-import math
-import os
-import threading
 import time
 from collections.abc import Callable, Sequence
-from dataclasses import asdict, dataclass, field, replace
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any, Literal
 
@@ -62,7 +59,26 @@ from network.forge.local import LocalForge
 from network.forge.types import PullRequest, precheck_from_body
 from network.gate import attestation as A
 from network.gate.diff import diff_commits
+from network.gate.merge_journal import (
+    JOURNAL_DIR,
+    STEPS,
+    MergeIntent,
+    StepHook,
+    _write_durably,
+    clear_intent,
+    read_intents,
+    write_intent,
+)
 from network.gate.postmerge import PostMerge, run_postmerge
+from network.gate.queue_health import (
+    HEARTBEAT_FILE,
+    HEARTBEAT_S,
+    QueueHealth,
+    health_for,
+    health_if_running,
+    read_heartbeat,
+    write_heartbeat,
+)
 from network.gate.run import (
     GateOutcome,
     Review,
@@ -231,120 +247,6 @@ def move_losing_racers(forge: LocalForge, merged: GateOutcome | Sequence[m.Attes
             step_hook("racer-opened")
         forge.close(pr.number)
     return opened
-
-
-#: A step boundary hook: called with the name of the step just finished (one of
-#: :data:`STEPS`). Tests only: a crash test passes one that raises a BaseException at step N
-#: and restarts the queue; product code never passes one.
-StepHook = Callable[[str], None]
-
-#: The step boundaries of one pull request's handling, in order (issue 16).
-STEPS = ("judged", "journaled", "published", "planned", "main-moved", "row-merged",
-         "postmerge", "racer-opened", "racers-moved")
-
-JOURNAL_DIR = "lemmata-merge-journal"
-
-
-@dataclass(frozen=True)
-class MergeIntent:
-    """The journal's record of one judged pull request, written before anything on main
-    changes and rewritten once the merge is planned (issue 16).
-
-    Attributes:
-        number: the pull request.
-        head: its head commit (40 hex).
-        verdict: the gate's verdict (pass, fail, bounced, held).
-        files: the attestation files to publish, graph path → UTF-8 JSON text.
-        base: main the next step starts from (40 hex): main when judged, then main after
-            publishing once the merge is planned.
-        new_main: main after the merge (40 hex: the head, or the merge commit), once
-            planned; None before.
-        attestations: the graph paths of the pass attestations.
-        submitter: the pull request's author.
-        refusal, refusal_detail: for ``fail``/``bounced``, the catalog code of the first
-            failing step and where it failed (the close reason, issue 16); None otherwise.
-    """
-
-    number: int
-    head: str
-    verdict: str
-    files: dict[str, str]
-    base: str
-    new_main: str | None
-    attestations: tuple[str, ...]
-    submitter: str
-    refusal: str | None = None
-    refusal_detail: str | None = None
-
-
-def _journal_dir(forge: LocalForge) -> Path:
-    return forge.path / JOURNAL_DIR
-
-
-def write_intent(forge: LocalForge, intent: MergeIntent) -> Path:
-    """Write ``intent`` durably: a temporary file, fsync, rename over
-    ``<forge>/lemmata-merge-journal/<n>.json``, fsync of the folder. Returns the path.
-
-    Raises:
-        OSError: when the disk refuses the write (the merge then does not happen).
-    """
-    return _write_durably(_journal_dir(forge), intent.number, asdict(intent))
-
-
-def _write_durably(folder: Path, number: int, body: dict[str, Any]) -> Path:
-    """``body`` as ``<folder>/<number>.json``: a temporary file, fsync, rename, fsync of
-    the folder (created when absent). Returns the path.
-
-    Raises:
-        OSError: when the disk refuses the write.
-    """
-    folder.mkdir(parents=True, exist_ok=True)
-    final = folder / f"{number}.json"
-    tmp = folder / f".{number}.json.tmp"
-    data = json.dumps(body, sort_keys=True).encode("utf-8")
-    fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
-    try:
-        os.write(fd, data)
-        os.fsync(fd)
-    finally:
-        os.close(fd)
-    os.replace(tmp, final)
-    dfd = os.open(folder, os.O_RDONLY)
-    try:
-        os.fsync(dfd)
-    finally:
-        os.close(dfd)
-    return final
-
-
-def read_intents(forge: LocalForge) -> list[MergeIntent]:
-    """Every merge intent in the journal, by pull request number; an unreadable file is
-    logged and skipped (a half-written temporary is never renamed into place)."""
-    out: list[MergeIntent] = []
-    folder = _journal_dir(forge)
-    if not folder.is_dir():
-        return out
-    for p in folder.glob("*.json"):
-        try:
-            raw = json.loads(p.read_bytes())
-            new_main = raw["new_main"]
-            out.append(MergeIntent(
-                number=int(raw["number"]), head=str(raw["head"]), verdict=str(raw["verdict"]),
-                files={str(k): str(v) for k, v in dict(raw["files"]).items()},
-                base=str(raw["base"]), new_main=None if new_main is None else str(new_main),
-                attestations=tuple(str(a) for a in raw["attestations"]),
-                submitter=str(raw["submitter"]),
-                refusal=None if raw.get("refusal") is None else str(raw["refusal"]),
-                refusal_detail=None if raw.get("refusal_detail") is None
-                else str(raw["refusal_detail"])))
-        except (OSError, ValueError, KeyError, TypeError) as exc:
-            _log.error("merge queue: journal file %s unreadable: %s", p.name, exc)
-    return sorted(out, key=lambda i: i.number)
-
-
-def clear_intent(forge: LocalForge, number: int) -> None:
-    """Remove pull request ``number``'s intent (its merge is complete); idempotent."""
-    (_journal_dir(forge) / f"{number}.json").unlink(missing_ok=True)
 
 
 def _has_merge_record(graph: Graph, merge_commit: str) -> bool:
@@ -749,130 +651,6 @@ def process_queue(
     return items
 
 
-class QueueHealth:
-    """The merge-queue runner's health, written by its thread and read by the service's
-    ``GET /info.json`` (issue 16): thread-safe.
-
-    :meth:`snapshot` gives ``{"state": "starting"|"running"|"retrying"|"stopped",
-    "passes": int, "last_pass_at": int | None (seconds since the epoch),
-    "failures_in_a_row": int, "restarts": int, "last_error": {"code", "detail", "at"} | None,
-    "next_try_in_s": float | None}``.
-    """
-
-    def __init__(self) -> None:
-        self._lock = threading.Lock()
-        self._state = "starting"
-        self._passes = 0
-        self._last_pass_at: int | None = None
-        self._failures = 0
-        self._restarts = 0
-        self._last_error: dict[str, object] | None = None
-        self._next_try: float | None = None
-
-    def passed(self, now: float) -> None:
-        """A pass completed at ``now`` (seconds since the epoch)."""
-        with self._lock:
-            self._state, self._passes, self._last_pass_at = "running", self._passes + 1, int(now)
-            self._failures, self._next_try = 0, None
-
-    def failed(self, code: str, detail: str, now: float, retry_in_s: float) -> None:
-        """A pass raised (``code``, ``detail``) at ``now``; the next try is in
-        ``retry_in_s`` seconds."""
-        with self._lock:
-            self._state, self._failures = "retrying", self._failures + 1
-            self._last_error = {"code": code, "detail": detail[:500], "at": int(now)}
-            self._next_try = round(retry_in_s, 3)
-
-    def restarted(self) -> None:
-        """The runner loop itself was restarted after an exception."""
-        with self._lock:
-            self._restarts += 1
-
-    def stopped(self) -> None:
-        """The runner stopped (the service is shutting down)."""
-        with self._lock:
-            self._state = "stopped"
-
-    @property
-    def failures_in_a_row(self) -> int:
-        """Passes that raised since the last one that completed."""
-        with self._lock:
-            return self._failures
-
-    def snapshot(self) -> dict[str, object]:
-        """The health as plain JSON data (see the class doc)."""
-        with self._lock:
-            return {"state": self._state, "passes": self._passes,
-                    "last_pass_at": self._last_pass_at, "failures_in_a_row": self._failures,
-                    "restarts": self._restarts,
-                    "last_error": dict(self._last_error) if self._last_error else None,
-                    "next_try_in_s": self._next_try}
-
-
-_HEALTH: dict[str, QueueHealth] = {}
-_HEALTH_LOCK = threading.Lock()
-
-
-def health_for(forge: object, *, fresh: bool = False) -> QueueHealth:
-    """The :class:`QueueHealth` of the runner over ``forge`` (keyed by its repository
-    path), created on first use, or anew with ``fresh`` (a runner starting); the runner
-    and the service share it."""
-    key = str(Path(getattr(forge, "path", "")).resolve())
-    with _HEALTH_LOCK:
-        if fresh or key not in _HEALTH:
-            _HEALTH[key] = QueueHealth()
-        return _HEALTH[key]
-
-
-def health_if_running(forge: object) -> dict[str, object] | None:
-    """The snapshot of a runner's health over ``forge``, or None when no runner in this
-    process has registered one (the service then says nothing about a queue)."""
-    if forge is None or getattr(forge, "path", None) is None:
-        return None
-    key = str(Path(forge.path).resolve())  # type: ignore[attr-defined]
-    with _HEALTH_LOCK:
-        h = _HEALTH.get(key)
-    return None if h is None else h.snapshot()
-
-
-#: The heartbeat a merge-queue runner writes in its data directory (issue 16), for a
-#: service in another process (``lemmata serve``) to learn whether the queue is up.
-HEARTBEAT_FILE = "queue-heartbeat.json"
-
-#: Seconds between two heartbeats while the runner lives.
-HEARTBEAT_S = 5.0
-
-
-def write_heartbeat(path: Path, snapshot: dict[str, object], *, alive: bool,
-                    now: float) -> None:
-    """Write ``{"at": now (epoch s), "alive": alive, "pid": …, "health": snapshot}`` to
-    ``path`` atomically (temporary file, then rename), so a reader never sees half of it.
-
-    Raises:
-        OSError: the disk refuses the write (the runner logs it and beats again later).
-    """
-    data = json.dumps({"at": round(now, 3), "alive": alive, "pid": os.getpid(),
-                       "health": snapshot}, sort_keys=True).encode("utf-8")
-    tmp = path.with_name(f".{path.name}.{os.getpid()}.tmp")
-    tmp.write_bytes(data)
-    os.replace(tmp, path)
-
-
-def read_heartbeat(path: Path) -> dict[str, object] | None:
-    """The heartbeat at ``path`` (:func:`write_heartbeat`'s form), or None when there is
-    none or it cannot be read as one: not JSON, no finite ``at``, no boolean ``alive`` (a
-    missing or unreadable heartbeat tells nothing about a live queue)."""
-    try:
-        raw = json.loads(path.read_bytes())
-    except (OSError, ValueError):
-        return None
-    if not isinstance(raw, dict) or not isinstance(raw.get("at"), int | float) \
-            or not math.isfinite(raw["at"]) or not isinstance(raw.get("health"), dict) \
-            or not isinstance(raw.get("alive"), bool):
-        return None  # NaN or Infinity (json reads both) would never go stale
-    return raw
-
-
 def _code_of(exc: BaseException) -> tuple[str, str]:
     """(catalog code, detail) of an exception: a LemmataError's own, else
     ``gate-internal-error`` with the exception's type and text."""
@@ -979,3 +757,35 @@ def _refusal(out: GateOutcome) -> tuple[str | None, str | None]:
     for d in out.unplaced:
         return d.code, f"{d.path or '-'}: {d.message}"[:500]
     return None, None
+
+
+#: the queue's own names, and those of the journal (network.gate.merge_journal) and the
+#: runner's health (network.gate.queue_health), which moved out and stay importable here
+__all__ = [
+    'HEARTBEAT_FILE',
+    'HEARTBEAT_S',
+    'HELD_DIR',
+    'JOURNAL_DIR',
+    'STEPS',
+    'WAITING_DIR',
+    'MainGraph',
+    'MergeIntent',
+    'QueueHealth',
+    'QueueItem',
+    'StepHook',
+    'clear_intent',
+    'health_for',
+    'health_if_running',
+    'main_fingerprint',
+    'move_losing_racers',
+    'only_toolchain_missing',
+    'process_queue',
+    'read_heartbeat',
+    'read_held',
+    'read_intents',
+    'read_waiting',
+    'recover',
+    'toolchain_fingerprint',
+    'write_heartbeat',
+    'write_intent',
+]
