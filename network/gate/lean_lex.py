@@ -301,6 +301,7 @@ def lex(text: str) -> Lexed:
     for tok in tokens:
         if tok.text == "«":  # the «…» rule did not match: no closing »
             ambiguities.append((tok.line, "a «…» name that does not close"))
+    _literal_after_number(tokens, ambiguities)
     for a, b in itertools.pairwise(tokens):  # `r"…` / `r#"…` the raw rule left
         if a.kind == "name" and a.text == "r" and b.start == a.start + 1 \
                 and b.text[:1] in ('"', "#"):
@@ -308,6 +309,28 @@ def lex(text: str) -> Lexed:
             ambiguities.append((a.line, "a name part `r` glued to a string after a dot"
                                 if after_dot else "a raw string literal that does not close"))
     return Lexed(text, tokens, ambiguities)
+
+
+def _glued(a: Token, b: Token) -> bool:
+    return a.start + len(a.text) == b.start
+
+
+def _literal_after_number(tokens: list[Token], ambiguities: list[tuple[int, str]]) -> None:
+    """A quote or apostrophe glued to a number, or to a name glued to one, fails closed
+    (attack 3, hardening): Lean's number ends where the lexer's does not (``0x1r"…"`` is
+    the number ``0x1`` and a raw string to Lean, the number ``0`` and the name ``x1r`` to
+    the lexer; ``2'"'`` is a char literal to Lean, whose ``'`` the lexer does not start
+    after a digit), so the two would place the literal's end differently."""
+    for i, tok in enumerate(tokens):
+        if tok.text[:1] not in ('"', "'") or tok.kind not in ("string", "char", "other"):
+            continue
+        j = i
+        while j > 0 and i - j < 2 and _glued(tokens[j - 1], tokens[j]) \
+                and tokens[j - 1].kind in ("name", "other"):
+            j -= 1
+            if tokens[j].kind == "other" and tokens[j].text[:1].isdigit():
+                ambiguities.append((tok.line, "a literal glued to a number"))
+                break
 
 
 def _check_regions(text: str, tokens: list[Token], ambiguities: list[tuple[int, str]]) -> None:
