@@ -185,7 +185,11 @@ KINDS = ["proof", "refutation", "vacuity", "alternate", "partial", "reduction",
 @pytest.mark.parametrize("text", list(REFUSED.values()), ids=list(REFUSED))
 def test_every_form_is_refused_by_the_screen(text: str) -> None:
     found = import_time_findings(text, "P.lean")
-    assert found and {d.code for d in found} == {"import-time-code"}, found
+    # the d30 payload's JSON string holds `{\"…`: where Lean reads an interpolated string
+    # that hole is a term (`\` is Mathlib's set difference), so the lexer refuses it too
+    # (attack 3); every form is still named by the screen itself
+    assert found and {d.code for d in found} - {"lean-lex-ambiguous"} == {
+        "import-time-code"}, found
     assert printing_problem(text) is not None  # the outline reads the same screen
 
 

@@ -203,6 +203,9 @@ def _reference_classes(text: str) -> str | None:
         # token `]'` of `a[i]'h`
         prev_ident = i > 0 and (text[i - 1].isalnum() or text[i - 1] in "_'!?")
         after_bracket = i > 0 and text[i - 1] == "]"
+        # after `x.` (or a projection's `.`) `r` is a name part: `x.r"…"` is the name
+        # `x.r` and an ordinary string (attack 3)
+        after_dot = i > 0 and text[i - 1] == "."
         if text.startswith(("\\/", "/\\"), i):  # the tokens of ∨ and ∧ in ASCII
             j = i + 2
             out += "cc"
@@ -234,7 +237,7 @@ def _reference_classes(text: str) -> str | None:
                 mt := _CHAR.match(text, i)):
             j = mt.end()
             out += "s" * (j - i)
-        elif text[i] == "r" and not prev_ident and (
+        elif text[i] == "r" and not prev_ident and not after_dot and (
                 mt := re.compile(r'r(#*)"').match(text, i)):
             end = text.find('"' + mt.group(1), mt.end())
             if end < 0:
@@ -260,11 +263,11 @@ def _lexer_classes(lexed: lean_lex.Lexed) -> str:
 
 
 _PIECES = ["/-", "-/", "--", "/--", '"', "'", 'r#"', '"#', 'r"', "«", "»", 's!"', "{", "}",
-           "\\", "\n", "a", " ", "x'", "'a'", "]", "-", "/", "#", "\\/", "`a"]
+           "\\", "\n", "a", " ", "x'", "'a'", "]", "-", "/", "#", "\\/", "`a", "x.r", "."]
 
 
 @settings(max_examples=600, deadline=None)
-@given(st.one_of(st.text(alphabet=list("/-'\"r#«»\\a \nx!{}s`]"), max_size=40),
+@given(st.one_of(st.text(alphabet=list("/-'\"r#«»\\a \nx!{}s`]."), max_size=40),
                  st.lists(st.sampled_from(_PIECES), max_size=30).map("".join)))
 def test_where_the_lexer_vouches_it_reads_comments_and_literals_as_lean_does(text: str
                                                                               ) -> None:

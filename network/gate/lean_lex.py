@@ -12,7 +12,9 @@ tokenizer (``Lean/Parser/Basic.lean``, ``finishCommentBlock``, ``charLitFnAux``,
   ``finishCommentBlock 1``; Pygments ends it at the first ``-/``);
 - a char literal ``'c'``, ``'\\n'``, ``'\\x41'``, ``'\\u03bb'`` is one token (Pygments
   reads ``'"'`` as the start of a string);
-- a raw string ``r"…"``, ``r#"…"#`` is one token (Pygments ends it at the first ``"``);
+- a raw string ``r"…"``, ``r#"…"#`` is one token (Pygments ends it at the first ``"``),
+  and opens only where Lean starts a token at the ``r``: never after a dot, where ``x.r``
+  is a name and the quote opens an ordinary string (attack 3);
 - a ``«…»``-quoted name part is one name token (Pygments lexes what is inside as code,
   so ``«x"»`` would open a string);
 - any escape in a string is one token (Pygments reports ``\\t`` as an error token);
@@ -26,8 +28,12 @@ reads them, longest match first).
 
 Whatever is still unclear fails closed (:attr:`Lexed.ambiguities`, catalog code
 ``lean-lex-ambiguous``): an error token, a comment, literal or ``«`` not closed at the
-end of the file, a comment region whose nesting Lean would close elsewhere, or an interpolated
-string ``s!"…{…}…"`` (its holes hold terms, which may hold strings). The bans found this
+end of the file, a comment region whose nesting Lean would close elsewhere, an interpolated
+string ``s!"…{…}…"`` (its holes hold terms, which may hold strings), or any string whose
+``{…}`` holds a quote, an apostrophe, a backslash, «», a backquote or a comment marker, or
+does not close: Lean's ``interpolatedStr`` also stands after words with no ``!``
+(``dbg_trace``, ``throwError``, ``throwErrorAt ref``, a library's parser), so no word
+before a string tells whether its braces hold a term (attack 3). The bans found this
 way are defence in depth; the verdict still rests on the kernel (D-4 v3.27).
 """
 
@@ -59,8 +65,15 @@ TokenKind = Literal["comment", "doc", "string", "raw", "char", "symbol", "name",
 _IDENT_CHAR = re.compile(r"[\w'!?]")
 _NOT_AFTER_IDENT = r"(?<![\w'!?])"
 _CHAR_LIT = _NOT_AFTER_IDENT + r"'(?!')(?:\\(?:x[0-9a-fA-F]{2}|u[0-9a-fA-F]{4}|[^\n])|[^\\'\n])'"
-_RAW_STR = _NOT_AFTER_IDENT + r'r(#*)"(?s:.*?)"\1'
-_RAW_START = re.compile(_NOT_AFTER_IDENT + r'r(#*)"')
+#: a raw string opens only where Lean starts a token at its ``r``: not after an identifier
+#: character, and not after a dot, where Lean's ``identFn`` reads ``x.r`` as a name part
+#: and what follows as an ordinary string with escapes (attack 3: ``x.r"\\""`` read as
+#: a raw string ended early and hid the code after it); an ``r`` glued to a quote there is
+#: ``lean-lex-ambiguous`` (:func:`lex`), since after a number's dot (``2.r"…"``) Lean
+#: does open one
+_NOT_AFTER_IDENT_OR_DOT = r"(?<![\w'!?.])"
+_RAW_STR = _NOT_AFTER_IDENT_OR_DOT + r'r(#*)"(?s:.*?)"\1'
+_RAW_START = re.compile(_NOT_AFTER_IDENT_OR_DOT + r'r(#*)"')
 #: a «»-quoted name part of at most this many characters is one token; a longer one (no
 #: Lean name is) stays unread and fails closed, which keeps each try of the rule bounded
 _GUILLEMET_MAX = 256
@@ -224,6 +237,40 @@ def _comment_closes(region: str) -> bool:
 
 
 _STRING_RUN = re.compile(r'(?:"(?:[^"\\]|\\(?s:.))*")+')
+_ONE_STRING = re.compile(r'"((?:[^"\\]|\\(?s:.))*)"')
+#: what may stand between the braces of a string the lexer still vouches for: text in which
+#: no token can end or open a literal or a comment (no quote, apostrophe, backslash, «»,
+#: backquote, and no `--`, `/-` or `-/`)
+_PLAIN_HOLE = re.compile(r"(?:[^\"'\\«»`{}/-]|-(?![-/])|/(?!-))*")
+
+
+def _hole_unplain(body: str) -> bool:
+    """Whether a string's body (between its quotes, escapes kept) holds a ``{`` whose text
+    up to its matching ``}`` is not :data:`_PLAIN_HOLE`, or no matching ``}``.
+
+    Where Lean's grammar expects an ``interpolatedStr`` (``s!``, ``m!``, ``f!``, but also
+    ``dbg_trace``, ``throwError``, ``throwErrorAt ref``, ``trace[…]`` and any library
+    parser built on it: no word before the string tells), a ``{`` opens a *term* that runs
+    to its ``}``; a quote, a char literal ``'"'`` or a comment inside it ends or opens
+    literals where the lexer, reading a plain string, does not (attack 3:
+    ``dbg_trace "{'"'}"`` hid every line after it)."""
+    i, n = 0, len(body)
+    while i < n:
+        if body[i] == "\\":
+            i += 2  # `\{` is an escaped brace, no hole
+            continue
+        if body[i] != "{":
+            i += 1
+            continue
+        depth, j = 1, i + 1
+        while j < n and depth:
+            depth += {"{": 1, "}": -1}.get(body[j], 0)
+            j += 1
+        if depth or not _PLAIN_HOLE.fullmatch(body[i + 1:j - 1].replace("{", "").replace(
+                "}", "")):
+            return True
+        i = j
+    return False
 
 
 @lru_cache(maxsize=16)
@@ -254,11 +301,36 @@ def lex(text: str) -> Lexed:
     for tok in tokens:
         if tok.text == "«":  # the «…» rule did not match: no closing »
             ambiguities.append((tok.line, "a «…» name that does not close"))
+    _literal_after_number(tokens, ambiguities)
     for a, b in itertools.pairwise(tokens):  # `r"…` / `r#"…` the raw rule left
         if a.kind == "name" and a.text == "r" and b.start == a.start + 1 \
                 and b.text[:1] in ('"', "#"):
-            ambiguities.append((a.line, "a raw string literal that does not close"))
+            after_dot = a.start > 0 and text[a.start - 1] == "."
+            ambiguities.append((a.line, "a name part `r` glued to a string after a dot"
+                                if after_dot else "a raw string literal that does not close"))
     return Lexed(text, tokens, ambiguities)
+
+
+def _glued(a: Token, b: Token) -> bool:
+    return a.start + len(a.text) == b.start
+
+
+def _literal_after_number(tokens: list[Token], ambiguities: list[tuple[int, str]]) -> None:
+    """A quote or apostrophe glued to a number, or to a name glued to one, fails closed
+    (attack 3, hardening): Lean's number ends where the lexer's does not (``0x1r"…"`` is
+    the number ``0x1`` and a raw string to Lean, the number ``0`` and the name ``x1r`` to
+    the lexer; ``2'"'`` is a char literal to Lean, whose ``'`` the lexer does not start
+    after a digit), so the two would place the literal's end differently."""
+    for i, tok in enumerate(tokens):
+        if tok.text[:1] not in ('"', "'") or tok.kind not in ("string", "char", "other"):
+            continue
+        j = i
+        while j > 0 and i - j < 2 and _glued(tokens[j - 1], tokens[j]) \
+                and tokens[j - 1].kind in ("name", "other"):
+            j -= 1
+            if tokens[j].kind == "other" and tokens[j].text[:1].isdigit():
+                ambiguities.append((tok.line, "a literal glued to a number"))
+                break
 
 
 def _check_regions(text: str, tokens: list[Token], ambiguities: list[tuple[int, str]]) -> None:
@@ -285,6 +357,10 @@ def _check_regions(text: str, tokens: list[Token], ambiguities: list[tuple[int, 
         elif i > 0 and tokens[i - 1].kind == "name" and tokens[i - 1].text.endswith("!") \
                 and "{" in region:
             ambiguities.append((tok.line, "an interpolated string with a hole"))
+        elif "{" in region and any(_hole_unplain(mt.group(1))
+                                   for mt in _ONE_STRING.finditer(region)):
+            why = "a string whose `{…}` Lean may read as a term holding literals"
+            ambiguities.append((tok.line, why))
         i = j + 1
 
 

@@ -14,7 +14,7 @@ from pathlib import Path
 from typing import Literal
 
 from network.errors import LemmataError
-from network.gate.result import StepResult
+from network.gate.result import Diagnostic, StepResult
 from network.gate.sandbox import SandboxRunner
 from network.gate.steps.context import _fail
 from network.gate.toolchain import (
@@ -22,12 +22,52 @@ from network.gate.toolchain import (
     Toolchain,
 )
 from network.gate.workspace import (
+    OleanArtifact,
     Source,
     Workspace,
     place_carried,
     write_workspace,
 )
 from network.record import models as m
+
+#: how the names through which Lean runs compiled code while checking a term are spelled
+#: in a compiled file: ``Lean.reduceBool``/``Lean.reduceNat`` (the kernel's
+#: ``reduce_native`` runs the IR of their constant argument, src/kernel/type_checker.cpp;
+#: Meta's ``whnf`` does the same through ``reduceNative?`` and ``evalConstCheck``) and the
+#: axioms ``Lean.ofReduceBool``/``Lean.ofReduceNat``, whose types hold them. A name's
+#: string components are stored as plain UTF-8 in an olean's compacted region, so any
+#: reference to one of them shows these bytes
+NATIVE_REDUCTION_BYTES = (b"reduceBool", b"ReduceBool", b"reduceNat", b"ReduceNat")
+
+
+def native_reduction_findings(artifacts: Sequence[OleanArtifact]) -> list[Diagnostic]:
+    """Every carried compiled file that names native reduction (:data:`NATIVE_REDUCTION_BYTES`),
+    as ``native-code-used``, read before any check imports or replays it (attack 3).
+
+    Why before step 4 and not at step 5: the kernel replay (leanchecker) and the Meta
+    checkers evaluate ``Lean.reduceBool c`` by *running* ``c``'s compiled code, in the check
+    process, where an imported module supplies it (a merged proof of another node may hold
+    a ``def c : Bool`` doing IO through ``(act).run ()``, which the screen cannot tell from
+    arithmetic). Source never spells the names (the import-time screen refuses them), but
+    the compiled files are the build's, and the build ran the contributor's code: a
+    ``native_decide`` runs it at elaboration, and on GitHub the unprivileged job that
+    produced them is the contributor's. So a file holding ``Lean.ofReduceBool c true rfl``
+    could make leanchecker exit 0 before it met a forged theorem, and step 5 (after the
+    replay) would come too late. A ``native_decide`` proof on a toolchain before v4.29 holds
+    ``Lean.ofReduceBool`` too and is refused here, waiver or not: its replay needs its own
+    module's compiled code, which leanchecker does not load, so it could not pass step 4
+    anyway; from v4.29 native_decide writes a ``_native`` axiom instead, judged at step 5.
+    """
+    out: list[Diagnostic] = []
+    for art in artifacts:
+        for ext, data in art.files:
+            hit = next((w for w in NATIVE_REDUCTION_BYTES if w in data), None)
+            if hit is not None:
+                out.append(Diagnostic("native-code-used",
+                                      f"{art.module}'s {ext} names native reduction "
+                                      f"({hit.decode()}); the checks would run compiled code",
+                                      None))
+    return out
 
 
 def write_plan(work_dir: Path, name: str, spec: m.GateSpec, plan_sources: Sequence[Source],
@@ -58,7 +98,8 @@ def build_two_domains(tc: Toolchain, sandbox: SandboxRunner, work_dir: Path, nam
 
     Returns:
         (the scratch build, the failure of the check workspace's set-up as a step-4
-        result or None, the check workspace or None). A failed scratch build returns
+        result or None, the check workspace or None); a carried file naming native
+        reduction (:func:`native_reduction_findings`) is such a failure. A failed scratch build returns
         (build, None, None): step 3's to report.
 
     Raises:
@@ -71,6 +112,9 @@ def build_two_domains(tc: Toolchain, sandbox: SandboxRunner, work_dir: Path, nam
                      export=[s.module for s in sources if s.module in held])
     if not built.ok:
         return built, None, None
+    native = native_reduction_findings(built.artifacts)
+    if native:  # refused before any check imports or replays a carried file (attack 3)
+        return built, StepResult.refused(4, native), None
     base = [s for s in sources if s.module not in held]
     check = _write(work_dir, f"{name}-check", spec, base, tc,
                    withheld=[s for s in sources if s.module in held])
