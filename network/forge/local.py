@@ -21,17 +21,11 @@ import pygit2
 from sqlalchemy import select
 from sqlalchemy.orm import Session, sessionmaker
 
-from network.errors import LemmataError, define
+from network.errors import LemmataError
 from network.forge.rows import PullRequestRow, transaction
 from network.forge.types import MAIN, PrState, PullRequest
 from network.record.source import check_graph_path
 
-define("pull-request-not-found", None, 404, "No pull request has that number.",
-       "List the open pull requests and use one of their numbers.")
-define("pull-request-closed", None, 409, "The pull request is already merged or closed.",
-       "Open a new pull request.")
-define("merge-conflict", None, 409, "The pull request no longer merges cleanly into main.",
-       "Rebase your change on the current main and submit again.")
 
 def _row_to_pr(row: PullRequestRow) -> PullRequest:
     return PullRequest(

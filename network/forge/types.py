@@ -13,6 +13,16 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Literal, Protocol
 
+from network.errors import define
+
+#: the codes both forges raise (local.py, github.py)
+define("pull-request-not-found", None, 404, "No pull request has that number.",
+       "List the open pull requests and use one of their numbers.")
+define("pull-request-closed", None, 409, "The pull request is already merged or closed.",
+       "Open a new pull request.")
+define("merge-conflict", None, 409, "The pull request no longer merges cleanly into main.",
+       "Rebase your change on the current main and submit again.")
+
 PrState = Literal["open", "merged", "closed"]
 MAIN = "refs/heads/main"
 
