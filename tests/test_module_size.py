@@ -25,7 +25,6 @@ EXCEPTIONS: dict[str, str] = {
     "network/record/loader.py": "to be split: issue 17",
     "network/gate/artifacts.py": "to be split (issue 9's path table): issue 17",
     "network/up.py": "to be split: issue 17",
-    "network/gate/github_trusted.py": "to be split: issue 17",
 }
 """Modules over :data:`LIMIT` lines, each with why it may be (path relative to the root)."""
 
