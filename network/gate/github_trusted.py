@@ -53,7 +53,6 @@ from network.gate import attestation as A
 from network.gate.artifacts import classify
 from network.gate.diff import diff_commits
 from network.gate.github_artifact import (
-    _HEX64_RE,
     DELEGATED,
     MAX_BLOB_BYTES,
     MAX_MANIFEST_BYTES,
@@ -61,8 +60,6 @@ from network.gate.github_artifact import (
     Export,
     ExportedBuild,
     ExportedModule,
-    _open_dir,
-    _read_regular,
     read_export,
 )
 from network.gate.github_export import base_module_hashes
@@ -563,17 +560,11 @@ __all__ = [
     "MAX_MANIFEST_BYTES",
     "MAX_TOTAL_BYTES",
     "STATUS_CONTEXT",
-    "_HEX64_RE",
-    "_REPO_RE",
-    "_SHA_RE",
-    "_SIGN_OFF_RE",
     "Export",
     "ExportedBuild",
     "ExportedModule",
     "TrustedDecision",
     "WorkflowRunEvent",
-    "_open_dir",
-    "_read_regular",
     "base_module_hashes",
     "decide",
     "fetch_head",

@@ -46,7 +46,6 @@ from network.errors import LemmataError
 from network.gate import safe_io
 from network.gate.axioms import is_native_axiom
 from network.gate.checker_reports import (
-    _names,
     _ref_json,
     _relation_request_problem,
     axiom_identities_from_report,
@@ -601,12 +600,7 @@ class LeanToolchain:
 __all__ = [
     "CHECKERS",
     "LOG_TAIL",
-    "_COMMIT_RE",
-    "_VERSION_RE",
     "LeanToolchain",
-    "_names",
-    "_ref_json",
-    "_relation_request_problem",
     "axiom_identities_from_report",
     "checker_source",
     "compare_result_from_report",
