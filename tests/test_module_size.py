@@ -18,7 +18,6 @@ EXCEPTIONS: dict[str, str] = {
     "network/importers/formal_conjectures.py": "to be split: issue 17",
     "network/cli.py": "to be split: issue 17",
     "network/record/models.py": "to be split: issue 17",
-    "network/gate/postmerge.py": "to be split: issue 17",
     "network/api/web_session.py": "to be split: issue 17",
     "network/gate/queue.py": "to be split (network/forge/): issue 17",
     "network/api/records.py": "to be split: issue 17",
