@@ -19,7 +19,7 @@ from collections.abc import Mapping, Sequence
 from typing import Any, get_args
 
 from network.gate.axioms import identity_problems, is_native_axiom, type_sha256
-from network.gate.toolchain import (
+from network.gate.toolchain_results import (
     AxiomIdentity,
     CompareResult,
     DefEqResult,

@@ -350,7 +350,8 @@ class DefEqResult:
 
 
 RelationKind = Literal["negation", "vacuity", "implies", "implies-not"]
-"""What :meth:`Toolchain.check_relation` builds from the statements' declarations:
+"""What :meth:`~network.gate.toolchain.Toolchain.check_relation` builds from the
+statements' declarations:
 
 * ``negation``: ``¬ L`` (a counterexample, D-12 #2: a kernel proof of ¬P, P closed over its
   binders, which a theorem's type already is);
