@@ -15,20 +15,13 @@ LIMIT = 800
 """The most lines a module of network/ may have without a named exception."""
 
 EXCEPTIONS: dict[str, str] = {
-    "network/gate/toolchain.py": "the Toolchain protocol grew the outline method (D-3 v3.30); "
-                                 "its result types are to move out: issue 17",
-    "network/gate/lean_toolchain.py": "one adapter method per checker; to be split per "
-                                      "checker family: issue 17",
     "network/importers/formal_conjectures.py": "to be split: issue 17",
     "network/cli.py": "to be split: issue 17",
     "network/record/models.py": "to be split: issue 17",
-    "network/gate/postmerge.py": "to be split: issue 17",
     "network/api/web_session.py": "to be split: issue 17",
     "network/api/records.py": "to be split: issue 17",
     "network/record/loader.py": "to be split: issue 17",
-    "network/gate/artifacts.py": "to be split (issue 9's path table): issue 17",
     "network/up.py": "to be split: issue 17",
-    "network/gate/github_trusted.py": "to be split: issue 17",
 }
 """Modules over :data:`LIMIT` lines, each with why it may be (path relative to the root)."""
 

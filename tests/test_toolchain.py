@@ -212,7 +212,8 @@ def test_no_product_code_can_select_the_stand_in() -> None:
         text = path.read_text("utf-8")
         assert not re.search(r"(from|import)\s+(tests\b|standin)", text), path
         assert "RecordedToolchain" not in text, path
-    for name in ("toolchain.py", "lean_toolchain.py", "workspace.py"):
+    for name in ("toolchain.py", "toolchain_results.py", "lean_toolchain.py",
+                 "checker_reports.py", "workspace.py"):
         text = (REPO / "network" / "gate" / name).read_text("utf-8")
         assert not re.search(r"os\.environ|getenv", text), name
     params = set(inspect.signature(detect_toolchain).parameters)
