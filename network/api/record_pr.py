@@ -27,7 +27,7 @@ import hashlib
 import json
 import re
 import secrets
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from typing import Any
@@ -39,6 +39,7 @@ from sqlalchemy.orm import Session
 
 from network import ids
 from network.api import db, openings
+from network.api.role_acts import sign_role_act
 from network.api.service import Service, Who, require_queue
 from network.errors import LemmataError, define_once
 from network.gate.artifacts import Kind, strip_comments
@@ -462,3 +463,73 @@ def pr_body(what: str, who: Who, decision: str) -> str:
     """The pull request body: what it appends, for whom, under which decision."""
     return (f"{what}\n\nOpened by the Lemmata service for {who.pseudonym}, who is the author "
             f"and signs off (D-23, D-35). {decision}.\n")
+
+
+# --- the common tail of every record write ----------------------------------------------
+
+
+def file_record(svc: Service, who: Who, graph: Graph, files: dict[str, bytes], *,
+                kind: Kind, key: IndexKey, title: str, what: str, decision: str,
+                copy: str | None, conflicts: Sequence[Conflict] = (),
+                precheck_attestation: str | None = None) -> Opened:
+    """Judge ``files`` as the gate's steps 1-2 would, then open ONE pull request for them:
+    :func:`refuse_findings` of :func:`gate_findings`, then :func:`open_record_pr` with the
+    body :func:`pr_body` writes (D-35, ruling 6, D-25 v3.21).
+
+    Args:
+        graph: the graph the pull request is opened against (:func:`graph_of`).
+        files: graph path → the bytes the pull request adds.
+        kind: the artifact kind the change must classify as.
+        key: where the write sits in the submissions index.
+        title: the pull request's title.
+        what, decision: the body's sentence and the decision it is filed under.
+        copy: how the copy refusal names the record (``record-copy`` against an open
+            identical one, :func:`copy_refusal`); None for no copy refusal.
+        conflicts: further index checks, run after the copy refusal.
+        precheck_attestation: the fenced precheck block's JSON (ruling 7), if any.
+
+    Returns:
+        :class:`Opened` for the route's receipt.
+
+    Raises:
+        LemmataError: the first finding's code; ``record-copy`` and whatever
+            ``conflicts`` raise; :func:`open_record_pr`'s codes.
+    """
+    refuse_findings(gate_findings(graph, files, who.pseudonym, kind))
+    checks = ([copy_refusal(key, copy)] if copy is not None else []) + list(conflicts)
+    return open_record_pr(svc, who, key=key, files=files, title=title,
+                          body=pr_body(what, who, decision), conflicts=checks,
+                          precheck_attestation=precheck_attestation)
+
+
+def file_role_act(svc: Service, who: Who, graph: Graph, model: type[m.Record],
+                  record: dict[str, Any], *, path: str, kind: Kind, key: IndexKey,
+                  title: str, what: str, decision: str, copy: str,
+                  check_signed: Callable[[dict[str, Any]], None] | None = None,
+                  ) -> tuple[dict[str, Any], Opened]:
+    """Sign a validated role act with the network's approval key for ``who``
+    (:func:`network.api.role_acts.sign_role_act`, ruling 14, D-32 v3.33), then file it at
+    ``path`` as one pull request (:func:`file_record`): the sign → judge → open path every
+    person route of the service takes (stewards, panel, shelving, pertinence, literature,
+    registrations, display names).
+
+    Args:
+        model: the record's model; ``record`` its JSON form, already validated
+            (:func:`validate_record`).
+        check_signed: a check of the signed record run before the gate's (the route's own
+            rule, e.g. the pertinence findings); it raises to refuse.
+        path, kind, key, title, what, decision, copy: as :func:`file_record`.
+
+    Returns:
+        ``(signed record, Opened)``.
+
+    Raises:
+        LemmataError: ``approval-key-missing``; whatever ``check_signed`` raises;
+            :func:`file_record`'s codes.
+    """
+    signed = sign_role_act(svc, model, record, who)
+    if check_signed is not None:
+        check_signed(signed)
+    opened = file_record(svc, who, graph, {path: dump_yaml(signed)}, kind=kind, key=key,
+                         title=title, what=what, decision=decision, copy=copy)
+    return signed, opened

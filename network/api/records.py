@@ -45,6 +45,8 @@ from network.api.record_pr import (  # re-exported: the route modules import the
     Opened,
     copy_refusal,
     dump_yaml,
+    file_record,
+    file_role_act,
     file_timestamp,
     gate_findings,
     graph_of,
@@ -81,7 +83,9 @@ __all__ = [
     "copy_refusal",
     "dump_yaml",
     "file_defect_claim",
+    "file_record",
     "file_revision_request",
+    "file_role_act",
     "file_timestamp",
     "gate_findings",
     "get_schema",
@@ -162,14 +166,13 @@ def submit_postmortem(svc: Service, caller: Caller, *, target: str, node: str,
     rec["node"] = f"{target}/{node}"
     same_identity(rec, "contributor", who, path)
     rec = validate_record(m.Postmortem, rec, path)
-    files = {path: dump_yaml(rec)}
-    refuse_findings(gate_findings(graph, files, who.pseudonym, Kind.POSTMORTEM))
     key = IndexKey(target, node, Kind.POSTMORTEM.value, None, normalized_record_sha256(rec))
-    opened = open_record_pr(
-        svc, who, key=key, files=files, title=f"postmortem: {target}/{node} by {who.pseudonym}",
-        body=pr_body(f"A D-13 postmortem on {target}/{node}: {rec['outcome']}, "
-                     f"{rec['failure_class']}.", who, "Record-only kind: step 2 alone (ruling 6)"),
-        conflicts=[copy_refusal(key, "this postmortem")])
+    opened = file_record(
+        svc, who, graph, {path: dump_yaml(rec)}, kind=Kind.POSTMORTEM, key=key,
+        title=f"postmortem: {target}/{node} by {who.pseudonym}",
+        what=f"A D-13 postmortem on {target}/{node}: {rec['outcome']}, "
+             f"{rec['failure_class']}.", decision="Record-only kind: step 2 alone (ruling 6)",
+        copy="this postmortem")
     return receipt(opened, kind="postmortem", target=target, node=node, next_step=_NEXT_GATE)
 
 
@@ -219,13 +222,12 @@ def submit_informal_annex(svc: Service, caller: Caller, *, target: str, node: st
         raise LemmataError("record-copy", f"this annex is already on the node: {d}/{sha}.md",
                            path=f"{d}/{sha}.md")
     files = {f"{d}/{sha}.md": data, f"{d}/{sha}.yaml": dump_yaml(rec)}
-    refuse_findings(gate_findings(graph, files, who.pseudonym, Kind.ANNEX))
     key = IndexKey(target, node, Kind.ANNEX.value, None, normalized_text_sha256(text))
-    opened = open_record_pr(
-        svc, who, key=key, files=files, title=f"annex: {target}/{node} {sha[:12]}",
-        body=pr_body(f"An informal argument for {target}/{node} (annex {sha}). Untrusted data "
-                     "(D-31).", who, "Record-only kind: step 2 alone (ruling 6)"),
-        conflicts=[copy_refusal(key, "this annex")])
+    opened = file_record(
+        svc, who, graph, files, kind=Kind.ANNEX, key=key,
+        title=f"annex: {target}/{node} {sha[:12]}",
+        what=f"An informal argument for {target}/{node} (annex {sha}). Untrusted data "
+             "(D-31).", decision="Record-only kind: step 2 alone (ruling 6)", copy="this annex")
     return receipt(opened, kind="annex", target=target, node=node, sha256=sha,
                    cite=f"-- annex: {sha}",
                    next_step="A skeleton (a partial) derived from this argument cites it by "
@@ -280,14 +282,12 @@ def submit_approach_record(svc: Service, caller: Caller, *, target: str,
         if nid not in t.nodes:
             raise LemmataError("dangling-reference", f"no node {nid!r} in {target}", path=path,
                                field="nodes")
-    files = {path: dump_yaml(rec)}
-    refuse_findings(gate_findings(graph, files, who.pseudonym, Kind.APPROACH))
     key = IndexKey(target, "", Kind.APPROACH.value, None, normalized_record_sha256(rec))
-    opened = open_record_pr(
-        svc, who, key=key, files=files, title=f"approach: {target}: {rec['route'][:80]}",
-        body=pr_body(f"A D-14 approach record on {target}: {rec['route']}.", who,
-                     "Record-only kind: step 2 alone (ruling 6)"),
-        conflicts=[copy_refusal(key, "this approach record")])
+    opened = file_record(
+        svc, who, graph, {path: dump_yaml(rec)}, kind=Kind.APPROACH, key=key,
+        title=f"approach: {target}: {rec['route'][:80]}",
+        what=f"A D-14 approach record on {target}: {rec['route']}.",
+        decision="Record-only kind: step 2 alone (ruling 6)", copy="this approach record")
     return receipt(opened, kind="approach", target=target, node=None, next_step=_NEXT_GATE)
 
 
@@ -323,8 +323,6 @@ def propose_witness(svc: Service, caller: Caller, *, target: str, node: str, wit
         raise LemmataError("claim-node-shelved", f"{target}/{node} is shelved (D-14 v3.47): "
                            "work on it is refused", path=path)
     pre = precheck_attachment(attestation)
-    files = {path: witness.encode("utf-8")}
-    refuse_findings(gate_findings(graph, files, who.pseudonym, Kind.WITNESS))
     key = IndexKey(target, node, Kind.WITNESS.value, None, normalized_lean_sha256(witness))
 
     def one_slot(rows: list[db.SubmissionRow]) -> None:
@@ -334,10 +332,11 @@ def propose_witness(svc: Service, caller: Caller, *, target: str, node: str, wit
                                    f"{r.pull_request}, by {r.pseudonym}) already proposes a "
                                    f"witness for {target}/{node}")
 
-    opened = open_record_pr(
-        svc, who, key=key, files=files, title=f"witness: {target}/{node}",
-        body=pr_body(f"A witness for the blocked hole {target}/{node} (D-29).", who,
-                     "Gate-checked at step 7"), conflicts=[one_slot],
+    opened = file_record(
+        svc, who, graph, {path: witness.encode("utf-8")}, kind=Kind.WITNESS, key=key,
+        title=f"witness: {target}/{node}",
+        what=f"A witness for the blocked hole {target}/{node} (D-29).",
+        decision="Gate-checked at step 7", copy=None, conflicts=[one_slot],
         precheck_attestation=pre)
     return receipt(opened, kind="witness", target=target, node=node,
                    precheck_attached=pre is not None, next_step=_NEXT_GATE)
@@ -490,14 +489,12 @@ def file_defect_claim(svc: Service, caller: Caller, *, target: str, node: str,
                                "graph", path=path, field="exhibit")
         rec["exhibit"] = exhibit
     rec = validate_record(m.Defect, rec, path)
-    files = {path: dump_yaml(rec)}
-    refuse_findings(gate_findings(graph, files, who.pseudonym, Kind.DEFECT))
     key = IndexKey(target, node, Kind.DEFECT.value, None, normalized_record_sha256(rec))
-    opened = open_record_pr(
-        svc, who, key=key, files=files, title=f"defect ({defect_class}): {target}/{node}",
-        body=pr_body(f"A D-16 defect claim on {target}/{node}, line {line}: {defect_class}.",
-                     who, "The pre-triage bounce is step 2 (D-16)"),
-        conflicts=[copy_refusal(key, "this defect claim")])
+    opened = file_record(
+        svc, who, graph, {path: dump_yaml(rec)}, kind=Kind.DEFECT, key=key,
+        title=f"defect ({defect_class}): {target}/{node}",
+        what=f"A D-16 defect claim on {target}/{node}, line {line}: {defect_class}.",
+        decision="The pre-triage bounce is step 2 (D-16)", copy="this defect claim")
     return receipt(opened, kind="defect", target=target, node=node,
                    next_step="A claim blocks nothing by being filed; a curator accepting it "
                    "(a dispute record) does (D-16 v3.28, D-18). " + _NEXT_GATE)
@@ -529,15 +526,13 @@ def file_revision_request(svc: Service, caller: Caller, *, target: str, node: st
     if proposed_statement_sha256:
         rec["proposed_statement_sha256"] = proposed_statement_sha256
     rec = validate_record(m.RevisionRequest, rec, path)
-    files = {path: dump_yaml(rec)}
-    refuse_findings(gate_findings(graph, files, who.pseudonym, Kind.REVISION_REQUEST))
     key = IndexKey(target, node, Kind.REVISION_REQUEST.value, None,
                    normalized_record_sha256(rec))
-    opened = open_record_pr(
-        svc, who, key=key, files=files, title=f"revision request ({operation}): {target}/{node}",
-        body=pr_body(f"A D-8 revision request on {target}/{node}: {operation}.", who,
-                     "A curator acts on it (D-8)"),
-        conflicts=[copy_refusal(key, "this revision request")])
+    opened = file_record(
+        svc, who, graph, {path: dump_yaml(rec)}, kind=Kind.REVISION_REQUEST, key=key,
+        title=f"revision request ({operation}): {target}/{node}",
+        what=f"A D-8 revision request on {target}/{node}: {operation}.",
+        decision="A curator acts on it (D-8)", copy="this revision request")
     return receipt(opened, kind="revision-request", target=target, node=node,
                    next_step="A curator may act on it by a revision <node>@v<n> (D-8). "
                    + _NEXT_GATE)
