@@ -23,7 +23,6 @@ EXCEPTIONS: dict[str, str] = {
     "network/cli.py": "to be split: issue 17",
     "network/record/models.py": "to be split: issue 17",
     "network/gate/postmerge.py": "to be split: issue 17",
-    "network/api/web_session.py": "to be split: issue 17",
     "network/gate/queue.py": "to be split (network/forge/): issue 17",
     "network/record/loader.py": "to be split: issue 17",
     "network/gate/artifacts.py": "to be split (issue 9's path table): issue 17",
