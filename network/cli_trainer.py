@@ -6,11 +6,61 @@ stays ML-free; it is registered on the root group by :mod:`network.cli`.
 from __future__ import annotations
 
 import json
+from collections.abc import Callable
 from pathlib import Path
+from typing import Any, TypeVar
 
 import click
 
 from network.cli_base import EXIT_OK, guarded
+
+F = TypeVar("F", bound=Callable[..., Any])
+
+
+def _options(*decorators: Callable[[F], F]) -> Callable[[F], F]:
+    """One decorator applying ``decorators`` in the order written, as if stacked there (so
+    ``--help`` lists the options in that order)."""
+    def apply(fn: F) -> F:
+        for d in reversed(decorators):
+            fn = d(fn)
+        return fn
+    return apply
+
+
+def _folder(name: str) -> Callable[[F], F]:
+    """A positional folder argument (``DATASET``, ``GRAPH``, ``BASE``, ``RUN_DIR``, ...)."""
+    return click.argument(name, type=click.Path(path_type=Path, file_okay=False))
+
+
+_BUDGET = _options(
+    click.option("--samples", type=int, default=2, show_default=True),
+    click.option("--max-new-tokens", type=int, default=128, show_default=True),
+    click.option("--verification-calls", type=int, default=64, show_default=True),
+    click.option("--temperature", type=float, default=0.8, show_default=True),
+    click.option("--seed", type=int, default=0, show_default=True),
+)
+"""The sampling budget eval and iterate share (``network.trainer.evaluate.Budget``)."""
+
+_LORA = _options(
+    click.option("--rank", type=int, default=8, show_default=True, help="LoRA rank."),
+    click.option("--alpha", type=int, default=16, show_default=True, help="LoRA alpha."),
+)
+"""The LoRA adapter's shape sft and grpo share (``network.trainer.sft.LoraSettings``)."""
+
+_POOL_MINIF2F = click.option(
+    "--minif2f", "minif2f", multiple=True,
+    type=click.Path(path_type=Path, dir_okay=False, exists=True),
+    help="A miniF2F archive the dataset was compiled from: its train Valid "
+         "statements join the pool (Test stays sealed).")
+"""iterate's and grpo's miniF2F: its Valid rows join the training pool."""
+
+
+def _history(folder: str) -> Callable[[F], F]:
+    """``--history``: the history.json a run records into, by default in ``folder``."""
+    return click.option("--history", type=click.Path(path_type=Path), default=None,
+                        help=f"The history.json to record into (default: "
+                             f"{folder}/history.json).")
+
 
 
 @click.group("trainer")
@@ -44,18 +94,16 @@ def trainer_compile(graph: Path, out: Path, commit: str | None, minif2f: tuple[P
 
 
 @trainer_group.command("sft")
-@click.argument("dataset", type=click.Path(path_type=Path, file_okay=False))
-@click.argument("base", type=click.Path(path_type=Path, file_okay=False))
-@click.argument("run_dir", type=click.Path(path_type=Path, file_okay=False))
+@_folder("dataset")
+@_folder("base")
+@_folder("run_dir")
 @click.option("--steps", type=int, default=2, show_default=True)
 @click.option("--batch-size", type=int, default=2, show_default=True)
 @click.option("--lr", type=float, default=1e-3, show_default=True)
 @click.option("--max-length", type=int, default=1024, show_default=True)
 @click.option("--seed", type=int, default=0, show_default=True)
-@click.option("--rank", type=int, default=8, show_default=True, help="LoRA rank.")
-@click.option("--alpha", type=int, default=16, show_default=True, help="LoRA alpha.")
-@click.option("--history", type=click.Path(path_type=Path), default=None,
-              help="The history.json to record into (default: RUN_DIR/history.json).")
+@_LORA
+@_history("RUN_DIR")
 @guarded
 def trainer_sft(dataset: Path, base: Path, run_dir: Path, steps: int, batch_size: int,
                 lr: float, max_length: int, seed: int, rank: int, alpha: int,
@@ -72,15 +120,11 @@ def trainer_sft(dataset: Path, base: Path, run_dir: Path, steps: int, batch_size
 
 
 @trainer_group.command("eval")
-@click.argument("dataset", type=click.Path(path_type=Path, file_okay=False))
-@click.argument("graph", type=click.Path(path_type=Path, file_okay=False))
-@click.argument("base", type=click.Path(path_type=Path, file_okay=False))
-@click.argument("run_dir", type=click.Path(path_type=Path, file_okay=False))
-@click.option("--samples", type=int, default=2, show_default=True)
-@click.option("--max-new-tokens", type=int, default=128, show_default=True)
-@click.option("--verification-calls", type=int, default=64, show_default=True)
-@click.option("--temperature", type=float, default=0.8, show_default=True)
-@click.option("--seed", type=int, default=0, show_default=True)
+@_folder("dataset")
+@_folder("graph")
+@_folder("base")
+@_folder("run_dir")
+@_BUDGET
 @click.option("-k", "ks", type=int, multiple=True, help="A k of pass@k (default 1).")
 @click.option("--limit", type=int, default=None, help="At most this many sealed items.")
 @click.option("--sealed", "sealed", multiple=True,
@@ -92,8 +136,7 @@ def trainer_sft(dataset: Path, base: Path, run_dir: Path, steps: int, batch_size
                    "by the same gate (a scratch node each) instead of listed as not judged.")
 @click.option("--report", type=click.Path(path_type=Path), default=None,
               help="Where to write the report (default: RUN_DIR/eval.json).")
-@click.option("--history", type=click.Path(path_type=Path), default=None,
-              help="The history.json to record into (default: RUN_DIR/history.json).")
+@_history("RUN_DIR")
 @guarded
 def trainer_eval(dataset: Path, graph: Path, base: Path, run_dir: Path, samples: int,
                  max_new_tokens: int, verification_calls: int, temperature: float, seed: int,
@@ -121,24 +164,16 @@ def trainer_eval(dataset: Path, graph: Path, base: Path, run_dir: Path, samples:
 
 
 @trainer_group.command("iterate")
-@click.argument("dataset", type=click.Path(path_type=Path, file_okay=False))
-@click.argument("graph", type=click.Path(path_type=Path, file_okay=False))
-@click.argument("base", type=click.Path(path_type=Path, file_okay=False))
-@click.argument("work", type=click.Path(path_type=Path, file_okay=False))
+@_folder("dataset")
+@_folder("graph")
+@_folder("base")
+@_folder("work")
 @click.option("--rounds", type=int, default=2, show_default=True)
-@click.option("--samples", type=int, default=2, show_default=True)
-@click.option("--max-new-tokens", type=int, default=128, show_default=True)
-@click.option("--verification-calls", type=int, default=64, show_default=True)
-@click.option("--temperature", type=float, default=0.8, show_default=True)
-@click.option("--seed", type=int, default=0, show_default=True)
+@_BUDGET
 @click.option("--steps", type=int, default=2, show_default=True, help="SFT steps a round.")
 @click.option("--ray-address", default=None, help="Run the actors on Ray (auto, or an address).")
-@click.option("--minif2f", "minif2f", multiple=True,
-              type=click.Path(path_type=Path, dir_okay=False, exists=True),
-              help="A miniF2F archive the dataset was compiled from: its train Valid "
-                   "statements join the pool (Test stays sealed).")
-@click.option("--history", type=click.Path(path_type=Path), default=None,
-              help="The history.json to record into (default: WORK/history.json).")
+@_POOL_MINIF2F
+@_history("WORK")
 @guarded
 def trainer_iterate(dataset: Path, graph: Path, base: Path, work: Path, rounds: int,
                     samples: int, max_new_tokens: int, verification_calls: int,
@@ -167,10 +202,10 @@ def trainer_iterate(dataset: Path, graph: Path, base: Path, work: Path, rounds: 
 
 
 @trainer_group.command("grpo")
-@click.argument("dataset", type=click.Path(path_type=Path, file_okay=False))
-@click.argument("graph", type=click.Path(path_type=Path, file_okay=False))
-@click.argument("base", type=click.Path(path_type=Path, file_okay=False))
-@click.argument("run_dir", type=click.Path(path_type=Path, file_okay=False))
+@_folder("dataset")
+@_folder("graph")
+@_folder("base")
+@_folder("run_dir")
 @click.option("--from-run", "init_run", type=click.Path(path_type=Path, file_okay=False),
               default=None, help="Start from this SFT run's admitted adapter (default: "
                                  "a fresh LoRA adapter on BASE).")
@@ -183,15 +218,10 @@ def trainer_iterate(dataset: Path, graph: Path, base: Path, work: Path, rounds: 
 @click.option("--beta", type=float, default=0.0, show_default=True, help="KL coefficient.")
 @click.option("--temperature", type=float, default=1.0, show_default=True)
 @click.option("--seed", type=int, default=0, show_default=True)
-@click.option("--rank", type=int, default=8, show_default=True, help="LoRA rank.")
-@click.option("--alpha", type=int, default=16, show_default=True, help="LoRA alpha.")
+@_LORA
 @click.option("--vllm", "use_vllm", is_flag=True, help="Generate with vLLM (gpu extra).")
-@click.option("--minif2f", "minif2f", multiple=True,
-              type=click.Path(path_type=Path, dir_okay=False, exists=True),
-              help="A miniF2F archive the dataset was compiled from: its train Valid "
-                   "statements join the pool (Test stays sealed).")
-@click.option("--history", type=click.Path(path_type=Path), default=None,
-              help="The history.json to record into (default: RUN_DIR/history.json).")
+@_POOL_MINIF2F
+@_history("RUN_DIR")
 @guarded
 def trainer_grpo(dataset: Path, graph: Path, base: Path, run_dir: Path, init_run: Path | None,
                  steps: int, num_generations: int, prompts_per_step: int,
