@@ -19,7 +19,6 @@ EXCEPTIONS: dict[str, str] = {
                                  "its result types are to move out: issue 17",
     "network/gate/lean_toolchain.py": "one adapter method per checker; to be split per "
                                       "checker family: issue 17",
-    "network/importers/formal_conjectures.py": "to be split: issue 17",
     "network/record/models.py": "to be split: issue 17",
     "network/gate/postmerge.py": "to be split: issue 17",
     "network/gate/queue.py": "to be split (network/forge/): issue 17",
