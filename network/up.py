@@ -7,6 +7,9 @@ server for the site. A second run finds everything in place and resumes the same
 
 Nothing here is evidentiary (DESIGN.md): the data directory can be deleted and rebuilt
 from the graph; only the forge repository's commits are the record.
+
+The forge's seeding and the published keys are :mod:`network.up_forge`'s, the static
+site server :mod:`network.up_site`'s (issue 17); both are re-exported here.
 """
 
 from __future__ import annotations
@@ -22,7 +25,6 @@ from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass
 from functools import partial
-from http.server import SimpleHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 from typing import Any
 
@@ -31,11 +33,35 @@ from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
 
 from network import signing
 from network.errors import LemmataError, define
+from network.up_forge import MAIN, publish_keys, seed_forge
+from network.up_site import LIVE_CLAIMS_PATH, live_claims_json, static_server
+
+__all__ = [
+    "FORGE_DIR",
+    "KEY_KINDS",
+    "LIVE_CLAIMS_PATH",
+    "MAIN",
+    "SERVICE_FILE",
+    "SITE_DIR",
+    "DataDir",
+    "QueueRunner",
+    "banner",
+    "build_site",
+    "calibration_targets",
+    "ensure_keys",
+    "key_id_for",
+    "live_claims_json",
+    "publish_keys",
+    "run",
+    "say",
+    "seed_forge",
+    "serve_in_thread",
+    "static_server",
+    "toolchain_line",
+]
 
 define("data-dir-invalid", None, 500, "The data directory exists but is not a Lemmata network.",
        "Point --data at an empty folder or at one a previous `lemmata up` created.")
-define("listen-failed", None, 500, "The network could not listen on an address it needs.",
-       "Another process probably holds the port: stop it, or pass --port / --site-port.")
 define("data-dir-other-database", None, 409,
        "The network on this data directory keeps its state in another database than the "
        "one this process would open, so it would not serve the same claims and tokens.",
@@ -46,7 +72,6 @@ define("data-dir-other-database", None, 409,
 KEY_KINDS = ("gate", "approval", "service")
 FORGE_DIR = "forge.git"
 SITE_DIR = "site"
-MAIN = "refs/heads/main"
 #: The file in a data directory naming the database its network's state lives in.
 SERVICE_FILE = "service.json"
 
@@ -180,242 +205,6 @@ def ensure_keys(data: DataDir) -> dict[str, tuple[str, Ed25519PrivateKey]]:
             signing.generate_private_key(path)
         out[kind] = (key_id_for(kind, key), key)
     return out
-
-
-# --- the forge, seeded with graph/'s history --------------------------------------------
-
-
-def _graph_commits(project: pygit2.Repository, subdir: str) -> list[pygit2.Commit]:
-    """First-parent commits of HEAD, oldest first, in which ``subdir`` changed."""
-    if project.head_is_unborn:
-        return []
-    chain: list[pygit2.Commit] = []
-    commit: pygit2.Commit | None = project.head.peel(pygit2.Commit)
-    while commit is not None:
-        chain.append(commit)
-        commit = commit.parents[0] if commit.parents else None
-    chain.reverse()
-    out: list[pygit2.Commit] = []
-    last: pygit2.Oid | None = None
-    for c in chain:
-        try:
-            tree_id = c.tree[subdir].id
-        except KeyError:
-            continue
-        if tree_id != last:
-            out.append(c)
-            last = tree_id
-    return out
-
-
-def _copy_tree(src: pygit2.Repository, dst: pygit2.Repository, tree_id: pygit2.Oid) -> None:
-    """Copy a tree and everything under it from ``src``'s object store into ``dst``'s."""
-    stack = [tree_id]
-    while stack:
-        oid = stack.pop()
-        if oid in dst.odb:
-            continue
-        obj = src.odb.read(oid)
-        dst.odb.write(obj[0], obj[1])
-        if obj[0] == pygit2.enums.ObjectType.TREE:
-            for entry in src[oid].peel(pygit2.Tree):
-                stack.append(entry.id)
-
-
-def _holds_blob(repo: pygit2.Repository, tree: pygit2.Tree, path: str, data: bytes) -> bool:
-    """Whether ``tree`` holds exactly ``data`` as a file at ``path`` (not a folder, a
-    submodule or other bytes there)."""
-    if path not in tree:
-        return False
-    obj = repo.get(tree[path].id)
-    return isinstance(obj, pygit2.Blob) and obj.data == data
-
-
-def seed_forge(forge: Path, graph_dir: Path, *, subdir: str = "graph") -> tuple[str, int]:
-    """Create the LocalForge bare repository from ``graph_dir`` with its history.
-
-    When ``graph_dir`` sits in a git work tree whose HEAD holds it, every first-parent
-    commit that changed it becomes one commit of the new repository, with the same
-    author, committer, dates and message, and the graph folder as its root tree. Files
-    not yet committed are added in one last commit. Without git history the folder is
-    committed once. An existing repository is left untouched.
-
-    Returns:
-        (main's commit id, the number of commits written; 0 when it already existed).
-
-    Raises:
-        LemmataError: ``symlink-refused`` or ``hostile-path`` from the folder's files.
-    """
-    from network.forge.local import LocalForge
-
-    if (forge / "HEAD").exists():
-        repo = pygit2.Repository(str(forge))
-        return str(repo.references[MAIN].target), 0
-    found = pygit2.discover_repository(str(graph_dir))
-    project = pygit2.Repository(found) if found else None
-    history: list[pygit2.Commit] = []
-    if project is not None and project.workdir is not None:
-        rel = graph_dir.resolve().relative_to(Path(project.workdir).resolve()).as_posix()
-        subdir = rel
-        history = _graph_commits(project, subdir)
-    if not history:
-        sha = LocalForge.seed(forge, graph_dir, message="Seed the graph")
-        return sha, 1
-    assert project is not None
-    repo = pygit2.init_repository(str(forge), bare=True, initial_head="main")
-    parent: list[pygit2.Oid] = []
-    for c in history:
-        tree_id = c.tree[subdir].id
-        _copy_tree(project, repo, tree_id)
-        oid = repo.create_commit(None, c.author, c.committer, c.message, tree_id, parent)
-        parent = [oid]
-    repo.references.create(MAIN, parent[0])
-    written = len(history)
-    # files in the folder that are not committed yet (a developer's work tree)
-    head_tree = repo[parent[0]].peel(pygit2.Commit).tree
-    on_disk = {p.relative_to(graph_dir).as_posix(): p.read_bytes()
-               for p in sorted(graph_dir.rglob("*")) if p.is_file() and not p.is_symlink()}
-    changed = {p: b for p, b in on_disk.items() if not _holds_blob(repo, head_tree, p, b)}
-    if changed:
-        sig = pygit2.Signature("Lemmata", "graph@lemmata.invalid", int(time.time()), 0)
-        from network.forge.local import _build_tree
-
-        tree = _build_tree(repo, head_tree, changed)
-        oid = repo.create_commit(MAIN, sig, sig, "Uncommitted graph files", tree, parent)
-        written += 1
-    return str(repo.references[MAIN].target), written
-
-
-def publish_keys(forge: Any, keys: dict[str, tuple[str, Ed25519PrivateKey]],
-                 valid_from: str) -> list[str]:
-    """Commit ``keys/<key_id>.json`` for each public half missing from main (D-4, ruling 9).
-
-    Returns the paths committed (empty when every key is already published).
-    """
-    repo: pygit2.Repository = forge.repo
-    tree = repo[forge.main_sha()].peel(pygit2.Commit).tree
-    files: dict[str, bytes | None] = {}
-    for kind, (key_id, key) in sorted(keys.items()):
-        path = f"keys/{key_id}.json"
-        if path in tree:
-            continue
-        rec = signing.public_key_record(key, key_id=key_id, kind=kind, valid_from=valid_from)
-        files[path] = (json.dumps(rec.model_dump(by_alias=True, exclude_none=True),
-                                  sort_keys=True, indent=2) + "\n").encode()
-    if files:
-        forge.commit_to_main(files, "Publish the network's public keys")
-    return sorted(files)
-
-
-# --- the static site server -------------------------------------------------------------
-
-
-#: Where the site server answers the live claims (the site's frontier and node pages read it).
-LIVE_CLAIMS_PATH = "/live/claims.json"
-
-
-class _QuietHandler(SimpleHTTPRequestHandler):
-    live: Callable[[], bytes] | None = None
-    csp: str | None = None
-
-    def log_message(self, format: str, *args: Any) -> None:
-        return
-
-    def end_headers(self) -> None:
-        if self.csp:  # the site's policy as a header: frame-ancestors counts only here
-            self.send_header("Content-Security-Policy", self.csp)
-            self.send_header("X-Content-Type-Options", "nosniff")
-        super().end_headers()
-
-    def do_GET(self) -> None:
-        if self.path.split("?", 1)[0] == LIVE_CLAIMS_PATH and self.live is not None:
-            try:
-                body = self.live()
-            except Exception:  # the service's state is unreadable: the page keeps its dashes
-                logging.getLogger(__name__).exception("site: live claims unavailable")
-                self.send_error(503)
-                return
-            self.send_response(200)
-            self.send_header("Content-Type", "application/json")
-            self.send_header("Content-Length", str(len(body)))
-            self.send_header("Cache-Control", "no-store")
-            self.end_headers()
-            self.wfile.write(body)
-            return
-        if self._send_file():  # ETag, 304 and gzip (network/static_http.py, issue 17)
-            return
-        super().do_GET()
-
-    def _send_file(self) -> bool:
-        from network import static_http
-
-        fs = Path(self.translate_path(self.path))
-        if fs.is_dir() and self.path.split("?", 1)[0].endswith("/"):
-            fs = fs / "index.html"
-        if not fs.is_file():
-            return False  # directories, redirects and 404s: SimpleHTTPRequestHandler's
-        try:
-            out = static_http.answer(fs, self.headers.get("Accept-Encoding") or "",
-                                     self.headers.get("If-None-Match"))
-        except OSError:
-            return False
-        self.send_response(out.status)
-        for k, v in out.headers.items():
-            self.send_header(k, v)
-        self.end_headers()
-        self.wfile.write(out.body)
-        return True
-
-
-def live_claims_json(svc: Any) -> bytes:
-    """The live claims the site's frontier and node pages overlay (D-25, ruling 14; issue
-    15 "Who is working on what"): ``{"as_of": ISO 8601, "nodes": {"<target>/<node>":
-    {"holders": n, "since": ISO, "claims": [{"pseudonym", "claimed_at", "expires_at"}]}}}``,
-    each node's holders oldest first, from the service's registry in its public view (the
-    one ``GET /frontier.json`` overlays: no claim id); service state, never written into the
-    site or the record.
-    """
-    from network.api import claims
-    from network.api.service import iso
-
-    now = svc.now()
-    nodes = {f"{t}/{n}": {"holders": len(held), "since": min(h["claimed_at"] for h in held),
-                          "claims": [{k: h[k] for k in ("pseudonym", "claimed_at", "expires_at")}
-                                     for h in held]}
-             for (t, n), held in sorted(claims.registry(svc, now).items())}
-    return json.dumps({"as_of": iso(now), "nodes": nodes}, sort_keys=True).encode()
-
-
-@contextmanager
-def static_server(root: Path, host: str, port: int,
-                  live: Callable[[], bytes] | None = None, *,
-                  csp: str | None = None) -> Iterator[ThreadingHTTPServer]:
-    """Serve ``root`` read-only over HTTP on ``host:port`` in a thread until the block ends;
-    with ``live``, ``GET /live/claims.json`` answers its bytes (:func:`live_claims_json`);
-    with ``csp``, every answer carries it as its ``Content-Security-Policy`` header
-    (:func:`network.site.csp.header_policy`, issue 13).
-
-    Raises:
-        LemmataError: ``listen-failed`` when ``host:port`` cannot be bound.
-    """
-    class _SiteHandler(_QuietHandler):
-        pass
-
-    _SiteHandler.live = staticmethod(live) if live is not None else None
-    _SiteHandler.csp = csp
-    handler = partial(_SiteHandler, directory=str(root))
-    try:
-        server = ThreadingHTTPServer((host, port), handler)
-    except OSError as exc:
-        raise LemmataError("listen-failed", f"the site server cannot listen on {host}:{port}: "
-                           f"{exc.strerror or exc}") from exc
-    thread = threading.Thread(target=server.serve_forever, name="site", daemon=True)
-    thread.start()
-    try:
-        yield server
-    finally:
-        server.shutdown()
-        server.server_close()
 
 
 # --- the service in a thread ---------------------------------------------------------------

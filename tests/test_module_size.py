@@ -15,13 +15,8 @@ LIMIT = 800
 """The most lines a module of network/ may have without a named exception."""
 
 EXCEPTIONS: dict[str, str] = {
-    "network/importers/formal_conjectures.py": "to be split: issue 17",
-    "network/cli.py": "to be split: issue 17",
     "network/record/models.py": "to be split: issue 17",
-    "network/api/web_session.py": "to be split: issue 17",
-    "network/api/records.py": "to be split: issue 17",
     "network/record/loader.py": "to be split: issue 17",
-    "network/up.py": "to be split: issue 17",
 }
 """Modules over :data:`LIMIT` lines, each with why it may be (path relative to the root)."""
 

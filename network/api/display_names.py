@@ -13,20 +13,14 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
+from network.api.record_pr import file_role_act
 from network.api.records import (
     IndexKey,
-    copy_refusal,
-    dump_yaml,
-    gate_findings,
     graph_of,
     normalized_record_sha256,
-    open_record_pr,
-    pr_body,
     receipt,
-    refuse_findings,
     validate_record,
 )
-from network.api.role_acts import sign_role_act
 from network.api.service import Caller, Service, iso, write_identity
 from network.gate.artifacts import Kind
 from network.record import models as m
@@ -63,15 +57,13 @@ def set_display_name(svc: Service, caller: Caller, *, name: str | None = None,
     rec = validate_record(m.DisplayName, {"pseudonym": who.pseudonym, "name": name,
                                           "link": link, "date": iso(svc.now())}, path)
     rec = {k: v for k, v in rec.items() if v is not None or k in ("pseudonym", "date")}
-    rec = sign_role_act(svc, m.DisplayName, rec, who)
-    files = {path: dump_yaml(rec)}
-    refuse_findings(gate_findings(graph, files, who.pseudonym, Kind.DISPLAY_NAME))
     key = IndexKey("", "", Kind.DISPLAY_NAME.value, None, normalized_record_sha256(
         {"pseudonym": who.pseudonym, "name": name, "link": link}))
-    opened = open_record_pr(
-        svc, who, key=key, files=files, title=f"name: {who.pseudonym}",
-        body=pr_body(f"Sets the display name of {who.pseudonym} (D-3 v3.37)", who,
-                     "Record-only kind: step 2 alone (ruling 6); D-35 names"),
-        conflicts=[copy_refusal(key, "this display name")])
+    rec, opened = file_role_act(
+        svc, who, graph, m.DisplayName, rec, path=path, kind=Kind.DISPLAY_NAME, key=key,
+        title=f"name: {who.pseudonym}",
+        what=f"Sets the display name of {who.pseudonym} (D-3 v3.37)",
+        decision="Record-only kind: step 2 alone (ruling 6); D-35 names",
+        copy="this display name")
     return receipt(opened, kind="display-name", target="", node=None, record=rec,
                    next_step=_NEXT)

@@ -24,18 +24,14 @@ import re
 from typing import TYPE_CHECKING, Any
 
 from network.api.names import record_path
+from network.api.record_pr import file_record
 from network.api.records import (
     IndexKey,
-    copy_refusal,
     dump_yaml,
-    gate_findings,
     graph_of,
     node_of,
     normalized_record_sha256,
-    open_record_pr,
-    pr_body,
     receipt,
-    refuse_findings,
     validate_record,
 )
 from network.api.role_acts import sign_role_act
@@ -97,15 +93,14 @@ def _references(references: list[dict[str, Any]] | None) -> list[dict[str, Any]]
 def _open(svc: Service, who: Who, graph: Graph, target: str, node: str, path: str,
           rec: dict[str, Any], what: str) -> dict[str, Any]:
     """Judge ``rec`` at ``path`` as step 2 would, refuse an open copy, open one PR."""
-    files = {path: dump_yaml(rec)}
-    refuse_findings(gate_findings(graph, files, who.pseudonym, Kind.LITERATURE))
     key = IndexKey(target, node, Kind.LITERATURE.value, None, normalized_record_sha256(
         {k: v for k, v in rec.items() if k != "signature"}))
-    opened = open_record_pr(
-        svc, who, key=key, files=files, title=f"literature: {target}/{node}",
-        body=pr_body(f"{what}\n\nStewards of {target}: {_stewards_named(graph, target)}.",
-                     who, "Record-only kind: step 2 alone (ruling 6); D-25 v3.35"),
-        conflicts=[copy_refusal(key, "this literature record")])
+    opened = file_record(
+        svc, who, graph, {path: dump_yaml(rec)}, kind=Kind.LITERATURE, key=key,
+        title=f"literature: {target}/{node}",
+        what=f"{what}\n\nStewards of {target}: {_stewards_named(graph, target)}.",
+        decision="Record-only kind: step 2 alone (ruling 6); D-25 v3.35",
+        copy="this literature record")
     return receipt(opened, kind="literature", target=target, node=node, record=rec,
                    next_step=_NEXT)
 

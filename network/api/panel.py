@@ -22,22 +22,16 @@ from pydantic import BaseModel, ConfigDict, Field
 from network.api import web_session
 from network.api.deps import marks
 from network.api.names import record_path
+from network.api.record_pr import file_role_act
 from network.api.records import (
     IndexKey,
-    copy_refusal,
-    dump_yaml,
-    gate_findings,
     graph_of,
     node_of,
     normalized_record_sha256,
-    open_record_pr,
-    pr_body,
     receipt,
-    refuse_findings,
     target_of,
     validate_record,
 )
-from network.api.role_acts import sign_role_act
 from network.api.service import Service, Who, iso, write_identity
 from network.errors import LemmataError
 from network.gate import panel_rules  # noqa: F401  (defines the codes raised here)
@@ -103,14 +97,11 @@ def _file(svc: Service, who: Who, model: type[m.Record], path: str, rec: dict[st
     """Validate, sign, judge as the gate would, and open one pull request (see module)."""
     graph = graph_of(svc)
     rec = validate_record(model, rec, path)
-    rec = sign_role_act(svc, model, rec, who)
-    files = {path: dump_yaml(rec)}
-    refuse_findings(gate_findings(graph, files, who.pseudonym, kind))
-    opened = open_record_pr(svc, who, key=key, files=files, title=title,
-                            body=pr_body(what, who, "Record-only kind: step 2 alone "
-                                         "(ruling 6); signed with the approval key (D-32 "
-                                         "v3.33/v3.34)"),
-                            conflicts=[copy_refusal(key, title)])
+    rec, opened = file_role_act(svc, who, graph, model, rec, path=path, kind=kind, key=key,
+                                title=title, what=what,
+                                decision="Record-only kind: step 2 alone (ruling 6); signed "
+                                         "with the approval key (D-32 v3.33/v3.34)",
+                                copy=title)
     return receipt(opened, kind=kind.value, target=key.target, node=key.node or None,
                    record=rec, next_step=_NEXT)
 

@@ -22,21 +22,15 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any
 
 from network.api.names import record_path
+from network.api.record_pr import file_role_act
 from network.api.records import (
     IndexKey,
-    copy_refusal,
-    dump_yaml,
-    gate_findings,
     graph_of,
     node_of,
     normalized_record_sha256,
-    open_record_pr,
-    pr_body,
     receipt,
-    refuse_findings,
     validate_record,
 )
-from network.api.role_acts import sign_role_act
 from network.api.service import Service, iso, write_identity
 from network.errors import LemmataError
 from network.gate.artifacts import Kind
@@ -97,20 +91,21 @@ def sign_pertinence(svc: Service, person: Person, *, target: str, node: str,
     problem = pertinence.record_problem(graph, target, node, model)
     if problem is not None:  # the gate's rule, before anything is signed
         raise LemmataError(problem[0], problem[1], path=path, field="sentence_sha256")
-    rec = sign_role_act(svc, m.Pertinence, valid, who)
-    signed = m.Pertinence.model_validate(rec)
-    for finding in pertinence_findings(graph, target, node, path, signed):
-        raise LemmataError(finding.code, finding.message, path=path)
-    files = {path: dump_yaml(rec)}
-    refuse_findings(gate_findings(graph, files, who.pseudonym, Kind.PERTINENCE))
+
+    def the_gates_rule(signed: dict[str, Any]) -> None:
+        model = m.Pertinence.model_validate(signed)
+        for finding in pertinence_findings(graph, target, node, path, model):
+            raise LemmataError(finding.code, finding.message, path=path)
+
     key = IndexKey(target, node, Kind.PERTINENCE.value, None,
-                   normalized_record_sha256({k: rec[k] for k in ("variant",
-                                                                "sentence_sha256")}))
-    opened = open_record_pr(
-        svc, who, key=key, files=files, title=f"pertinence: {target}/{node}",
-        body=pr_body(f"Signs the pertinence sentence of the related variant {node}: "
-                     f"“{sentence}” (sha256 {rec['sentence_sha256']}).", who,
-                     "Record-only kind: step 2 alone (ruling 6); D-30 v3.12"),
-        conflicts=[copy_refusal(key, f"this signature of {node}'s sentence")])
+                   normalized_record_sha256({k: valid[k] for k in ("variant",
+                                                                  "sentence_sha256")}))
+    rec, opened = file_role_act(
+        svc, who, graph, m.Pertinence, valid, path=path, kind=Kind.PERTINENCE, key=key,
+        title=f"pertinence: {target}/{node}",
+        what=f"Signs the pertinence sentence of the related variant {node}: "
+             f"“{sentence}” (sha256 {valid['sentence_sha256']}).",
+        decision="Record-only kind: step 2 alone (ruling 6); D-30 v3.12",
+        copy=f"this signature of {node}'s sentence", check_signed=the_gates_rule)
     return receipt(opened, kind="pertinence", target=target, node=node, record=rec,
                    next_step=_NEXT)

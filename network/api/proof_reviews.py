@@ -25,9 +25,9 @@ from sqlalchemy import select
 from network.api import db, web_session
 from network.api.deps import marks
 from network.api.names import record_path
+from network.api.record_pr import _forge
 from network.api.records import (
     IndexKey,
-    _forge,
     dump_yaml,
     gate_findings,
     graph_of,

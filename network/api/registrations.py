@@ -19,21 +19,15 @@ from typing import TYPE_CHECKING, Any
 from sqlalchemy.exc import IntegrityError
 
 from network.api import db, literature  # noqa: F401  (literature: role-act-needs-session)
+from network.api.record_pr import file_role_act
 from network.api.records import (
     IndexKey,
-    copy_refusal,
-    dump_yaml,
-    gate_findings,
     graph_of,
     normalized_record_sha256,
-    open_record_pr,
-    pr_body,
     receipt,
-    refuse_findings,
     target_of,
     validate_record,
 )
-from network.api.role_acts import sign_role_act
 from network.api.service import Caller, Service, iso, write_identity
 from network.errors import LemmataError
 from network.gate.artifacts import Kind
@@ -121,14 +115,12 @@ def register_target(svc: Service, caller: Caller, *, target: str, registry_id: s
     rec = validate_record(m.Registration, rec, f"targets/{target}/registrations/")
     path = _numbered_path(svc, target, date[:10], set(graph.files))
     key = IndexKey(target, "", Kind.REGISTRATION.value, None, normalized_record_sha256(rec))
-    rec = sign_role_act(svc, m.Registration, rec, who)
-    files = {path: dump_yaml(rec)}
-    refuse_findings(gate_findings(graph, files, who.pseudonym, Kind.REGISTRATION))
-    opened = open_record_pr(
-        svc, who, key=key, files=files, title=f"registration: {target} in {registry}",
-        body=pr_body(f"Registers {target} in {registry} as {registry_id} (wrapper commit "
-                     f"{wrapper_commit}, exported from graph commit {graph_commit}).", who,
-                     "Record-only kind: step 2 alone (ruling 6); D-10 v3.37"),
-        conflicts=[copy_refusal(key, "this registration record")])
+    rec, opened = file_role_act(
+        svc, who, graph, m.Registration, rec, path=path, kind=Kind.REGISTRATION, key=key,
+        title=f"registration: {target} in {registry}",
+        what=f"Registers {target} in {registry} as {registry_id} (wrapper commit "
+             f"{wrapper_commit}, exported from graph commit {graph_commit}).",
+        decision="Record-only kind: step 2 alone (ruling 6); D-10 v3.37",
+        copy="this registration record")
     return receipt(opened, kind="registration", target=target, node=None, record=rec,
                    next_step=_NEXT)

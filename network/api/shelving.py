@@ -26,21 +26,15 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any
 
 from network.api.names import record_path
+from network.api.record_pr import file_role_act
 from network.api.records import (
     IndexKey,
-    copy_refusal,
-    dump_yaml,
-    gate_findings,
     graph_of,
     node_of,
     normalized_record_sha256,
-    open_record_pr,
-    pr_body,
     receipt,
-    refuse_findings,
     validate_record,
 )
-from network.api.role_acts import sign_role_act
 from network.api.service import Service, iso, write_identity
 from network.errors import LemmataError, define_once
 from network.gate.artifacts import Kind
@@ -116,17 +110,15 @@ def file_shelving(svc: Service, person: Person, *, target: str, node: str, actio
     model = m.Shelving.model_validate(valid)
     for finding in shelving_findings(graph, target, node, path, model):  # the gate's rule
         raise LemmataError(finding.code, finding.message, path=path, field="scope")
-    rec = sign_role_act(svc, m.Shelving, valid, who)
-    files = {path: dump_yaml(rec)}
-    refuse_findings(gate_findings(graph, files, who.pseudonym, Kind.SHELVING))
     key = IndexKey(target, node, Kind.SHELVING.value, None,
-                   normalized_record_sha256({k: v for k, v in rec.items()
+                   normalized_record_sha256({k: v for k, v in valid.items()
                                              if k in ("subject", "lifts")}))
-    opened = open_record_pr(
-        svc, who, key=key, files=files, title=f"{action}: {target}/{node}",
-        body=pr_body(f"{'Shelves' if action == 'shelved' else 'Lifts the shelving of'} "
-                     f"{subject} (scope: {scope}). Cause: {cause}", who,
-                     "Record-only kind: step 2 alone (ruling 6); D-14 v3.47"),
-        conflicts=[copy_refusal(key, f"this {action} record of {subject}")])
+    rec, opened = file_role_act(
+        svc, who, graph, m.Shelving, valid, path=path, kind=Kind.SHELVING, key=key,
+        title=f"{action}: {target}/{node}",
+        what=f"{'Shelves' if action == 'shelved' else 'Lifts the shelving of'} "
+             f"{subject} (scope: {scope}). Cause: {cause}",
+        decision="Record-only kind: step 2 alone (ruling 6); D-14 v3.47",
+        copy=f"this {action} record of {subject}")
     return receipt(opened, kind="shelving", target=target, node=node, action=action,
                    record=rec, next_step=_NEXT)

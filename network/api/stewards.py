@@ -30,21 +30,15 @@ from pydantic import BaseModel, ConfigDict, Field
 from network.api import web_session
 from network.api.deps import marks
 from network.api.names import record_path
+from network.api.record_pr import file_role_act
 from network.api.records import (
     IndexKey,
-    copy_refusal,
-    dump_yaml,
-    gate_findings,
     graph_of,
     normalized_record_sha256,
-    open_record_pr,
-    pr_body,
     receipt,
-    refuse_findings,
     target_of,
     validate_record,
 )
-from network.api.role_acts import sign_role_act
 from network.api.service import Caller, Service, iso, write_identity
 from network.errors import LemmataError, define
 from network.gate.artifacts import Kind
@@ -148,18 +142,16 @@ def file_steward_act(svc: Service, caller: Caller, *, target: str, action: Actio
                           path)
     # D-32 v3.33: the approval key, for the signer expected_signer names (the steward, or
     # the admitting curator: the caller either way)
-    rec = sign_role_act(svc, m.StewardAct, rec, who)
-    files = {path: dump_yaml(rec)}
-    refuse_findings(gate_findings(graph, files, who.pseudonym, Kind.STEWARD_ACT))
     key = IndexKey(target, "", Kind.STEWARD_ACT.value, None, normalized_record_sha256(
         {"pseudonym": named, "target": target, "action": fields["action"]}))
     by = f" by {who.pseudonym}" if named != who.pseudonym else ""
-    opened = open_record_pr(
-        svc, who, key=key, files=files, title=f"steward {action}: {named} on {target}{by}",
-        body=pr_body(f"A steward act ({action}) of {named} on {target}{by}, signed by the "
-                     "network's approval key for the signed-in login.", who,
-                     "D-32 v3.33/v3.34: record-only kind, step 2 alone (ruling 6)"),
-        conflicts=[copy_refusal(key, f"{named}'s {action} on {target}")])
+    _, opened = file_role_act(
+        svc, who, graph, m.StewardAct, rec, path=path, kind=Kind.STEWARD_ACT, key=key,
+        title=f"steward {action}: {named} on {target}{by}",
+        what=f"A steward act ({action}) of {named} on {target}{by}, signed by the "
+             "network's approval key for the signed-in login.",
+        decision="D-32 v3.33/v3.34: record-only kind, step 2 alone (ruling 6)",
+        copy=f"{named}'s {action} on {target}")
     return receipt(opened, kind="steward-act", target=target, node=None,
                    next_step=_NEXT[action], action=action)
 

@@ -40,15 +40,17 @@ Every request a session authenticates must carry an ``Origin`` equal to
 ``settings.site_origin`` (a write without ``Origin`` is refused) and a single-use CSRF token
 ``X-CSRF-Token`` that ``GET /session`` issued for that session. Cross-origin reads of
 these routes are allowed only to the site (:class:`SiteCors`).
+
+This module holds the dependencies (:func:`person`, :func:`bearer_or_session`,
+:func:`session_write`), the session routes and their CORS; the session's stored form is
+:mod:`network.api.session_store`'s and the sign-in flows :mod:`network.api.sign_in`'s, and
+every name of both is re-exported here.
 """
 
 from __future__ import annotations
 
-import re
 import secrets
-from dataclasses import dataclass
 from typing import Annotated, Any
-from urllib.parse import urlencode, urlsplit
 
 from fastapi import Body, Depends, FastAPI, Request
 from fastapi.responses import JSONResponse, RedirectResponse, Response
@@ -62,7 +64,65 @@ from starlette.types import ASGIApp, Message, Receive, Scope, Send
 from network.api import db, deps
 from network.api.deps import marks
 from network.api.service import Caller, Service, Who, iso, rate_hit, sha256_hex
+from network.api.session_store import (  # re-exported: the session's stored form
+    COOKIE,
+    CSRF_HEADER,
+    CSRF_KEEP,
+    LINK_TTL_S,
+    LOGIN_RE,
+    OAUTH_COOKIE,
+    STATE_TTL_S,
+    Person,
+    _Open,
+    _origin_of,
+    _retired,
+    _svc,
+    _who,
+    check_return_to,
+    site_origin,
+)
+from network.api.sign_in import (  # re-exported: the sign-in flows
+    finish_sign_in,
+    issue_sign_in_link,
+    open_link,
+    start_sign_in,
+)
 from network.errors import LemmataError, define, define_once
+
+__all__ = [
+    "COOKIE",
+    "CSRF_HEADER",
+    "CSRF_KEEP",
+    "LINK_TTL_S",
+    "LOGIN_RE",
+    "OAUTH_COOKIE",
+    "SESSION_CODES",
+    "SESSION_DEPENDENCIES",
+    "SESSION_PATHS",
+    "STATE_TTL_S",
+    "BearerOrSession",
+    "Person",
+    "PersonDep",
+    "PseudonymRequest",
+    "SessionWrite",
+    "SiteCors",
+    "bearer_or_session",
+    "check_return_to",
+    "choose_pseudonym",
+    "end_session",
+    "end_sessions_of",
+    "finish_sign_in",
+    "install",
+    "issue_sign_in_link",
+    "open_link",
+    "person",
+    "roles_of",
+    "session_view",
+    "session_write",
+    "site_origin",
+    "start_sign_in",
+    "uses_session",
+]
 
 define_once("session-missing", None, 401,
             "This route is a person's act and needs a web session: sign in with GitHub on "
@@ -98,148 +158,10 @@ define("session-identity-retired", None, 403,
        "revoke`): every token of it and every session were retired, and none is opened "
        "for it again until an operator vouches for it or its owner proves it anew.",
        "Ask the network's operator.")
-define("signin-not-configured", None, 404,
-       "GitHub sign-in is off on this service: no OAuth app client id is configured "
-       "(LEMMATA_GITHUB_CLIENT_ID, LEMMATA_GITHUB_CLIENT_SECRET).",
-       "The operator sets the GitHub OAuth app's id and secret, or opens a session for an "
-       "existing identity with `lemmata session link --pseudonym NAME`.")
 define("return-to-refused", None, 422,
        "return_to is not a page on the network's site (settings.site_origin): sign-in "
        "returns only there.",
        "Start sign-in from the site's own Sign in link.")
-define("oauth-state-invalid", None, 403,
-       "The sign-in's state is unknown, was already used, or was started in another "
-       "browser (its binding cookie is missing or differs).",
-       "Start sign-in again from the site, in this browser.")
-define("oauth-state-expired", None, 403,
-       "The sign-in took longer than ten minutes between its start and GitHub's redirect "
-       "back.",
-       "Start sign-in again from the site.")
-define("oauth-denied", None, 403,
-       "GitHub answered the sign-in with an error instead of a code (the person declined, "
-       "or the OAuth app is misconfigured).",
-       "Start sign-in again and authorize the network's app on GitHub.")
-define("oauth-code-invalid", None, 403,
-       "GitHub refused to exchange the sign-in code (unknown, used, expired, or not for "
-       "this app and redirect).",
-       "Start sign-in again from the site.")
-define("sign-in-link-invalid", None, 403,
-       "The sign-in link is unknown, already used, or past its fifteen minutes.",
-       "Ask the operator for a new one: `lemmata session link --pseudonym NAME`.")
-
-#: The session cookie (D-35 v3.33).
-COOKIE = "lemmata_session"
-#: The browser binding of a sign-in under way.
-OAUTH_COOKIE = "lemmata_oauth"
-#: Seconds a sign-in may take between start and callback.
-STATE_TTL_S = 600
-#: Seconds an operator's sign-in link stays good.
-LINK_TTL_S = 900
-#: Unspent CSRF tokens kept per session; older ones are dropped as new ones are issued.
-CSRF_KEEP = 32
-#: The header a person write carries its CSRF token in.
-CSRF_HEADER = "x-csrf-token"
-#: A GitHub login, as ``identities/<pseudonym>.yaml`` records it (models.Identity).
-LOGIN_RE = re.compile(r"[A-Za-z0-9-]{1,39}")
-
-
-@dataclass(frozen=True)
-class Person:
-    """A signed-in person.
-
-    Attributes:
-        caller: the caller, with ``who`` the ledger identity the session belongs to (the
-            same identity as the login's bearer token, never a second one: D-35).
-        login: the GitHub login the session was opened by, or None for a session an
-            operator opened for an identity with no login.
-    """
-
-    caller: Caller
-    login: str | None
-
-    @property
-    def who(self) -> Who:
-        """The session's ledger identity (``caller.who``, never None for a Person)."""
-        assert self.caller.who is not None
-        return self.caller.who
-
-
-@dataclass(frozen=True)
-class _Open:
-    """A session row read and judged live: its id, identity (None: needs a pseudonym),
-    login and expiry."""
-
-    id: int
-    who: Who | None
-    login: str | None
-    expires_at: int
-
-
-# --- helpers --------------------------------------------------------------------------
-
-
-def _svc(request: Request) -> Service:
-    svc = request.app.state.svc
-    assert isinstance(svc, Service)
-    return svc
-
-
-def site_origin(svc: Service) -> str:
-    """``settings.site_origin`` normalised: lower-case scheme and host, no trailing slash."""
-    return _origin_of(svc.settings.site_origin) or svc.settings.site_origin.rstrip("/")
-
-
-def _origin_of(url: str) -> str | None:
-    """``scheme://host[:port]`` of an absolute http(s) URL with no user part, lower-cased;
-    None for anything else (relative, another scheme, ``user@host``, control characters)."""
-    if not isinstance(url, str) or len(url) > 2000 or any(ord(c) < 0x21 for c in url) \
-            or "\\" in url:
-        return None
-    try:
-        parts = urlsplit(url)
-        port = parts.port
-    except ValueError:
-        return None
-    if parts.scheme not in ("http", "https") or not parts.hostname or "@" in parts.netloc:
-        return None
-    host = parts.hostname.lower()
-    if ":" in host:
-        host = f"[{host}]"
-    default = {"http": 80, "https": 443}[parts.scheme]
-    # port 0 is no default port: ``:0`` is kept, so it never equals the site's origin
-    return f"{parts.scheme}://{host}" + (f":{port}" if port is not None and port != default
-                                         else "")
-
-
-def check_return_to(svc: Service, return_to: str) -> str:
-    """``return_to`` if it is a page on the site (its origin is exactly
-    ``settings.site_origin``).
-
-    Raises:
-        LemmataError: ``return-to-refused``.
-    """
-    if _origin_of(return_to) != site_origin(svc):
-        raise LemmataError("return-to-refused", f"{return_to[:200]!r} is not on "
-                           f"{site_origin(svc)}", field="return_to")
-    return return_to
-
-
-def _cookie_args(svc: Service) -> dict[str, Any]:
-    return {"httponly": True, "secure": True, "samesite": "strict", "path": "/",
-            "max_age": svc.settings.session_hours * 3600}
-
-
-def _retired(s: Any, identity_id: int) -> bool:
-    """Whether an operator retired the identity: its newest token was retired by
-    ``lemmata token revoke`` and none was issued since (network/api/identity.py)."""
-    row = s.execute(select(db.TokenRow).where(db.TokenRow.identity_id == identity_id)
-                    .order_by(db.TokenRow.id.desc()).limit(1)).scalar_one_or_none()
-    return row is not None and row.retire_reason == "operator revocation"
-
-
-def _who(ident: db.IdentityRow) -> Who:
-    return Who(ident.id, ident.pseudonym, ident.github_login, ident.dco_version)
-
 
 def _read_session(svc: Service, request: Request) -> _Open:
     """The live session the request's cookie names; a login's identity is looked up by
@@ -431,23 +353,6 @@ def _binding_holds(svc: Service, who: Who) -> bool:
 # --- session operations -------------------------------------------------------------------
 
 
-def _new_session(svc: Service, s: Any, *, identity_id: int | None, login: str | None,
-                 opened_by: str, previous: str | None = None) -> str:
-    """Insert a session and return its cookie value; ``previous`` (the cookie the browser
-    still sent) is ended, so a browser holds one session at a time."""
-    raw = secrets.token_urlsafe(32)
-    now = svc.now()
-    if previous:
-        s.execute(update(db.WebSessionRow).where(
-            db.WebSessionRow.session_hash == sha256_hex(previous),
-            db.WebSessionRow.ended_at.is_(None)).values(ended_at=now))
-    s.add(db.WebSessionRow(session_hash=sha256_hex(raw), identity_id=identity_id,
-                           github_login=login, created_at=now,
-                           expires_at=now + svc.settings.session_hours * 3600,
-                           opened_by=opened_by))
-    return raw
-
-
 def session_view(svc: Service, request: Request) -> dict[str, Any]:
     """``GET /session``: who is signed in, with a fresh single-use CSRF token.
 
@@ -600,207 +505,6 @@ def choose_pseudonym(svc: Service, request: Request, opened: _Open, *, pseudonym
     out = session_view(svc, request)
     out["binding"] = binding
     return out
-
-
-# --- GitHub's OAuth web flow ---------------------------------------------------------------
-
-
-def _oauth_client(svc: Service) -> Any:
-    from authlib.integrations.httpx_client import OAuth2Client
-
-    st = svc.settings
-    secret = st.github_client_secret.get_secret_value() if st.github_client_secret else None
-    return OAuth2Client(client_id=st.github_client_id, client_secret=secret,
-                        token_endpoint_auth_method="client_secret_post",
-                        redirect_uri=f"{st.public_url.rstrip('/')}/auth/github/callback",
-                        code_challenge_method="S256", timeout=st.github_timeout_s)
-
-
-def start_sign_in(svc: Service, request: Request, return_to: str) -> Response:
-    """``GET /auth/github/start``: redirect to GitHub's authorize page (302).
-
-    Raises:
-        LemmataError: ``signin-not-configured``; ``return-to-refused``; ``rate-limited``.
-    """
-    if not svc.settings.github_client_id:
-        raise LemmataError("signin-not-configured", "no GitHub OAuth app is configured")
-    check_return_to(svc, return_to)
-    rate_hit(svc, f"address:{sha256_hex(deps.address(request))}:signin",
-             svc.settings.rate_token_issues_per_address)
-    state = secrets.token_urlsafe(32)
-    browser = secrets.token_urlsafe(32)
-    verifier = secrets.token_urlsafe(48)
-    now = svc.now()
-    with db.transaction(svc.sessions) as s:
-        s.execute(delete(db.OAuthStateRow).where(db.OAuthStateRow.expires_at < now - 86400))
-        s.add(db.OAuthStateRow(state_hash=sha256_hex(state), browser_hash=sha256_hex(browser),
-                               return_to=return_to, code_verifier=verifier, created_at=now,
-                               expires_at=now + STATE_TTL_S))
-    with _oauth_client(svc) as client:
-        url, _ = client.create_authorization_url(
-            f"{svc.settings.github_oauth_url.rstrip('/')}/authorize", state=state,
-            code_verifier=verifier, allow_signup="false")
-    resp = RedirectResponse(url, status_code=302)
-    resp.set_cookie(OAUTH_COOKIE, browser, max_age=STATE_TTL_S, path="/auth/",
-                    secure=True, httponly=True, samesite="lax")
-    return resp
-
-
-def _spend_state(svc: Service, request: Request, state: str | None) -> db.OAuthStateRow:
-    browser = request.cookies.get(OAUTH_COOKIE) or ""
-    now = svc.now()
-    with db.transaction(svc.sessions) as s:
-        row = s.execute(select(db.OAuthStateRow).where(
-            db.OAuthStateRow.state_hash == sha256_hex(state or ""))).scalar_one_or_none()
-        if row is None or not state or row.used_at is not None:
-            raise LemmataError("oauth-state-invalid", "unknown or used sign-in state")
-        row.used_at = now  # single use, whatever happens next
-        if not secrets.compare_digest(row.browser_hash, sha256_hex(browser)):
-            expired = False
-        else:
-            expired = now >= row.expires_at
-            if not expired:
-                return row
-    if expired:
-        raise LemmataError("oauth-state-expired", "the sign-in was started over ten minutes "
-                           "ago")
-    raise LemmataError("oauth-state-invalid", "this sign-in was started in another browser")
-
-
-def _github_login(svc: Service, row: db.OAuthStateRow, code: str) -> str:
-    """Exchange ``code`` for a GitHub token and read its login (``GET /user``).
-
-    Raises:
-        LemmataError: ``oauth-code-invalid``; ``proof-invalid``; ``proof-unavailable``.
-    """
-    import httpx
-    from authlib.integrations.base_client import OAuthError
-
-    st = svc.settings
-    with _oauth_client(svc) as client:
-        try:
-            client.fetch_token(f"{st.github_oauth_url.rstrip('/')}/access_token", code=code,
-                               code_verifier=row.code_verifier)
-        except OAuthError as exc:
-            raise LemmataError("oauth-code-invalid", f"GitHub answered {exc.error}") from exc
-        except (httpx.HTTPError, ValueError) as exc:
-            raise LemmataError("proof-unavailable", f"GitHub's token endpoint: {exc}") from exc
-        try:
-            r = client.get(f"{st.github_api_url.rstrip('/')}/user",
-                           headers={"Accept": "application/vnd.github+json"})
-        except httpx.HTTPError as exc:
-            raise LemmataError("proof-unavailable", f"GitHub unreachable: {exc}") from exc
-    if r.status_code in (401, 403):
-        raise LemmataError("proof-invalid", "GitHub refused the token it issued")
-    if r.status_code != 200:
-        raise LemmataError("proof-unavailable", f"GitHub /user answered {r.status_code}")
-    try:
-        login = r.json().get("login")
-    except ValueError:
-        login = None
-    if not isinstance(login, str) or LOGIN_RE.fullmatch(login) is None:
-        raise LemmataError("proof-invalid", "GitHub named no login")
-    return login
-
-
-def finish_sign_in(svc: Service, request: Request, *, code: str | None, state: str | None,
-                   error: str | None) -> Response:
-    """``GET /auth/github/callback``: spend the state, exchange the code, open the session
-    for the login's identity (or for the login alone, needing a pseudonym), and redirect
-    to ``return_to`` (302) with the session cookie set.
-
-    Raises:
-        LemmataError: ``signin-not-configured``; ``oauth-state-invalid``;
-            ``oauth-state-expired``; ``oauth-denied``; ``oauth-code-invalid``;
-            ``proof-invalid``; ``proof-unavailable``; ``session-identity-retired``.
-    """
-    if not svc.settings.github_client_id:
-        raise LemmataError("signin-not-configured", "no GitHub OAuth app is configured")
-    row = _spend_state(svc, request, state)
-    if error or not code:
-        raise LemmataError("oauth-denied", f"GitHub answered {error or 'no code'}")
-    login = _github_login(svc, row, code)
-    with db.transaction(svc.sessions) as s:
-        ident = s.execute(select(db.IdentityRow).where(
-            db.IdentityRow.github_key == login.casefold())).scalar_one_or_none()
-        if ident is not None and _retired(s, ident.id):
-            raise LemmataError("session-identity-retired", f"{ident.pseudonym} was retired by "
-                               "the operator")
-        raw = _new_session(svc, s, identity_id=ident.id if ident else None, login=login,
-                           opened_by="github", previous=request.cookies.get(COOKIE))
-    resp = RedirectResponse(row.return_to, status_code=302)
-    resp.set_cookie(COOKIE, raw, **_cookie_args(svc))
-    resp.delete_cookie(OAUTH_COOKIE, path="/auth/", secure=True, httponly=True,
-                       samesite="lax")
-    return resp
-
-
-# --- the operator's way in (ruling 14) ---------------------------------------------------------
-
-
-def issue_sign_in_link(svc: Service, *, pseudonym: str, operator: str,
-                       return_to: str | None = None) -> dict[str, Any]:
-    """A one-time sign-in URL opening a session for an existing identity (``lemmata
-    session link``; an act of whoever holds the data directory, like ``lemmata token
-    issue``; ruling 14). Good for :data:`LINK_TTL_S` seconds, once.
-
-    Returns:
-        ``{pseudonym, url, expires_at, return_to}``; the URL appears only here.
-
-    Raises:
-        LemmataError: ``operator-invalid``; ``identity-unknown``;
-            ``session-identity-retired``; ``return-to-refused``.
-    """
-    from network.api.identity import OPERATOR_RE
-
-    if not isinstance(operator, str) or not OPERATOR_RE.fullmatch(operator):
-        raise LemmataError("operator-invalid", f"{operator!r} cannot name an operator")
-    back = check_return_to(svc, return_to or site_origin(svc) + "/")
-    raw = "lml_" + secrets.token_urlsafe(32)
-    now = svc.now()
-    with db.transaction(svc.sessions) as s:
-        ident = s.execute(select(db.IdentityRow).where(
-            db.IdentityRow.pseudonym_key == str(pseudonym).casefold())).scalar_one_or_none()
-        if ident is None:
-            raise LemmataError("identity-unknown", f"no identity holds {pseudonym!r}")
-        if _retired(s, ident.id):
-            raise LemmataError("session-identity-retired", f"{ident.pseudonym} was retired "
-                               "by the operator")
-        s.add(db.SignInLinkRow(link_hash=sha256_hex(raw), identity_id=ident.id,
-                               issued_by=operator, return_to=back, created_at=now,
-                               expires_at=now + LINK_TTL_S))
-        name = ident.pseudonym
-    url = f"{svc.settings.public_url.rstrip('/')}/auth/link?{urlencode({'token': raw})}"
-    return {"pseudonym": name, "url": url, "expires_at": iso(now + LINK_TTL_S),
-            "return_to": back}
-
-
-def open_link(svc: Service, request: Request, token: str | None) -> Response:
-    """``GET /auth/link?token=``: spend an operator's sign-in link and open its session.
-
-    Raises:
-        LemmataError: ``sign-in-link-invalid``; ``session-identity-retired``.
-    """
-    now = svc.now()
-    with db.transaction(svc.sessions) as s:
-        row = s.execute(select(db.SignInLinkRow).where(
-            db.SignInLinkRow.link_hash == sha256_hex(token or ""))).scalar_one_or_none()
-        if row is None or not token or row.used_at is not None or now >= row.expires_at:
-            raise LemmataError("sign-in-link-invalid", "unknown, used or expired link")
-        row.used_at = now
-        ident = s.get(db.IdentityRow, row.identity_id)
-        assert ident is not None
-        retired = _retired(s, ident.id)
-        if not retired:
-            raw = _new_session(svc, s, identity_id=ident.id, login=ident.github_login,
-                               opened_by=f"operator:{row.issued_by}",
-                               previous=request.cookies.get(COOKIE))
-        back = row.return_to
-    if retired:
-        raise LemmataError("session-identity-retired", "the identity was retired")
-    resp = RedirectResponse(back, status_code=302)
-    resp.set_cookie(COOKIE, raw, **_cookie_args(svc))
-    return resp
 
 
 # --- CORS for the site ---------------------------------------------------------------------

@@ -61,6 +61,11 @@ already in the graph (an existing gate-spec without the pin gains it).
 No steward record is written (ruling 13): an open-problem target stays listed and refuses
 claims until a real steward signs up. Everything is read from the checkout's HEAD commit,
 never from its work tree, so the recorded commit is exactly what was imported.
+
+The checkout and its files are :mod:`network.importers.fc_checkout`'s, reading one file
+:mod:`network.importers.fc_source`'s, and which statement is which target's root or variant
+:mod:`network.importers.fc_naming`'s; this module holds the pins, the rendering of a
+target's files and the plan, and re-exports every public name of the three (issue 17).
 """
 
 from __future__ import annotations
@@ -69,11 +74,10 @@ import datetime as dt
 import json
 import re
 import textwrap
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-import pygit2
 from pydantic import TypeAdapter, ValidationError
 
 from network import ids
@@ -86,700 +90,77 @@ from network.importers import (
     record_dict,
     yaml_bytes,
 )
-from network.importers.lean_text import (
-    DEF_KEYWORDS,
-    THEOREM_KEYWORDS,
-    Command,
-    TheoremParts,
-    commands,
-    is_question,
-    mask,
-    matching,
-    theorem_parts,
-    unhedged_answer,
+from network.importers.fc_checkout import (
+    ERDOS_DIR,
+    FC_REPOSITORY,
+    MAX_FILES,
+    MAX_LEAN_BYTES,
+    Checkout,
+    Collection,
+    SourceFile,
+    collection_of,
+    open_checkout,
+    problem_files,
 )
+from network.importers.fc_naming import (
+    _imported,
+    _root_suffix,
+    _slug,
+    classify,
+    target_id,
+    variant_node_id,
+)
+from network.importers.fc_source import (
+    CALIBRATION,
+    OPEN,
+    SKIP,
+    TEST,
+    ProblemFile,
+    Statement,
+    _category,
+    category_kind,
+    parse_problem_file,
+)
+from network.importers.lean_text import mask, matching
 from network.record import models as m
 from network.record.loader import sha256_hex
 from network.record.source import CommitSource, Source
 
-FC_REPOSITORY = "https://github.com/google-deepmind/formal-conjectures"
+__all__ = [
+    "CALIBRATION",
+    "DEFAULT_MATHLIB",
+    "DEFAULT_TOOLCHAIN",
+    "ERDOS_DIR",
+    "FC_PACKAGE",
+    "FC_REPOSITORY",
+    "MAX_FILES",
+    "MAX_LEAN_BYTES",
+    "OPEN",
+    "SKIP",
+    "TEST",
+    "Checkout",
+    "Collection",
+    "ProblemFile",
+    "SourceFile",
+    "Statement",
+    "category_kind",
+    "classify",
+    "collection_of",
+    "open_checkout",
+    "parse_problem_file",
+    "plan_formal_conjectures_import",
+    "problem_files",
+    "read_pins",
+    "target_id",
+    "variant_node_id",
+]
+
 FC_PACKAGE = "formal_conjectures"
-ERDOS_DIR = "FormalConjectures/ErdosProblems"
 DEFAULT_TOOLCHAIN = "leanprover/lean4:v4.34.0"
 DEFAULT_MATHLIB = m.LakePackage(name="mathlib",
                                 url="https://github.com/leanprover-community/mathlib4",
                                 rev="5ed2965256430c3649e86755f9576b54eca72435")
-OPEN, CALIBRATION, TEST, SKIP = "open", "calibration", "test", "skip"
-_CALIBRATION_CATEGORIES = ("research solved", "research formally solved", "textbook",
-                           "undergraduate", "graduate", "high_school")
-_PROBLEM_ID_RE = re.compile(r"[0-9]{1,6}")
-_SAFE_NAME_RE = re.compile(r"[A-Za-z0-9_][A-Za-z0-9_.-]*")
-_SAFE_FOLDER_RE = re.compile(r"[A-Za-z0-9_][A-Za-z0-9_-]*")
-_FC_ATTRS = ("category", "AMS", "formal_proof")
-_VARIANT_MARKERS = ("variants", "variant")
-_PREAMBLE_KINDS = frozenset({
-    "open", "variable", "universe", "local", "scoped", "notation", "set_option", "attribute",
-    "include", "omit", "macro", "macro_rules", "syntax", "infix", "infixl", "infixr", "prefix",
-    "postfix", "instance_priority"})
-_DECL_KINDS = DEF_KEYWORDS | THEOREM_KEYWORDS | {"example", "axiom"}
-MAX_LEAN_BYTES = 1_000_000
-MAX_FILES = 20_000
-_FC_IMPORT_RE = re.compile(r"^import\s+FormalConjectures", re.MULTILINE)
 
-
-# --- the checkout ----------------------------------------------------------------------
-
-
-@dataclass
-class Checkout:
-    """A Formal Conjectures–style git checkout, read at its HEAD commit.
-
-    Attributes:
-        repo: the pygit2 repository.
-        commit: HEAD's commit id, 40 hex.
-        date: HEAD's committer date, ``YYYY-MM-DD`` (UTC): the import's ``listed`` date.
-        tree: the tree of the checkout's folder at HEAD.
-        repository: the https URL recorded as provenance and lake package URL.
-    """
-
-    repo: pygit2.Repository
-    commit: str
-    date: str
-    tree: pygit2.Tree
-    repository: str
-
-    def entry(self, path: str) -> pygit2.Object | None:
-        """The object at ``path`` (a tree or blob), or None."""
-        try:
-            return self.repo.get(self.tree[path].id)
-        except KeyError:
-            return None
-
-    def read(self, path: str) -> bytes | None:
-        """A file's bytes at HEAD, or None when absent.
-
-        Raises:
-            LemmataError: ``import-hostile-path`` when the path is a symbolic link or a
-                submodule; ``file-too-large`` past :data:`MAX_LEAN_BYTES`.
-        """
-        try:
-            ent = self.tree[path]
-        except KeyError:
-            return None
-        if ent.filemode in (pygit2.enums.FileMode.LINK, pygit2.enums.FileMode.COMMIT):
-            raise LemmataError("import-hostile-path", "a symbolic link or submodule", path=path)
-        blob = self.repo.get(ent.id)
-        if not isinstance(blob, pygit2.Blob):
-            return None
-        if blob.size > MAX_LEAN_BYTES:
-            raise LemmataError("file-too-large", f"{blob.size} bytes", path=path)
-        return bytes(blob.data)
-
-
-def open_checkout(path: str | Path, repository: str | None = None) -> Checkout:
-    """Open a checkout and resolve its HEAD commit (provenance, D-10).
-
-    Args:
-        path: the checkout's root folder (or a folder of it holding FormalConjectures/).
-        repository: the https URL to record; default: the ``origin`` remote when it is an
-            https URL, else :data:`FC_REPOSITORY`.
-
-    Raises:
-        LemmataError: ``import-source-invalid`` when ``path`` is not inside a git
-            repository with a commit.
-    """
-    p = Path(path)
-    found = pygit2.discover_repository(str(p)) if p.is_dir() else None
-    if found is None:
-        raise LemmataError("import-source-invalid", f"{p} is not inside a git checkout")
-    repo = pygit2.Repository(found)
-    try:
-        head = repo.head.peel(pygit2.Commit)
-    except (pygit2.GitError, KeyError, ValueError) as exc:
-        raise LemmataError("import-source-invalid", f"{p} has no HEAD commit: {exc}") from exc
-    tree = head.tree
-    if repo.workdir is not None:
-        rel = p.resolve().relative_to(Path(repo.workdir).resolve()).as_posix()
-        if rel != ".":
-            sub = repo.get(tree[rel].id) if rel in tree else None
-            if not isinstance(sub, pygit2.Tree):
-                raise LemmataError("import-source-invalid", f"{rel} is not committed at HEAD")
-            tree = sub
-    url = repository or _origin_url(repo) or FC_REPOSITORY
-    if not re.fullmatch(r"https://[A-Za-z0-9.-]+(/[A-Za-z0-9_.-]+)+", url):
-        raise LemmataError("import-source-invalid", f"repository URL {url!r} is not plain https")
-    date = dt.datetime.fromtimestamp(head.commit_time, dt.UTC).strftime("%Y-%m-%d")
-    return Checkout(repo, str(head.id), date, tree, url)
-
-
-def _origin_url(repo: pygit2.Repository) -> str | None:
-    try:
-        url = repo.remotes["origin"].url or ""
-    except (KeyError, ValueError):
-        return None
-    url = url.removesuffix(".git")
-    return url if url.startswith("https://") else None
-
-
-@dataclass(frozen=True)
-class Collection:
-    """The folder of the checkout a run imports.
-
-    Attributes:
-        folder: the folder's path in the checkout (``FormalConjectures/Wikipedia``).
-        erdos: whether it is the Erdős collection (``<N>.lean`` files, ``erdos-N`` ids,
-            erdosproblems.com links).
-        prefix: the first segment of every target id (``erdos``, ``wikipedia``).
-    """
-
-    folder: str
-    erdos: bool
-    prefix: str
-
-
-def collection_of(co: Checkout, folder: str | None) -> Collection:
-    """Check and resolve ``--collection`` (a folder relative to the checkout's root).
-
-    Raises:
-        LemmataError: ``import-hostile-path`` for an absolute path, ``..``, an empty or
-            non-portable segment; ``import-source-invalid`` when HEAD has no such folder.
-    """
-    folder = ERDOS_DIR if folder is None else folder
-    segs = folder.strip("/").split("/") if not folder.startswith("/") else [""]
-    if not segs or any(not _SAFE_FOLDER_RE.fullmatch(s) for s in segs) or len(folder) > 300:
-        raise LemmataError("import-hostile-path", "a collection is a relative folder of plain "
-                           "portable names", path=repr(folder)[:300])
-    folder = "/".join(segs)
-    if not isinstance(co.entry(folder), pygit2.Tree):
-        raise LemmataError("import-source-invalid", f"no {folder}/ folder at HEAD {co.commit}")
-    erdos = folder == ERDOS_DIR
-    return Collection(folder, erdos, "erdos" if erdos else _slug(segs[-1]))
-
-
-@dataclass
-class SourceFile:
-    """One file of the collection, as listed before it is read.
-
-    Attributes:
-        path: the file's path in the checkout.
-        stem: its path relative to the collection without ``.lean`` (``242``, ``Sub/Foo``).
-        number: the Erdős problem number, or None outside the Erdős collection.
-        base_id: the id of the file's main target (``erdos-242``, ``wikipedia-goldbach``).
-        refused: ``(catalog code, detail)`` when the file is not read at all.
-    """
-
-    path: str
-    stem: str
-    number: str | None
-    base_id: str
-    refused: tuple[str, str] | None = None
-
-
-def problem_files(co: Checkout, problems: list[str] | None,
-                  collection: Collection | None = None) -> list[SourceFile]:
-    """The files of a collection to import, in a fixed order (Erdős: numeric).
-
-    Args:
-        co: the checkout.
-        problems: file stems to import (Erdős: plain numbers), or None for every file.
-        collection: the collection (default: the Erdős collection).
-
-    Returns:
-        One :class:`SourceFile` per ``.lean`` file; an entry that is a link, a submodule or
-        not a portable name is listed with ``refused`` set and is never read.
-
-    Raises:
-        LemmataError: ``import-hostile-path`` for a ``problems`` entry that is not a plain
-            name; ``import-problem-not-found`` for one with no file.
-    """
-    coll = collection or collection_of(co, None)
-    listed: list[SourceFile] = []
-    _walk(co, coll, coll.folder, "", listed)
-    if len(listed) > MAX_FILES:
-        raise LemmataError("import-source-invalid", f"more than {MAX_FILES} files")
-    if coll.erdos:
-        listed.sort(key=lambda f: (f.number is None, int(f.number or 0), f.path))
-    else:
-        listed.sort(key=lambda f: f.path)
-    if problems is None:
-        return listed
-    by_stem = {f.stem: f for f in listed if f.refused is None}
-    chosen: list[SourceFile] = []
-    for pid in problems:
-        ok = (_PROBLEM_ID_RE.fullmatch(pid) if coll.erdos else
-              all(_SAFE_NAME_RE.fullmatch(s) and ".." not in s for s in pid.split("/")))
-        if not ok:
-            raise LemmataError("import-hostile-path", f"problem id {pid!r} is not a plain name")
-        if pid not in by_stem:
-            raise LemmataError("import-problem-not-found", f"no {coll.folder}/{pid}.lean")
-        chosen.append(by_stem[pid])
-    return chosen
-
-
-def _walk(co: Checkout, coll: Collection, folder: str, rel: str,
-          out: list[SourceFile]) -> None:
-    tree = co.entry(folder)
-    assert isinstance(tree, pygit2.Tree)
-    for ent in tree:
-        name = ent.name or ""
-        path = f"{folder}/{name}"
-        safe = bool(_SAFE_NAME_RE.fullmatch(name)) and ".." not in name
-        if ent.filemode == pygit2.enums.FileMode.TREE:
-            if coll.erdos:
-                continue  # the Erdős collection is flat: <N>.lean
-            if not (safe and _SAFE_FOLDER_RE.fullmatch(name)):
-                out.append(SourceFile(f"{folder}/{name!r}"[:400], name[:100], None, "",
-                                      ("import-hostile-path",
-                                       "a folder whose name is not portable; not read")))
-                continue
-            _walk(co, coll, path, f"{rel}{name}/", out)
-            continue
-        if not name.endswith(".lean") and safe:
-            continue  # README, data: not Lean
-        stem = f"{rel}{name.removesuffix('.lean')}"
-        if not safe:
-            out.append(SourceFile(f"{folder}/{name!r}"[:400], stem[:100], None, "",
-                                  ("import-hostile-path", "not a plain portable name; not read")))
-            continue
-        if ent.filemode in (pygit2.enums.FileMode.LINK, pygit2.enums.FileMode.COMMIT):
-            out.append(SourceFile(path, stem, None, "",
-                                  ("import-hostile-path", "a symbolic link or submodule; not read")))
-            continue
-        if coll.erdos:
-            mt = re.fullmatch(r"([0-9]{1,6})\.lean", name)
-            if mt is None:
-                out.append(SourceFile(path, stem, None, "",
-                                      ("import-problem-not-found",
-                                       "not an Erdős problem file <N>.lean; not read")))
-                continue
-            out.append(SourceFile(path, stem, mt.group(1), f"erdos-{mt.group(1)}"))
-        else:
-            out.append(SourceFile(path, stem, None,
-                                  _cap_id(f"{coll.prefix}-{_slug(stem)}", stem)))
-
-
-# --- reading one file ------------------------------------------------------------------
-
-
-@dataclass
-class Statement:
-    """One theorem of a problem file that carries a category, classified.
-
-    Attributes:
-        cmd: the command as read.
-        parts: its binders, conclusion and body.
-        category: the Formal Conjectures category text (``research open``), or None.
-        ams: AMS subject codes from the ``AMS`` attribute.
-        kept_attrs: attribute entries that are not Formal Conjectures bookkeeping.
-        formal_proofs: ``{"using": …, "at": URL}`` for each ``formal_proof`` attribute.
-        question: whether it contains ``answer(sorry)``.
-        unhedged: the answer term when ``answer(T)`` copies the other side, else None.
-        target: the target id it belongs to (set when the file is classified).
-        node: its node id in that target (``root`` or ``variant-…``).
-        variant: True when it is a variant of the target's root.
-    """
-
-    cmd: Command
-    parts: TheoremParts
-    category: str | None
-    ams: list[str]
-    kept_attrs: list[str]
-    formal_proofs: list[dict[str, str]]
-    question: bool
-    unhedged: str | None
-    target: str = ""
-    node: str = ""
-    variant: bool = False
-    promoted: str | None = None
-
-    @property
-    def declaration(self) -> str:
-        """The full Lean name, e.g. ``Erdos242.erdos_242.variants.known_result``."""
-        return self.cmd.full_name
-
-    @property
-    def name(self) -> str:
-        """The name as declared, without ``_root_.``."""
-        return (self.cmd.name or "").removeprefix("_root_.")
-
-    @property
-    def kind(self) -> str:
-        """OPEN, CALIBRATION, TEST or SKIP, from the category."""
-        return category_kind(self.category)
-
-
-@dataclass
-class ProblemFile:
-    """A parsed problem file.
-
-    Attributes:
-        number: the Erdős problem number, or None outside the Erdős collection.
-        path: the file's path in the checkout.
-        imports: its ``import`` lines, verbatim.
-        title: the module doc's ``#`` heading, or ``Erdős Problem <N>`` / the file stem.
-        reference: the module doc's references block (any heading), or None.
-        erdos_page: the erdosproblems.com page the module doc links, or None.
-        authors: from the header's copyright line or an ``Authors:`` line.
-        licence: ``Apache-2.0`` when the header says so, else None.
-        preamble: ``open``/``variable``/notation commands outside declarations.
-        defs: definition commands (def, abbrev, structure, inductive, class, instance).
-        statements: every theorem or lemma that could be read, in file order.
-        others: ``(declaration, why)`` for declarations that are skipped while reading.
-        notes: ``{"line", "text"}`` column-0 comments and formalisation notes (D-9).
-        uses_fc: whether the file imports Formal Conjectures modules.
-        base_id: the id of the file's main target.
-    """
-
-    number: str | None
-    path: str
-    imports: list[str]
-    title: str
-    reference: str | None
-    erdos_page: str | None
-    authors: list[str]
-    licence: str | None
-    preamble: list[Command]
-    defs: list[Command]
-    statements: list[Statement]
-    others: list[tuple[str, str]] = field(default_factory=list)
-    notes: list[dict[str, Any]] = field(default_factory=list)
-    uses_fc: bool = False
-    base_id: str = ""
-    decl_count: int = 0
-
-
-def category_kind(category: str | None) -> str:
-    """Map a Formal Conjectures category to OPEN, CALIBRATION, TEST or SKIP (D-6 on-ramp)."""
-    if category is None:
-        return SKIP
-    c = " ".join(category.split())
-    if c == "research open":
-        return OPEN
-    if c.startswith(_CALIBRATION_CATEGORIES):
-        return CALIBRATION
-    if c == "test":
-        return TEST
-    return SKIP
-
-
-def _split_attr(inside: str) -> list[str]:
-    """Top-level comma-separated entries of an attribute block's inside text."""
-    masked = mask(inside)
-    out, start, depth = [], 0, 0
-    for k, c in enumerate(masked):
-        if c in "([{⦃":
-            depth += 1
-        elif c in ")]}⦄":
-            depth -= 1
-        elif c == "," and depth == 0:
-            out.append(inside[start:k].strip())
-            start = k + 1
-    out.append(inside[start:].strip())
-    return [e for e in out if e]
-
-
-_FORMAL_PROOF_RE = re.compile(r'formal_proof\s+using\s+(\S+)\s+at\s+"([^"\s]{1,500})"', re.DOTALL)
-
-
-def _category(attrs: list[str]) -> tuple[str | None, list[str], list[str]]:
-    category, ams, kept, _ = _attributes(attrs)
-    return category, ams, kept
-
-
-def _attributes(attrs: list[str]) -> tuple[str | None, list[str], list[str],
-                                           list[dict[str, str]]]:
-    """Category, AMS codes, kept attributes and ``formal_proof`` citations of a declaration."""
-    category: str | None = None
-    ams: list[str] = []
-    kept: list[str] = []
-    proofs: list[dict[str, str]] = []
-    for block in attrs:
-        for entry in _split_attr(block):
-            head = entry.split(None, 1)
-            word, rest = head[0], (head[1] if len(head) > 1 else "")
-            if word == "category":
-                category = " ".join(rest.split())
-            elif word == "AMS":
-                ams.extend(t for t in rest.split() if re.fullmatch(r"[0-9]{1,2}[A-Z0-9]*", t))
-            elif word == "formal_proof":
-                mt = _FORMAL_PROOF_RE.search(entry)
-                proofs.append({"using": mt.group(1)[:100], "at": mt.group(2)} if mt else
-                              {"text": " ".join(entry.split())[:500]})
-            elif word not in _FC_ATTRS:
-                kept.append(entry)
-    return category, ams, kept, proofs
-
-
-_REF_HEAD_RE = re.compile(r"^[*_ ]*(?:References?|Refs?)[*_ ]*:?[*_ ]*(?::|$|\s)", re.MULTILINE)
-_NOTE_RE = re.compile(r"formali[sz]ation\s+notes?", re.IGNORECASE)
-
-
-def _references_block(moddoc: str) -> str | None:
-    """The module doc's references: from a references heading to the next blank line."""
-    mt = _REF_HEAD_RE.search(moddoc)
-    if mt is None:
-        return None
-    lines: list[str] = []
-    for line in moddoc[mt.start():].splitlines():
-        if not line.strip() or line.strip() == "-/":
-            break
-        lines.append(line.rstrip())
-    block = "\n".join(lines).removesuffix("-/").rstrip()
-    return block[:2000] or None
-
-
-def _moddoc_notes(moddoc: str, line0: int) -> list[dict[str, Any]]:
-    """Formalisation-note paragraphs or sections of a module doc, with their line."""
-    out: list[dict[str, Any]] = []
-    lines = moddoc.splitlines()
-    k = 0
-    while k < len(lines):
-        if _NOTE_RE.search(lines[k]):
-            j = k + 1
-            heading = lines[k].lstrip().startswith("#")
-            while j < len(lines) and lines[j].strip() != "-/" and not (
-                    lines[j].lstrip().startswith("#") or (not heading and not lines[j].strip())):
-                j += 1
-            out.append({"line": line0 + k, "text": "\n".join(lines[k:j]).strip()[:4000]})
-            k = j
-        else:
-            k += 1
-    return out
-
-
-def parse_problem_file(number: str | None, path: str, data: bytes, *,
-                       base_id: str | None = None) -> ProblemFile:
-    """Read one problem file into its parts (no elaboration; see lean_text).
-
-    Args:
-        number: the Erdős problem number, or None outside the Erdős collection.
-        path: the file's path in the checkout.
-        data: its bytes.
-        base_id: the id of its main target (default ``erdos-<number>``).
-
-    Raises:
-        LemmataError: ``not-utf8``; ``import-malformed-lean`` (unterminated comment or
-            string). A theorem whose parts cannot be found is listed in ``others`` with the
-            reason, not raised.
-    """
-    try:
-        text = data.decode("utf-8")
-    except UnicodeDecodeError as exc:
-        raise LemmataError("not-utf8", f"byte {exc.start}", path=path) from exc
-    try:
-        cmds = commands(text)
-    except LemmataError as exc:
-        raise LemmataError(exc.code, exc.detail, path=path) from exc
-    imports = [c.text for c in cmds if c.kind == "import"]
-    stem = path.rsplit("/", 1)[-1].removesuffix(".lean")
-    title = f"Erdős Problem {number}" if number else stem
-    reference: str | None = None
-    notes: list[dict[str, Any]] = []
-    moddocs = [c for c in cmds if c.kind == "moddoc"]
-    for c in moddocs[:1]:
-        h = re.search(r"^#\s+(.+)$", c.text, re.MULTILINE)
-        title = h.group(1).strip()[:200] if h else title
-        reference = _references_block(c.text)
-    for c in moddocs:
-        notes += _moddoc_notes(c.text, c.line)
-    pages = [mt for c in moddocs for mt in re.finditer(
-        r"https?://(?:www\.)?erdosproblems\.com/([0-9]{1,6})\b", c.text)]
-    # The Erdős collection's file N.lean is problem N (a link's URL can be a typo upstream:
-    # 67.lean links .../66); elsewhere the module doc's first erdosproblems.com link, if any.
-    page = f"https://www.erdosproblems.com/{number}" if number else \
-        (pages[0].group(0) if pages else None)
-    comments = [c for c in cmds if c.kind == "comment"]
-    header = comments[0].text if comments and comments[0].line <= 3 else ""
-    authors = [a.strip().rstrip(".") for a in re.findall(r"Copyright\s+\d{4}\s+(.+)", header)]
-    for c in comments + moddocs:
-        for line in re.findall(r"^\s*Authors?:\s*(.+)$", c.text, re.MULTILINE):
-            authors += [a.strip().rstrip(".") for a in line.split(",") if a.strip()]
-    licence = "Apache-2.0" if "Apache License" in header else None
-    for c in comments:
-        if c.text != header:
-            notes.append({"line": c.line, "text": c.text[:4000]})
-    notes = _merge_line_comments(sorted(notes, key=lambda n: int(n["line"])))
-    pf = ProblemFile(number, path, imports, title, reference, page, authors[:20], licence, [], [], [],
-                     notes=notes[:200], uses_fc=any(_FC_IMPORT_RE.match(i) for i in imports),
-                     base_id=base_id or f"erdos-{number}")
-    for c in cmds:
-        if c.kind in _DECL_KINDS:
-            pf.decl_count += 1
-        if c.kind in _PREAMBLE_KINDS:
-            pf.preamble.append(c)
-        elif c.kind in DEF_KEYWORDS:
-            pf.defs.append(c)
-        elif c.kind in THEOREM_KEYWORDS and c.name:
-            try:
-                pf.statements.append(_statement(c, path))
-            except LemmataError as exc:
-                pf.others.append((c.full_name, f"could not be read ({exc.code}): {exc.detail}"))
-        elif c.kind in THEOREM_KEYWORDS | {"example", "axiom"}:
-            pf.others.append((c.full_name, f"{c.kind} not imported"))
-    return pf
-
-
-def _merge_line_comments(notes: list[dict[str, Any]]) -> list[dict[str, Any]]:
-    """Join runs of ``--`` comments on consecutive lines into one note."""
-    out: list[dict[str, Any]] = []
-    for n in notes:
-        prev = out[-1] if out else None
-        if (prev is not None and str(n["text"]).startswith("--")
-                and str(prev["text"]).startswith("--")
-                and int(prev["line"]) + str(prev["text"]).count("\n") + 1 == int(n["line"])):
-            prev["text"] = f"{prev['text']}\n{n['text']}"[:4000]
-        else:
-            out.append(dict(n))
-    return out
-
-
-def _statement(c: Command, path: str) -> Statement:
-    try:
-        parts = theorem_parts(c)
-        category, ams, kept, proofs = _attributes(c.attrs)
-        question = is_question(parts.conclusion)
-        unhedged = unhedged_answer(parts.conclusion)
-    except LemmataError as exc:
-        raise LemmataError(exc.code, exc.detail, path=path) from exc
-    return Statement(c, parts, category, ams, kept, proofs, question, unhedged)
-
-
-# --- naming: which statement is which target's root, which a variant -------------------
-
-
-def target_id(key: tuple[str, str | None]) -> str:
-    """``erdos-<N>`` for a problem's main theorem, ``erdos-<N>-<part>`` for a part.
-
-    Raises:
-        LemmataError: ``bad-target-id`` when the part name cannot make a valid id.
-    """
-    n, part = key
-    return ids.check_target_id(_cap_id(f"erdos-{n}" + (f"-{_slug(part)}" if part else ""),
-                                       part or n))
-
-
-def variant_node_id(name: str) -> str:
-    """``variant-<slug>`` for ``erdos_N.variants.<name>`` (D-30 node ids take a named
-    first segment). Raises: LemmataError ``bad-node-id``."""
-    return ids.check_node_id(f"variant-{_slug(name)}"[:150].rstrip("-"))
-
-
-def _slug(name: str) -> str:
-    s = name.replace("'", "-prime-").lower()
-    s = re.sub(r"[^a-z0-9]+", "-", s).strip("-")
-    return re.sub(r"-+", "-", s) or "x"
-
-
-def _hash6(text: str) -> str:
-    return sha256_hex(text.encode("utf-8"))[:6]
-
-
-def _cap_id(tid: str, seed: str) -> str:
-    """A target id cut to the 64 characters ids allow, with a hash of ``seed`` when cut."""
-    if len(tid) <= 64:
-        return tid
-    return f"{tid[:56].rstrip('-')}-{_hash6(seed)}"
-
-
-def _distinct(wanted: str, used: set[str], seed: str, cap: int) -> str:
-    """``wanted`` if unused, else ``wanted-<6 hex of seed's SHA-256>`` (deterministic)."""
-    out = wanted
-    if out in used:
-        out = f"{wanted[:cap - 7].rstrip('-')}-{_hash6(seed)}"
-        k = 2
-        while out in used:  # a hash prefix collision: vanishingly rare, still deterministic
-            out = f"{wanted[:cap - 10].rstrip('-')}-{_hash6(seed)}{k}"
-            k += 1
-    used.add(out)
-    return out
-
-
-def _imported(st: Statement, include_test: bool) -> str | None:
-    """None when ``st`` is imported, else the reason it is skipped."""
-    if st.category is None:
-        return "no category attribute: a lemma of the file, not a registry statement"
-    if st.kind == SKIP:
-        return f"category {st.category!r} is not imported"
-    if st.kind == TEST and not include_test:
-        return "category test (pass --include-test)"
-    return None
-
-
-def _root_suffix(st: Statement, pf: ProblemFile) -> str:
-    """What distinguishes a non-main root's target id from the file's id."""
-    name = st.name
-    if pf.number:
-        name = re.sub(rf"^erdos_?{pf.number}(?![0-9])", "", name)
-    segs = [s for s in name.lstrip("._").split(".") if s not in ("", "parts", *_VARIANT_MARKERS)]
-    return ".".join(segs) or st.name
-
-
-def classify(pf: ProblemFile, include_test: bool,
-             taken: set[str] | None = None) -> list[list[Statement]]:
-    """Group a file's imported statements into targets (see the module doc).
-
-    Args:
-        pf: the parsed file.
-        include_test: whether ``test`` statements are imported.
-        taken: target ids already used in this run by other files (updated).
-
-    Returns:
-        One list per target, root first; each statement's ``target``, ``node`` and
-        ``variant`` are set. Statements not imported are not in any list.
-
-    Raises:
-        LemmataError: ``bad-target-id``, ``bad-node-id`` (not expected: ids are slugged).
-    """
-    used = taken if taken is not None else set()
-    chosen = [st for st in pf.statements if _imported(st, include_test) is None]
-    by_name = {st.name: st for st in chosen}
-    owner: dict[int, Statement] = {}
-    for st in chosen:
-        segs = st.name.split(".")
-        for j in range(len(segs) - 1, 0, -1):
-            cand = by_name.get(".".join(segs[:j]))
-            if cand is not None and cand is not st and segs[j] != "parts":
-                owner[id(st)] = cand
-                break
-    roots = [st for st in chosen if id(st) not in owner]
-    expected = f"erdos_{pf.number}" if pf.number else None
-    main = next((st for st in roots if st.name == expected), None)
-    if main is None and len(roots) == 1 and ".parts." not in f".{roots[0].name}.":
-        main = roots[0]
-    for st in list(roots):
-        segs = st.name.split(".")
-        if any(s in _VARIANT_MARKERS for s in segs[1:]):
-            st.promoted = ".".join(segs[:next(k for k, s in enumerate(segs) if k and
-                                             s in _VARIANT_MARKERS)])
-            if main is not None and st is not main:  # a variant of a root the file lacks:
-                owner[id(st)] = main                 # the file's problem is its main root
-                roots.remove(st)
-    groups: list[list[Statement]] = []
-    for st in roots:
-        wanted = pf.base_id if st is main else _cap_id(
-            f"{pf.base_id}-{_slug(_root_suffix(st, pf))}", st.declaration)
-        st.target = ids.check_target_id(_distinct(wanted, used, f"{pf.path}:{st.declaration}", 64))
-        st.node = ids.ROOT
-        groups.append([st])
-    index = {st.target: g for g in groups for st in g[:1]}
-    nodes: dict[str, set[str]] = {g[0].target: {ids.ROOT} for g in groups}
-    for st in chosen:
-        if id(st) not in owner:
-            continue
-        top = owner[id(st)]
-        while id(top) in owner:
-            top = owner[id(top)]
-        if st.name.startswith(top.name + "."):
-            rest = st.name.split(".")[len(top.name.split(".")):]
-            if rest and rest[0] in _VARIANT_MARKERS and len(rest) > 1:
-                rest = rest[1:]
-        else:
-            rest = [s for s in st.name.split(".") if s not in _VARIANT_MARKERS]
-        st.target, st.variant = top.target, True
-        st.node = ids.check_node_id(_distinct(variant_node_id(".".join(rest)), nodes[top.target],
-                                              st.declaration, 150))
-        index[top.target].append(st)
-    return groups
 
 
 def _docstring_text(doc: str | None) -> str | None:
