@@ -19,7 +19,7 @@ import threading
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, ClassVar, Generic, TypeVar
+from typing import TYPE_CHECKING, Any, ClassVar, Generic, TypeVar
 
 import yaml
 from pydantic import BaseModel, ValidationError
@@ -30,6 +30,9 @@ from network.record import blob_cache, layout, plain
 from network.record import models as m
 from network.record.forked import ForkedCall
 from network.record.source import DEFAULT_MAX_FILE_BYTES, CommitSource, Source, WorktreeSource
+
+if TYPE_CHECKING:
+    from network.record.scoped import Scope
 
 define("unknown-file", None, 422, "A file sits where the record layout has no place for it.",
        "Move or remove it; docs/record.md lists every path a graph may hold.")
@@ -237,6 +240,8 @@ class Graph:
     )
     targets: dict[str, Target] = field(default_factory=dict)
     files: dict[str, int] = field(default_factory=dict)
+    #: what a scoped load read (:func:`network.record.scoped.load_scoped`); None: all
+    scope: Scope | None = None
 
     def text(self, path: str) -> str:
         """The UTF-8 text of one graph file.
