@@ -145,9 +145,9 @@ def test_scope_of_names_the_targets_or_none() -> None:
 
 def test_a_broken_record_in_an_untouched_target_does_not_refuse_the_pull_request(
         tmp_path: Path) -> None:
-    """The ruling (network/record/scoped.py, docs/gate.md): main is validated whole by the
-    post-merge job; a pull request is judged against its own targets and the shared
-    records, so an invalid META in another target's nodes is not read."""
+    """The ruling (network/record/scoped.py, run_gate's docstring): main is validated
+    whole by the post-merge job; a pull request is judged against its own targets and the
+    shared records, so an invalid META in another target's nodes is not read."""
     sc = scenarios()["proof-ok"]
     b, broken_base = base_repo(tmp_path / "g")
     _other_target(b)

@@ -311,7 +311,15 @@ def run_gate(
             instead of re-deriving step 0 (``reproduce.sh``: D-5 replays steps 1-8).
         base_graph: the graph already loaded at ``base`` (a queue or service judging many
             submissions against one main reuses it); ignored unless its ``commit`` is
-            ``base``'s.
+            ``base``'s. Without it the run judges on the scoped base graph of the targets
+            the pull request changes (:func:`network.record.scoped.load_scoped`) and, when
+            the judgment reads past that scope or a pull request changes a path outside
+            every target, on the whole graph: the outcome and attestation bytes are the
+            whole graph's either way (tests/test_gate_scoped.py). Ruling (issue 17): a
+            scoped run validates the records it reads (an invalid one raises
+            ``validation-failed`` as before) and not the other targets' nodes or their
+            attestations: main is validated whole by the post-merge job, and a pull
+            request is judged against its own targets and the shared records.
 
     Returns:
         :class:`GateOutcome`; its ``exit_code`` is 0 merge, 1 refused, 2 held.
@@ -319,7 +327,8 @@ def run_gate(
     Raises:
         LemmataError: ``submitter-invalid`` for a submitter that is no pseudonym;
             ``git-error`` when a commit does not resolve; ``not-a-graph`` or
-            ``validation-failed`` when the base graph cannot be loaded. Anything else
+            ``validation-failed`` when the base graph (the part it reads) cannot be
+            loaded. Anything else
             escaping is a bug (exit 3).
 
     Implements D-4 steps 0-9, D-5, D-34, rulings 2, 5, 6, 7.
