@@ -26,7 +26,6 @@ EXCEPTIONS: dict[str, str] = {
     "network/api/web_session.py": "to be split: issue 17",
     "network/gate/queue.py": "to be split (network/forge/): issue 17",
     "network/api/records.py": "to be split: issue 17",
-    "network/record/loader.py": "to be split: issue 17",
     "network/gate/artifacts.py": "to be split (issue 9's path table): issue 17",
     "network/up.py": "to be split: issue 17",
     "network/gate/github_trusted.py": "to be split: issue 17",

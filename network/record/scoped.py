@@ -44,6 +44,7 @@ from pathlib import Path
 from typing import Any
 
 import orjson
+import pygit2
 
 from network.errors import LemmataError, Problem
 from network.record import blob_cache
@@ -272,8 +273,7 @@ def _signed_node_records(source: CommitSource, tdir: str) -> bool:
         return False
     for entry in nodes:
         sub = source.repo.get(entry.id)
-        if hasattr(sub, "__iter__") and any(
-                (e.name or "") in _SIGNED_NODE_DIRS for e in sub):  # type: ignore[union-attr]
+        if isinstance(sub, pygit2.Tree) and any(d in sub for d in _SIGNED_NODE_DIRS):
             return True
     return False
 

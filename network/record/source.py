@@ -304,3 +304,27 @@ class CommitSource:
         if kind != pygit2.enums.ObjectType.BLOB:
             raise LemmataError("missing-file", "not a file at this commit", path=path)
         return bytes(data)
+
+
+def open_source(graph: str | Path, commit: str | None = None) -> Source:
+    """A source for ``graph``: its work tree, or ``commit`` of the repository containing it.
+
+    With ``commit``, ``graph`` may be the repository itself or a folder inside a work tree
+    (then that folder is read at the commit).
+
+    Raises:
+        LemmataError: ``not-a-graph``; ``git-error``.
+    """
+    path = Path(graph)
+    if commit is None:
+        return WorktreeSource(path)
+    found = pygit2.discover_repository(str(path))
+    if found is None:
+        raise LemmataError("git-error", f"{path} is not inside a git repository")
+    repo = pygit2.Repository(found)
+    workdir = repo.workdir
+    subdir = ""
+    if workdir is not None:
+        rel = path.resolve().relative_to(Path(workdir).resolve())
+        subdir = "" if str(rel) == "." else rel.as_posix()
+    return CommitSource(found, commit, subdir)
