@@ -184,3 +184,25 @@ def test_a_broken_record_in_the_scope_is_validation_failed_as_before(tmp_path: P
     with pytest.raises(ValidationFailed):
         run_gate(b.root, broken_base, head, toolchain=RecordedToolchain, sandbox=Sandbox(),
                  precheck_raw=None, submitter=sc.submitter)
+
+
+def test_the_record_cache_gives_the_same_scoped_graph_without_reading_the_logs(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    from network.record import source as S
+
+    b, base, _head = _build(tmp_path / "g", "proof-ok")
+    plain = load_scoped(b.root, base, frozenset({T}))
+    cold = load_scoped(b.root, base, frozenset({T}), cache=tmp_path / "cache")
+    reads: list[str] = []
+    real = S.CommitSource.read
+
+    def counting(self: S.CommitSource, path: str) -> bytes:
+        reads.append(path)
+        return real(self, path)
+    monkeypatch.setattr(S.CommitSource, "read", counting)
+    warm = load_scoped(b.root, base, frozenset({T}), cache=tmp_path / "cache")
+    assert plain is not None and cold is not None and warm is not None
+    for g in (cold, warm):
+        assert g.attestations == plain.attestations and g.merges == plain.merges
+        assert g.targets[T] == plain.targets[T] and g.scope == plain.scope
+    assert not [p for p in reads if p.startswith(("attestations/", "log/"))]

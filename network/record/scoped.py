@@ -44,7 +44,6 @@ from pathlib import Path
 from typing import Any
 
 import orjson
-import pygit2
 
 from network.errors import LemmataError, Problem
 from network.record import blob_cache
@@ -54,7 +53,10 @@ from network.record.source import DEFAULT_MAX_FILE_BYTES, CommitSource
 
 #: node folders holding role-signed acts read across targets (panel lapse, withdrawals)
 _SIGNED_NODE_DIRS = frozenset({"shelving", "literature", "withdrawals", "gloss", "explainer"})
+_SIGNED_NODE_NAMES = tuple(f" {d}\0".encode() for d in sorted(_SIGNED_NODE_DIRS))
 _LOGS = ("attestations", "log")
+#: record-cache places of what a scoped load learns (:class:`_Facts`)
+_LOG_PLACE, _NODES_PLACE = "scoped:log-json", "scoped:nodes-signed"
 
 
 class ScopeExceeded(BaseException):
@@ -225,20 +227,24 @@ def _load(source: CommitSource, scope: frozenset[str],
     if "policy.json" not in files:
         raise LemmataError("not-a-graph", f"{source.label} has no policy.json")
     targets = source.subtree("targets")
-    out_of_scope: list[str] = []
+    node_trees: dict[str, Any] = {}
     for entry in targets if targets is not None else ():
         tid = entry.name or ""
-        if tid in scope or source.subtree(f"targets/{tid}/nodes") is None:
-            continue
-        if _signed_node_records(source, f"targets/{tid}"):
-            return None
-        out_of_scope.append(tid)
-    source.walk("targets", problems, files,
-                skip=frozenset(f"targets/{tid}/nodes" for tid in out_of_scope))
+        nodes = None if tid in scope else source.subtree(f"targets/{tid}/nodes")
+        if nodes is not None:
+            node_trees[tid] = nodes
     for d in _LOGS:
         source.walk(d, problems, files, sized=False)
     logs = {p: n for p, n in files.items() if n < 0}
-    kept, skipped = _relevant_logs(source, logs, files, scope)
+    ids = source.blob_ids()
+    facts = _Facts(cache, [ids[p] for p in logs] + [str(t.id) for t in node_trees.values()])
+    for tid, nodes in node_trees.items():
+        if _signed_node_records(source, nodes, facts):
+            return None
+    out_of_scope = list(node_trees)
+    source.walk("targets", problems, files,
+                skip=frozenset(f"targets/{tid}/nodes" for tid in out_of_scope))
+    kept, skipped = _relevant_logs(source, logs, files, scope, facts, ids)
     for p in logs:
         if p in kept:
             files[p] = kept[p]
@@ -265,21 +271,52 @@ def _load(source: CommitSource, scope: frozenset[str],
     return g
 
 
-def _signed_node_records(source: CommitSource, tdir: str) -> bool:
-    """Whether a node folder of the target at ``tdir`` holds a folder of role-signed acts
-    (:data:`_SIGNED_NODE_DIRS`); one tree read per node."""
-    nodes = source.subtree(f"{tdir}/nodes")
-    if nodes is None:
-        return False
-    for entry in nodes:
-        sub = source.repo.get(entry.id)
-        if isinstance(sub, pygit2.Tree) and any(d in sub for d in _SIGNED_NODE_DIRS):
-            return True
-    return False
+def _signed_node_records(source: CommitSource, nodes: Any, facts: _Facts) -> bool:
+    """Whether a node folder of the ``nodes/`` tree ``nodes`` may hold a folder of
+    role-signed acts (:data:`_SIGNED_NODE_DIRS`): one raw object read per node, matching
+    the entry names in the tree's bytes (``<mode> <name>\\0<id>``; a match inside an id
+    only makes the caller load the whole graph). The answer is kept in the record cache
+    under the tree's id (its content's)."""
+    oid = str(nodes.id)
+    known = facts.get(oid, _NODES_PLACE)
+    if isinstance(known, bool):
+        return known
+    odb = source.repo.odb
+    found = any(any(name in odb.read(entry.id)[1] for name in _SIGNED_NODE_NAMES)
+                for entry in nodes)
+    facts.put(oid, _NODES_PLACE, found)
+    return found
+
+
+class _Facts:
+    """What a scoped load learnt about git objects (a log file's JSON, whether a nodes/
+    tree holds role-signed folders), kept in the record cache by object id: the id names
+    the content, and the cache's version names this code (network/record/blob_cache.py).
+    Without a cache it remembers nothing."""
+
+    def __init__(self, cache: blob_cache.RecordCache | None, oids: list[str]) -> None:
+        self.cache = cache
+        self.entries = cache.prefetch(oids) if cache is not None else {}
+
+    def get(self, oid: str, place: str) -> Any:
+        """The value stored for ``oid`` at ``place``, or None (a miss)."""
+        value = self.entries.get((oid, place))
+        if value is None:
+            return None
+        try:
+            return orjson.loads(value)
+        except orjson.JSONDecodeError:
+            return None
+
+    def put(self, oid: str, place: str, value: Any) -> None:
+        """Queue ``value`` (JSON data) for the cache's next flush."""
+        if self.cache is not None:
+            self.cache.put(oid, place, orjson.dumps(value))
 
 
 def _relevant_logs(source: CommitSource, logs: dict[str, int], files: dict[str, int],
-                   scope: frozenset[str]) -> tuple[dict[str, int], dict[str, int]]:
+                   scope: frozenset[str], facts: _Facts, ids: dict[str, str]
+                   ) -> tuple[dict[str, int], dict[str, int]]:
     """The attestations and merge records to read (path → size in bytes) and the paths
     of the others. Kept: an attestation whose target is in ``scope`` or whose artifacts
     name a read path; a merge record whose artifacts or attestation name a read path or a
@@ -287,15 +324,21 @@ def _relevant_logs(source: CommitSource, logs: dict[str, int], files: dict[str, 
     ``seq`` (the clock). A file that does not read as a JSON mapping is kept (the record
     check reports it)."""
     def read(path: str) -> tuple[int, dict[str, Any] | None]:
+        known = facts.get(ids[path], _LOG_PLACE)
+        if (isinstance(known, list) and len(known) == 2 and isinstance(known[0], int)
+                and (known[1] is None or isinstance(known[1], dict))):
+            return known[0], known[1]
         try:
             data = source.read(path)
         except LemmataError:
-            return 0, None
+            return 0, None  # kept: the reader reports it
         try:
             obj = orjson.loads(data)
         except orjson.JSONDecodeError:
-            return len(data), None
-        return len(data), obj if isinstance(obj, dict) else None
+            obj = None
+        got = obj if isinstance(obj, dict) else None
+        facts.put(ids[path], _LOG_PLACE, [len(data), got])
+        return len(data), got
 
     def read_path(p: Any) -> bool:
         if not isinstance(p, str):
