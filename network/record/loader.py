@@ -161,7 +161,8 @@ class Target:
 
 @dataclass
 class Graph:
-    """A whole graph at one snapshot. ``commit`` is None for a work tree."""
+    """A whole graph at one snapshot. ``commit`` is None for a work tree; ``scope`` is
+    None, or says what part of it a scoped load read (:mod:`network.record.scoped`)."""
 
     source: Source
     commit: str | None

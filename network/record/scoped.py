@@ -28,6 +28,10 @@ steward lapse, D-32 v3.34, and withdrawals, D-18 v3.27) skip a target only when
 (:func:`scanned_nodes`); when one does, :func:`load_scoped` returns None and the caller
 loads the whole graph.
 
+With a record cache, what the load learns of a log file (its JSON) and of a target's
+``nodes/`` tree (whether a node folder holds such a record) is kept under the object's id,
+so a filled cache reads no attestation, merge record or node tree again.
+
 Validation (ruling of issue 17): the records read are validated exactly as the whole-graph
 load validates them, and any problem among them raises the same
 :class:`~network.errors.ValidationFailed`; records left unread (other targets' nodes,
