@@ -206,3 +206,24 @@ def test_the_record_cache_gives_the_same_scoped_graph_without_reading_the_logs(
         assert g.attestations == plain.attestations and g.merges == plain.merges
         assert g.targets[T] == plain.targets[T] and g.scope == plain.scope
     assert not [p for p in reads if p.startswith(("attestations/", "log/"))]
+
+
+@pytest.mark.parametrize(("path", "text"), [
+    ("attestations/999999.json", b'{"schema": "attestation/v1", "target": ["demo"]}'),
+    ("log/merges/999999.json", (b'{"schema": "merge/v1", "seq": 999999, "merge_commit": {},'
+                               b' "attestation": [1], "artifacts": [{"a": 1}, 7]}')),
+    ("attestations/999998.json", b"[1, 2]"),
+    ("attestations/999997.json", b"not json"),
+])
+def test_a_hostile_log_file_is_read_and_refused_as_the_whole_load_refuses_it(
+        tmp_path: Path, path: str, text: bytes) -> None:
+    b, _base, _head = _build(tmp_path / "g", "proof-ok")
+    b.write(path, text)
+    base = git_commit(b.root, "a hostile log file")
+    with pytest.raises(ValidationFailed) as whole:
+        load_graph(b.root, commit=base)
+    for cache in (None, tmp_path / "cache", tmp_path / "cache"):
+        with pytest.raises(ValidationFailed) as scoped:
+            load_scoped(b.root, base, frozenset({T}), cache=cache)
+        assert [p for p in scoped.value.problems if p.path == path] == [
+            p for p in whole.value.problems if p.path == path]

@@ -42,7 +42,7 @@ targets and the shared records, and a broken record elsewhere no longer refuses 
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Collection, Iterable
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -318,6 +318,27 @@ class _Facts:
             self.cache.put(oid, place, orjson.dumps(value))
 
 
+def _str_in(value: Any, names: Collection[str]) -> bool:
+    """Whether ``value`` is a string among ``names`` (a field of any JSON type)."""
+    return isinstance(value, str) and value in names
+
+
+def _log_facts(obj: dict[str, Any]) -> dict[str, Any]:
+    """The fields of a log file's JSON :func:`_relevant_logs` decides by, each answering
+    as in ``obj``: ``target``, ``graph_commit``, ``seq``, ``merge_commit``,
+    ``attestation`` as they are, and ``artifacts`` with each path kept (an item that is
+    no mapping, or no string, stands as ``0``)."""
+    keys = ("target", "graph_commit", "seq", "merge_commit", "attestation")
+    out: dict[str, Any] = {k: obj[k] for k in keys if k in obj}
+    arts = obj.get("artifacts")
+    if "artifacts" in obj:
+        out["artifacts"] = [
+            ({"path": a["path"]} if "path" in a else {}) if isinstance(a, dict)
+            else a if isinstance(a, str) else 0
+            for a in arts] if isinstance(arts, list) else 0
+    return out
+
+
 def _relevant_logs(source: CommitSource, logs: dict[str, int], files: dict[str, int],
                    scope: frozenset[str], facts: _Facts, ids: dict[str, str]
                    ) -> tuple[dict[str, int], dict[str, int]]:
@@ -340,7 +361,7 @@ def _relevant_logs(source: CommitSource, logs: dict[str, int], files: dict[str, 
             obj = orjson.loads(data)
         except orjson.JSONDecodeError:
             obj = None
-        got = obj if isinstance(obj, dict) else None
+        got = _log_facts(obj) if isinstance(obj, dict) else None
         facts.put(ids[path], _LOG_PLACE, [len(data), got])
         return len(data), got
 
@@ -365,7 +386,9 @@ def _relevant_logs(source: CommitSource, logs: dict[str, int], files: dict[str, 
                 merges.append((path, size, obj))
             continue
         arts = obj.get("artifacts") if obj is not None else None
-        if (obj is None or obj.get("target") in scope or not isinstance(arts, list)
+        target = obj.get("target") if obj is not None else None
+        if (obj is None or not isinstance(target, str) or target in scope
+                or not isinstance(arts, list)
                 or any(not isinstance(a, dict) or read_path(a.get("path")) for a in arts)):
             kept[path] = size
             if obj is not None and isinstance(obj.get("graph_commit"), str):
@@ -375,8 +398,9 @@ def _relevant_logs(source: CommitSource, logs: dict[str, int], files: dict[str, 
     for path, size, obj in merges:
         arts = obj.get("artifacts")
         if (obj.get("seq") == newest or not isinstance(arts, list)
-                or any(read_path(a) for a in arts) or obj.get("merge_commit") in commits
-                or obj.get("attestation") in kept or not isinstance(obj.get("seq"), int)):
+                or any(read_path(a) for a in arts) or _str_in(obj.get("merge_commit"), commits)
+                or _str_in(obj.get("attestation"), kept)
+                or not isinstance(obj.get("seq"), int)):
             kept[path] = size
     return kept, {p: n for p, n in sizes.items() if p not in kept}
 
