@@ -268,6 +268,45 @@ def _under(path: str, refused: set[str]) -> bool:
     return path in refused or any(path.startswith(r + "/") for r in refused)
 
 
+def tree_deltas(repo: pygit2.Repository, base: pygit2.Tree, head: pygit2.Tree,
+                prefix: str = "") -> list[tuple[str, pygit2.DiffDelta]]:
+    """libgit2's deltas from ``base`` to ``head`` (``Tree.diff_to_tree``), each with the
+    folder prefix its paths are relative to, without reading the folders both trees share.
+
+    Where every entry that differs is a folder on both sides (a plain UTF-8 name), the
+    walk goes down into those folders alone; anywhere else libgit2 diffs that pair of
+    folders as the whole-tree diff would (added, deleted and modified files, type changes,
+    submodules), so the deltas are the whole-tree diff's, path for path (a pull request
+    changes a few folders; the whole diff reads every folder of a graph, ~1 s at 10,000
+    nodes, issue 17).
+
+    Raises:
+        pygit2.GitError: a tree cannot be read.
+    """
+    if base.id == head.id:
+        return []
+    before = {e.raw_name: e for e in base}
+    after = {e.raw_name: e for e in head}
+    down: list[tuple[str, pygit2.Tree, pygit2.Tree]] = []
+    for raw in before.keys() | after.keys():
+        a, b = before.get(raw), after.get(raw)
+        if a is not None and b is not None and a.filemode == b.filemode and a.id == b.id:
+            continue
+        name = a.name if a is not None else None
+        if (a is None or b is None or name is None or name != b.name
+                or a.filemode != pygit2.enums.FileMode.TREE
+                or b.filemode != pygit2.enums.FileMode.TREE):
+            return [(prefix, d) for d in base.diff_to_tree(head).deltas]
+        ta, tb = repo.get(a.id), repo.get(b.id)
+        if not isinstance(ta, pygit2.Tree) or not isinstance(tb, pygit2.Tree):
+            return [(prefix, d) for d in base.diff_to_tree(head).deltas]
+        down.append((f"{prefix}{name}/", ta, tb))
+    out: list[tuple[str, pygit2.DiffDelta]] = []
+    for sub, ta, tb in down:
+        out.extend(tree_deltas(repo, ta, tb, sub))
+    return out
+
+
 def diff_commits(repo_path: str | Path, base: str, head: str, subdir: str = "") -> Diff:
     """Every path that differs between ``base`` and ``head`` (in ``subdir`` when given).
 
@@ -299,11 +338,11 @@ def diff_commits(repo_path: str | Path, base: str, head: str, subdir: str = "") 
     findings, refused = screen_tree(repo, tb, th)
     changes: list[Change] = []
     try:
-        deltas = list(tb.diff_to_tree(th).deltas)
+        deltas = tree_deltas(repo, tb, th)
     except pygit2.GitError as exc:
         findings.append(Diagnostic("tree-unreadable", f"the trees cannot be compared: {exc}"))
         deltas = []
-    for patch_delta in deltas:
+    for prefix, patch_delta in deltas:
         old, new = patch_delta.old_file, patch_delta.new_file
         zero = "0" * 40
         old_id = None if str(old.id) == zero else str(old.id)
@@ -311,7 +350,7 @@ def diff_commits(repo_path: str | Path, base: str, head: str, subdir: str = "") 
         status: ChangeStatus = (
             "added" if old_id is None else "deleted" if new_id is None else "modified"
         )
-        path = new.path if new_id is not None else old.path
+        path = prefix + (new.path if new_id is not None else old.path)
         if new_id is not None and _under(path, refused):
             continue
         if new_id is not None and int(new.mode) not in BLOB_MODES:  # e.g. 100664, which

@@ -25,6 +25,7 @@ from network.gate.result import Diagnostic
 from network.record import derive, trust
 from network.record import models as m
 from network.record.loader import Graph
+from network.record.scoped import attestation_at
 
 define("review-names-no-held-proof", 2, 422,
        "A proof review names no held attestation on main of its own target and node, or "
@@ -45,7 +46,7 @@ def _hashes(artifacts: Sequence[m.ArtifactHash]) -> frozenset[tuple[str, str]]:
 def held_attestation(base: Graph, path: str) -> m.Attestation | None:
     """The gate-signed ``held`` attestation at graph path ``path`` on ``base``, or None
     (no such file, another verdict, or a signature no gate key of ``keys/`` verifies)."""
-    rf = next((a for a in base.attestations if a.path == path), None)
+    rf = attestation_at(base, path)
     if rf is None or rf.record.verdict != "held":
         return None
     if not trust.gate_signed(rf.record, base.keys, rf.sha256):

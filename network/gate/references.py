@@ -39,6 +39,7 @@ from network.gate.result import Diagnostic
 from network.record import derive
 from network.record import models as m
 from network.record.loader import Graph, parse_document, sha256_hex
+from network.record.scoped import ScopeExceeded
 from network.record.validate import ReferenceIndex, record_date, signature_problem
 
 define("precheck-record-mismatch", 2, 422,
@@ -58,6 +59,60 @@ def precheck_key(statement_hash: str, goal_state_sha256: str | None,
     digits) of ``"<statement hash>\\n<goal-state hash or ->\\n<first failing step>"``."""
     text = f"{statement_hash}\n{goal_state_sha256 or '-'}\n{first_failing_step}"
     return sha256_hex(text.encode())
+
+
+class _AfterMerge(Collection[str]):
+    """The paths of a scoped base graph (:mod:`network.record.scoped`) after a pull
+    request's changes, answered one path at a time."""
+
+    def __init__(self, base: Graph, gone: set[str], added: set[str]) -> None:
+        self.base, self.gone, self.added = base, gone, added
+
+    def __contains__(self, path: object) -> bool:
+        return isinstance(path, str) and (path in self.added or (
+            path not in self.gone and path in self.base.files))
+
+    def __iter__(self) -> Any:
+        raise ScopeExceeded("every file of the graph")
+
+    def __len__(self) -> int:
+        raise ScopeExceeded("every file of the graph")
+
+
+class _NodesAfterMerge(Collection[tuple[str, str]]):
+    """``(target, node)`` pairs whose META.yaml is among ``files`` (as ReferenceIndex
+    derives them from a listing)."""
+
+    def __init__(self, files: _AfterMerge) -> None:
+        self.files = files
+
+    def __contains__(self, key: object) -> bool:
+        return (isinstance(key, tuple) and len(key) == 2
+                and f"targets/{key[0]}/nodes/{key[1]}/META.yaml" in self.files)
+
+    def __iter__(self) -> Any:
+        raise ScopeExceeded("every node of the graph")
+
+    def __len__(self) -> int:
+        raise ScopeExceeded("every node of the graph")
+
+
+def reference_index(base: Graph, gone: set[str], added: set[str]) -> ReferenceIndex:
+    """The :class:`~network.record.validate.ReferenceIndex` of ``base``'s files less
+    ``gone`` plus ``added``. On a scoped graph, files and nodes are looked up one at a time
+    and the targets are those with a listed file left (every target folder lists its
+    target.yaml, else the load failed), so the answers are the whole listing's."""
+    if base.scope is None:
+        return ReferenceIndex((set(base.files) - gone) | added)
+    index = ReferenceIndex(added)
+    files = _AfterMerge(base, gone, added)
+    index.files = files
+    index.nodes = _NodesAfterMerge(files)  # type: ignore[assignment]
+    for p in dict.keys(base.files):
+        parts = p.split("/")
+        if len(parts) >= 3 and parts[0] == "targets" and p not in gone:
+            index.targets.add(parts[1])
+    return index
 
 
 def reference_findings(diff: Diff, base: Graph, artifacts: Iterable[Artifact],
@@ -87,7 +142,7 @@ def reference_findings(diff: Diff, base: Graph, artifacts: Iterable[Artifact],
     records = records or ValidRecords(diff)
     changed = {c.path: c for c in diff.changes if c.new_id and c.status != "deleted"}
     gone = {c.path for c in diff.changes if c.status == "deleted"}
-    index = ReferenceIndex((set(base.files) - gone) | set(changed))
+    index = reference_index(base, gone, set(changed))
     role_judged = {d.path for d in judged if d.code in ROLE_CODES}
     now = derive.now(base)
     findings: list[Diagnostic] = []

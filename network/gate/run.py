@@ -57,6 +57,7 @@ yields a :class:`~network.record.models.PrecheckAttestation` instead.
 
 from __future__ import annotations
 
+import logging
 import re
 import shutil
 import tempfile
@@ -140,6 +141,9 @@ from network.gate.steps.step9_review import (
 from network.record import blob_cache
 from network.record import models as m
 from network.record.loader import Graph, load_graph
+from network.record.scoped import ScopeExceeded, load_scoped, scope_of
+
+_LOG = logging.getLogger(__name__)
 
 define("submitter-invalid", None, 422,
        "The submitter the gate was given is not a pseudonym ([A-Za-z0-9][A-Za-z0-9_.-]{0,38}).",
@@ -307,7 +311,15 @@ def run_gate(
             instead of re-deriving step 0 (``reproduce.sh``: D-5 replays steps 1-8).
         base_graph: the graph already loaded at ``base`` (a queue or service judging many
             submissions against one main reuses it); ignored unless its ``commit`` is
-            ``base``'s.
+            ``base``'s. Without it the run judges on the scoped base graph of the targets
+            the pull request changes (:func:`network.record.scoped.load_scoped`) and, when
+            the judgment reads past that scope or a pull request changes a path outside
+            every target, on the whole graph: the outcome and attestation bytes are the
+            whole graph's either way (tests/test_gate_scoped.py). Ruling (issue 17): a
+            scoped run validates the records it reads (an invalid one raises
+            ``validation-failed`` as before) and not the other targets' nodes or their
+            attestations: main is validated whole by the post-merge job, and a pull
+            request is judged against its own targets and the shared records.
 
     Returns:
         :class:`GateOutcome`; its ``exit_code`` is 0 merge, 1 refused, 2 held.
@@ -315,7 +327,8 @@ def run_gate(
     Raises:
         LemmataError: ``submitter-invalid`` for a submitter that is no pseudonym;
             ``git-error`` when a commit does not resolve; ``not-a-graph`` or
-            ``validation-failed`` when the base graph cannot be loaded. Anything else
+            ``validation-failed`` when the base graph (the part it reads) cannot be
+            loaded. Anything else
             escaping is a bug (exit 3).
 
     Implements D-4 steps 0-9, D-5, D-34, rulings 2, 5, 6, 7.
@@ -331,47 +344,98 @@ def run_gate(
     mb = r.merge_base(pygit2.Oid(hex=base_sha), pygit2.Oid(hex=head_sha))
     from_sha = str(mb) if mb is not None else base_sha
     diff = diff_commits(repo, from_sha, head_sha)
-    if base_graph is None or base_graph.commit != base_sha:
-        base_graph = load_graph(repo, commit=base_sha, cache=blob_cache.configured())
     head_date = commit_date(r, head_sha)
-    own_tmp = work_dir is None
-    wd = (Path(tempfile.mkdtemp(prefix="lemmata-gate-", dir=scratch_base()))
-          if work_dir is None else work_dir)
-    try:
-        ctx = _Ctx(r, diff, base_graph, head_date, submitter, mode, toolchain, sandbox,
-                   review, precheck_raw, wd, recorded_step0, base_sha)
-        s12 = run_steps_1_2(diff, base_graph, submitter, head_date)
-        arts = s12.artifacts
-        s1 = list(s12.step1.diagnostics)
-        s2 = list(s12.step2.diagnostics)
-        unplaced = [d for d in s1 + s2 if not any(_placed(d, a) for a in arts)]
-        runs_in: list[tuple[Artifact, list[Diagnostic], list[Diagnostic]]] = []
-        for art in arts:
-            mine1 = [d for d in s1 if d in unplaced or _placed(d, art)]
-            mine2 = [d for d in s2 if d in unplaced or _placed(d, art)]
-            runs_in.append((art, mine1, mine2))
-        if not arts:
-            orphan = _orphan_artifact(unplaced or [Diagnostic("path-not-permitted",
-                                                              "the pull request changes "
-                                                              "nothing")], base_graph)
-            if orphan is not None:
-                findings = unplaced or [Diagnostic("path-not-permitted", "no artifact")]
-                runs_in.append((orphan, [], findings))
-        runs: list[ArtifactRun] = []
-        for art, mine1, mine2 in runs_in:
-            run = _judge(ctx, art, mine1, mine2) if arts else _Run(
-                art, [StepResult.refused(2, mine2)], orphan=True)
-            runs.append(_finish(ctx, run, gate_key=gate_key, key_id=key_id, runner=runner,
-                                disclosure=disclosure))
-        verdicts = {x.verdict for x in runs}
-        verdict: Verdict = ("fail" if "fail" in verdicts or not runs else
+
+    def judge(graph: Graph) -> GateOutcome:
+        own_tmp = work_dir is None
+        wd = (Path(tempfile.mkdtemp(prefix="lemmata-gate-", dir=scratch_base()))
+              if work_dir is None else work_dir)
+        try:
+            ctx = _Ctx(r, diff, graph, head_date, submitter, mode, toolchain, sandbox,
+                       review, precheck_raw, wd, recorded_step0, base_sha)
+            runs = _judge_all(ctx, gate_key=gate_key, key_id=key_id, runner=runner,
+                              disclosure=disclosure)
+        finally:
+            if own_tmp:
+                shutil.rmtree(wd, ignore_errors=True)
+        verdicts = {x.verdict for x in runs[0]}
+        verdict: Verdict = ("fail" if "fail" in verdicts or not runs[0] else
                             "bounced" if "bounced" in verdicts else
                             "held" if "held" in verdicts else "pass")
-        return GateOutcome(mode, base_sha, head_sha, head_date, verdict, tuple(runs),
-                           tuple(unplaced))
-    finally:
-        if own_tmp:
-            shutil.rmtree(wd, ignore_errors=True)
+        return GateOutcome(mode, base_sha, head_sha, head_date, verdict, tuple(runs[0]),
+                           tuple(runs[1]))
+
+    if base_graph is not None and base_graph.commit == base_sha:
+        return judge(base_graph)
+    cache = blob_cache.configured()
+    scope = scope_of(c.path for c in diff.changes)
+    scoped = load_scoped(repo, base_sha, scope, cache=cache) if scope is not None else None
+    if scoped is not None:
+        before = _entries(work_dir)
+        try:
+            return judge(scoped)
+        except ScopeExceeded as exc:
+            _LOG.info("the scoped base graph left out %s: judging on the whole graph", exc)
+            _remove_new(work_dir, before)
+    return judge(load_graph(repo, commit=base_sha, cache=cache))
+
+
+def _entries(work_dir: Path | None) -> frozenset[Path] | None:
+    """What the caller's ``work_dir`` holds now (None for the run's own folder)."""
+    if work_dir is None:
+        return None
+    return frozenset(work_dir.iterdir()) if work_dir.is_dir() else frozenset()
+
+
+def _remove_new(work_dir: Path | None, before: frozenset[Path] | None) -> None:
+    """Remove what a run given up for the whole graph wrote into the caller's
+    ``work_dir`` (only entries that were not there before it), so the second run writes
+    the same workspaces at the same paths."""
+    if work_dir is None or before is None or not work_dir.is_dir():
+        return
+    for entry in work_dir.iterdir():
+        if entry in before:
+            continue
+        if entry.is_dir() and not entry.is_symlink():
+            shutil.rmtree(entry)
+        else:
+            entry.unlink()
+
+
+def _judge_all(ctx: _Ctx, *, gate_key: Ed25519PrivateKey | None, key_id: str,
+               runner: Literal["local", "hosted"], disclosure: m.Disclosure | None
+               ) -> tuple[list[ArtifactRun], list[Diagnostic]]:
+    """Steps 0-9 over every artifact of ``ctx.diff`` against ``ctx.base``: the runs (one
+    per artifact, or the orphan run carrying findings no artifact holds) and the
+    findings no artifact holds.
+
+    Raises:
+        ScopeExceeded: ``ctx.base`` is scoped and the run read past its scope.
+    """
+    s12 = run_steps_1_2(ctx.diff, ctx.base, ctx.submitter, ctx.head_date)
+    arts = s12.artifacts
+    s1 = list(s12.step1.diagnostics)
+    s2 = list(s12.step2.diagnostics)
+    unplaced = [d for d in s1 + s2 if not any(_placed(d, a) for a in arts)]
+    runs_in: list[tuple[Artifact, list[Diagnostic], list[Diagnostic]]] = []
+    for art in arts:
+        mine1 = [d for d in s1 if d in unplaced or _placed(d, art)]
+        mine2 = [d for d in s2 if d in unplaced or _placed(d, art)]
+        runs_in.append((art, mine1, mine2))
+    if not arts:
+        orphan = _orphan_artifact(unplaced or [Diagnostic("path-not-permitted",
+                                                          "the pull request changes "
+                                                          "nothing")], ctx.base)
+        if orphan is not None:
+            findings = unplaced or [Diagnostic("path-not-permitted", "no artifact")]
+            runs_in.append((orphan, [], findings))
+    runs: list[ArtifactRun] = []
+    for art, mine1, mine2 in runs_in:
+        run = _judge(ctx, art, mine1, mine2) if arts else _Run(
+            art, [StepResult.refused(2, mine2)], orphan=True)
+        runs.append(_finish(ctx, run, gate_key=gate_key, key_id=key_id, runner=runner,
+                            disclosure=disclosure))
+    return runs, unplaced
 
 
 #: every name this module held before the steps moved to network.gate.steps

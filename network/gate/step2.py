@@ -40,6 +40,7 @@ from network.gate.role_records import curators_findings, steward_batch_findings
 from network.record import derive, plain
 from network.record import models as m
 from network.record.loader import ATTEMPT_RE, Graph, parse_record, sha256_hex
+from network.record.scoped import paths_under
 
 _LEAN_ARTIFACTS = {Kind.PROOF, Kind.ALTERNATE, Kind.PARTIAL, Kind.REDUCTION,
                    Kind.COUNTEREXAMPLE, Kind.VACUITY}
@@ -197,7 +198,7 @@ def _check_proposal(diff: Diff, base: Graph, art: Artifact, findings: list[Diagn
 def _annexes_on_node(diff: Diff, base: Graph, target: str, node: str) -> set[str]:
     """SHA-256 names of the node's ``annex/<sha256>.md`` at base and added by the diff."""
     prefix = f"targets/{target}/nodes/{node}/annex/"
-    paths = [p for p in base.files if p.startswith(prefix)]
+    paths = paths_under(base, prefix)
     paths += [c.path for c in diff.changes if c.path.startswith(prefix) and c.new_id]
     out: set[str] = set()
     for p in paths:

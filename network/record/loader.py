@@ -19,98 +19,38 @@ import threading
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, ClassVar, Generic, TypeVar
+from typing import TYPE_CHECKING, Any, Generic, TypeVar
 
-import yaml
-from pydantic import BaseModel, ValidationError
+from pydantic import BaseModel
 
 from network import ids
 from network.errors import LemmataError, Problem, ValidationFailed, define
-from network.record import blob_cache, layout, plain
+from network.record import blob_cache, layout
 from network.record import models as m
 from network.record.forked import ForkedCall
-from network.record.source import DEFAULT_MAX_FILE_BYTES, CommitSource, Source, WorktreeSource
+from network.record.parse import (
+    _NODE_RECORD_DIRS,
+    _PANEL_DIRS,
+    _TARGET_RECORD_DIRS,
+    RecordYamlLoader,
+    _parse_text,
+    _record_of,
+    parse_document,
+    parse_record,
+)
+from network.record.source import (
+    DEFAULT_MAX_FILE_BYTES,
+    CommitSource,
+    Source,
+    WorktreeSource,
+    open_source,
+)
+
+if TYPE_CHECKING:
+    from network.record.scoped import Scope
 
 define("unknown-file", None, 422, "A file sits where the record layout has no place for it.",
        "Move or remove it; docs/record.md lists every path a graph may hold.")
-
-try:  # the C loader is ~10x faster; PyYAML ships it on every platform we target
-    _SafeLoader: Any = yaml.CSafeLoader
-except AttributeError:  # pragma: no cover
-    _SafeLoader = yaml.SafeLoader
-
-_YAML_STR = "tag:yaml.org,2002:str"
-_YAML_MAP = "tag:yaml.org,2002:map"
-_YAML_SEQ = "tag:yaml.org,2002:seq"
-_YAML_PLAIN_SCALARS = frozenset({
-    _YAML_STR, "tag:yaml.org,2002:null", "tag:yaml.org,2002:bool", "tag:yaml.org,2002:int",
-    "tag:yaml.org,2002:float", "tag:yaml.org,2002:timestamp"})
-_RESOLVE_CACHE_MAX = 65536
-
-
-class _FastPath(Exception):
-    """The document leaves the plain subset; construct it the standard way."""
-
-
-class RecordYamlLoader(_SafeLoader):  # type: ignore[misc]
-    """PyYAML's safe loader (libyaml's parser) with a faster constructor for the plain
-    subset records use, giving exactly the objects ``yaml.load(text, CSafeLoader)`` gives.
-
-    Plain documents (mappings with scalar keys, sequences, and str/null/bool/int/float/
-    timestamp scalars, no aliases, no merge keys, no other tags) are built directly,
-    each scalar by the safe constructor's own function; any other document is built by the
-    standard constructor, which also raises the standard errors. Implicit tag resolution
-    is memoised (it depends only on the scalar's kind, text and style while no path
-    resolvers are registered). ``tests/test_record_yaml.py`` holds the two equal.
-    """
-
-    _resolved: ClassVar[dict[tuple[Any, Any, Any], str]] = {}
-
-    def resolve(self, kind: Any, value: Any, implicit: Any) -> str:
-        if self.yaml_path_resolvers:
-            return str(super().resolve(kind, value, implicit))
-        key = (kind, value, implicit)
-        tag = self._resolved.get(key)
-        if tag is None:
-            tag = str(super().resolve(kind, value, implicit))
-            if len(self._resolved) < _RESOLVE_CACHE_MAX:
-                self._resolved[key] = tag
-        return tag
-
-    def construct_document(self, node: Any) -> Any:
-        try:
-            return self._plain(node, set())
-        except _FastPath:
-            return super().construct_document(node)
-
-    def _plain(self, node: Any, seen: set[int]) -> Any:
-        if id(node) in seen:
-            raise _FastPath  # an alias: the standard constructor shares the object
-        seen.add(id(node))
-        tag = node.tag
-        if isinstance(node, yaml.ScalarNode):
-            if tag == _YAML_STR:
-                return node.value
-            if tag not in _YAML_PLAIN_SCALARS:
-                raise _FastPath
-            try:
-                return self.yaml_constructors[tag](self, node)
-            except Exception as exc:  # the standard path raises it again
-                raise _FastPath from exc
-        if isinstance(node, yaml.MappingNode) and tag == _YAML_MAP:
-            out: dict[Any, Any] = {}
-            for key_node, value_node in node.value:
-                if not isinstance(key_node, yaml.ScalarNode):
-                    raise _FastPath
-                key = self._plain(key_node, seen)  # merge keys (<<) carry another tag
-                out[key] = self._plain(value_node, seen)
-            return out
-        if isinstance(node, yaml.SequenceNode) and tag == _YAML_SEQ:
-            return [self._plain(item, seen) for item in node.value]
-        raise _FastPath
-
-
-_YamlLoader: Any = RecordYamlLoader
 
 R = TypeVar("R", bound=BaseModel)
 
@@ -221,7 +161,8 @@ class Target:
 
 @dataclass
 class Graph:
-    """A whole graph at one snapshot. ``commit`` is None for a work tree."""
+    """A whole graph at one snapshot. ``commit`` is None for a work tree; ``scope`` is
+    None, or says what part of it a scoped load read (:mod:`network.record.scoped`)."""
 
     source: Source
     commit: str | None
@@ -237,6 +178,8 @@ class Graph:
     )
     targets: dict[str, Target] = field(default_factory=dict)
     files: dict[str, int] = field(default_factory=dict)
+    #: what a scoped load read (:func:`network.record.scoped.load_scoped`); None: all
+    scope: Scope | None = None
 
     def text(self, path: str) -> str:
         """The UTF-8 text of one graph file.
@@ -269,36 +212,6 @@ PRODUCT_PATHS_RE = re.compile(
 _Read = tuple[str, int, "tuple[int, str] | None", "tuple[str, Any] | None"]
 """A file as read for the loader: (SHA-256 hex, size in bytes, (byte, reason) when it is
 not UTF-8, and when parsed ("ok", object) or (malformed-json|malformed-yaml, detail))."""
-
-
-def _parse_text(path: str, text: str) -> tuple[str, Any]:
-    """A record's text parsed: JSON for ``*.json``, YAML otherwise (CSafeLoader's objects).
-    Syntax errors, nesting too deep for the recursive parsers, and YAML whose aliases are
-    not plain data (:func:`network.record.plain.shape_problem`) come back as
-    ``(code, detail)``; anything else raises."""
-    if "*" in text and not path.endswith(".json"):  # aliases: refuse expansion bombs
-        shape = plain.shape_problem(path, text)
-        if shape is not None:
-            return shape.code, shape.detail
-    try:
-        if path.endswith(".json"):
-            return "ok", json.loads(text)
-        return "ok", yaml.load(text, Loader=_YamlLoader)
-    except json.JSONDecodeError as exc:
-        return "malformed-json", f"line {exc.lineno} column {exc.colno}: {exc.msg}"
-    except yaml.YAMLError as exc:
-        mark = getattr(exc, "problem_mark", None)
-        where = f"line {mark.line + 1}: " if mark is not None else ""
-        problem = getattr(exc, "problem", None) or str(exc)
-        return "malformed-yaml", f"{where}{problem}"
-    except RecursionError:  # a hostile file nests thousands deep (issue 9)
-        return ("malformed-json" if path.endswith(".json") else "malformed-yaml",
-                "nested too deeply to read")
-    except (ValueError, OverflowError) as exc:
-        # a scalar the constructors cannot build: an impossible date (2026-13-45), an
-        # integer past Python's digit limit — the file is unreadable, never a crash
-        return ("malformed-json" if path.endswith(".json") else "malformed-yaml",
-                f"a value cannot be read: {str(exc)[:200]}")
 
 
 def _read_file(source: Source, path: str, parse: bool) -> _Read:
@@ -515,117 +428,6 @@ class _Reader:
         return None if made is None else RecordFile(path, made, sha)
 
 
-def _record_of(path: str, bad_utf8: tuple[int, str] | None, parsed: tuple[str, Any] | None,
-               model: type[R], problems: list[Problem]) -> R | None:
-    """The record a read file holds, or None after appending every problem found: not
-    UTF-8, a syntax error, a top level that is not a mapping, another or an unknown
-    ``schema``, or fields that do not validate against ``model``."""
-    if bad_utf8 is not None:
-        problems.append(Problem("not-utf8", f"byte {bad_utf8[0]}: {bad_utf8[1]}", path))
-        return None
-    assert parsed is not None
-    if parsed[0] != "ok":
-        problems.append(Problem(parsed[0], parsed[1], path))
-        return None
-    obj = parsed[1]
-    if not isinstance(obj, dict):
-        problems.append(Problem("invalid-record", "the top level is not a mapping", path))
-        return None
-    declared = obj.get("schema")
-    other = next((k for k in m.SAME_PLACE.get(model.SCHEMA_KIND, ())  # type: ignore[attr-defined]
-                  if k.SCHEMA_KIND == declared), None)
-    if other is not None:  # another version this place reads (D-34, approach/v2)
-        model = other  # type: ignore[assignment]
-    if declared != model.SCHEMA_KIND:  # type: ignore[attr-defined]
-        known = isinstance(declared, str) and declared in m.KIND_BY_SCHEMA
-        code = "invalid-record" if known else "unknown-schema"
-        problems.append(
-            Problem(code, f"schema is {declared!r}; this place holds "
-                    f"{model.SCHEMA_KIND}", path, "schema")  # type: ignore[attr-defined]
-        )
-        return None
-    try:
-        return model.model_validate(obj)
-    except ValidationError as exc:
-        for err in exc.errors():
-            loc = ".".join(str(p) for p in err["loc"])
-            problems.append(Problem("invalid-record", err["msg"], path, loc or None))
-        return None
-
-
-def parse_record(path: str, data: bytes, model: type[R]) -> tuple[R | None, list[Problem]]:
-    """Parse one record file's exact bytes as the loader does: JSON for ``*.json``, YAML
-    otherwise, checked against ``model`` (its ``schema`` field must be the model's kind).
-
-    This is how code outside the loader (the gate's step 2, the post-merge job, the
-    service, the importers) reads a graph file it holds as bytes: one reader (DESIGN.md).
-
-    Args:
-        path: the file's graph path (its suffix picks the parser; it names problems).
-        data: the file's bytes.
-        model: the record model the file's place holds (e.g. ``models.Postmortem``).
-
-    Returns:
-        ``(record, [])``, or ``(None, problems)`` with every problem found, each a
-        :class:`~network.errors.Problem` with a catalog code (``not-utf8``,
-        ``malformed-json``, ``malformed-yaml``, ``invalid-record``, ``unknown-schema``).
-    """
-    problems: list[Problem] = []
-    try:
-        text = data.decode("utf-8")
-    except UnicodeDecodeError as exc:
-        _record_of(path, (exc.start, exc.reason), None, model, problems)
-        return None, problems
-    return _record_of(path, None, _parse_text(path, text), model, problems), problems
-
-
-def parse_document(path: str, data: bytes) -> dict[str, Any]:
-    """Parse one graph file's exact bytes into its raw mapping, as the loader does (JSON
-    for ``*.json``, YAML otherwise), for code that rewrites a record field by field (the
-    post-merge job's META ``lemmas``) and must keep every other field as written.
-
-    Raises:
-        LemmataError: ``not-utf8``, ``malformed-json``, ``malformed-yaml``, or
-            ``invalid-record`` when the top level is not a mapping.
-    """
-    try:
-        text = data.decode("utf-8")
-    except UnicodeDecodeError as exc:
-        raise LemmataError("not-utf8", f"byte {exc.start}: {exc.reason}", path=path) from exc
-    code, obj = _parse_text(path, text)
-    if code != "ok":
-        raise LemmataError(code, str(obj), path=path)
-    if not isinstance(obj, dict):
-        raise LemmataError("invalid-record", "the top level is not a mapping", path=path)
-    return obj
-
-
-def open_source(graph: str | Path, commit: str | None = None) -> Source:
-    """A source for ``graph``: its work tree, or ``commit`` of the repository containing it.
-
-    With ``commit``, ``graph`` may be the repository itself or a folder inside a work tree
-    (then that folder is read at the commit).
-
-    Raises:
-        LemmataError: ``not-a-graph``; ``git-error``.
-    """
-    path = Path(graph)
-    if commit is None:
-        return WorktreeSource(path)
-    import pygit2
-
-    found = pygit2.discover_repository(str(path))
-    if found is None:
-        raise LemmataError("git-error", f"{path} is not inside a git repository")
-    repo = pygit2.Repository(found)
-    workdir = repo.workdir
-    subdir = ""
-    if workdir is not None:
-        rel = path.resolve().relative_to(Path(workdir).resolve())
-        subdir = "" if str(rel) == "." else rel.as_posix()
-    return CommitSource(found, commit, subdir)
-
-
 @contextlib.contextmanager
 def gc_paused() -> Iterator[None]:
     """Pause the cyclic garbage collector for a block that builds many objects at once.
@@ -729,10 +531,6 @@ def _in_the_table(files: dict[str, int], problems: list[Problem]) -> dict[str, i
     return kept
 
 
-def _by_prefix(files: dict[str, int], prefix: str) -> list[str]:
-    return [p for p in files if p.startswith(prefix)]
-
-
 def _load_root_records(g: Graph, r: _Reader) -> None:
     handled = {"policy.json", "curators.json"}
     for path in r.files:
@@ -815,37 +613,6 @@ def _load_targets(g: Graph, r: _Reader) -> None:
         t = _load_target(r, tid, by_target[tid])
         if t is not None:
             g.targets[tid] = t
-
-
-_TARGET_RECORD_DIRS: dict[str, tuple[type[BaseModel], str]] = {
-    "approaches": (m.Approach, "approaches"),
-    "status": (m.TargetStatusRecord, "status_records"),
-    "registrations": (m.Registration, "registrations"),
-    "withdrawals": (m.Withdrawal, "withdrawals"),
-    "writeups": (m.Writeup, "writeups"),
-    "steward-acts": (m.StewardAct, "steward_acts"),
-}
-
-#: D-32 v3.34: a target's panel records, under ``panel/<dir>/<ts>-<pseudonym>.yaml``
-_PANEL_DIRS: dict[str, tuple[type[BaseModel], str]] = {
-    "motions": (m.Motion, "motions"),
-    "votes": (m.Vote, "votes"),
-}
-
-_NODE_RECORD_DIRS: dict[str, tuple[type[BaseModel], str]] = {
-    "literature": (m.Literature, "literature"),
-    "gloss": (m.Gloss, "glosses"),
-    "explainer": (m.Explainer, "explainers"),
-    "withdrawals": (m.Withdrawal, "withdrawals"),
-    "proposed-for": (m.ProposedFor, "proposed_for"),
-    "shelving": (m.Shelving, "shelvings"),
-    "pertinence": (m.Pertinence, "pertinences"),
-    "reviews": (m.ProofReview, "reviews"),
-    "defects": (m.Defect, "defects"),
-    "disputes": (m.Dispute, "disputes"),
-    "revision-requests": (m.RevisionRequest, "revision_requests"),
-    "approvals": (m.Approval, "approvals"),
-}
 
 
 def _load_target(r: _Reader, tid: str, paths: list[str]) -> Target | None:
@@ -1004,3 +771,13 @@ def _load_annex(r: _Reader, node: Node, path: str, name: str) -> None:
     if rf:
         _expect_equal(r, path, "sha256", rf.record.sha256, mt.group(1))
         node.annexes.append(rf)
+
+
+#: the public names, with those parse.py and source.py hold (importable from here)
+__all__ = [
+    "ATTEMPT_RE", "NODE_LEAN_FILES", "OUTLINE_FILE_RE", "PARALLEL_MIN_FILES",
+    "PARALLEL_SHARE", "PRODUCT_PATHS_RE", "RECORD_FILE_RE", "TS_RE", "Attempt",
+    "CommitSource", "Graph", "LeanFile", "Node", "RecordFile", "RecordYamlLoader",
+    "Target", "gc_paused", "load_graph", "may_fork", "open_source", "parse_document",
+    "parse_record", "sha256_hex",
+]

@@ -36,6 +36,7 @@ from typing import TYPE_CHECKING, Any, Literal, Protocol
 from network.errors import define
 from network.record import models as m
 from network.record import trust
+from network.record.scoped import scanned_nodes
 
 if TYPE_CHECKING:
     from network.record.loader import Graph, RecordFile
@@ -452,13 +453,13 @@ def _signed_acts(g: Graph) -> Iterator[tuple[str, str, str, m.Signature, Any, st
     votes."""
     for tid, t in g.targets.items():
         recs: list[RecordFile[Any]] = [*t.withdrawals, *t.motions, *t.votes]
-        for n in t.nodes.values():
+        for n in scanned_nodes(t):
             recs += [*n.shelvings, *n.literature, *n.withdrawals]
         for rf in recs:
             rec = rf.record
             if rec.signature is not None:
                 yield tid, rec.by, rf.path, rec.signature, rec, rec.date
-        for n in t.nodes.values():
+        for n in scanned_nodes(t):
             for chain in (n.glosses, n.explainers):
                 for wrf in chain:
                     for sig in wrf.record.approvals:

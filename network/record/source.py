@@ -215,7 +215,32 @@ class CommitSource:
 
     def files(self, problems: list[Problem]) -> dict[str, int]:
         out: dict[str, int] = {}
-        stack: list[tuple[str, pygit2.Tree]] = [("", self.tree)]
+        self.walk("", problems, out)
+        return dict(sorted(out.items()))
+
+    def subtree(self, rel_dir: str) -> pygit2.Tree | None:
+        """The tree at ``rel_dir`` ("" for the graph's root), or None when no folder is
+        there."""
+        if not rel_dir:
+            return self.tree
+        try:
+            entry = self.tree[rel_dir]
+        except KeyError:
+            return None
+        obj = self.repo.get(entry.id)
+        return obj if isinstance(obj, pygit2.Tree) else None
+
+    def walk(self, rel_dir: str, problems: list[Problem], out: dict[str, int], *,
+             sized: bool = True, skip: frozenset[str] = frozenset()) -> None:
+        """Add every regular file under the folder ``rel_dir`` to ``out`` (path → size in
+        bytes), exactly as :meth:`files` lists them; refusals go to ``problems``. With
+        ``sized`` False the sizes are left as -1 (the caller learns them when it reads
+        the bytes: the git header read costs as much as the blob's); folders named in
+        ``skip`` (graph paths) are not entered. A missing folder adds nothing."""
+        start = self.subtree(rel_dir)
+        if start is None:
+            return
+        stack: list[tuple[str, pygit2.Tree]] = [(f"{rel_dir}/" if rel_dir else "", start)]
         while stack:
             prefix, tree = stack.pop()
             for entry in tree:
@@ -225,6 +250,8 @@ class CommitSource:
                     continue
                 mode = entry.filemode
                 if mode == pygit2.enums.FileMode.TREE:
+                    if rel in skip:
+                        continue
                     sub = self.repo.get(entry.id)
                     # a tree entry names a tree object in any intact repository
                     assert isinstance(sub, pygit2.Tree), f"{rel}: tree object missing"
@@ -241,8 +268,22 @@ class CommitSource:
                     problems.append(Problem("hostile-path", why, repr(rel)[1:-1]))
                     continue
                 self._blobs[rel] = entry.id
-                out[rel] = self._odb.read_header(entry.id)[1]  # the size, without the bytes
-        return dict(sorted(out.items()))
+                out[rel] = self._odb.read_header(entry.id)[1] if sized else -1
+
+    def lookup(self, path: str) -> int | None:
+        """The size in bytes of ``path`` when :meth:`files` would list it (a regular
+        file at a safe path, not under ``.git``), else None: one path, without a walk."""
+        if not path or path.split("/", 1)[0] in _IGNORED_TOP or check_graph_path(path):
+            return None
+        try:
+            entry = self.tree[path]
+        except (KeyError, ValueError):
+            return None
+        if entry.filemode not in (pygit2.enums.FileMode.BLOB,
+                                  pygit2.enums.FileMode.BLOB_EXECUTABLE):
+            return None
+        self._blobs[path] = entry.id
+        return int(self._odb.read_header(entry.id)[1])
 
     def blob_ids(self) -> dict[str, str]:
         """The git blob id (40 hex) of every file :meth:`files` listed, by path (empty
@@ -263,3 +304,27 @@ class CommitSource:
         if kind != pygit2.enums.ObjectType.BLOB:
             raise LemmataError("missing-file", "not a file at this commit", path=path)
         return bytes(data)
+
+
+def open_source(graph: str | Path, commit: str | None = None) -> Source:
+    """A source for ``graph``: its work tree, or ``commit`` of the repository containing it.
+
+    With ``commit``, ``graph`` may be the repository itself or a folder inside a work tree
+    (then that folder is read at the commit).
+
+    Raises:
+        LemmataError: ``not-a-graph``; ``git-error``.
+    """
+    path = Path(graph)
+    if commit is None:
+        return WorktreeSource(path)
+    found = pygit2.discover_repository(str(path))
+    if found is None:
+        raise LemmataError("git-error", f"{path} is not inside a git repository")
+    repo = pygit2.Repository(found)
+    workdir = repo.workdir
+    subdir = ""
+    if workdir is not None:
+        rel = path.resolve().relative_to(Path(workdir).resolve())
+        subdir = "" if str(rel) == "." else rel.as_posix()
+    return CommitSource(found, commit, subdir)

@@ -26,6 +26,7 @@ from network.record.derive._common import (
     norm_date,
 )
 from network.record.loader import Graph, Node, RecordFile, Target
+from network.record.scoped import scanned_nodes
 
 
 class _Index:
@@ -71,8 +72,9 @@ class _Index:
         self.withdrawn = self._withdrawn()
         self.panel = panel_roles.derive_panel(self)  # D-32 v3.34: stewards in force
         self.unverified.update(self.panel.state.unverified)
-        self.t: dict[str, _TargetIndex] = {tid: self._target_index(t)
-                                           for tid, t in g.targets.items()}
+        # each target's index on first use: a scoped graph (network/record/scoped.py)
+        # reads the nodes of its own targets alone
+        self.t: dict[str, _TargetIndex] = _TargetIndexes(self)
         self._status: dict[tuple[str, str], str] = {}
         self._by_closure: dict[tuple[str, str], bool] = {}
         self._closable: dict[tuple[str, str], bool] = {}
@@ -112,7 +114,7 @@ class _Index:
         for tid, t in self.g.targets.items():
             for rf in t.withdrawals:
                 records.append((rf.path, rf.record, tid))
-            for n in t.nodes.values():
+            for n in scanned_nodes(t):
                 for rf in n.withdrawals:
                     records.append((rf.path, rf.record, tid))
         valid = [(p, w) for p, w, tid in records
@@ -600,6 +602,19 @@ class _Index:
 
     def dormant(self, tid: str) -> bool:
         return target_status_ix(self, tid).status == "dormant"
+
+
+class _TargetIndexes(dict[str, _TargetIndex]):
+    """The per-target indexes of an :class:`_Index`, each built when first read (the
+    same index the whole-graph build gives: a target's index reads that target alone)."""
+
+    def __init__(self, ix: _Index) -> None:
+        super().__init__()
+        self.ix = ix
+
+    def __missing__(self, tid: str) -> _TargetIndex:
+        ti = self[tid] = self.ix._target_index(self.ix.g.targets[tid])
+        return ti
 
 
 _CACHE: dict[int, tuple[weakref.ref[Graph], _Index]] = {}
