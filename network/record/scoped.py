@@ -248,7 +248,8 @@ def _load(source: CommitSource, scope: frozenset[str],
     out_of_scope = list(node_trees)
     source.walk("targets", problems, files,
                 skip=frozenset(f"targets/{tid}/nodes" for tid in out_of_scope))
-    kept, skipped = _relevant_logs(source, logs, files, scope, facts, ids)
+    kept, skipped = _relevant_logs(source, logs, files, scope, facts, ids,
+                                   _closure_seqs(source, files, scope))
     for p in logs:
         if p in kept:
             files[p] = kept[p]
@@ -318,15 +319,46 @@ class _Facts:
             self.cache.put(oid, place, orjson.dumps(value))
 
 
+def _closure_seqs(source: CommitSource, files: dict[str, int],
+                  scope: frozenset[str]) -> frozenset[Any]:
+    """The ``merge_seq`` of every closure record of the targets in ``scope``: a closure
+    is dated, and its gate key checked, by the merge its ``merge_seq`` names, and that
+    merge may list only another target's paths (the post-merge job closes every target's
+    closable nodes after any merge, D-12 v3.42). A closure that does not read as JSON
+    names none (the record check reports it)."""
+    out: set[Any] = set()
+    for p in files:
+        parts = p.split("/")
+        if (len(parts) == 6 and parts[0] == "targets" and parts[1] in scope
+                and parts[2] == "nodes" and parts[4] == "closure"):
+            try:
+                obj = orjson.loads(source.read(p))
+            except (LemmataError, orjson.JSONDecodeError):
+                continue
+            if isinstance(obj, dict) and isinstance(obj.get("merge_seq"), int):
+                out.add(obj["merge_seq"])
+    return frozenset(out)
+
+
+def _names(obj: dict[str, Any], fld: str, among: Any) -> bool:
+    """Whether ``obj[fld]`` is among ``among``, or is there but no string (kept: the
+    record check refuses it; an unhashable value must not crash the load)."""
+    value = obj.get(fld)
+    return value in among if isinstance(value, str) else value is not None
+
+
 def _relevant_logs(source: CommitSource, logs: dict[str, int], files: dict[str, int],
-                   scope: frozenset[str], facts: _Facts, ids: dict[str, str]
+                   scope: frozenset[str], facts: _Facts, ids: dict[str, str],
+                   closure_seqs: frozenset[Any] = frozenset()
                    ) -> tuple[dict[str, int], dict[str, int]]:
     """The attestations and merge records to read (path → size in bytes) and the paths
     of the others. Kept: an attestation whose target is in ``scope`` or whose artifacts
     name a read path; a merge record whose artifacts or attestation name a read path or a
-    kept attestation, whose commit a kept attestation was judged at, or with the highest
-    ``seq`` (the clock). A file that does not read as a JSON mapping is kept (the record
-    check reports it)."""
+    kept attestation, whose commit a kept attestation was judged at, whose ``seq`` a
+    closure of the scope names (``closure_seqs``), or with the highest ``seq`` (the
+    clock). A file that does not read as a JSON mapping, or whose ``target``, ``seq``,
+    ``merge_commit`` or ``attestation`` is of another JSON type than the record's, is kept
+    (the record check reports it)."""
     def read(path: str) -> tuple[int, dict[str, Any] | None]:
         known = facts.get(ids[path], _LOG_PLACE)
         if (isinstance(known, list) and len(known) == 2 and isinstance(known[0], int)
@@ -365,7 +397,9 @@ def _relevant_logs(source: CommitSource, logs: dict[str, int], files: dict[str, 
                 merges.append((path, size, obj))
             continue
         arts = obj.get("artifacts") if obj is not None else None
-        if (obj is None or obj.get("target") in scope or not isinstance(arts, list)
+        tgt = obj.get("target") if obj is not None else None
+        if (obj is None or not isinstance(tgt, str) or tgt in scope
+                or not isinstance(arts, list)
                 or any(not isinstance(a, dict) or read_path(a.get("path")) for a in arts)):
             kept[path] = size
             if obj is not None and isinstance(obj.get("graph_commit"), str):
@@ -374,9 +408,11 @@ def _relevant_logs(source: CommitSource, logs: dict[str, int], files: dict[str, 
     newest = max(seqs) if seqs else None
     for path, size, obj in merges:
         arts = obj.get("artifacts")
-        if (obj.get("seq") == newest or not isinstance(arts, list)
-                or any(read_path(a) for a in arts) or obj.get("merge_commit") in commits
-                or obj.get("attestation") in kept or not isinstance(obj.get("seq"), int)):
+        seq = obj.get("seq")
+        if (seq == newest or not isinstance(seq, int) or seq in closure_seqs
+                or not isinstance(arts, list)
+                or any(read_path(a) for a in arts) or _names(obj, "merge_commit", commits)
+                or _names(obj, "attestation", kept)):
             kept[path] = size
     return kept, {p: n for p, n in sizes.items() if p not in kept}
 
