@@ -287,6 +287,10 @@ def tree_deltas(repo: pygit2.Repository, base: pygit2.Tree, head: pygit2.Tree,
         return []
     before = {e.raw_name: e for e in base}
     after = {e.raw_name: e for e in head}
+    if len(before) != len(base) or len(after) != len(head):
+        # a hostile tree holding two entries of one name: a name-keyed walk would see
+        # one of them, so libgit2 diffs this pair of folders entry by entry
+        return [(prefix, d) for d in base.diff_to_tree(head).deltas]
     down: list[tuple[str, pygit2.Tree, pygit2.Tree]] = []
     for raw in before.keys() | after.keys():
         a, b = before.get(raw), after.get(raw)

@@ -48,6 +48,7 @@ from pathlib import Path
 from typing import Any
 
 import orjson
+import pygit2
 
 from network.errors import LemmataError, Problem
 from network.record import blob_cache
@@ -287,8 +288,10 @@ def _signed_node_records(source: CommitSource, nodes: Any, facts: _Facts) -> boo
     if isinstance(known, bool):
         return known
     odb = source.repo.odb
+    # only a folder is a node (a file or a submodule there is no node: the whole load
+    # refuses it, and a submodule's commit is no object of this repository)
     found = any(any(name in odb.read(entry.id)[1] for name in _SIGNED_NODE_NAMES)
-                for entry in nodes)
+                for entry in nodes if entry.filemode == pygit2.enums.FileMode.TREE)
     facts.put(oid, _NODES_PLACE, found)
     return found
 
