@@ -101,3 +101,28 @@ def test_a_submodule_among_another_targets_nodes_does_not_crash_the_scoped_load(
                              ["targets", "other", "nodes", "sub"]), clean)
     g = load_scoped(b.root, base, frozenset({T}))
     assert g is not None and T in g.targets
+
+
+def test_a_partial_prefix_reaching_into_unread_nodes_is_out_of_scope(tmp_path: Path) -> None:
+    """``paths_under`` answers a scoped graph's listing or raises: a prefix that is not a
+    whole folder (``targets/oth``, ``targets/other/nod``) also reaches the unread nodes."""
+    from network.record.loader import load_graph
+    from network.record.scoped import ScopeExceeded, paths_under
+
+    b, _base = base_repo(tmp_path / "g")
+    b.target("other")
+    b.node("other", "root", statement="theorem Other.main : True := by\n  sorry\n",
+           declaration="Other.main")
+    base = git_commit(b.root, "another target")
+    g = load_scoped(b.root, base, frozenset({T}))
+    whole = load_graph(b.root, commit=base)
+    assert g is not None
+    for prefix in ("targets/oth", "targets/other/nod", "targets/other/", "targets/",
+                   "t", "", "targets/other/nodes/root/"):
+        try:
+            got = paths_under(g, prefix)
+        except ScopeExceeded:
+            continue
+        assert got == paths_under(whole, prefix), prefix
+    assert paths_under(g, "targets/other/target.yaml") == ["targets/other/target.yaml"]
+    assert paths_under(g, f"targets/{T}/nodes/") == paths_under(whole, f"targets/{T}/nodes/")

@@ -140,8 +140,11 @@ class _ScopedFiles(dict[str, int]):
         return default if got is None else got
 
     def under(self, prefix: str) -> list[str]:
-        """Every listed path starting with ``prefix`` (a folder read whole)."""
-        if not self._listed(prefix):
+        """Every listed path starting with ``prefix`` (a folder read whole; any prefix
+        reaching into an unlisted ``nodes/`` folder, ``targets/oth`` as much as
+        ``targets/other/nodes/x/``, raises)."""
+        unread = (f"targets/{t}/nodes/" for t in self.unread)
+        if not prefix or any(r.startswith(prefix) or prefix.startswith(r) for r in unread):
             raise ScopeExceeded(f"the files under {prefix}")
         return [p for p in dict.__iter__(self) if p.startswith(prefix)]
 
