@@ -4,7 +4,9 @@ scoped base load (network/record/scoped.py) over entries that are no folders.
 
 * A tree may hold two entries of one name (git fsck's ``duplicateEntries``; libgit2 parses
   it). A walk keyed by name sees one of them: the other's change was missed, so a hidden
-  edit of a root record rode beside a proof.
+  edit of a root record rode beside a proof and passed. tree_deltas now gives libgit2's
+  deltas for such a folder, and the screen refuses the name (``tree-unreadable``): which
+  entry a later reader takes is not defined.
 * A submodule (gitlink) among another target's nodes names a commit that is no object of
   the repository: the scoped load's role-signed scan read it and crashed (exit 3), where
   the whole load refuses it as ``hostile-path``.
@@ -72,11 +74,16 @@ def test_a_duplicate_entry_hiding_a_root_record_edit_is_in_the_diff(tmp_path: Pa
     whole = [("", d) for d in bt.diff_to_tree(ht).deltas]
     assert any(d.new_file.path == "policy.json" for _p, d in whole)
     assert _rows(tree_deltas(repo, bt, ht)) == _rows(whole)
-    assert "policy.json" in {c.path for c in diff_commits(b.root, base, hostile).changes}
+    d = diff_commits(b.root, base, hostile)
+    assert "policy.json" not in {c.path for c in d.changes}  # refused, both entries
+    assert [(f.code, f.path) for f in d.entry_findings] == [("tree-unreadable",
+                                                              "policy.json")]
     sc = scenarios()["proof-ok"]
     out = run_gate(b.root, base, hostile, toolchain=RecordedToolchain, sandbox=Sandbox(),
                    precheck_raw=precheck_raw(b.root, base, head), submitter=sc.submitter)
-    assert out.verdict != "pass"
+    assert out.verdict == "fail"
+    assert "tree-unreadable" in {f.code for f in out.unplaced} | {
+        f.code for r in out.runs for st in r.steps for f in st.diagnostics}
 
 
 def test_a_submodule_among_another_targets_nodes_does_not_crash_the_scoped_load(
