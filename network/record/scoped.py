@@ -14,7 +14,9 @@ commit the way such a judgment needs it:
 * the targets in ``scope`` whole;
 * of ``attestations/`` and ``log/merges/`` the records that name a loaded path or target
   (read and checked as JSON first, validated as records only when kept), the newest merge
-  (the clock) and the merges whose commit a kept attestation was judged at.
+  (the clock), the merges whose commit a kept attestation was judged at and those the
+  scope's closure records name by ``merge_seq`` (a closure is dated, and its gate key
+  checked, by that merge, which may list another target's paths alone).
 
 The other targets' nodes are not read: their ``nodes`` mapping raises
 :class:`ScopeExceeded` on any access, as does iterating the graph's ``files`` (a single
