@@ -102,7 +102,25 @@ def _other_merge_newest(b: GraphBuilder) -> None:
     b.merge_record([f"{OND}/root/Statement.lean"], "2026-06-01")
 
 
+def _alice_stewards_other(b: GraphBuilder) -> None:
+    b.steward(OTHER, "alice")
+    b.merge_record([f"targets/{OTHER}/stewards/alice.yaml"], "2026-03-02")
+
+
+def _alice_joins_demo(b: GraphBuilder) -> None:
+    b.steward(T, "alice", since="2026-03-10")
+
+
+def _alice_acts_in_other_nodes(b: GraphBuilder) -> None:
+    b.steward(OTHER, "alice")
+    b.merge_record([f"targets/{OTHER}/stewards/alice.yaml"], "2026-01-02")
+    b.shelving(OTHER, "lemma", "20260201T000000Z", "alice")
+    b.merge_record([f"{OND}/root/Statement.lean"], "2026-09-01")  # the clock: lapse due
+
+
 PRS: dict[str, tuple[Edit | None, Edit]] = {
+    "steward-of-two-targets": (_alice_stewards_other, _alice_joins_demo),
+    "steward-activity-in-other-nodes": (_alice_acts_in_other_nodes, _alice_joins_demo),
     "two-targets": (None, _two_targets),
     "case-variant-target": (None, _case_variant_target),
     "proof-importing-other": (None, _proof_importing_other),
