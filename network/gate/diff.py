@@ -7,7 +7,8 @@ Before the diff is read, every tree entry the pull request adds or changes is sc
 100755) under a plain portable name. Symbolic links, submodules (gitlinks), other modes,
 names with an empty, ``.`` or ``..`` component, a slash, a backslash, a control or format
 character, a non-NFC spelling or any character outside ``[A-Za-z0-9_.@-]`` (Unicode
-look-alikes among them) and trees that cannot be parsed become findings in
+look-alikes among them), trees that cannot be parsed and a folder holding two entries of
+one name become findings in
 :attr:`Diff.entry_findings`, each with its own catalog code, and their paths leave
 :attr:`Diff.changes`, so nothing downstream reads them. The gate refuses them at step 2
 with a published attestation (issue 9), never with an exception.
@@ -193,14 +194,23 @@ def screen_tree(repo: pygit2.Repository, base: pygit2.Tree | None, head: pygit2.
         everything under it.
 
     Codes: ``symlink-in-submission``, ``submodule-in-submission``,
-    ``tree-entry-not-a-file``, ``tree-unreadable`` and those of :func:`name_finding`.
+    ``tree-entry-not-a-file``, ``tree-unreadable`` (also for a name held by two entries of
+    one folder: both are refused) and those of :func:`name_finding`.
     """
     findings: list[Diagnostic] = []
     refused: set[str] = set()
     before = {e.raw_name: (e.filemode, e.id) for e in base} if base is not None else {}
+    seen: set[bytes] = set()
     for entry in head:
         raw = entry.raw_name or b""
         mode = int(entry.filemode)
+        if raw in seen:  # git fsck's duplicateEntries: which one a reader takes is open
+            full = prefix + raw
+            findings.append(Diagnostic("tree-unreadable", "a folder holding two entries of "
+                                       "one name", shown_path(full)))
+            refused.add(full.decode("utf-8", "surrogateescape"))
+            continue
+        seen.add(raw)
         if before.get(raw) == (entry.filemode, entry.id):
             continue
         full = prefix + raw
@@ -287,6 +297,10 @@ def tree_deltas(repo: pygit2.Repository, base: pygit2.Tree, head: pygit2.Tree,
         return []
     before = {e.raw_name: e for e in base}
     after = {e.raw_name: e for e in head}
+    if len(before) != len(base) or len(after) != len(head):
+        # a hostile tree holding two entries of one name: a name-keyed walk would see
+        # one of them, so libgit2 diffs this pair of folders entry by entry
+        return [(prefix, d) for d in base.diff_to_tree(head).deltas]
     down: list[tuple[str, pygit2.Tree, pygit2.Tree]] = []
     for raw in before.keys() | after.keys():
         a, b = before.get(raw), after.get(raw)

@@ -14,7 +14,9 @@ commit the way such a judgment needs it:
 * the targets in ``scope`` whole;
 * of ``attestations/`` and ``log/merges/`` the records that name a loaded path or target
   (read and checked as JSON first, validated as records only when kept), the newest merge
-  (the clock) and the merges whose commit a kept attestation was judged at.
+  (the clock), the merges whose commit a kept attestation was judged at and those the
+  scope's closure records name by ``merge_seq`` (a closure is dated, and its gate key
+  checked, by that merge, which may list another target's paths alone).
 
 The other targets' nodes are not read: their ``nodes`` mapping raises
 :class:`ScopeExceeded` on any access, as does iterating the graph's ``files`` (a single
@@ -42,12 +44,13 @@ targets and the shared records, and a broken record elsewhere no longer refuses 
 
 from __future__ import annotations
 
-from collections.abc import Collection, Iterable
+from collections.abc import Iterable
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 import orjson
+import pygit2
 
 from network.errors import LemmataError, Problem
 from network.record import blob_cache
@@ -139,8 +142,11 @@ class _ScopedFiles(dict[str, int]):
         return default if got is None else got
 
     def under(self, prefix: str) -> list[str]:
-        """Every listed path starting with ``prefix`` (a folder read whole)."""
-        if not self._listed(prefix):
+        """Every listed path starting with ``prefix`` (a folder read whole; any prefix
+        reaching into an unlisted ``nodes/`` folder, ``targets/oth`` as much as
+        ``targets/other/nodes/x/``, raises)."""
+        unread = (f"targets/{t}/nodes/" for t in self.unread)
+        if not prefix or any(r.startswith(prefix) or prefix.startswith(r) for r in unread):
             raise ScopeExceeded(f"the files under {prefix}")
         return [p for p in dict.__iter__(self) if p.startswith(prefix)]
 
@@ -248,7 +254,8 @@ def _load(source: CommitSource, scope: frozenset[str],
     out_of_scope = list(node_trees)
     source.walk("targets", problems, files,
                 skip=frozenset(f"targets/{tid}/nodes" for tid in out_of_scope))
-    kept, skipped = _relevant_logs(source, logs, files, scope, facts, ids)
+    kept, skipped = _relevant_logs(source, logs, files, scope, facts, ids,
+                                   _closure_seqs(source, files, scope))
     for p in logs:
         if p in kept:
             files[p] = kept[p]
@@ -286,8 +293,10 @@ def _signed_node_records(source: CommitSource, nodes: Any, facts: _Facts) -> boo
     if isinstance(known, bool):
         return known
     odb = source.repo.odb
+    # only a folder is a node (a file or a submodule there is no node: the whole load
+    # refuses it, and a submodule's commit is no object of this repository)
     found = any(any(name in odb.read(entry.id)[1] for name in _SIGNED_NODE_NAMES)
-                for entry in nodes)
+                for entry in nodes if entry.filemode == pygit2.enums.FileMode.TREE)
     facts.put(oid, _NODES_PLACE, found)
     return found
 
@@ -318,11 +327,6 @@ class _Facts:
             self.cache.put(oid, place, orjson.dumps(value))
 
 
-def _str_in(value: Any, names: Collection[str]) -> bool:
-    """Whether ``value`` is a string among ``names`` (a field of any JSON type)."""
-    return isinstance(value, str) and value in names
-
-
 def _log_facts(obj: dict[str, Any]) -> dict[str, Any]:
     """The fields of a log file's JSON :func:`_relevant_logs` decides by, each answering
     as in ``obj``: ``target``, ``graph_commit``, ``seq``, ``merge_commit``,
@@ -339,15 +343,46 @@ def _log_facts(obj: dict[str, Any]) -> dict[str, Any]:
     return out
 
 
+def _closure_seqs(source: CommitSource, files: dict[str, int],
+                  scope: frozenset[str]) -> frozenset[Any]:
+    """The ``merge_seq`` of every closure record of the targets in ``scope``: a closure
+    is dated, and its gate key checked, by the merge its ``merge_seq`` names, and that
+    merge may list only another target's paths (the post-merge job closes every target's
+    closable nodes after any merge, D-12 v3.42). A closure that does not read as JSON
+    names none (the record check reports it)."""
+    out: set[Any] = set()
+    for p in files:
+        parts = p.split("/")
+        if (len(parts) == 6 and parts[0] == "targets" and parts[1] in scope
+                and parts[2] == "nodes" and parts[4] == "closure"):
+            try:
+                obj = orjson.loads(source.read(p))
+            except (LemmataError, orjson.JSONDecodeError):
+                continue
+            if isinstance(obj, dict) and isinstance(obj.get("merge_seq"), int):
+                out.add(obj["merge_seq"])
+    return frozenset(out)
+
+
+def _names(obj: dict[str, Any], fld: str, among: Any) -> bool:
+    """Whether ``obj[fld]`` is among ``among``, or is there but no string (kept: the
+    record check refuses it; an unhashable value must not crash the load)."""
+    value = obj.get(fld)
+    return value in among if isinstance(value, str) else value is not None
+
+
 def _relevant_logs(source: CommitSource, logs: dict[str, int], files: dict[str, int],
-                   scope: frozenset[str], facts: _Facts, ids: dict[str, str]
+                   scope: frozenset[str], facts: _Facts, ids: dict[str, str],
+                   closure_seqs: frozenset[Any] = frozenset()
                    ) -> tuple[dict[str, int], dict[str, int]]:
     """The attestations and merge records to read (path → size in bytes) and the paths
     of the others. Kept: an attestation whose target is in ``scope`` or whose artifacts
     name a read path; a merge record whose artifacts or attestation name a read path or a
-    kept attestation, whose commit a kept attestation was judged at, or with the highest
-    ``seq`` (the clock). A file that does not read as a JSON mapping is kept (the record
-    check reports it)."""
+    kept attestation, whose commit a kept attestation was judged at, whose ``seq`` a
+    closure of the scope names (``closure_seqs``), or with the highest ``seq`` (the
+    clock). A file that does not read as a JSON mapping, or whose ``target``, ``seq``,
+    ``merge_commit`` or ``attestation`` is of another JSON type than the record's, is kept
+    (the record check reports it)."""
     def read(path: str) -> tuple[int, dict[str, Any] | None]:
         known = facts.get(ids[path], _LOG_PLACE)
         if (isinstance(known, list) and len(known) == 2 and isinstance(known[0], int)
@@ -386,8 +421,8 @@ def _relevant_logs(source: CommitSource, logs: dict[str, int], files: dict[str, 
                 merges.append((path, size, obj))
             continue
         arts = obj.get("artifacts") if obj is not None else None
-        target = obj.get("target") if obj is not None else None
-        if (obj is None or not isinstance(target, str) or target in scope
+        tgt = obj.get("target") if obj is not None else None
+        if (obj is None or not isinstance(tgt, str) or tgt in scope
                 or not isinstance(arts, list)
                 or any(not isinstance(a, dict) or read_path(a.get("path")) for a in arts)):
             kept[path] = size
@@ -397,10 +432,11 @@ def _relevant_logs(source: CommitSource, logs: dict[str, int], files: dict[str, 
     newest = max(seqs) if seqs else None
     for path, size, obj in merges:
         arts = obj.get("artifacts")
-        if (obj.get("seq") == newest or not isinstance(arts, list)
-                or any(read_path(a) for a in arts) or _str_in(obj.get("merge_commit"), commits)
-                or _str_in(obj.get("attestation"), kept)
-                or not isinstance(obj.get("seq"), int)):
+        seq = obj.get("seq")
+        if (seq == newest or not isinstance(seq, int) or seq in closure_seqs
+                or not isinstance(arts, list)
+                or any(read_path(a) for a in arts) or _names(obj, "merge_commit", commits)
+                or _names(obj, "attestation", kept)):
             kept[path] = size
     return kept, {p: n for p, n in sizes.items() if p not in kept}
 
