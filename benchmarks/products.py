@@ -18,6 +18,7 @@ Usage::
     .venv/bin/python benchmarks/products.py                 # 10,000 and 100,000 nodes
     .venv/bin/python benchmarks/products.py --sizes 10000   # one size
     .venv/bin/python benchmarks/products.py --sizes 10000 --profile
+    .venv/bin/python benchmarks/products.py --graph-dir /tmp/bench  # generate once, reuse
 
 The goal is under 2 s and 500 MB for 10,000 nodes on 2 cores. Peak memory is the process's
 maximum resident set size (``resource.getrusage``), so each size runs in a fresh
@@ -27,6 +28,11 @@ most of its pages are shared with the parent). Timings are printed, never assert
 test depends on them). Before and after a performance change,
 ``benchmarks/products_equivalence.py`` checks that the loaded graphs, problem lists and
 product bytes stay the same.
+
+``--graph-dir DIR`` keeps each size's generated graph under ``DIR/<size>`` (100,000 nodes
+take minutes to write) and runs on a hard-linked copy of it: the benchmark only adds files
+(products, the merges' proofs, attestations and merge records), never rewrites one, so the
+kept graph stays as generated.
 """
 
 from __future__ import annotations
@@ -288,15 +294,39 @@ def incremental_figures(root: Path, graph: Any) -> dict[str, Any]:
             "reload_over_load": round(reload_after_s / load_after_s, 3) if load_after_s else 0.0}
 
 
-def run_one(n_nodes: int, profile: bool) -> dict[str, Any]:
-    """Generate, load and write products for one size in this process; returns figures."""
+_DONE = ".generated"
+
+
+def _graph_into(root: Path, n_nodes: int, keep: Path | None) -> int:
+    """Put a synthetic graph of ``n_nodes`` nodes at ``root`` (absent or empty): generated
+    there, or, with ``keep``, hard-linked from ``keep/<n_nodes>``, generated first when it
+    is not there yet. Returns the graph's file count."""
+    if keep is None:
+        return generate(root, n_nodes)
+    kept = keep / str(n_nodes)
+    done = kept / _DONE
+    if not done.is_file():
+        if kept.exists():
+            subprocess.run(["rm", "-rf", str(kept)], check=True)
+        kept.mkdir(parents=True)
+        done.write_text(str(generate(kept, n_nodes)))
+    root.rmdir()
+    subprocess.run(["cp", "-al", str(kept), str(root)], check=True)
+    (root / _DONE).unlink()
+    return int(done.read_text())
+
+
+def run_one(n_nodes: int, profile: bool, keep: Path | None = None) -> dict[str, Any]:
+    """Generate (or, with ``keep``, reuse: :func:`_graph_into`), load and write products
+    for one size in this process; returns figures."""
     from network.record.loader import load_graph
     from network.record.products import write_products
 
     with tempfile.TemporaryDirectory(prefix="lemmata-bench-") as tmp:
-        root = Path(tmp)
+        root = Path(tmp) / "graph"
+        root.mkdir()
         t0 = time.perf_counter()
-        files = generate(root, n_nodes)
+        files = _graph_into(root, n_nodes, keep)
         gen_s = time.perf_counter() - t0
         rss_before = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
         prof = None
@@ -338,15 +368,19 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--sizes", default="10000,100000",
                     help="comma-separated node counts (default 10000,100000)")
     ap.add_argument("--profile", action="store_true", help="print a cProfile of load+write")
+    ap.add_argument("--graph-dir", type=Path,
+                    help="keep each size's generated graph here and reuse it")
     ap.add_argument("--one", type=int, help=argparse.SUPPRESS)
     args = ap.parse_args(argv)
     if args.one is not None:
-        print(json.dumps(run_one(args.one, args.profile)))
+        print(json.dumps(run_one(args.one, args.profile, args.graph_dir)))
         return 0
     for size in (int(s) for s in args.sizes.split(",") if s.strip()):
         cmd = [sys.executable, __file__, "--one", str(size)]
         if args.profile:
             cmd.append("--profile")
+        if args.graph_dir is not None:
+            cmd += ["--graph-dir", str(args.graph_dir.resolve())]
         proc = subprocess.run(cmd, capture_output=not args.profile, text=True, check=False)
         if proc.returncode != 0:
             print(proc.stderr, file=sys.stderr)

@@ -7,10 +7,9 @@ equal. Models are immutable and refuse unknown fields. No model has a ``status``
 statuses are derived (Foundation ruling 1).
 """
 
-# ruff: noqa: RUF012 -- every class here is a pydantic model (defaults are copied per
-# instance); ruff cannot follow the imported base network.model_base.Record.
 from __future__ import annotations
 
+import functools
 from typing import Annotated, Any, ClassVar, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, StringConstraints, model_validator
@@ -44,6 +43,34 @@ GraphPath = Annotated[
 ShortText = Annotated[str, StringConstraints(max_length=2000)]
 LongText = Annotated[str, StringConstraints(max_length=100_000)]
 Label = Annotated[str, StringConstraints(max_length=60)]
+
+
+def _fresh(value: Any) -> Any:
+    """A field default that a factory builds afresh for each instance (issue 17).
+
+    pydantic deep-copies an unhashable default (a list, a dict, a model holding one) each
+    time a record omits the field: ~64,000 ``copy.deepcopy`` calls in a 10,000-node load.
+    A factory gives the same value without the copy; ``json_schema_extra`` names it as
+    the field's ``default``, so the JSON Schemas (D-34: frozen) read exactly as before.
+
+    Args:
+        value: ``[]``, ``{}``, a list of strings, or a model instance that equals its
+            class's defaults (built again by calling the class).
+
+    Raises:
+        ValueError: any other value (its fresh copy would need a deep copy again).
+    """
+    factory: Any
+    if isinstance(value, list) and all(isinstance(v, str) for v in value):
+        factory = functools.partial(list, value)
+        shown: Any = list(value)
+    elif isinstance(value, dict) and not value:
+        factory, shown = dict, {}
+    elif isinstance(value, BaseModel) and value == type(value)():
+        factory, shown = type(value), value.model_dump(mode="json")
+    else:
+        raise ValueError(f"no fresh factory for the default {value!r}")
+    return Field(default_factory=factory, json_schema_extra={"default": shown})
 
 
 class Reference(BaseModel):
@@ -81,7 +108,7 @@ class Policy(Record):
     dormancy_n_days: int = Field(90, ge=1)
     missing_library_threshold: int = Field(3, ge=1)
     max_file_bytes: int = Field(1_000_000, ge=1024)
-    reserved_pseudonyms: list[Pseudonym] = []
+    reserved_pseudonyms: list[Pseudonym] = _fresh([])
     data_license: ShortText = "CC-BY-4.0"
     code_license: ShortText = "Apache-2.0"
 
@@ -130,7 +157,7 @@ class Curators(Record):
 
     SCHEMA_KIND: ClassVar[str] = "curators/v1"
     schema_: Literal["curators/v1"] = Field("curators/v1", alias="schema")
-    curators: list[Curator] = []
+    curators: list[Curator] = _fresh([])
 
 
 class CuratorsV2(Curators):
@@ -154,7 +181,7 @@ class Identity(Record):
     schema_: Literal["identity/v1"] = Field("identity/v1", alias="schema")
     pseudonym: Pseudonym
     github: Annotated[str, StringConstraints(pattern=r"^[A-Za-z0-9-]{1,39}$")] | None = None
-    ssh_signers: list[Annotated[str, StringConstraints(max_length=2000)]] = []
+    ssh_signers: list[Annotated[str, StringConstraints(max_length=2000)]] = _fresh([])
     since: Date
     signature: Signature | None = None
 
@@ -209,7 +236,7 @@ class StepRecord(BaseModel):
     name: Annotated[str, StringConstraints(max_length=60)]
     ok: bool
     code: Annotated[str, StringConstraints(max_length=80)] | None = None
-    diagnostics: list[dict[str, Any]] = []
+    diagnostics: list[dict[str, Any]] = _fresh([])
 
 
 class Disclosure(BaseModel):
@@ -217,7 +244,7 @@ class Disclosure(BaseModel):
 
     model_config = ConfigDict(extra="forbid", frozen=True)
     method: Literal["human", "agent", "mixed", "undisclosed"] = "undisclosed"
-    models: list[Annotated[str, StringConstraints(max_length=200)]] = []
+    models: list[Annotated[str, StringConstraints(max_length=200)]] = _fresh([])
     framework: Annotated[str, StringConstraints(max_length=200)] | None = None
 
 
@@ -258,7 +285,7 @@ class Attestation(Record):
     artifacts: list[ArtifactHash]
     submitter: Pseudonym | None = None
     channel: Literal["public", "bounty"] = "public"
-    disclosure: Disclosure = Disclosure()
+    disclosure: Disclosure = _fresh(Disclosure())
     toolchain: Annotated[str, StringConstraints(max_length=200)]
     toolchain_hash: Annotated[str, StringConstraints(max_length=200)] | None = None
     mathlib_rev: GitSha | None = None
@@ -272,7 +299,7 @@ class Attestation(Record):
     first_failing_step: int | None = Field(None, ge=0, le=9)
     steps: list[StepRecord]
     step9: Step9 | None = None
-    waivers: list[Literal["native_decide"]] = []
+    waivers: list[Literal["native_decide"]] = _fresh([])
     elaboration_state: LongText | None = None
     timestamp: Date
     runner: Literal["hosted", "local"] | None = None
@@ -393,7 +420,7 @@ class LibraryCoverage(BaseModel):
 
     model_config = ConfigDict(extra="forbid", frozen=True)
     summary: LongText
-    missing: list[ShortText] = []
+    missing: list[ShortText] = _fresh([])
 
 
 class Provenance(BaseModel):
@@ -405,10 +432,10 @@ class Provenance(BaseModel):
     commit: GitSha | None = None
     file: Annotated[str, StringConstraints(max_length=400)] | None = None
     declaration: Annotated[str, StringConstraints(max_length=400)] | None = None
-    authors: list[ShortText] = []
+    authors: list[ShortText] = _fresh([])
     adversarially_reviewed: bool = False
     category: Annotated[str, StringConstraints(max_length=100)] | None = None
-    ams: list[Annotated[str, StringConstraints(max_length=20)]] = []
+    ams: list[Annotated[str, StringConstraints(max_length=20)]] = _fresh([])
 
 
 class AttackRoutes(BaseModel):
@@ -416,7 +443,7 @@ class AttackRoutes(BaseModel):
 
     model_config = ConfigDict(extra="forbid", frozen=True)
     summary: LongText
-    references: list[Reference] = []
+    references: list[Reference] = _fresh([])
 
 
 class Intake(BaseModel):
@@ -452,15 +479,15 @@ class TargetRecord(Record):
     title: Annotated[str, StringConstraints(min_length=1, max_length=200)]
     target_class: Literal["open-problem", "calibration", "tutorial"] = Field(alias="class")
     calibration: bool = False
-    area: list[Annotated[str, StringConstraints(max_length=100)]] = []
+    area: list[Annotated[str, StringConstraints(max_length=100)]] = _fresh([])
     informal_statement: LongText
     listed: Date
     intake: Intake | None = None
     fidelity: Fidelity = Fidelity()
     answer_question: bool = False
-    bountied_nodes: list[NodeId] = []
+    bountied_nodes: list[NodeId] = _fresh([])
     upstream: bool = False
-    policy: dict[str, Any] = {}
+    policy: dict[str, Any] = _fresh({})
 
 
 class LakePackage(BaseModel):
@@ -486,7 +513,8 @@ class PrecheckPolicy(BaseModel):
     """Which precheck attestations the gate accepts, and how old (D-4)."""
 
     model_config = ConfigDict(extra="forbid", frozen=True)
-    accepted_signature_kinds: list[Literal["service", "ssh", "none"]] = ["service", "ssh", "none"]
+    accepted_signature_kinds: list[Literal["service", "ssh", "none"]] = _fresh(
+        ["service", "ssh", "none"])
     max_age_s: int = Field(7 * 86400, ge=60)
 
 
@@ -507,23 +535,23 @@ class GateSpec(Record):
         str, StringConstraints(pattern=r"^leanprover/lean4:(v\d+\.\d+\.\d+(-rc\d+)?|nightly-\d{4}-\d{2}-\d{2})$")
     ]
     mathlib: LakePackage | None = None
-    packages: list[LakePackage] = []
+    packages: list[LakePackage] = _fresh([])
     network_commit: GitSha | None = None
-    axioms: list[Annotated[str, StringConstraints(max_length=200)]] = [
+    axioms: list[Annotated[str, StringConstraints(max_length=200)]] = _fresh([
         "propext", "Classical.choice", "Quot.sound"
-    ]
+    ])
     kernel: KernelChecks = KernelChecks()
     hazard_checkers: list[
         Literal[
             "nat-subtraction", "division-by-zero", "junk-values", "int-truncation",
             "unused-binders", "off-by-one-ranges",
         ]
-    ] = [
+    ] = _fresh([
         "nat-subtraction", "division-by-zero", "junk-values", "int-truncation",
         "unused-binders", "off-by-one-ranges",
-    ]
+    ])
     caps: Caps = Caps()
-    precheck: PrecheckPolicy = PrecheckPolicy()
+    precheck: PrecheckPolicy = _fresh(PrecheckPolicy())
 
 
 class TargetStatusRecord(Record):
@@ -617,8 +645,8 @@ class Approach(Record):
     title: Annotated[str, StringConstraints(max_length=200)]
     state: Literal["proposed", "abandoned", "refuted"]
     cause: LongText | None = None
-    nodes: list[NodeId] = []
-    references: list[Reference] = []
+    nodes: list[NodeId] = _fresh([])
+    references: list[Reference] = _fresh([])
     detail: LongText | None = None
 
 
@@ -643,8 +671,8 @@ class ApproachV2(Record):
     pinned_mathlib_sha: GitSha
     model_and_tooling: Disclosure
     detail: LongText | None = None
-    nodes: list[NodeId] = []
-    references: list[Reference] = []
+    nodes: list[NodeId] = _fresh([])
+    references: list[Reference] = _fresh([])
 
 
 class Registration(Record):
@@ -712,16 +740,16 @@ class Meta(Record):
     statement_hash: Sha256
     origin: Literal["authored", "compiler-derived", "variant", "skeleton-hole"]
     author: Pseudonym | None = None
-    provenance: dict[str, Any] = {}
-    deps: list[NodeId] = []
-    lemmas: list[NodeId] = []
+    provenance: dict[str, Any] = _fresh({})
+    deps: list[NodeId] = _fresh([])
+    lemmas: list[NodeId] = _fresh([])
     hole: HoleOf | None = None
     supersedes: NodeId | None = None
     variant: VariantOf | None = None
     speculative: bool = False
     tutorial: bool = False
-    acknowledged_hazards: list[AcknowledgedHazard] = []
-    library_tags: list[Annotated[str, StringConstraints(max_length=100)]] = []
+    acknowledged_hazards: list[AcknowledgedHazard] = _fresh([])
+    library_tags: list[Annotated[str, StringConstraints(max_length=100)]] = _fresh([])
     upstream: bool = False
 
 
@@ -744,8 +772,8 @@ class Postmortem(Record):
         "route-dead-ends", "budget-exhausted", "informal-gap",
     ]
     detail: LongText | None = None
-    artifacts: dict[str, Any] = {}
-    disclosure: Disclosure = Disclosure()
+    artifacts: dict[str, Any] = _fresh({})
+    disclosure: Disclosure = _fresh(Disclosure())
 
 
 class Annex(Record):
@@ -768,7 +796,7 @@ class Literature(Record):
     schema_: Literal["literature/v1"] = Field("literature/v1", alias="schema")
     status: Literal["known-true", "known-false", "open", "partial-results", "unknown"]
     summary: LongText
-    references: list[Reference] = []
+    references: list[Reference] = _fresh([])
     by: Pseudonym
     date: Date
     confirms: GraphPath | None = None
@@ -781,9 +809,9 @@ class Section(BaseModel):
     """One section of a gloss or explainer (ruling 11)."""
 
     model_config = ConfigDict(extra="forbid", frozen=True)
-    steps: list[Annotated[str, StringConstraints(max_length=100)]] = []
+    steps: list[Annotated[str, StringConstraints(max_length=100)]] = _fresh([])
     text: LongText
-    drafted_with: list[Annotated[str, StringConstraints(max_length=200)]] = []
+    drafted_with: list[Annotated[str, StringConstraints(max_length=200)]] = _fresh([])
 
 
 class Words(Record):
@@ -796,7 +824,7 @@ class Words(Record):
     licence: ShortText
     supersedes: GraphPath | None = None
     sections: list[Section] = Field(min_length=1)
-    approvals: list[Signature] = []
+    approvals: list[Signature] = _fresh([])
 
 
 class Gloss(Words):
@@ -912,7 +940,7 @@ class ProofReview(Record):
     attestation: GraphPath
     artifacts: list[ArtifactHash] = Field(min_length=1, max_length=50)
     decision: Literal["approve"]
-    signs_off: list[Literal["native_decide"]] = []
+    signs_off: list[Literal["native_decide"]] = _fresh([])
     note: ShortText | None = None
     by: Pseudonym
     date: Date
@@ -1111,7 +1139,7 @@ class Writeup(Record):
     title: ShortText | None = None
     url: Annotated[str, StringConstraints(pattern=r"^https?://", max_length=500)] | None = None
     document_sha256: Sha256 | None = None
-    sections: list[Annotated[int, Field(ge=0, le=999)]] = []
+    sections: list[Annotated[int, Field(ge=0, le=999)]] = _fresh([])
     arxiv: Annotated[str, StringConstraints(
         pattern=r"^([0-9]{4}\.[0-9]{4,5}|[a-z-]+(\.[A-Z]{2})?/[0-9]{7})(v[0-9]+)?$",
         max_length=50)] | None = None
