@@ -21,7 +21,6 @@ EXCEPTIONS: dict[str, str] = {
                                       "checker family: issue 17",
     "network/importers/formal_conjectures.py": "to be split: issue 17",
     "network/cli.py": "to be split: issue 17",
-    "network/record/models.py": "to be split: issue 17",
     "network/gate/postmerge.py": "to be split: issue 17",
     "network/api/web_session.py": "to be split: issue 17",
     "network/gate/queue.py": "to be split (network/forge/): issue 17",

@@ -175,10 +175,11 @@ class _Index:
         return cur
 
     def dir_of(self, n: Node) -> str:
-        """The node's directory as a string (``network.ids.node_dir``), memoised."""
+        """The node's directory as a string (``network.ids.node_dir``), memoised: the
+        ref's ids were checked when it was made, so it is joined as text."""
         d = self._dirs.get(n.ref)
         if d is None:
-            d = self._dirs[n.ref] = str(n.ref.dir)
+            d = self._dirs[n.ref] = f"targets/{n.ref.target}/nodes/{n.ref.node}"
         return d
 
     # -- trust (ruling 14) -------------------------------------------------------------
