@@ -40,6 +40,7 @@ clock and the whole panel).
 
 from __future__ import annotations
 
+import bisect
 import contextlib
 import functools
 import itertools
@@ -129,30 +130,34 @@ def plan_update(old: Graph, new: Graph, changed: Iterable[str]) -> Plan:
         return Plan("no merge log on one side: no clock to carry over", frozenset(new.targets),
                     moved)
     touched: set[str] = set()
-    atts = {rf.path: rf for rf in new.attestations}
-    merges = {rf.path: rf for rf in new.merges}
-    ledger = {rf.path: rf for rf in new.ledger}
+    added_records: set[str] = set()
     for path in sorted(set(changed)):
         if PRODUCT_PATHS_RE.fullmatch(path):
             continue
         added = path in new.files and path not in old.files
         parts = path.split("/")
-        if parts[0] == "attestations" and added and path in atts:
-            touched.update(_attestation_targets(atts[path].record))
-        elif parts[:2] == ["log", "merges"] and added and path in merges:
-            rec = merges[path].record
+        att = _record_at(new.attestations, path) if added and parts[0] == "attestations" \
+            else None
+        mrf = _record_at(new.merges, path) if added and parts[:2] == ["log", "merges"] \
+            else None
+        lrf = _record_at(new.ledger, path) if added and parts[0] == "ledger" else None
+        if att is not None:
+            touched.update(_attestation_targets(att.record))
+            added_records.add(path)
+        elif mrf is not None:
+            rec = mrf.record
             touched.update(t for p in rec.artifacts if (t := _target_of(p)) is not None)
-            if rec.attestation in atts:
-                touched.update(_attestation_targets(atts[rec.attestation].record))
+            named = (_record_at(new.attestations, rec.attestation)
+                     if rec.attestation is not None else None)
+            if named is not None:
+                touched.update(_attestation_targets(named.record))
             for rf in new.attestations:
                 if rf.record.graph_commit == rec.merge_commit:
                     touched.update(_attestation_targets(rf.record))
             touched.update(_closures_naming(new, rec.seq))
-        elif (parts[0] == "ledger" and added and path in ledger
-              and isinstance(ledger[path].record, m.LedgerLine)):
-            line = ledger[path].record
-            assert isinstance(line, m.LedgerLine)
-            touched.add(line.target)
+            added_records.add(path)
+        elif lrf is not None and isinstance(lrf.record, m.LedgerLine):
+            touched.add(lrf.record.target)
         else:
             why = _full_reason(path)
             if why is not None:
@@ -163,7 +168,7 @@ def plan_update(old: Graph, new: Graph, changed: Iterable[str]) -> Plan:
     touched.update(set(new.targets) ^ set(old.targets))
     # every change is local or an added attestation, merge record or ledger line: the new
     # index can take the old one's trust and merge facts (when the old one is built)
-    carry_index(old, new)
+    carry_index(old, new, added_records)
     for tid, tgt in new.targets.items():
         if tgt.motions or tgt.votes or tgt.steward_acts:
             touched.add(tid)  # their judgments read the clock and the whole panel
@@ -174,6 +179,15 @@ def plan_update(old: Graph, new: Graph, changed: Iterable[str]) -> Plan:
                and all(rf.record.timestamp[:10] <= day for rf in old.attestations))
     return Plan(None, frozenset(t for t in touched if t in new.targets), moved,
                 old_now, new_now, settled)
+
+
+def _record_at(records: list[Any], path: str) -> Any:
+    """The record file at ``path`` in a graph's list of them, or None: found by bisection
+    when the list is in path order, else by a walk."""
+    i = bisect.bisect_left(records, path, key=lambda rf: rf.path)
+    if i < len(records) and records[i].path == path:
+        return records[i]
+    return next((rf for rf in records if rf.path == path), None)
 
 
 def _attestation_targets(att: m.Attestation) -> set[str]:
@@ -446,10 +460,15 @@ def _zero_attempt_ready(front: bytes) -> dict[str, list[str]]:
     """Target → the ``ready_since`` of each of its frontier entries with no attempt, read
     from frontier.json's bytes by one pattern (an entry's own keys are six spaces in and
     sorted: attempts, ready_since, target), not parsed whole."""
-    out: dict[str, list[str]] = {}
+    found: dict[bytes, list[bytes]] = {}
     for ready, tid in _ZERO_READY_RE.findall(front):
-        out.setdefault(tid.decode(), []).append(ready.decode())
-    return out
+        got = found.get(tid)
+        if got is None:
+            got = found[tid] = []
+        got.append(ready)
+    text: dict[bytes, str] = {}  # a day's timestamps repeat: decode each once
+    return {tid.decode(): [text.get(r) or text.setdefault(r, r.decode()) for r in ready]
+            for tid, ready in found.items()}
 
 
 def _row_at_clock(row: dict[str, Any], zero_ready: list[str],

@@ -31,15 +31,17 @@ from network.record.loader import Graph, Node, RecordFile, Target
 class _Index:
     """Everything derived from one Graph, memoised (private; use the module functions)."""
 
-    def __init__(self, g: Graph, carry: _Index | None = None) -> None:
+    def __init__(self, g: Graph,
+                 carry: tuple[_Index, list[RecordFile[m.Attestation]]] | None = None) -> None:
         """Index ``g``; with ``carry`` (the index of a graph ``g`` only adds attestations
-        and merge records to, under the same keys: :func:`carry_index`), the attestation
-        and merge facts are taken from it and only the added records are read."""
+        and merge records to, under the same keys, and the attestations it adds:
+        :func:`carry_index`), the attestation and merge facts are taken from it and only
+        the added records are read."""
         self.g = g
         self.now: str | None = norm_date(g.merges[-1].record.date) if g.merges else None
         self._attestation_facts(carry)
         self.unverified: set[str] = set(self.att_unverified)
-        self._merge_facts(carry)
+        self._merge_facts(carry[0] if carry is not None else None)
         self._curators: dict[str, set[str]] = {}
         self._verified: dict[tuple[str, bool, bool], bool] = {}
         self.withdrawn: set[str] = set()
@@ -68,12 +70,14 @@ class _Index:
 
     # -- basic facts ------------------------------------------------------------------
 
-    def _attestation_facts(self, carry: _Index | None) -> None:
+    def _attestation_facts(
+            self, carried: tuple[_Index, list[RecordFile[m.Attestation]]] | None) -> None:
         """Merged (path, SHA-256) pairs, first attestation dates, attestations by node and
         the pass attestations no gate key signs (ruling 14): each attestation is judged
-        alone, so ``carry``'s facts stand and only the attestations it lacks are read."""
+        alone, so a carried index's facts stand and only the attestations added are read."""
         atts = self.g.attestations
-        if carry is None:
+        carry = carried[0] if carried is not None else None
+        if carried is None or carry is None:
             self.merged: set[tuple[str, str]] = set()
             self.att_date: dict[str, str] = {}
             self.atts_by_node: dict[tuple[str, str], list[m.Attestation]] = {}
@@ -83,8 +87,7 @@ class _Index:
             self.att_date = dict(carry.att_date)
             self.atts_by_node = dict(carry.atts_by_node)  # a list is copied before it grows
             self.att_unverified = set(carry.att_unverified)
-            known = {rf.path for rf in carry.g.attestations}
-            atts = [rf for rf in atts if rf.path not in known]
+            atts = carried[1]
         copied: set[tuple[str, str]] = set()
         passed = [att for att in atts if att.record.verdict == "pass"]
         signed = trust.gate_signed_paths(passed, self.g.keys)  # only a pass is a verdict
@@ -678,23 +681,23 @@ def _remember(graph: Graph, ix: _Index) -> _Index:
     return ix
 
 
-def carry_index(old: Graph, new: Graph) -> None:
-    """Build ``new``'s index from ``old``'s, when ``old``'s is built and ``new`` holds
-    every attestation of ``old`` under the same keys (issue 17: an incremental update
-    then reads only the attestations and merge records a merge added). The caller
-    vouches that no attestation or merge record of ``old`` changed in ``new``
-    (:func:`network.record.incremental.plan_update` plans such a change in full); an
-    index already built for ``new`` is kept."""
+def carry_index(old: Graph, new: Graph, added: set[str]) -> None:
+    """Build ``new``'s index from ``old``'s, when ``old``'s is built, the keys are the
+    same and ``new``'s attestations are ``old``'s and those at the paths ``added`` (issue
+    17: an incremental update then reads only the attestations and merge records a merge
+    added). The caller vouches that no attestation or merge record of ``old`` changed or
+    went (:func:`network.record.incremental.plan_update` plans such a change in full);
+    an index already built for ``new`` is kept."""
     entry = _CACHE.get(id(new))
     if entry is not None and entry[0]() is new:
         return
     prev = _CACHE.get(id(old))
     if prev is None or prev[0]() is not old or old.keys != new.keys:
         return
-    paths = {rf.path for rf in new.attestations}
-    if any(rf.path not in paths for rf in old.attestations):
+    fresh = [rf for rf in new.attestations if rf.path in added]
+    if len(new.attestations) != len(old.attestations) + len(fresh):
         return
-    _remember(new, _Index(new, carry=prev[1]))
+    _remember(new, _Index(new, carry=(prev[1], fresh)))
 
 
 def _check(ix: _Index, target: str, node: str) -> None:
