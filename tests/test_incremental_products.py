@@ -14,6 +14,7 @@ rebuilds everything would pass the byte check alone).
 from __future__ import annotations
 
 import functools
+import shutil
 import tempfile
 from datetime import date, timedelta
 from pathlib import Path
@@ -240,6 +241,25 @@ def test_clock_move_patches_as_of(tmp_path: Path) -> None:
     assert all(p.full is None and p.clock_moved for p in plans)
     assert plans[0].touched == frozenset({"beta"})
     assert parsed == [False, False]  # rows carried to the clock from the spliced bytes
+
+
+def test_a_target_gone_leaves_the_products(tmp_path: Path) -> None:
+    """A target whose folder went is touched but no longer in the graph: its frontier
+    entries, index row and graph.json leave the products, as a full rebuild leaves them
+    (the byte splice of frontier.json does not apply; the frontier is read whole)."""
+    root = tmp_path / "g"
+    world = _World(root)
+    world.step("new_target", 0, 0)  # without a steward: its records are all local
+    (gone,) = set(world.open) - set(TARGETS)
+    old = load_graph(root)
+    prev = products.products(old)
+    before = _snapshot(root)
+    shutil.rmtree(root / "targets" / gone)
+    new = load_graph(root)
+    changed = _diff(before, _snapshot(root))
+    got, plan = update_products_planned(old, new, changed, prev)
+    assert plan.full is None and gone in old.targets and gone not in new.targets
+    assert got == products.products(new)
 
 
 def test_steward_lapse_touches_its_target(tmp_path: Path) -> None:

@@ -301,7 +301,7 @@ def _incremental(new: Graph, plan: Plan, previous: Mapping[str, bytes]) -> dict[
     as_of = orjson.dumps(now)
     old_size = orjson.loads(previous["info.json"]).get("counts", {}).get("frontier")
     spliced = (_spliced_frontier(new, plan, previous["frontier.json"], old_size, as_of)
-               if isinstance(old_size, int) else None)
+               if isinstance(old_size, int) and not _targets_gone(new, previous) else None)
     if spliced is None:
         return _incremental_parsed(new, plan, previous)
     front, size, fresh = spliced
@@ -354,6 +354,13 @@ def _incremental_parsed(new: Graph, plan: Plan,
     out["errors.json"] = _errors_bytes()
     _graph_jsons(new, plan, previous, orjson.dumps(now), out)
     return dict(sorted(out.items()))
+
+
+def _targets_gone(new: Graph, previous: Mapping[str, bytes]) -> bool:
+    """Whether the previous products hold a graph.json of a target ``new`` lacks (its
+    frontier entries are then to leave, which the byte splice does not do)."""
+    return any(mt.group(1) not in new.targets for path in previous
+               if (mt := P._GRAPH_JSON_RE.fullmatch(path)))
 
 
 def _entries(new: Graph, tid: str) -> list[dict[str, Any]]:
