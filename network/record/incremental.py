@@ -36,6 +36,17 @@ touched, whenever the clock moved, when one of its stewardship runs begins, ends
 lapses between the old and new clock, or a steward's activity on it is dated after the old
 clock; and always when it holds motions, votes or steward acts (their judgments read the
 clock and the whole panel).
+
+What an update reads is the touched targets, not the graph (issue 17: a one-node merge at
+100,000 nodes under 1 s): the new graph's index takes the old one's trust and merge facts
+(:func:`network.record.derive._index.carry_index`) and builds a target's part when a
+derivation first reads it; frontier.json is spliced as bytes (each touched target's
+entries cut out and its new ones put in), never parsed whole, and an untouched target's
+index row is carried to the new clock from one pattern over those bytes; every other
+product is the previous bytes with ``as_of`` patched in. A touched target with no frontier
+entries before or after, or a target gone, takes the way that reads frontier.json whole
+(:func:`_incremental_parsed`); ``tests/test_incremental_products.py`` holds both ways equal
+to a full rebuild.
 """
 
 from __future__ import annotations

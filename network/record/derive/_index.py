@@ -76,18 +76,17 @@ class _Index:
         the pass attestations no gate key signs (ruling 14): each attestation is judged
         alone, so a carried index's facts stand and only the attestations added are read."""
         atts = self.g.attestations
-        carry = carried[0] if carried is not None else None
-        if carried is None or carry is None:
+        if carried is None:
             self.merged: set[tuple[str, str]] = set()
             self.att_date: dict[str, str] = {}
             self.atts_by_node: dict[tuple[str, str], list[m.Attestation]] = {}
             self.att_unverified: set[str] = set()
         else:
+            carry, atts = carried
             self.merged = set(carry.merged)
             self.att_date = dict(carry.att_date)
             self.atts_by_node = dict(carry.atts_by_node)  # a list is copied before it grows
             self.att_unverified = set(carry.att_unverified)
-            atts = carried[1]
         copied: set[tuple[str, str]] = set()
         passed = [att for att in atts if att.record.verdict == "pass"]
         signed = trust.gate_signed_paths(passed, self.g.keys)  # only a pass is a verdict
@@ -97,7 +96,7 @@ class _Index:
                 self.att_unverified.add(att.path)
                 continue
             key = (a.target, a.node)
-            if carry is not None and key not in copied:
+            if carried is not None and key not in copied:
                 copied.add(key)
                 self.atts_by_node[key] = list(self.atts_by_node.get(key, ()))
             self.atts_by_node.setdefault(key, []).append(a)
