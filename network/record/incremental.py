@@ -67,7 +67,6 @@ from network.errors import LemmataError, catalog_json
 from network.record import derive
 from network.record import models as m
 from network.record import products as P
-from network.record.derive._index import carry_index
 from network.record.loader import PRODUCT_PATHS_RE, Graph, gc_paused
 
 
@@ -179,7 +178,7 @@ def plan_update(old: Graph, new: Graph, changed: Iterable[str]) -> Plan:
     touched.update(set(new.targets) ^ set(old.targets))
     # every change is local or an added attestation, merge record or ledger line: the new
     # index can take the old one's trust and merge facts (when the old one is built)
-    carry_index(old, new, added_records)
+    derive.carry_index(old, new, added_records)
     for tid, tgt in new.targets.items():
         if tgt.motions or tgt.votes or tgt.steward_acts:
             touched.add(tid)  # their judgments read the clock and the whole panel
