@@ -117,7 +117,8 @@ def test_same_blob_at_two_places_of_different_kinds(tmp_path: Path) -> None:
         "targets/demo/nodes/root/gloss/20260401T000000Z-eve.yaml"]
     oid = blob_cache.git_blob_id((node / "META.yaml").read_bytes())
     places = sorted(place for o, place, _, _ in _rows(cold) if o == oid)
-    assert places == ["yaml:network.record.models.Gloss", "yaml:network.record.models.Meta"]
+    assert places == ["yaml:network.record.node_models.Gloss",
+                      "yaml:network.record.node_models.Meta"]
 
 
 def _corrupt(cache: RecordCache, how: str) -> None:

@@ -14,6 +14,7 @@ rebuilds everything would pass the byte check alone).
 from __future__ import annotations
 
 import functools
+import shutil
 import tempfile
 from datetime import date, timedelta
 from pathlib import Path
@@ -25,7 +26,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from network.errors import catalog_json
-from network.record import products
+from network.record import incremental, products
 from network.record.incremental import (
     changed_paths,
     plan_update,
@@ -158,12 +159,16 @@ def _catalog() -> Any:
     return catalog_json()
 
 
-def _check_sequence(root: Path, steps: list[tuple[str, int, int]]) -> list[Any]:
+def _check_sequence(root: Path, steps: list[tuple[str, int, int]],
+                    parsed: list[bool] | None = None) -> list[Any]:
+    """Apply ``steps`` and check every update against a full rebuild (see
+    :func:`_checked`); ``parsed`` collects, per incremental step, whether the update read
+    the previous frontier whole instead of splicing its bytes."""
     with mock.patch.object(products, "catalog_json", _catalog):  # code-static, costly
-        return _checked(root, steps)
+        return _checked(root, steps, [] if parsed is None else parsed)
 
 
-def _checked(root: Path, steps: list[tuple[str, int, int]]) -> list[Any]:
+def _checked(root: Path, steps: list[tuple[str, int, int]], parsed: list[bool]) -> list[Any]:
     world = _World(root)
     old = load_graph(root)
     prev = products.products(old)
@@ -174,13 +179,20 @@ def _checked(root: Path, steps: list[tuple[str, int, int]]) -> list[Any]:
         after = _snapshot(root)
         changed = _diff(before, after)
         new = load_graph(root)
-        got, plan = update_products_planned(old, new, changed, prev)
+        with mock.patch.object(incremental, "_incremental_parsed",
+                               wraps=incremental._incremental_parsed) as spy:
+            got, plan = update_products_planned(old, new, changed, prev)
         want = products.products(new)
+        if plan.full is None:
+            parsed.append(spy.called)
+            # both ways to an incremental update (the frontier's bytes spliced, or read
+            # whole when the splice does not apply) give the full rebuild's bytes
+            assert incremental._incremental_parsed(new, plan, prev) == want, (op, plan)
         again = reload_graph(old, open_source(root), changed)
         assert again.targets == new.targets, op  # the reload is the same graph
         for name in ("merges", "attestations", "ledger", "files"):
             assert getattr(again, name) == getattr(new, name), (op, name)
-        assert products.products(again) == want, op
+        assert products.products(again) == want, op  # its index afresh: new's was carried
         if not plan.full:
             dirty = {p.split("/")[1] for p in changed if p.startswith("targets/")}
             assert all(again.targets[t] is old.targets[t] for t in old.targets
@@ -213,17 +225,41 @@ def test_incremental_equals_full_on_random_merges(steps: list[tuple[str, int, in
 def test_same_day_proof_touches_one_target(tmp_path: Path) -> None:
     """A proof merged on the day of the last merge re-derives its own target only, and
     the other targets' graph.json bytes are carried over unchanged."""
-    plans = _check_sequence(tmp_path / "g", [("proof", 0, 0)])
+    parsed: list[bool] = []
+    plans = _check_sequence(tmp_path / "g", [("proof", 0, 0)], parsed)
     assert plans[0].full is None and plans[0].touched == frozenset({"alpha"})
     assert not plans[0].clock_moved
+    assert parsed == [False]  # the previous frontier spliced, not read whole
 
 
 def test_clock_move_patches_as_of(tmp_path: Path) -> None:
     """A proof merged a day later moves the clock: untouched targets keep their
     derivations, only ``as_of`` differs, and the bytes still equal a full rebuild."""
-    plans = _check_sequence(tmp_path / "g", [("proof", 1, 1), ("postmortem", 2, 1)])
+    parsed: list[bool] = []
+    plans = _check_sequence(tmp_path / "g", [("proof", 1, 1), ("postmortem", 2, 1)],
+                            parsed)
     assert all(p.full is None and p.clock_moved for p in plans)
     assert plans[0].touched == frozenset({"beta"})
+    assert parsed == [False, False]  # rows carried to the clock from the spliced bytes
+
+
+def test_a_target_gone_leaves_the_products(tmp_path: Path) -> None:
+    """A target whose folder went is touched but no longer in the graph: its frontier
+    entries, index row and graph.json leave the products, as a full rebuild leaves them
+    (the byte splice of frontier.json does not apply; the frontier is read whole)."""
+    root = tmp_path / "g"
+    world = _World(root)
+    world.step("new_target", 0, 0)  # without a steward: its records are all local
+    (gone,) = set(world.open) - set(TARGETS)
+    old = load_graph(root)
+    prev = products.products(old)
+    before = _snapshot(root)
+    shutil.rmtree(root / "targets" / gone)
+    new = load_graph(root)
+    changed = _diff(before, _snapshot(root))
+    got, plan = update_products_planned(old, new, changed, prev)
+    assert plan.full is None and gone in old.targets and gone not in new.targets
+    assert got == products.products(new)
 
 
 def test_steward_lapse_touches_its_target(tmp_path: Path) -> None:

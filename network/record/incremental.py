@@ -36,12 +36,25 @@ touched, whenever the clock moved, when one of its stewardship runs begins, ends
 lapses between the old and new clock, or a steward's activity on it is dated after the old
 clock; and always when it holds motions, votes or steward acts (their judgments read the
 clock and the whole panel).
+
+What an update reads is the touched targets, not the graph (issue 17: a one-node merge at
+100,000 nodes under 1 s): the new graph's index takes the old one's trust and merge facts
+(:func:`network.record.derive._index.carry_index`) and builds a target's part when a
+derivation first reads it; frontier.json is spliced as bytes (each touched target's
+entries cut out and its new ones put in), never parsed whole, and an untouched target's
+index row is carried to the new clock from one pattern over those bytes; every other
+product is the previous bytes with ``as_of`` patched in. A touched target with no frontier
+entries before or after, or a target gone, takes the way that reads frontier.json whole
+(:func:`_incremental_parsed`); ``tests/test_incremental_products.py`` holds both ways equal
+to a full rebuild.
 """
 
 from __future__ import annotations
 
+import bisect
 import contextlib
 import functools
+import itertools
 import re
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
@@ -55,8 +68,6 @@ from network.record import derive
 from network.record import models as m
 from network.record import products as P
 from network.record.loader import PRODUCT_PATHS_RE, Graph, gc_paused
-
-_AS_OF_RE = re.compile(rb'\n  "as_of": (?:null|"[^"\\\n]*"),\n')
 
 
 @dataclass(frozen=True)
@@ -129,30 +140,34 @@ def plan_update(old: Graph, new: Graph, changed: Iterable[str]) -> Plan:
         return Plan("no merge log on one side: no clock to carry over", frozenset(new.targets),
                     moved)
     touched: set[str] = set()
-    atts = {rf.path: rf for rf in new.attestations}
-    merges = {rf.path: rf for rf in new.merges}
-    ledger = {rf.path: rf for rf in new.ledger}
+    added_records: set[str] = set()
     for path in sorted(set(changed)):
         if PRODUCT_PATHS_RE.fullmatch(path):
             continue
         added = path in new.files and path not in old.files
         parts = path.split("/")
-        if parts[0] == "attestations" and added and path in atts:
-            touched.update(_attestation_targets(atts[path].record))
-        elif parts[:2] == ["log", "merges"] and added and path in merges:
-            rec = merges[path].record
+        att = _record_at(new.attestations, path) if added and parts[0] == "attestations" \
+            else None
+        mrf = _record_at(new.merges, path) if added and parts[:2] == ["log", "merges"] \
+            else None
+        lrf = _record_at(new.ledger, path) if added and parts[0] == "ledger" else None
+        if att is not None:
+            touched.update(_attestation_targets(att.record))
+            added_records.add(path)
+        elif mrf is not None:
+            rec = mrf.record
             touched.update(t for p in rec.artifacts if (t := _target_of(p)) is not None)
-            if rec.attestation in atts:
-                touched.update(_attestation_targets(atts[rec.attestation].record))
+            named = (_record_at(new.attestations, rec.attestation)
+                     if rec.attestation is not None else None)
+            if named is not None:
+                touched.update(_attestation_targets(named.record))
             for rf in new.attestations:
                 if rf.record.graph_commit == rec.merge_commit:
                     touched.update(_attestation_targets(rf.record))
             touched.update(_closures_naming(new, rec.seq))
-        elif (parts[0] == "ledger" and added and path in ledger
-              and isinstance(ledger[path].record, m.LedgerLine)):
-            line = ledger[path].record
-            assert isinstance(line, m.LedgerLine)
-            touched.add(line.target)
+            added_records.add(path)
+        elif lrf is not None and isinstance(lrf.record, m.LedgerLine):
+            touched.add(lrf.record.target)
         else:
             why = _full_reason(path)
             if why is not None:
@@ -161,17 +176,28 @@ def plan_update(old: Graph, new: Graph, changed: Iterable[str]) -> Plan:
             assert tid is not None
             touched.add(tid)
     touched.update(set(new.targets) ^ set(old.targets))
+    # every change is local or an added attestation, merge record or ledger line: the new
+    # index can take the old one's trust and merge facts (when the old one is built)
+    derive.carry_index(old, new, added_records)
     for tid, tgt in new.targets.items():
         if tgt.motions or tgt.votes or tgt.steward_acts:
             touched.add(tid)  # their judgments read the clock and the whole panel
     if moved:
         touched.update(_clock_sensitive(new, old_now, new_now))
-    day = old_now[:10]
-    settled = (all(derive.norm_date(rf.record.date)[:10] <= day for rf in old.merges)
-               and all(derive.norm_date(rf.record.timestamp)[:10] <= day
-                       for rf in old.attestations))
+    day = old_now[:10]  # a record date's first ten characters are its day (norm_date)
+    settled = (all(rf.record.date[:10] <= day for rf in old.merges)
+               and all(rf.record.timestamp[:10] <= day for rf in old.attestations))
     return Plan(None, frozenset(t for t in touched if t in new.targets), moved,
                 old_now, new_now, settled)
+
+
+def _record_at(records: list[Any], path: str) -> Any:
+    """The record file at ``path`` in a graph's list of them, or None: found by bisection
+    when the list is in path order, else by a walk."""
+    i = bisect.bisect_left(records, path, key=lambda rf: rf.path)
+    if i < len(records) and records[i].path == path:
+        return records[i]
+    return next((rf for rf in records if rf.path == path), None)
 
 
 def _attestation_targets(att: m.Attestation) -> set[str]:
@@ -184,7 +210,8 @@ def _closures_naming(graph: Graph, seq: int) -> set[str]:
     """Targets holding a closure record whose ``merge_seq`` is ``seq`` (its signature is
     judged at that merge's date, D-12 v3.42)."""
     return {tid for tid, t in graph.targets.items()
-            if any(rf.record.merge_seq == seq for n in t.nodes.values() for rf in n.closures)}
+            if any(rf.record.merge_seq == seq for n in t.nodes.values() if n.closures
+                   for rf in n.closures)}
 
 
 def _clock_sensitive(new: Graph, old_now: str, new_now: str) -> set[str]:
@@ -281,18 +308,45 @@ def update_products_planned(old: Graph, new: Graph, changed: Iterable[str],
 
 def _incremental(new: Graph, plan: Plan, previous: Mapping[str, bytes]) -> dict[str, bytes]:
     now = derive.now(new)
+    as_of = orjson.dumps(now)
+    old_size = orjson.loads(previous["info.json"]).get("counts", {}).get("frontier")
+    spliced = (_spliced_frontier(new, plan, previous["frontier.json"], old_size, as_of)
+               if isinstance(old_size, int) and not _targets_gone(new, previous) else None)
+    if spliced is None:
+        return _incremental_parsed(new, plan, previous)
+    front, size, fresh = spliced
+    out: dict[str, bytes] = {"frontier.json": front}
+    out["info.json"] = P.render(P.info_json(new, size))
+    zero = _zero_attempt_ready(previous["frontier.json"]) if plan.clock_moved else {}
+    old_rows = {r["id"]: r for r in orjson.loads(previous["targets/index.json"])["targets"]}
+    rows: list[dict[str, Any]] = []
+    for tid in new.targets:
+        row = None if tid in plan.touched else old_rows.get(tid)
+        if row is not None and plan.clock_moved:
+            row = _row_at_clock(row, zero.get(tid, []), plan)
+        if row is None:
+            row = P.index_row(new, tid, fresh[tid] if tid in fresh else _entries(new, tid))
+        rows.append(row)
+    out["targets/index.json"] = P.render({"schema": "index/v1", "as_of": now,
+                                          "targets": rows})
+    out["errors.json"] = _errors_bytes()
+    _graph_jsons(new, plan, previous, as_of, out)
+    return dict(sorted(out.items()))
+
+
+def _incremental_parsed(new: Graph, plan: Plan,
+                        previous: Mapping[str, bytes]) -> dict[str, bytes]:
+    """:func:`_incremental` from the previous frontier read whole, for the updates the
+    byte splice (:func:`_spliced_frontier`) does not cover."""
+    now = derive.now(new)
     touched = plan.touched
     old_front = orjson.loads(previous["frontier.json"])["nodes"]
     by_target: dict[str, list[dict[str, Any]]] = {}
     for e in old_front:
         by_target.setdefault(e["target"], []).append(e)
     nodes: list[dict[str, Any]] = []
-    for tid, t in new.targets.items():
-        if tid in touched:
-            nodes.extend(derive.frontier_entry(new, tid, nid) for nid in t.nodes
-                         if derive.on_frontier(new, tid, nid))
-        else:
-            nodes.extend(by_target.get(tid, []))
+    for tid in new.targets:
+        nodes.extend(_entries(new, tid) if tid in touched else by_target.get(tid, []))
     front = {"schema": "frontier/v2", "graph_id": new.policy.graph_id, "as_of": now,
              "nodes": nodes}
     out: dict[str, bytes] = {"frontier.json": P.render(front)}
@@ -302,25 +356,139 @@ def _incremental(new: Graph, plan: Plan, previous: Mapping[str, bytes]) -> dict[
     for tid in new.targets:
         row = None if tid in touched else old_rows.get(tid)
         if row is not None and plan.clock_moved:
-            row = _row_at_clock(row, by_target.get(tid, []), plan)
+            row = _row_at_clock(row, [e["ready_since"] for e in by_target.get(tid, [])
+                                      if e["attempts"] == 0 and e["ready_since"]], plan)
         rows.append(row if row is not None else P.index_row(new, tid, nodes))
     out["targets/index.json"] = P.render({"schema": "index/v1", "as_of": now,
                                           "targets": rows})
     out["errors.json"] = _errors_bytes()
-    as_of = b'\n  "as_of": ' + orjson.dumps(now) + b",\n"
-    for tid in new.targets:
-        path = f"targets/{tid}/graph.json"
-        if tid in touched:
-            out[path] = P._graph_json(new, tid)
-            continue
-        data = previous[path]
-        if plan.clock_moved:
-            data = _AS_OF_RE.sub(lambda _mt: as_of, data, count=1)
-        out[path] = data
+    _graph_jsons(new, plan, previous, orjson.dumps(now), out)
     return dict(sorted(out.items()))
 
 
-def _row_at_clock(row: dict[str, Any], entries: list[dict[str, Any]],
+def _targets_gone(new: Graph, previous: Mapping[str, bytes]) -> bool:
+    """Whether the previous products hold a graph.json of a target ``new`` lacks (its
+    frontier entries are then to leave, which the byte splice does not do)."""
+    return any(mt.group(1) not in new.targets for path in previous
+               if (mt := P._GRAPH_JSON_RE.fullmatch(path)))
+
+
+def _entries(new: Graph, tid: str) -> list[dict[str, Any]]:
+    """The target's frontier entries in the new graph, in record order."""
+    return [derive.frontier_entry(new, tid, nid) for nid in new.targets[tid].nodes
+            if derive.on_frontier(new, tid, nid)]
+
+
+def _graph_jsons(new: Graph, plan: Plan, previous: Mapping[str, bytes], as_of: bytes,
+                 out: dict[str, bytes]) -> None:
+    """Each target's graph.json into ``out``: derived for a touched target, else the
+    previous bytes with ``as_of`` (JSON bytes) patched in when the clock moved."""
+    for tid in new.targets:
+        path = f"targets/{tid}/graph.json"
+        if tid in plan.touched:
+            out[path] = P._graph_json(new, tid)
+            continue
+        data = previous[path]
+        out[path] = _with_as_of(data, as_of) if plan.clock_moved else data
+
+
+_AS_OF = b'\n  "as_of": '
+
+
+def _with_as_of(data: bytes, as_of: bytes) -> bytes:
+    """A product's bytes with its top-level ``as_of`` value (the first line
+    ``  "as_of": <value>,``, two spaces in) replaced by ``as_of``, JSON bytes; unchanged
+    when it has none."""
+    i = data.find(_AS_OF)
+    j = data.find(b",\n", i) if i >= 0 else -1
+    if j < 0:
+        return data
+    return b"".join((data[:i + len(_AS_OF)], as_of, data[j:]))
+
+
+_NODES_OPEN = b'{\n  "nodes": [\n'
+_NODES_CLOSE = b"\n  ]\n}\n"
+_ENTRY_OPEN = b"\n    {\n"
+_ENTRY_CLOSE = b"\n    }"
+_ZERO_READY_RE = re.compile(
+    rb'\n      "attempts": 0,\n(?:      [^\n]*\n)*?      "ready_since": "([^"\n]+)",\n'
+    rb'(?:      [^\n]*\n)*?      "target": "([^"\n]*)"')
+
+
+def _target_needle(tid: str) -> bytes:
+    """An entry's ``target`` line as rendered (six spaces in: an entry's own key)."""
+    return b'\n      "target": ' + orjson.dumps(tid)
+
+
+def _spliced_frontier(new: Graph, plan: Plan, old: bytes, old_size: int, as_of: bytes,
+                      ) -> tuple[bytes, int, dict[str, list[dict[str, Any]]]] | None:
+    """frontier.json for ``new`` from the previous bytes ``old``, without reading them
+    whole: each touched target's entries (contiguous in ``old``: targets and nodes in
+    record order) are cut out and its new entries, rendered alone at the same depth,
+    put in their place; ``as_of`` is patched in; ``old_size`` is its entry count (the
+    previous info.json's). Returns (bytes, entry count, touched
+    target → its new entries), or None when the splice does not apply (a touched target
+    with no entries before or after, ``old`` not laid out as :func:`P.render` lays it
+    out); the caller then reads ``old`` whole.
+    """
+    body = old.find(b'\n  "nodes": [\n')
+    if body < 0 or not old.startswith(b"{\n"):
+        return None
+    fresh: dict[str, list[dict[str, Any]]] = {}
+    cuts: list[tuple[int, int, bytes]] = []
+    removed = 0
+    for tid in plan.touched:
+        needle = _target_needle(tid)
+        first = old.find(needle, body)
+        if first < 0:
+            return None
+        last = old.rfind(needle)
+        start = old.rfind(_ENTRY_OPEN, body, first)
+        end = old.find(_ENTRY_CLOSE, last)
+        if start < 0 or end < 0:
+            return None
+        start, end = start + 1, end + len(_ENTRY_CLOSE)
+        seg = old[start:end]
+        count = seg.count(_ENTRY_CLOSE)  # each entry ends with its own brace
+        if seg.count(needle) != count:
+            return None  # another target's entry among this one's: not record order
+        entries = _entries(new, tid)
+        if not entries:
+            return None
+        rendered = P.render({"nodes": entries})
+        cuts.append((start, end, rendered[len(_NODES_OPEN):-len(_NODES_CLOSE)]))
+        removed += count
+        fresh[tid] = entries
+    cuts.sort()
+    if any(a[1] > b[0] for a, b in itertools.pairwise(cuts)):
+        return None
+    pieces: list[bytes] = []
+    at = 0
+    for start, end, repl in cuts:
+        pieces += [old[at:start], repl]
+        at = end
+    pieces.append(old[at:])
+    data = _with_as_of(b"".join(pieces), as_of)
+    size = old_size - removed + sum(len(v) for v in fresh.values())
+    return data, size, fresh
+
+
+def _zero_attempt_ready(front: bytes) -> dict[str, list[str]]:
+    """Target → the ``ready_since`` of each of its frontier entries with no attempt, read
+    from frontier.json's bytes by one pattern (an entry's own keys are six spaces in and
+    sorted: attempts, ready_since, target), not parsed whole."""
+    found: dict[bytes, list[bytes]] = {}
+    for ready, tid in _ZERO_READY_RE.findall(front):
+        got = found.get(tid)
+        if got is None:
+            got = found[tid] = []
+        got.append(ready)
+    text: dict[bytes, str] = {}  # a day's timestamps repeat: decode each once
+    return {tid.decode(): [text.get(r) or text.setdefault(r, r.decode()) for r in ready]
+            for tid, ready in found.items()}
+
+
+def _row_at_clock(row: dict[str, Any], zero_ready: list[str],
                   plan: Plan) -> dict[str, Any] | None:
     """An untouched target's index row carried to the new clock, or None to derive it
     again. Only two of its fields read the clock (the rest are carried over because the
@@ -343,10 +511,8 @@ def _row_at_clock(row: dict[str, Any], entries: list[dict[str, Any]],
     out = dict(row)
     st = dict(out["starvation"])
     days = int(st["days"])
-    st["zero_attempts"] = sum(
-        1 for e in entries
-        if e["ready_since"] and _days_between(e["ready_since"], plan.new_now) >= days
-        and e["attempts"] == 0)
+    st["zero_attempts"] = sum(1 for rs in zero_ready
+                              if _days_between(rs, plan.new_now) >= days)
     out["starvation"] = st
     dm = out.get("dormancy")
     old_day, new_day = plan.old_now[:10], plan.new_now[:10]

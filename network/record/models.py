@@ -5,10 +5,12 @@ committed JSON Schemas under ``schemas/`` are generated from these models once a
 (D-34: a change is a new version, never an edit); ``tests/test_schemas.py`` holds the two
 equal. Models are immutable and refuse unknown fields. No model has a ``status`` field:
 statuses are derived (Foundation ruling 1).
+
+A node's records are modelled in :mod:`network.record.node_models` and the shared id,
+path and text types in :mod:`network.record.model_types`; this module re-exports them,
+so every model is imported from here.
 """
 
-# ruff: noqa: RUF012 -- every class here is a pydantic model (defaults are copied per
-# instance); ruff cannot follow the imported base network.model_base.Record.
 from __future__ import annotations
 
 from typing import Annotated, Any, ClassVar, Literal
@@ -19,43 +21,54 @@ from pydantic import BaseModel, ConfigDict, Field, StringConstraints, model_vali
 # signing's layer (issue 17); the record's model set keeps their names.
 from network.model_base import Date as Date  # noqa: PLC0414 (re-exported)
 from network.model_base import Record as Record  # noqa: PLC0414 (re-exported)
+
+# The shared types and the node records live beside this module (issue 17: it was one
+# module of 1,142 lines); every name stays importable from here.
+from network.record.model_types import ArtifactHash as ArtifactHash  # noqa: PLC0414
+from network.record.model_types import Disclosure as Disclosure  # noqa: PLC0414
+from network.record.model_types import GitSha as GitSha  # noqa: PLC0414
+from network.record.model_types import GraphPath as GraphPath  # noqa: PLC0414
+from network.record.model_types import Label as Label  # noqa: PLC0414
+from network.record.model_types import LongText as LongText  # noqa: PLC0414
+from network.record.model_types import NodeId as NodeId  # noqa: PLC0414
+from network.record.model_types import Pseudonym as Pseudonym  # noqa: PLC0414
+from network.record.model_types import Reference as Reference  # noqa: PLC0414
+from network.record.model_types import Sha256 as Sha256  # noqa: PLC0414
+from network.record.model_types import ShortText as ShortText  # noqa: PLC0414
+from network.record.model_types import TargetId as TargetId  # noqa: PLC0414
+from network.record.model_types import fresh_default
+from network.record.node_models import AcknowledgedHazard as AcknowledgedHazard  # noqa: PLC0414
+from network.record.node_models import Annex as Annex  # noqa: PLC0414
+from network.record.node_models import Approval as Approval  # noqa: PLC0414
+from network.record.node_models import Closure as Closure  # noqa: PLC0414
+from network.record.node_models import ClosureInput as ClosureInput  # noqa: PLC0414
+from network.record.node_models import Defect as Defect  # noqa: PLC0414
+from network.record.node_models import Dispute as Dispute  # noqa: PLC0414
+from network.record.node_models import Explainer as Explainer  # noqa: PLC0414
+from network.record.node_models import Gloss as Gloss  # noqa: PLC0414
+from network.record.node_models import HoleOf as HoleOf  # noqa: PLC0414
+from network.record.node_models import Literature as Literature  # noqa: PLC0414
+from network.record.node_models import Meta as Meta  # noqa: PLC0414
+from network.record.node_models import Motion as Motion  # noqa: PLC0414
+from network.record.node_models import MotionKind as MotionKind  # noqa: PLC0414
+from network.record.node_models import Outline as Outline  # noqa: PLC0414
+from network.record.node_models import OutlineStepRecord as OutlineStepRecord  # noqa: PLC0414
+from network.record.node_models import Pertinence as Pertinence  # noqa: PLC0414
+from network.record.node_models import Postmortem as Postmortem  # noqa: PLC0414
+from network.record.node_models import ProofReview as ProofReview  # noqa: PLC0414
+from network.record.node_models import ProposedFor as ProposedFor  # noqa: PLC0414
+from network.record.node_models import RevisionRequest as RevisionRequest  # noqa: PLC0414
+from network.record.node_models import Section as Section  # noqa: PLC0414
+from network.record.node_models import Shelving as Shelving  # noqa: PLC0414
+from network.record.node_models import VariantOf as VariantOf  # noqa: PLC0414
+from network.record.node_models import Vote as Vote  # noqa: PLC0414
+from network.record.node_models import Waiver as Waiver  # noqa: PLC0414
+from network.record.node_models import Withdrawal as Withdrawal  # noqa: PLC0414
+from network.record.node_models import Words as Words  # noqa: PLC0414
+from network.record.node_models import Writeup as Writeup  # noqa: PLC0414
+from network.record.node_models import WriteupEvent as WriteupEvent  # noqa: PLC0414
 from network.signing import PublicKey as PublicKey  # noqa: PLC0414 (re-exported)
 from network.signing import Signature as Signature  # noqa: PLC0414 (re-exported)
-
-Sha256 = Annotated[str, StringConstraints(pattern=r"^[0-9a-f]{64}$")]
-GitSha = Annotated[str, StringConstraints(pattern=r"^[0-9a-f]{40}$")]
-TargetId = Annotated[str, StringConstraints(pattern=r"^[a-z0-9]+(-[a-z0-9]+)*$", max_length=64)]
-NodeId = Annotated[
-    str,
-    StringConstraints(
-        pattern=r"^[a-z][a-z0-9]*(?:-[a-z0-9]+)*(?:@v[1-9][0-9]*)?(?:--h[1-9][0-9]*(?:@v[1-9][0-9]*)?)*$",
-        max_length=200,
-    ),
-]
-Pseudonym = Annotated[
-    str, StringConstraints(pattern=r"^[A-Za-z0-9][A-Za-z0-9_.-]{0,38}$")
-]
-GraphPath = Annotated[
-    str,
-    StringConstraints(
-        pattern=r"^[A-Za-z0-9_@][A-Za-z0-9_.@-]*(/[A-Za-z0-9_@][A-Za-z0-9_.@-]*)*$", max_length=400
-    ),
-]
-ShortText = Annotated[str, StringConstraints(max_length=2000)]
-LongText = Annotated[str, StringConstraints(max_length=100_000)]
-Label = Annotated[str, StringConstraints(max_length=60)]
-
-
-class Reference(BaseModel):
-    """A checkable reference: title, where to find it, and what it says for us."""
-
-    model_config = ConfigDict(extra="forbid", frozen=True)
-    title: ShortText
-    url: Annotated[str, StringConstraints(pattern=r"^https?://", max_length=500)] | None = None
-    doi: Annotated[str, StringConstraints(max_length=200)] | None = None
-    arxiv: Annotated[str, StringConstraints(max_length=50)] | None = None
-    note: ShortText | None = None
-
 
 # --- graph root ------------------------------------------------------------------------
 
@@ -81,7 +94,7 @@ class Policy(Record):
     dormancy_n_days: int = Field(90, ge=1)
     missing_library_threshold: int = Field(3, ge=1)
     max_file_bytes: int = Field(1_000_000, ge=1024)
-    reserved_pseudonyms: list[Pseudonym] = []
+    reserved_pseudonyms: list[Pseudonym] = fresh_default([])
     data_license: ShortText = "CC-BY-4.0"
     code_license: ShortText = "Apache-2.0"
 
@@ -130,7 +143,7 @@ class Curators(Record):
 
     SCHEMA_KIND: ClassVar[str] = "curators/v1"
     schema_: Literal["curators/v1"] = Field("curators/v1", alias="schema")
-    curators: list[Curator] = []
+    curators: list[Curator] = fresh_default([])
 
 
 class CuratorsV2(Curators):
@@ -154,7 +167,7 @@ class Identity(Record):
     schema_: Literal["identity/v1"] = Field("identity/v1", alias="schema")
     pseudonym: Pseudonym
     github: Annotated[str, StringConstraints(pattern=r"^[A-Za-z0-9-]{1,39}$")] | None = None
-    ssh_signers: list[Annotated[str, StringConstraints(max_length=2000)]] = []
+    ssh_signers: list[Annotated[str, StringConstraints(max_length=2000)]] = fresh_default([])
     since: Date
     signature: Signature | None = None
 
@@ -193,14 +206,6 @@ class MergeRecord(Record):
 # --- attestations ----------------------------------------------------------------------
 
 
-class ArtifactHash(BaseModel):
-    """One file an attestation covers: its graph path and SHA-256."""
-
-    model_config = ConfigDict(extra="forbid", frozen=True)
-    path: GraphPath
-    sha256: Sha256
-
-
 class StepRecord(BaseModel):
     """One gate step's result as signed (STYLE.md rule 5)."""
 
@@ -209,16 +214,7 @@ class StepRecord(BaseModel):
     name: Annotated[str, StringConstraints(max_length=60)]
     ok: bool
     code: Annotated[str, StringConstraints(max_length=80)] | None = None
-    diagnostics: list[dict[str, Any]] = []
-
-
-class Disclosure(BaseModel):
-    """Model and tooling as declared by the operator (D-23 v3.37)."""
-
-    model_config = ConfigDict(extra="forbid", frozen=True)
-    method: Literal["human", "agent", "mixed", "undisclosed"] = "undisclosed"
-    models: list[Annotated[str, StringConstraints(max_length=200)]] = []
-    framework: Annotated[str, StringConstraints(max_length=200)] | None = None
+    diagnostics: list[dict[str, Any]] = fresh_default([])
 
 
 class Step9(BaseModel):
@@ -258,7 +254,7 @@ class Attestation(Record):
     artifacts: list[ArtifactHash]
     submitter: Pseudonym | None = None
     channel: Literal["public", "bounty"] = "public"
-    disclosure: Disclosure = Disclosure()
+    disclosure: Disclosure = fresh_default(Disclosure())
     toolchain: Annotated[str, StringConstraints(max_length=200)]
     toolchain_hash: Annotated[str, StringConstraints(max_length=200)] | None = None
     mathlib_rev: GitSha | None = None
@@ -272,7 +268,7 @@ class Attestation(Record):
     first_failing_step: int | None = Field(None, ge=0, le=9)
     steps: list[StepRecord]
     step9: Step9 | None = None
-    waivers: list[Literal["native_decide"]] = []
+    waivers: list[Literal["native_decide"]] = fresh_default([])
     elaboration_state: LongText | None = None
     timestamp: Date
     runner: Literal["hosted", "local"] | None = None
@@ -393,7 +389,7 @@ class LibraryCoverage(BaseModel):
 
     model_config = ConfigDict(extra="forbid", frozen=True)
     summary: LongText
-    missing: list[ShortText] = []
+    missing: list[ShortText] = fresh_default([])
 
 
 class Provenance(BaseModel):
@@ -405,10 +401,10 @@ class Provenance(BaseModel):
     commit: GitSha | None = None
     file: Annotated[str, StringConstraints(max_length=400)] | None = None
     declaration: Annotated[str, StringConstraints(max_length=400)] | None = None
-    authors: list[ShortText] = []
+    authors: list[ShortText] = fresh_default([])
     adversarially_reviewed: bool = False
     category: Annotated[str, StringConstraints(max_length=100)] | None = None
-    ams: list[Annotated[str, StringConstraints(max_length=20)]] = []
+    ams: list[Annotated[str, StringConstraints(max_length=20)]] = fresh_default([])
 
 
 class AttackRoutes(BaseModel):
@@ -416,7 +412,7 @@ class AttackRoutes(BaseModel):
 
     model_config = ConfigDict(extra="forbid", frozen=True)
     summary: LongText
-    references: list[Reference] = []
+    references: list[Reference] = fresh_default([])
 
 
 class Intake(BaseModel):
@@ -452,15 +448,15 @@ class TargetRecord(Record):
     title: Annotated[str, StringConstraints(min_length=1, max_length=200)]
     target_class: Literal["open-problem", "calibration", "tutorial"] = Field(alias="class")
     calibration: bool = False
-    area: list[Annotated[str, StringConstraints(max_length=100)]] = []
+    area: list[Annotated[str, StringConstraints(max_length=100)]] = fresh_default([])
     informal_statement: LongText
     listed: Date
     intake: Intake | None = None
     fidelity: Fidelity = Fidelity()
     answer_question: bool = False
-    bountied_nodes: list[NodeId] = []
+    bountied_nodes: list[NodeId] = fresh_default([])
     upstream: bool = False
-    policy: dict[str, Any] = {}
+    policy: dict[str, Any] = fresh_default({})
 
 
 class LakePackage(BaseModel):
@@ -486,7 +482,8 @@ class PrecheckPolicy(BaseModel):
     """Which precheck attestations the gate accepts, and how old (D-4)."""
 
     model_config = ConfigDict(extra="forbid", frozen=True)
-    accepted_signature_kinds: list[Literal["service", "ssh", "none"]] = ["service", "ssh", "none"]
+    accepted_signature_kinds: list[Literal["service", "ssh", "none"]] = fresh_default(
+        ["service", "ssh", "none"])
     max_age_s: int = Field(7 * 86400, ge=60)
 
 
@@ -507,23 +504,23 @@ class GateSpec(Record):
         str, StringConstraints(pattern=r"^leanprover/lean4:(v\d+\.\d+\.\d+(-rc\d+)?|nightly-\d{4}-\d{2}-\d{2})$")
     ]
     mathlib: LakePackage | None = None
-    packages: list[LakePackage] = []
+    packages: list[LakePackage] = fresh_default([])
     network_commit: GitSha | None = None
-    axioms: list[Annotated[str, StringConstraints(max_length=200)]] = [
+    axioms: list[Annotated[str, StringConstraints(max_length=200)]] = fresh_default([
         "propext", "Classical.choice", "Quot.sound"
-    ]
+    ])
     kernel: KernelChecks = KernelChecks()
     hazard_checkers: list[
         Literal[
             "nat-subtraction", "division-by-zero", "junk-values", "int-truncation",
             "unused-binders", "off-by-one-ranges",
         ]
-    ] = [
+    ] = fresh_default([
         "nat-subtraction", "division-by-zero", "junk-values", "int-truncation",
         "unused-binders", "off-by-one-ranges",
-    ]
+    ])
     caps: Caps = Caps()
-    precheck: PrecheckPolicy = PrecheckPolicy()
+    precheck: PrecheckPolicy = fresh_default(PrecheckPolicy())
 
 
 class TargetStatusRecord(Record):
@@ -617,8 +614,8 @@ class Approach(Record):
     title: Annotated[str, StringConstraints(max_length=200)]
     state: Literal["proposed", "abandoned", "refuted"]
     cause: LongText | None = None
-    nodes: list[NodeId] = []
-    references: list[Reference] = []
+    nodes: list[NodeId] = fresh_default([])
+    references: list[Reference] = fresh_default([])
     detail: LongText | None = None
 
 
@@ -643,8 +640,8 @@ class ApproachV2(Record):
     pinned_mathlib_sha: GitSha
     model_and_tooling: Disclosure
     detail: LongText | None = None
-    nodes: list[NodeId] = []
-    references: list[Reference] = []
+    nodes: list[NodeId] = fresh_default([])
+    references: list[Reference] = fresh_default([])
 
 
 class Registration(Record):
@@ -661,464 +658,6 @@ class Registration(Record):
     proof: GraphPath | None = None
     attestation: GraphPath | None = None
     state: Literal["submitted", "registered", "rejected"]
-    by: Pseudonym
-    date: Date
-    signature: Signature | None = None
-
-
-# --- nodes -----------------------------------------------------------------------------
-
-
-class AcknowledgedHazard(BaseModel):
-    """A hazard finding the author meant (D-4 step 6)."""
-
-    model_config = ConfigDict(extra="forbid", frozen=True)
-    checker: Annotated[str, StringConstraints(max_length=60)]
-    location: Annotated[str, StringConstraints(max_length=200)]
-    justification: Annotated[str, StringConstraints(max_length=300)]
-
-
-class HoleOf(BaseModel):
-    """Where a hole came from: its parent, route and name (ruling 4, D-29 v3.22)."""
-
-    model_config = ConfigDict(extra="forbid", frozen=True)
-    parent: NodeId
-    route: GraphPath
-    k: int = Field(ge=1)
-    name: Annotated[str, StringConstraints(max_length=200)]
-    witness_type: LongText | None = None
-
-
-class VariantOf(BaseModel):
-    """A variant's relation to its root (D-30)."""
-
-    model_config = ConfigDict(extra="forbid", frozen=True)
-    of: NodeId = "root"
-    relation: Literal["resolves", "partial", "related", "refutes"]
-    pertinence: ShortText | None = None
-
-
-class Meta(Record):
-    """``nodes/<id>/META.yaml`` (D-3). Contributors never change it (ruling 6).
-
-    ``lemmas`` is written only by the post-merge job (D-12 v3.38).
-    """
-
-    SCHEMA_KIND: ClassVar[str] = "meta/v1"
-    schema_: Literal["meta/v1"] = Field("meta/v1", alias="schema")
-    id: NodeId
-    target: TargetId
-    declaration: Annotated[str, StringConstraints(min_length=1, max_length=400)]
-    statement_hash: Sha256
-    origin: Literal["authored", "compiler-derived", "variant", "skeleton-hole"]
-    author: Pseudonym | None = None
-    provenance: dict[str, Any] = {}
-    deps: list[NodeId] = []
-    lemmas: list[NodeId] = []
-    hole: HoleOf | None = None
-    supersedes: NodeId | None = None
-    variant: VariantOf | None = None
-    speculative: bool = False
-    tutorial: bool = False
-    acknowledged_hazards: list[AcknowledgedHazard] = []
-    library_tags: list[Annotated[str, StringConstraints(max_length=100)]] = []
-    upstream: bool = False
-
-
-class Postmortem(Record):
-    """``attempts/<ts>-<pseudonym>-postmortem.yaml`` (D-13)."""
-
-    SCHEMA_KIND: ClassVar[str] = "d13/v1"
-    schema_: Literal["d13/v1"] = Field("d13/v1", alias="schema")
-    node: Annotated[str, StringConstraints(max_length=300)]
-    contributor: Pseudonym
-    route: ShortText
-    route_class: Literal[
-        "induction", "generating-function", "probabilistic", "direct-estimate",
-        "case-split", "reduction-to-known", "computational",
-    ]
-    outcome: Literal["refuted-route", "exhausted", "abandoned-early", "blocked"]
-    terminal_goal_state: LongText
-    failure_class: Literal[
-        "missing-library", "statement-suspect", "timeout-blowup", "needs-new-definition",
-        "route-dead-ends", "budget-exhausted", "informal-gap",
-    ]
-    detail: LongText | None = None
-    artifacts: dict[str, Any] = {}
-    disclosure: Disclosure = Disclosure()
-
-
-class Annex(Record):
-    """``annex/<sha256>.yaml``: metadata of an informal argument (D-31)."""
-
-    SCHEMA_KIND: ClassVar[str] = "annex/v1"
-    schema_: Literal["annex/v1"] = Field("annex/v1", alias="schema")
-    sha256: Sha256
-    author: Pseudonym
-    licence: ShortText
-    title: ShortText
-    date: Date
-    source: Reference | None = None
-
-
-class Literature(Record):
-    """``literature/<ts>-<pseudonym>.yaml`` (D-25 v3.35/v3.45)."""
-
-    SCHEMA_KIND: ClassVar[str] = "literature/v1"
-    schema_: Literal["literature/v1"] = Field("literature/v1", alias="schema")
-    status: Literal["known-true", "known-false", "open", "partial-results", "unknown"]
-    summary: LongText
-    references: list[Reference] = []
-    by: Pseudonym
-    date: Date
-    confirms: GraphPath | None = None
-    disputes: GraphPath | None = None
-    supersedes: GraphPath | None = None
-    signature: Signature | None = None
-
-
-class Section(BaseModel):
-    """One section of a gloss or explainer (ruling 11)."""
-
-    model_config = ConfigDict(extra="forbid", frozen=True)
-    steps: list[Annotated[str, StringConstraints(max_length=100)]] = []
-    text: LongText
-    drafted_with: list[Annotated[str, StringConstraints(max_length=200)]] = []
-
-
-class Words(Record):
-    """Common body of glosses and explainers: a version of a chain (D-3 v3.30/v3.31)."""
-
-    describes: GraphPath
-    describes_sha256: Sha256
-    author: Pseudonym
-    date: Date
-    licence: ShortText
-    supersedes: GraphPath | None = None
-    sections: list[Section] = Field(min_length=1)
-    approvals: list[Signature] = []
-
-
-class Gloss(Words):
-    """``gloss/<ts>-<pseudonym>.yaml``: what a Lean file says; may carry a label (v3.44)."""
-
-    SCHEMA_KIND: ClassVar[str] = "gloss/v1"
-    schema_: Literal["gloss/v1"] = Field("gloss/v1", alias="schema")
-    label: Label | None = None
-
-
-class Explainer(Words):
-    """``explainer/<ts>-<pseudonym>.yaml``: an account of a merged proof (D-3, D-36)."""
-
-    SCHEMA_KIND: ClassVar[str] = "explainer/v1"
-    schema_: Literal["explainer/v1"] = Field("explainer/v1", alias="schema")
-
-
-class Approval(Record):
-    """``nodes/<node>/approvals/<ts>-<pseudonym>.yaml``: a steward's or curator's approval
-    of named sections of one gloss or explainer version (D-3 v3.31/v3.33, ruling 11).
-
-    ``words`` is the version's graph path and ``words_sha256`` the SHA-256 of its bytes, so
-    an approval never reaches a rewritten file; ``sections`` are 0-based section indices.
-    Append-only: the version itself is never rewritten to carry it (its embedded
-    ``approvals`` stay readable, signing the whole version)."""
-
-    SCHEMA_KIND: ClassVar[str] = "approval/v1"
-    schema_: Literal["approval/v1"] = Field("approval/v1", alias="schema")
-    words: GraphPath
-    words_sha256: Sha256
-    sections: list[Annotated[int, Field(ge=0, le=999)]] = Field(min_length=1, max_length=1000)
-    by: Pseudonym
-    date: Date
-    signature: Signature | None = None
-
-
-class Withdrawal(Record):
-    """``withdrawals/<ts>-<pseudonym>.yaml``: reads the named record as absent (D-18 v3.27)."""
-
-    SCHEMA_KIND: ClassVar[str] = "withdrawal/v1"
-    schema_: Literal["withdrawal/v1"] = Field("withdrawal/v1", alias="schema")
-    withdraws: GraphPath
-    by: Pseudonym
-    reason: ShortText
-    date: Date
-    signature: Signature | None = None
-
-
-class ProposedFor(Record):
-    """``proposed-for/<ts>-<pseudonym>.yaml``: the node a crux was proposed for (D-14 v3.26)."""
-
-    SCHEMA_KIND: ClassVar[str] = "proposed-for/v1"
-    schema_: Literal["proposed-for/v1"] = Field("proposed-for/v1", alias="schema")
-    node: NodeId
-    by: Pseudonym
-    date: Date
-    note: ShortText | None = None
-
-
-class Shelving(Record):
-    """``shelving/<ts>-<pseudonym>.yaml``: a steward's or curator's judgment (D-14 v3.47).
-
-    ``lifts`` names an earlier shelving this record lifts; otherwise it shelves
-    ``subject`` (the node itself, or a merged decomposition's path).
-    """
-
-    SCHEMA_KIND: ClassVar[str] = "shelving/v1"
-    schema_: Literal["shelving/v1"] = Field("shelving/v1", alias="schema")
-    subject: GraphPath | NodeId
-    cause: LongText
-    by: Pseudonym
-    date: Date
-    lifts: GraphPath | None = None
-    signature: Signature | None = None
-
-
-class Pertinence(Record):
-    """``pertinence/<ts>-<pseudonym>.yaml`` under a related variant's node: one signature on
-    the sentence saying why the variant bears on its target (D-30 v3.12; issue 18).
-
-    ``target`` and ``variant`` name where it may stand (a copy under another node or
-    target is refused, and the signature covers both); ``sentence_sha256`` is the SHA-256
-    of the UTF-8 bytes of META.yaml's ``variant.pertinence`` as signed, so an edited
-    sentence needs a new signature. Not a fidelity grade and not a rung of the ladder
-    (D-9): :mod:`network.record.pertinence` reads it, step 2 judges it
-    (:mod:`network.gate.pertinence`).
-    """
-
-    SCHEMA_KIND: ClassVar[str] = "pertinence/v1"
-    schema_: Literal["pertinence/v1"] = Field("pertinence/v1", alias="schema")
-    target: TargetId
-    variant: NodeId
-    sentence_sha256: Sha256
-    by: Pseudonym
-    date: Date
-    signature: Signature | None = None
-
-
-class ProofReview(Record):
-    """``reviews/<ts>-<pseudonym>.yaml``: a steward's or curator's approving review of a
-    proof held at step 9 (D-4 v3.11/v3.15; ruling 5; issue 13).
-
-    It names the held artifact by content: ``artifacts`` are the held attestation's
-    (``attestation``, under ``attestations/``) file hashes, so a review of other bytes (a
-    head pushed after the review) satisfies nothing. ``signs_off`` names waivers the
-    reviewer signs off (D-4 Detail: ``native_decide``). Signed by its author's role key.
-    """
-
-    SCHEMA_KIND: ClassVar[str] = "proof-review/v1"
-    schema_: Literal["proof-review/v1"] = Field("proof-review/v1", alias="schema")
-    target: TargetId
-    node: NodeId
-    attestation: GraphPath
-    artifacts: list[ArtifactHash] = Field(min_length=1, max_length=50)
-    decision: Literal["approve"]
-    signs_off: list[Literal["native_decide"]] = []
-    note: ShortText | None = None
-    by: Pseudonym
-    date: Date
-    signature: Signature | None = None
-
-
-class Waiver(Record):
-    """``waivers/native_decide.yaml`` (D-4): justification; sign-off is in the review."""
-
-    SCHEMA_KIND: ClassVar[str] = "waiver/v1"
-    schema_: Literal["waiver/v1"] = Field("waiver/v1", alias="schema")
-    kind: Literal["native_decide"] = "native_decide"
-    justification: LongText
-    author: Pseudonym
-    date: Date
-
-
-class Defect(Record):
-    """``defects/<ts>-<pseudonym>.yaml``: a defect claim on the statement (D-16)."""
-
-    SCHEMA_KIND: ClassVar[str] = "defect/v1"
-    schema_: Literal["defect/v1"] = Field("defect/v1", alias="schema")
-    defect_class: Literal[
-        "vacuous", "misformalization", "junk-value", "wrong-quantifier", "off-by-one",
-        "missing-hypothesis", "circular-decomposition",
-    ] = Field(alias="class")
-    line: int = Field(ge=1)
-    claim: LongText
-    exhibit: GraphPath | None = None
-    by: Pseudonym
-    date: Date
-
-
-class Dispute(Record):
-    """``disputes/<ts>-<pseudonym>.yaml``: a curator accepts a defect claim (D-18 v3.28)."""
-
-    SCHEMA_KIND: ClassVar[str] = "dispute/v1"
-    schema_: Literal["dispute/v1"] = Field("dispute/v1", alias="schema")
-    defect: GraphPath
-    curator: Pseudonym
-    date: Date
-    reason: ShortText
-    signature: Signature | None = None
-
-
-class RevisionRequest(Record):
-    """``revision-requests/<ts>-<pseudonym>.yaml`` (D-8)."""
-
-    SCHEMA_KIND: ClassVar[str] = "revision-request/v1"
-    schema_: Literal["revision-request/v1"] = Field("revision-request/v1", alias="schema")
-    node: NodeId
-    operation: Literal["revise-statement", "add-relation", "revise-definition"]
-    evidence: LongText
-    proposed_statement_sha256: Sha256 | None = None
-    by: Pseudonym
-    date: Date
-
-
-class ClosureInput(BaseModel):
-    """One node a closure rests on, with the artifact that proved it."""
-
-    model_config = ConfigDict(extra="forbid", frozen=True)
-    node: NodeId
-    proof: GraphPath
-
-
-class Closure(Record):
-    """``closure/route-<k>.json``, ``resolves.json`` or ``refutes.json`` (D-12 v3.42)."""
-
-    SCHEMA_KIND: ClassVar[str] = "closure/v1"
-    schema_: Literal["closure/v1"] = Field("closure/v1", alias="schema")
-    target: TargetId
-    node: NodeId
-    link: Literal["route", "resolves", "refutes"]
-    route: GraphPath | None = None
-    inputs: list[ClosureInput]
-    verdict: Literal["proved", "refuted"]
-    merge_seq: int = Field(ge=1)
-    toolchain: Annotated[str, StringConstraints(max_length=200)]
-    signature: Signature | None = None
-
-
-class OutlineStepRecord(BaseModel):
-    """One named step of a merged proof's outline (D-3 v3.30), as the gate's Outline.lean
-    read it from the compiled, kernel-checked term: the declaration, its place, its kind
-    (``have``, ``let``, or ``theorem`` for a proof with no named step) and label.
-    ``claim`` (the binder's kernel-checked type) and ``goal`` (the goal left) only when
-    the step reads back; otherwise ``lean_only`` with ``why``, and the reader is sent to
-    the Lean. ``constants`` and ``automation`` are facts of the step's value either way;
-    ``hole``: its value is ``sorry``, a partial's open step that became a hole."""
-
-    model_config = ConfigDict(extra="forbid", frozen=True)
-    decl: Annotated[str, StringConstraints(max_length=1000)]
-    index: int = Field(ge=1)
-    kind: Literal["have", "let", "theorem"]
-    depth: int = Field(0, ge=0)
-    name: Annotated[str, StringConstraints(max_length=1000)] | None = None
-    lean_only: bool
-    why: Annotated[str, StringConstraints(max_length=100)] | None = None
-    claim: LongText | None = None
-    goal: LongText | None = None
-    constants: list[Annotated[str, StringConstraints(max_length=1000)]] = Field(
-        default_factory=list, max_length=5000)
-    automation: list[Annotated[str, StringConstraints(max_length=60)]] = Field(
-        default_factory=list, max_length=100)
-    hole: bool = False
-
-
-class Outline(Record):
-    """``outline/<proof>.json``: the outline of one merged proof of the node (D-3 v3.30),
-    written by the post-merge job from the pinned gate's Outline.lean, gate-signed.
-    ``proof`` is the merged file (Proof.lean, an alternate, a partial or a reduction) and
-    ``proof_sha256`` its bytes; ``declarations`` the theorems read. Only an outline the
-    toolchain answered is ever written: without Lean, or when the check could not run,
-    there is no file (fail closed; nothing is made up)."""
-
-    SCHEMA_KIND: ClassVar[str] = "outline/v1"
-    schema_: Literal["outline/v1"] = Field("outline/v1", alias="schema")
-    target: TargetId
-    node: NodeId
-    proof: GraphPath
-    proof_sha256: Sha256
-    declarations: list[Annotated[str, StringConstraints(max_length=1000)]] = Field(
-        min_length=1, max_length=100)
-    steps: list[OutlineStepRecord] = Field(min_length=1, max_length=5000)
-    merge_seq: int = Field(ge=1)
-    toolchain: Annotated[str, StringConstraints(max_length=200)]
-    signature: Signature | None = None
-
-    @model_validator(mode="after")
-    def _lean_only_shows_no_claim(self) -> Outline:
-        for st in self.steps:
-            if st.lean_only and (st.claim is not None or st.goal is not None):
-                raise ValueError(f"step {st.index} of {st.decl} is Lean only yet claims")
-            if not st.lean_only and (st.claim is None or st.why is not None):
-                raise ValueError(f"step {st.index} of {st.decl} reads back without a claim")
-            if st.decl not in self.declarations:
-                raise ValueError(f"step {st.index} names an unread declaration {st.decl}")
-        return self
-
-
-MotionKind = Literal["invite", "verify-writeup", "threshold", "significance"]
-WriteupEvent = Literal["drafted", "written", "signed", "released", "on-arxiv", "submitted",
-                       "accepted", "rejected", "withdrawn"]
-
-
-class Motion(Record):
-    """``targets/<id>/panel/motions/<ts>-<pseudonym>.yaml``: a motion of the target's panel
-    (D-32 v3.34), opened by a panel member or a curator and decided when its window closes.
-
-    ``invitee`` names whom an ``invite`` motion admits; ``subject`` the write-up
-    (its first record's path) a ``verify-writeup`` motion verifies; ``text`` what it would
-    do (for ``threshold`` the authorship threshold, for ``significance`` the statement)."""
-
-    SCHEMA_KIND: ClassVar[str] = "motion/v1"
-    schema_: Literal["motion/v1"] = Field("motion/v1", alias="schema")
-    target: TargetId
-    kind: MotionKind
-    text: LongText
-    subject: GraphPath | None = None
-    invitee: Pseudonym | None = None
-    by: Pseudonym
-    date: Date
-    signature: Signature | None = None
-
-
-class Vote(Record):
-    """``targets/<id>/panel/votes/<ts>-<pseudonym>.yaml``: one signed vote on one motion
-    (D-32 v3.34: only votes cast count; abstentions count neither way)."""
-
-    SCHEMA_KIND: ClassVar[str] = "vote/v1"
-    schema_: Literal["vote/v1"] = Field("vote/v1", alias="schema")
-    motion: GraphPath
-    vote: Literal["yes", "no"]
-    by: Pseudonym
-    date: Date
-    signature: Signature | None = None
-
-
-class Writeup(Record):
-    """``targets/<id>/writeups/<ts>-<pseudonym>.yaml``: one event of a write-up of the target
-    (D-32 v3.34). The first record (``drafted`` or ``written``, no ``writeup``) opens a
-    write-up, which is named by that record's path; every later record names it in
-    ``writeup``. The stage is derived (``network.record.panel.writeup_stage``).
-
-    ``signed`` is a steward's or curator's signature of the write-up or of ``sections``
-    of it; ``released`` a listed author's signature of the paper; ``on-arxiv`` carries
-    ``arxiv``, ``submitted`` the ``journal``, ``accepted`` the ``doi`` (or the acceptance in
-    ``note``), ``rejected`` a recorded rejection, ``withdrawn`` the withdrawal."""
-
-    SCHEMA_KIND: ClassVar[str] = "writeup/v2"
-    schema_: Literal["writeup/v2"] = Field("writeup/v2", alias="schema")
-    target: TargetId
-    event: WriteupEvent
-    writeup: GraphPath | None = None
-    title: ShortText | None = None
-    url: Annotated[str, StringConstraints(pattern=r"^https?://", max_length=500)] | None = None
-    document_sha256: Sha256 | None = None
-    sections: list[Annotated[int, Field(ge=0, le=999)]] = []
-    arxiv: Annotated[str, StringConstraints(
-        pattern=r"^([0-9]{4}\.[0-9]{4,5}|[a-z-]+(\.[A-Z]{2})?/[0-9]{7})(v[0-9]+)?$",
-        max_length=50)] | None = None
-    journal: ShortText | None = None
-    doi: Annotated[str, StringConstraints(pattern=r"^10\.[0-9]{4,9}/\S+$",
-                                          max_length=200)] | None = None
-    note: ShortText | None = None
     by: Pseudonym
     date: Date
     signature: Signature | None = None

@@ -39,7 +39,7 @@ from network.record import trust
 from network.record.scoped import scanned_nodes
 
 if TYPE_CHECKING:
-    from network.record.loader import Graph, RecordFile
+    from network.record.loader import Graph, Node, RecordFile
 
 define("steward-already-in-force", 2, 409,
        "A steward join names someone who already stands as a steward of the target "
@@ -453,13 +453,17 @@ def _signed_acts(g: Graph) -> Iterator[tuple[str, str, str, m.Signature, Any, st
     votes."""
     for tid, t in g.targets.items():
         recs: list[RecordFile[Any]] = [*t.withdrawals, *t.motions, *t.votes]
-        for n in scanned_nodes(t):
-            recs += [*n.shelvings, *n.literature, *n.withdrawals]
+        worded: list[Node] = []
+        for n in scanned_nodes(t):  # most nodes hold none of these: test before copying
+            if n.shelvings or n.literature or n.withdrawals:
+                recs += [*n.shelvings, *n.literature, *n.withdrawals]
+            if n.glosses or n.explainers:
+                worded.append(n)
         for rf in recs:
             rec = rf.record
             if rec.signature is not None:
                 yield tid, rec.by, rf.path, rec.signature, rec, rec.date
-        for n in scanned_nodes(t):
+        for n in worded:
             for chain in (n.glosses, n.explainers):
                 for wrf in chain:
                     for sig in wrf.record.approvals:

@@ -31,7 +31,8 @@ re-exported here, so ``from network.record.derive import X`` and ``derive.X`` ar
 interface and the modules are where to read:
 
 * ``_common``: catalog codes, constants, :func:`norm_date`, the result types;
-* ``_index``: :class:`_Index`, the memoised index everything reads, and :func:`_ix`;
+* ``_index``: :class:`_Index`, the memoised index everything reads, :func:`_ix`, and
+  :func:`carry_index` (a merged graph's index from the one before it, issue 17);
 * ``_shared``: private helpers several families read (attempt facts, readiness, frontier
   membership, route liveness, a proof's footprint);
 * ``roles``: the clock, merged and withdrawn paths, who holds a role, :func:`unverified`;
@@ -66,6 +67,7 @@ from network.record.derive._common import (
 )
 from network.record.derive._index import _Index as _Index
 from network.record.derive._index import _ix as _ix
+from network.record.derive._index import carry_index
 from network.record.derive.frontier_view import (
     attempt_facts,
     frontier,
@@ -143,6 +145,7 @@ __all__ = [
     "TargetStatus",
     "approach_views",
     "attempt_facts",
+    "carry_index",
     "claimable",
     "completed_review_vouches",
     "correction_marker",

@@ -32,36 +32,17 @@ from network.record.scoped import scanned_nodes
 class _Index:
     """Everything derived from one Graph, memoised (private; use the module functions)."""
 
-    def __init__(self, g: Graph) -> None:
+    def __init__(self, g: Graph,
+                 carry: tuple[_Index, list[RecordFile[m.Attestation]]] | None = None) -> None:
+        """Index ``g``; with ``carry`` (the index of a graph ``g`` only adds attestations
+        and merge records to, under the same keys, and the attestations it adds:
+        :func:`carry_index`), the attestation and merge facts are taken from it and only
+        the added records are read."""
         self.g = g
         self.now: str | None = norm_date(g.merges[-1].record.date) if g.merges else None
-        self.merged: set[tuple[str, str]] = set()
-        self.att_date: dict[str, str] = {}
-        self.atts_by_node: dict[tuple[str, str], list[m.Attestation]] = {}
-        self.unverified: set[str] = set()
-        passed = [att for att in g.attestations if att.record.verdict == "pass"]
-        signed = trust.gate_signed_paths(passed, g.keys)  # only a pass can be a verdict
-        for att in passed:
-            a = att.record
-            if att.path not in signed:
-                self.unverified.add(att.path)
-                continue
-            self.atts_by_node.setdefault((a.target, a.node), []).append(a)
-            for art in a.artifacts:
-                self.merged.add((art.path, art.sha256))
-                prev = self.att_date.get(art.path)
-                ts = norm_date(a.timestamp)
-                if prev is None or ts < prev:
-                    self.att_date[art.path] = ts
-        self.merge_seq_of: dict[str, int] = {}
-        self.merge_date: dict[int, str] = {}
-        self.merge_commit_seq: dict[str, int] = {}
-        for mr in g.merges:
-            rec = mr.record
-            self.merge_date[rec.seq] = norm_date(rec.date)
-            self.merge_commit_seq.setdefault(rec.merge_commit, rec.seq)
-            for p in rec.artifacts:
-                self.merge_seq_of.setdefault(p, rec.seq)
+        self._attestation_facts(carry)
+        self.unverified: set[str] = set(self.att_unverified)
+        self._merge_facts(carry[0] if carry is not None else None)
         self._curators: dict[str, set[str]] = {}
         self._verified: dict[tuple[str, bool, bool], bool] = {}
         self.withdrawn: set[str] = set()
@@ -74,7 +55,7 @@ class _Index:
         self.unverified.update(self.panel.state.unverified)
         # each target's index on first use: a scoped graph (network/record/scoped.py)
         # reads the nodes of its own targets alone
-        self.t: dict[str, _TargetIndex] = _TargetIndexes(self)
+        self.t = _TargetIndexes(self)
         self._status: dict[tuple[str, str], str] = {}
         self._by_closure: dict[tuple[str, str], bool] = {}
         self._closable: dict[tuple[str, str], bool] = {}
@@ -91,6 +72,65 @@ class _Index:
         self._labels: dict[tuple[str, str], Label] = {}
 
     # -- basic facts ------------------------------------------------------------------
+
+    def _attestation_facts(
+            self, carried: tuple[_Index, list[RecordFile[m.Attestation]]] | None) -> None:
+        """Merged (path, SHA-256) pairs, first attestation dates, attestations by node and
+        the pass attestations no gate key signs (ruling 14): each attestation is judged
+        alone, so a carried index's facts stand and only the attestations added are read."""
+        atts = self.g.attestations
+        if carried is None:
+            self.merged: set[tuple[str, str]] = set()
+            self.att_date: dict[str, str] = {}
+            self.atts_by_node: dict[tuple[str, str], list[m.Attestation]] = {}
+            self.att_unverified: set[str] = set()
+        else:
+            carry, atts = carried
+            self.merged = set(carry.merged)
+            self.att_date = dict(carry.att_date)
+            self.atts_by_node = dict(carry.atts_by_node)  # a list is copied before it grows
+            self.att_unverified = set(carry.att_unverified)
+        copied: set[tuple[str, str]] = set()
+        passed = [att for att in atts if att.record.verdict == "pass"]
+        signed = trust.gate_signed_paths(passed, self.g.keys)  # only a pass is a verdict
+        for att in passed:
+            a = att.record
+            if att.path not in signed:
+                self.att_unverified.add(att.path)
+                continue
+            key = (a.target, a.node)
+            if carried is not None and key not in copied:
+                copied.add(key)
+                self.atts_by_node[key] = list(self.atts_by_node.get(key, ()))
+            self.atts_by_node.setdefault(key, []).append(a)
+            for art in a.artifacts:
+                self.merged.add((art.path, art.sha256))
+                prev = self.att_date.get(art.path)
+                ts = norm_date(a.timestamp)
+                if prev is None or ts < prev:
+                    self.att_date[art.path] = ts
+
+    def _merge_facts(self, carry: _Index | None) -> None:
+        """Each merge's date, the first merge naming a path or a merge commit: ``carry``'s
+        facts stand when the old merge log is a prefix of this one."""
+        merges = self.g.merges
+        n_old = len(carry.g.merges) if carry is not None else 0
+        if carry is None or n_old > len(merges) or (
+                n_old and merges[n_old - 1].path != carry.g.merges[-1].path):
+            self.merge_seq_of: dict[str, int] = {}
+            self.merge_date: dict[int, str] = {}
+            self.merge_commit_seq: dict[str, int] = {}
+        else:
+            self.merge_seq_of = dict(carry.merge_seq_of)
+            self.merge_date = dict(carry.merge_date)
+            self.merge_commit_seq = dict(carry.merge_commit_seq)
+            merges = merges[n_old:]
+        for mr in merges:
+            rec = mr.record
+            self.merge_date[rec.seq] = norm_date(rec.date)
+            self.merge_commit_seq.setdefault(rec.merge_commit, rec.seq)
+            for p in rec.artifacts:
+                self.merge_seq_of.setdefault(p, rec.seq)
 
     def _may_withdraw_words(self, path: str, w: m.Withdrawal, tid: str) -> bool:
         """D-3 v3.30: a gloss or explainer version may also be withdrawn by its author or a
@@ -140,10 +180,11 @@ class _Index:
         return cur
 
     def dir_of(self, n: Node) -> str:
-        """The node's directory as a string (``network.ids.node_dir``), memoised."""
+        """The node's directory as a string (``network.ids.node_dir``), memoised: the
+        ref's ids were checked when it was made, so it is joined as text."""
         d = self._dirs.get(n.ref)
         if d is None:
-            d = self._dirs[n.ref] = str(n.ref.dir)
+            d = self._dirs[n.ref] = f"targets/{n.ref.target}/nodes/{n.ref.node}"
         return d
 
     # -- trust (ruling 14) -------------------------------------------------------------
@@ -605,16 +646,24 @@ class _Index:
 
 
 class _TargetIndexes(dict[str, _TargetIndex]):
-    """The per-target indexes of an :class:`_Index`, each built when first read (the
-    same index the whole-graph build gives: a target's index reads that target alone)."""
+    """Target id → its :class:`_TargetIndex`, each built when first read (issue 17: an
+    incremental update reads only the targets a merge touched). Building one may list
+    shelvings as unverified, so :meth:`all` builds every one before ``unverified`` is
+    read whole."""
 
     def __init__(self, ix: _Index) -> None:
         super().__init__()
-        self.ix = ix
+        self._ix = ix
 
     def __missing__(self, tid: str) -> _TargetIndex:
-        ti = self[tid] = self.ix._target_index(self.ix.g.targets[tid])
+        ti = self[tid] = self._ix._target_index(self._ix.g.targets[tid])
         return ti
+
+    def all(self) -> None:
+        """Build the index of every target not built yet."""
+        for tid in self._ix.g.targets:
+            if tid not in self:
+                self[tid]  # built by __missing__
 
 
 _CACHE: dict[int, tuple[weakref.ref[Graph], _Index]] = {}
@@ -624,11 +673,33 @@ def _ix(graph: Graph) -> _Index:
     entry = _CACHE.get(id(graph))
     if entry is not None and entry[0]() is graph:
         return entry[1]
-    ix = _Index(graph)
+    return _remember(graph, _Index(graph))
+
+
+def _remember(graph: Graph, ix: _Index) -> _Index:
     key = id(graph)
     cache = _CACHE  # bound now: the callback may run while the interpreter shuts down
     _CACHE[key] = (weakref.ref(graph, lambda _r: cache.pop(key, None)), ix)
     return ix
+
+
+def carry_index(old: Graph, new: Graph, added: set[str]) -> None:
+    """Build ``new``'s index from ``old``'s, when ``old``'s is built, the keys are the
+    same and ``new``'s attestations are ``old``'s and those at the paths ``added`` (issue
+    17: an incremental update then reads only the attestations and merge records a merge
+    added). The caller vouches that no attestation or merge record of ``old`` changed or
+    went (:func:`network.record.incremental.plan_update` plans such a change in full);
+    an index already built for ``new`` is kept."""
+    entry = _CACHE.get(id(new))
+    if entry is not None and entry[0]() is new:
+        return
+    prev = _CACHE.get(id(old))
+    if prev is None or prev[0]() is not old or old.keys != new.keys:
+        return
+    fresh = [rf for rf in new.attestations if rf.path in added]
+    if len(new.attestations) != len(old.attestations) + len(fresh):
+        return
+    _remember(new, _Index(new, carry=(prev[1], fresh)))
 
 
 def _check(ix: _Index, target: str, node: str) -> None:

@@ -107,8 +107,7 @@ def unverified(graph: Graph) -> frozenset[str]:
         for n in t.nodes.values():
             for cl in n.closures:
                 ix.closure_signed(cl)
-    for tid in graph.targets:  # each target's index adds its shelvings that fail
-        ix.t[tid]
+    ix.t.all()  # a target's index lists its shelvings that do not verify
     out = set(ix.unverified)
     for tid, t in graph.targets.items():
         cur = ix.curators_of(tid)
