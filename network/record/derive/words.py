@@ -139,6 +139,7 @@ def words_needed(graph: Graph, target: str | None = None,
             chains = {"gloss": words_chains(graph, tid, nid, "gloss"),
                       "explainer": words_chains(graph, tid, nid, "explainer")}
             status = ix.status(tid, nid)
+            shown = outlines.current(n, graph)  # the gate-signed outlines of these bytes
             for path, sha, k, words in sorted(wanted):
                 if kind is not None and k != kind:
                     continue
@@ -152,7 +153,7 @@ def words_needed(graph: Graph, target: str | None = None,
                     continue
                 out.append({"target": tid, "node": nid, "file": path, "sha256": sha,
                             "kind": k, "words": words, "why": why, "status": status,
-                            "outline": next((o.path for o in outlines.current(n, graph)
+                            "outline": next((o.path for o in shown
                                              if o.record.proof == path), None)})
     return out
 
