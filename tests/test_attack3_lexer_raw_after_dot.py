@@ -28,11 +28,8 @@ from network.gate.artifacts import (
     import_time_problems,
     statement_command_findings,
 )
-from network.gate.diff import diff_commits
 from network.gate.lean_lex import lex
-from network.gate.step2 import run_steps_1_2
-from network.record.loader import load_graph
-from tests.graphs import GraphBuilder, git_commit
+from tests.test_gate_import_screen import proof_step2
 
 #: quote-free import-time code (the checkers' import evaluates the unexpander's value)
 PAYLOAD = ("@[app_unexpander Eq] def u : Lean.PrettyPrinter.Unexpander := fun _ =>\n"
@@ -73,17 +70,9 @@ def test_a_statement_cannot_hide_a_command_so() -> None:
 
 
 def test_step_2_refuses_the_attack(tmp_path: Path) -> None:
-    b = GraphBuilder(tmp_path / "g")
-    b.base()
-    b.target("demo")
-    b.node("demo", "root")
-    base = git_commit(b.root, "base")
-    path = b.proof("demo", "root", hostile(PAYLOAD))
-    head = git_commit(b.root, "attack")
-    r = run_steps_1_2(diff_commits(b.root, base, head), load_graph(b.root, commit=base),
-                      "alice")
-    assert not r.step2.ok
-    assert {d.code for d in r.step2.diagnostics if d.path == path} & {
+    step2, path = proof_step2(tmp_path / "g", hostile(PAYLOAD))
+    assert not step2.ok
+    assert {d.code for d in step2.diagnostics if d.path == path} & {
         "import-time-code", "lean-lex-ambiguous"}
 
 

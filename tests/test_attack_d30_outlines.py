@@ -29,6 +29,7 @@ from network.record import outlines
 from network.record.loader import load_graph
 from tests.graphs import GraphBuilder, git_commit
 from tests.test_gate_actors import gate
+from tests.test_outline import signed_outline
 from tests.test_pertinence import (
     OTHER_SENTENCE,
     SENTENCE,
@@ -89,13 +90,6 @@ def test_an_outline_within_the_limits_is_still_written() -> None:
 # --- outlines: stale bytes -------------------------------------------------------------------
 
 
-def _signed_outline(b: GraphBuilder, rec: m.Outline, *, kind: str = "gate") -> str:
-    """The outline record's JSON as the post-merge job writes it: signed with the
-    builder's gate key (or with ``kind="approval"``, a key no gate holds)."""
-    doc = rec.model_dump(mode="json", by_alias=True, exclude_none=True)
-    return json.dumps(b.signed(m.Outline, doc, "gate", kind=kind)) + "\n"
-
-
 def _graph_with_outline(tmp_path: Path, outline_bytes: bytes, *, node: str = "root",
                         named_node: str | None = None, sign: str | None = "gate",
                         tamper: bool = False, merge_seq: int = 1) -> Any:
@@ -111,7 +105,7 @@ def _graph_with_outline(tmp_path: Path, outline_bytes: bytes, *, node: str = "ro
                          merge_seq=merge_seq, toolchain=PIN)
     assert rec is not None
     text = (rec.model_dump_json(by_alias=True, exclude_none=True) + "\n" if sign is None
-            else _signed_outline(b, rec, kind=sign))
+            else signed_outline(b, rec, kind=sign))
     if tamper:  # a step's claim changed after the gate signed
         doc = json.loads(text)
         doc["steps"][0]["claim"] = "False"
@@ -186,7 +180,7 @@ def test_get_node_leaves_out_a_stale_outline(tmp_path: Path) -> None:
         path = "targets/demo/nodes/root/outline/Proof.json"
         rec = _rec(_result([_step(1)]), proof_bytes=b"bytes no file of root holds")
         assert rec is not None
-        api.graph.write(path, _signed_outline(api.graph, rec))
+        api.graph.write(path, signed_outline(api.graph, rec))
         git_commit(api.graph.root, "stale outline")
         body = api.client.get("/targets/demo/nodes/root?include=outline").json()
         assert not body.get("outline")

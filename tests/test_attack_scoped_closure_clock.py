@@ -30,22 +30,15 @@ from gate_scenarios import ND, T, base_repo, precheck_raw, scenarios
 from standin import RecordedToolchain
 
 from tests.graphs import BUILDER_GATE_KEY, GraphBuilder, git_commit
+from tests.test_gate_scoped import OTHER, _other_target
 
-OTHER = "other"
 OLD_KEY = Ed25519PrivateKey.from_private_bytes(bytes(range(32)))
 
 
 def _base(root: Path) -> tuple[GraphBuilder, str, str]:
     sc = scenarios()["close-root-resolves"]
     b, _base0 = base_repo(root, **sc.base)
-    b.target(OTHER)
-    b.steward(OTHER, "steve")
-    b.node(OTHER, "root", statement="theorem Other.main : True := by\n  sorry\n",
-           declaration="Other.main")
-    b.node(OTHER, "lemma", statement="theorem Other.lemma : True := by\n  sorry\n",
-           declaration="Other.lemma", proof="theorem Other.lemma : True := trivial\n")
-    b.merge([f"targets/{OTHER}/nodes/lemma/Proof.lean"], date="2026-03-01",
-            artifact_kind="proof")
+    _other_target(b)
     seq = b._merge_seq  # other's merge: its artifacts name other's nodes alone
     # a retired gate key, valid until before that merge
     key = public_key_record(OLD_KEY, "old-gate", "gate", "2000-01-01", "2026-02-15")

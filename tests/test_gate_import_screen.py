@@ -25,6 +25,7 @@ from network.gate.artifacts import (
 )
 from network.gate.diff import diff_commits
 from network.gate.outline import printing_problem
+from network.gate.result import StepResult
 from network.gate.run import run_gate
 from network.gate.sandbox import Sandbox
 from network.gate.step2 import run_steps_1_2
@@ -136,6 +137,21 @@ def repo(tmp_path: Path) -> tuple[GraphBuilder, str]:
     b.node(T, "lemma", proof="theorem stmt_lemma : True := trivial\n")
     b.merge([f"{ND}/lemma/Proof.lean"])
     return b, git_commit(b.root, "base")
+
+
+def proof_step2(root: Path, text: str) -> tuple[StepResult, str]:
+    """Step 2 of a pull request that writes ``text`` as ``demo/root``'s Proof.lean on a
+    fresh graph at ``root``: (the step result, the proof's graph path)."""
+    b = GraphBuilder(root)
+    b.base()
+    b.target(T)
+    b.node(T, "root")
+    base = git_commit(b.root, "base")
+    path = b.proof(T, "root", text)
+    head = git_commit(b.root, "attack")
+    r = run_steps_1_2(diff_commits(b.root, base, head), load_graph(b.root, commit=base),
+                      "alice")
+    return r.step2, path
 
 
 def _codes(b: GraphBuilder, base: str) -> list[tuple[str, str]]:

@@ -415,11 +415,16 @@ def test_the_post_merge_job_writes_what_the_toolchain_answers_gate_signed(
 # --- get_node and the node page --------------------------------------------------------------
 
 
-def _write_outline(b: GraphBuilder, rec: m.Outline, path: str) -> None:
-    """The outline as the post-merge job writes it: signed with the builder's gate key
-    (only a gate-signed outline is shown, ruling 14)."""
+def signed_outline(b: GraphBuilder, rec: m.Outline, *, kind: str = "gate") -> str:
+    """The outline record's JSON as the post-merge job writes it: signed with the
+    builder's gate key (or with ``kind="approval"``, a key no gate holds); only a
+    gate-signed outline is shown (ruling 14)."""
     doc = rec.model_dump(mode="json", by_alias=True, exclude_none=True)
-    b.write(path, json.dumps(b.signed(m.Outline, doc, "gate", kind="gate")) + "\n")
+    return json.dumps(b.signed(m.Outline, doc, "gate", kind=kind)) + "\n"
+
+
+def _write_outline(b: GraphBuilder, rec: m.Outline, path: str) -> None:
+    b.write(path, signed_outline(b, rec))
 
 
 @pytest.fixture()
