@@ -26,7 +26,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from network.errors import catalog_json
-from network.record import incremental, products
+from network.record import derive, incremental, products
 from network.record.incremental import (
     changed_paths,
     plan_update,
@@ -36,6 +36,7 @@ from network.record.incremental import (
 )
 from network.record.loader import PRODUCT_PATHS_RE, load_graph, open_source
 from network.record.reload import reload_graph
+from network.record.target_scan import scan_targets
 from tests.graphs import GraphBuilder, git_commit
 
 TARGETS = ("alpha", "beta", "gamma")
@@ -183,6 +184,11 @@ def _checked(root: Path, steps: list[tuple[str, int, int]], parsed: list[bool]) 
                                wraps=incremental._incremental_parsed) as spy:
             got, plan = update_products_planned(old, new, changed, prev)
         want = products.products(new)
+        memo = derive._ix(new).products_memo.get(incremental._ZERO_MEMO)
+        if memo is not None:  # what the next update reads instead of scanning the bytes
+            assert memo[0] is got["frontier.json"], op
+            assert ({t: r for t, r in memo[1].items() if r}
+                    == incremental._zero_attempt_ready(got["frontier.json"])), op
         if plan.full is None:
             parsed.append(spy.called)
             # both ways to an incremental update (the frontier's bytes spliced, or read
@@ -197,6 +203,15 @@ def _checked(root: Path, steps: list[tuple[str, int, int]], parsed: list[bool]) 
             dirty = {p.split("/")[1] for p in changed if p.startswith("targets/")}
             assert all(again.targets[t] is old.targets[t] for t in old.targets
                        if t not in dirty and t in new.targets), op  # taken over, not re-read
+            # the update on a reloaded graph: its index carries the old one's scans of
+            # every target the reload took over (network/record/target_scan.py)
+            shared = reload_graph(old, open_source(root), changed)
+            assert update_products_planned(old, shared, changed, prev)[0] == want, op
+            old_scans, new_scans = derive._ix(old).scans, derive._ix(shared).scans
+            for t in old.targets:
+                if t in shared.targets and shared.targets[t] is old.targets[t]:
+                    assert new_scans[t] is old_scans[t], (op, t)
+            assert new_scans == scan_targets(shared), op
         assert sorted(got) == sorted(want), (op, plan)
         for path in want:
             assert got[path] == want[path], (op, path, plan)

@@ -39,10 +39,13 @@ clock and the whole panel).
 
 What an update reads is the touched targets, not the graph (issue 17: a one-node merge at
 100,000 nodes under 1 s): the new graph's index takes the old one's trust and merge facts
-(:func:`network.record.derive._index.carry_index`) and builds a target's part when a
-derivation first reads it; frontier.json is spliced as bytes (each touched target's
+(:func:`network.record.derive._index.carry_index`: what the planner asks of the merge log
+and attestations, which targets hold which closures, and each shared target's scan of
+:mod:`network.record.target_scan`) and builds a target's part when a derivation first
+reads it; frontier.json is spliced as bytes (each touched target's
 entries cut out and its new ones put in), never parsed whole, and an untouched target's
-index row is carried to the new clock from one pattern over those bytes; every other
+index row is carried to the new clock from one pattern over those bytes (or from what
+the update before left in the old graph's index for these very bytes); every other
 product is the previous bytes with ``as_of`` patched in. A touched target with no frontier
 entries before or after, or a target gone, takes the way that reads frontier.json whole
 (:func:`_incremental_parsed`); ``tests/test_incremental_products.py`` holds both ways equal
@@ -141,6 +144,7 @@ def plan_update(old: Graph, new: Graph, changed: Iterable[str]) -> Plan:
                     moved)
     touched: set[str] = set()
     added_records: set[str] = set()
+    merges: list[m.MergeRecord] = []
     for path in sorted(set(changed)):
         if PRODUCT_PATHS_RE.fullmatch(path):
             continue
@@ -152,19 +156,10 @@ def plan_update(old: Graph, new: Graph, changed: Iterable[str]) -> Plan:
             else None
         lrf = _record_at(new.ledger, path) if added and parts[0] == "ledger" else None
         if att is not None:
-            touched.update(_attestation_targets(att.record))
+            touched.update(derive.attestation_targets(att.record))
             added_records.add(path)
         elif mrf is not None:
-            rec = mrf.record
-            touched.update(t for p in rec.artifacts if (t := _target_of(p)) is not None)
-            named = (_record_at(new.attestations, rec.attestation)
-                     if rec.attestation is not None else None)
-            if named is not None:
-                touched.update(_attestation_targets(named.record))
-            for rf in new.attestations:
-                if rf.record.graph_commit == rec.merge_commit:
-                    touched.update(_attestation_targets(rf.record))
-            touched.update(_closures_naming(new, rec.seq))
+            merges.append(mrf.record)
             added_records.add(path)
         elif lrf is not None and isinstance(lrf.record, m.LedgerLine):
             touched.add(lrf.record.target)
@@ -179,16 +174,36 @@ def plan_update(old: Graph, new: Graph, changed: Iterable[str]) -> Plan:
     # every change is local or an added attestation, merge record or ledger line: the new
     # index can take the old one's trust and merge facts (when the old one is built)
     derive.carry_index(old, new, added_records)
+    if merges:
+        ix = derive._ix(new)
+        for rec in merges:
+            touched.update(t for p in rec.artifacts if (t := _target_of(p)) is not None)
+            named = (_record_at(new.attestations, rec.attestation)
+                     if rec.attestation is not None else None)
+            if named is not None:
+                touched.update(derive.attestation_targets(named.record))
+            # attestations judged at its commit (staleness, D-8), closures dated by it
+            touched.update(ix.commit_targets.get(rec.merge_commit, ()))
+            touched.update(tid for tid, scan in ix.scans.items()
+                           if rec.seq in scan.closure_seqs)
     for tid, tgt in new.targets.items():
         if tgt.motions or tgt.votes or tgt.steward_acts:
             touched.add(tid)  # their judgments read the clock and the whole panel
     if moved:
         touched.update(_clock_sensitive(new, old_now, new_now))
-    day = old_now[:10]  # a record date's first ten characters are its day (norm_date)
-    settled = (all(rf.record.date[:10] <= day for rf in old.merges)
-               and all(rf.record.timestamp[:10] <= day for rf in old.attestations))
     return Plan(None, frozenset(t for t in touched if t in new.targets), moved,
-                old_now, new_now, settled)
+                old_now, new_now, _dates_settled(old, old_now[:10]))
+
+
+def _dates_settled(old: Graph, day: str) -> bool:
+    """Whether no merge record or attestation of ``old`` is dated after ``day`` (a record
+    date's first ten characters are its day, :func:`derive.norm_date`): read from
+    ``old``'s index when it is built, else from every record."""
+    ix = derive.index_if_built(old)
+    if ix is not None:
+        return max(ix.merge_latest_day, ix.att_latest_day) <= day
+    return (all(rf.record.date[:10] <= day for rf in old.merges)
+            and all(rf.record.timestamp[:10] <= day for rf in old.attestations))
 
 
 def _record_at(records: list[Any], path: str) -> Any:
@@ -198,20 +213,6 @@ def _record_at(records: list[Any], path: str) -> Any:
     if i < len(records) and records[i].path == path:
         return records[i]
     return next((rf for rf in records if rf.path == path), None)
-
-
-def _attestation_targets(att: m.Attestation) -> set[str]:
-    out = {att.target}
-    out.update(t for a in att.artifacts if (t := _target_of(a.path)) is not None)
-    return out
-
-
-def _closures_naming(graph: Graph, seq: int) -> set[str]:
-    """Targets holding a closure record whose ``merge_seq`` is ``seq`` (its signature is
-    judged at that merge's date, D-12 v3.42)."""
-    return {tid for tid, t in graph.targets.items()
-            if any(rf.record.merge_seq == seq for n in t.nodes.values() if n.closures
-                   for rf in n.closures)}
 
 
 def _clock_sensitive(new: Graph, old_now: str, new_now: str) -> set[str]:
@@ -303,10 +304,11 @@ def update_products_planned(old: Graph, new: Graph, changed: Iterable[str],
                             plan.new_now)
         if plan.full is not None:
             return P.products(new), plan
-        return _incremental(new, plan, previous), plan
+        return _incremental(old, new, plan, previous), plan
 
 
-def _incremental(new: Graph, plan: Plan, previous: Mapping[str, bytes]) -> dict[str, bytes]:
+def _incremental(old: Graph, new: Graph, plan: Plan,
+                 previous: Mapping[str, bytes]) -> dict[str, bytes]:
     now = derive.now(new)
     as_of = orjson.dumps(now)
     old_size = orjson.loads(previous["info.json"]).get("counts", {}).get("frontier")
@@ -317,7 +319,14 @@ def _incremental(new: Graph, plan: Plan, previous: Mapping[str, bytes]) -> dict[
     front, size, fresh = spliced
     out: dict[str, bytes] = {"frontier.json": front}
     out["info.json"] = P.render(P.info_json(new, size))
-    zero = _zero_attempt_ready(previous["frontier.json"]) if plan.clock_moved else {}
+    known = _known_zero_ready(old, previous["frontier.json"])
+    zero = (known if known is not None else _zero_attempt_ready(previous["frontier.json"])
+            ) if plan.clock_moved else known
+    if zero is not None:  # the next update reads the new frontier's without a scan
+        after = {tid: ready for tid, ready in zero.items() if tid not in fresh}
+        after.update((tid, _zero_ready(entries)) for tid, entries in fresh.items())
+        derive._ix(new).products_memo[_ZERO_MEMO] = (front, after)
+    zero = zero or {}
     old_rows = {r["id"]: r for r in orjson.loads(previous["targets/index.json"])["targets"]}
     rows: list[dict[str, Any]] = []
     for tid in new.targets:
@@ -356,8 +365,7 @@ def _incremental_parsed(new: Graph, plan: Plan,
     for tid in new.targets:
         row = None if tid in touched else old_rows.get(tid)
         if row is not None and plan.clock_moved:
-            row = _row_at_clock(row, [e["ready_since"] for e in by_target.get(tid, [])
-                                      if e["attempts"] == 0 and e["ready_since"]], plan)
+            row = _row_at_clock(row, _zero_ready(by_target.get(tid, [])), plan)
         rows.append(row if row is not None else P.index_row(new, tid, nodes))
     out["targets/index.json"] = P.render({"schema": "index/v1", "as_of": now,
                                           "targets": rows})
@@ -395,15 +403,24 @@ def _graph_jsons(new: Graph, plan: Plan, previous: Mapping[str, bytes], as_of: b
 _AS_OF = b'\n  "as_of": '
 
 
-def _with_as_of(data: bytes, as_of: bytes) -> bytes:
-    """A product's bytes with its top-level ``as_of`` value (the first line
-    ``  "as_of": <value>,``, two spaces in) replaced by ``as_of``, JSON bytes; unchanged
-    when it has none."""
+def _as_of_span(data: bytes) -> tuple[int, int] | None:
+    """Where a product's top-level ``as_of`` value lies in its bytes (the first line
+    ``  "as_of": <value>,``, two spaces in): (start, end) offsets, or None when it has
+    none."""
     i = data.find(_AS_OF)
     j = data.find(b",\n", i) if i >= 0 else -1
-    if j < 0:
+    return (i + len(_AS_OF), j) if j >= 0 else None
+
+
+def _with_as_of(data: bytes, as_of: bytes) -> bytes:
+    """A product's bytes with its top-level ``as_of`` value replaced by ``as_of``, JSON
+    bytes (one copy: a graph.json is megabytes, and an update patches every untouched
+    target's); unchanged when it has none."""
+    span = _as_of_span(data)
+    if span is None:
         return data
-    return b"".join((data[:i + len(_AS_OF)], as_of, data[j:]))
+    view = memoryview(data)
+    return b"".join((view[:span[0]], as_of, view[span[1]:]))
 
 
 _NODES_OPEN = b'{\n  "nodes": [\n'
@@ -459,18 +476,42 @@ def _spliced_frontier(new: Graph, plan: Plan, old: bytes, old_size: int, as_of: 
         cuts.append((start, end, rendered[len(_NODES_OPEN):-len(_NODES_CLOSE)]))
         removed += count
         fresh[tid] = entries
+    span = _as_of_span(old[:body + 1])
+    if span is not None:
+        cuts.append((span[0], span[1], as_of))
     cuts.sort()
     if any(a[1] > b[0] for a, b in itertools.pairwise(cuts)):
         return None
-    pieces: list[bytes] = []
+    view = memoryview(old)
+    pieces: list[bytes | memoryview] = []
     at = 0
     for start, end, repl in cuts:
-        pieces += [old[at:start], repl]
+        pieces += [view[at:start], repl]
         at = end
-    pieces.append(old[at:])
-    data = _with_as_of(b"".join(pieces), as_of)
+    pieces.append(view[at:])
     size = old_size - removed + sum(len(v) for v in fresh.values())
-    return data, size, fresh
+    return b"".join(pieces), size, fresh
+
+
+_ZERO_MEMO = "frontier zero-attempt ready"
+
+
+def _known_zero_ready(old: Graph, front: bytes) -> dict[str, list[str]] | None:
+    """:func:`_zero_attempt_ready` of ``front`` when the update that derived ``old``'s
+    products left it in ``old``'s index for these very bytes (issue 17: the scan reads
+    the whole frontier), else None."""
+    ix = derive.index_if_built(old)
+    memo = ix.products_memo.get(_ZERO_MEMO) if ix is not None else None
+    if memo is None or not (memo[0] is front or memo[0] == front):
+        return None
+    known: dict[str, list[str]] = memo[1]
+    return known
+
+
+def _zero_ready(entries: list[dict[str, Any]]) -> list[str]:
+    """The ``ready_since`` of each frontier entry with no attempt (as
+    :func:`_zero_attempt_ready` reads them from the bytes)."""
+    return [e["ready_since"] for e in entries if e["attempts"] == 0 and e["ready_since"]]
 
 
 def _zero_attempt_ready(front: bytes) -> dict[str, list[str]]:

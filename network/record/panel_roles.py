@@ -29,17 +29,17 @@ derivation's to say; it reaches this module as an :data:`InvitationJudge` throug
 from __future__ import annotations
 
 import calendar
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Literal, Protocol
 
 from network.errors import define
 from network.record import models as m
 from network.record import trust
-from network.record.scoped import scanned_nodes
 
 if TYPE_CHECKING:
     from network.record.loader import Graph, Node, RecordFile
+    from network.record.target_scan import TargetScan
 
 define("steward-already-in-force", 2, 409,
        "A steward join names someone who already stands as a steward of the target "
@@ -304,11 +304,13 @@ class Stewardship:
 
 class RoleIndex(Protocol):
     """What the derivation needs of derive's index: the graph, who curates a target,
-    whether a signature verifies, when a path merged, and which v3 records are withdrawn."""
+    whether a signature verifies, when a path merged, which v3 records are withdrawn, and
+    each target's nodes holding role-signed acts (``scans``)."""
 
     g: Graph
     now: str | None
     withdrawn: set[str]
+    scans: Mapping[str, TargetScan]
 
     def curators_of(self, tid: str) -> set[str]: ...
 
@@ -446,19 +448,19 @@ def act_finding(state: PanelState, graph: Graph, curators: set[str], act: m.Stew
     return None
 
 
-def _signed_acts(g: Graph) -> Iterator[tuple[str, str, str, m.Signature, Any, str]]:
+def _signed_acts(g: Graph, scans: Mapping[str, TargetScan]
+                 ) -> Iterator[tuple[str, str, str, m.Signature, Any, str]]:
     """(target, actor, path, signature, signed body, own date) of every role-signed record
     of a target that counts as a steward's act for lapse (D-32 v3.34): shelvings,
     literature readings, withdrawals, words approvals, and the panel's motions and
-    votes."""
+    votes. ``scans`` lists each target's nodes holding such records
+    (:func:`network.record.target_scan.scan_targets`)."""
     for tid, t in g.targets.items():
         recs: list[RecordFile[Any]] = [*t.withdrawals, *t.motions, *t.votes]
-        worded: list[Node] = []
-        for n in scanned_nodes(t):  # most nodes hold none of these: test before copying
-            if n.shelvings or n.literature or n.withdrawals:
-                recs += [*n.shelvings, *n.literature, *n.withdrawals]
-            if n.glosses or n.explainers:
-                worded.append(n)
+        scan = scans[tid]
+        for n in scan.acted:
+            recs += [*n.shelvings, *n.literature, *n.withdrawals]
+        worded: tuple[Node, ...] = scan.worded
         for rf in recs:
             rec = rf.record
             if rec.signature is not None:
@@ -512,7 +514,7 @@ def derive_panel(ix: RoleIndex, judge: InvitationJudge = invitation_passed) -> P
     g = ix.g
     numbers = policy_numbers(g)
     state = PanelState(numbers, ix.now)
-    for tid, who, path, sig, body, own in _signed_acts(g):
+    for tid, who, path, sig, body, own in _signed_acts(g, ix.scans):
         if sig.signer == who and ix.signature_verifies(body, sig, who, own):
             state.activity.setdefault((tid, who), []).append(
                 _full(ix.merged_date(path) or own))

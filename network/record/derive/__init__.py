@@ -31,8 +31,9 @@ re-exported here, so ``from network.record.derive import X`` and ``derive.X`` ar
 interface and the modules are where to read:
 
 * ``_common``: catalog codes, constants, :func:`norm_date`, the result types;
-* ``_index``: :class:`_Index`, the memoised index everything reads, :func:`_ix`, and
-  :func:`carry_index` (a merged graph's index from the one before it, issue 17);
+* ``_index``: :class:`_Index`, the memoised index everything reads, :func:`_ix`,
+  :func:`carry_index` (a merged graph's index from the one before it, issue 17),
+  :func:`index_if_built` and :func:`attestation_targets`;
 * ``_shared``: private helpers several families read (attempt facts, readiness, frontier
   membership, route liveness, a proof's footprint);
 * ``roles``: the clock, merged and withdrawn paths, who holds a role, :func:`unverified`;
@@ -67,7 +68,7 @@ from network.record.derive._common import (
 )
 from network.record.derive._index import _Index as _Index
 from network.record.derive._index import _ix as _ix
-from network.record.derive._index import carry_index
+from network.record.derive._index import attestation_targets, carry_index, index_if_built
 from network.record.derive.frontier_view import (
     attempt_facts,
     frontier,
@@ -145,6 +146,7 @@ __all__ = [
     "TargetStatus",
     "approach_views",
     "attempt_facts",
+    "attestation_targets",
     "carry_index",
     "claimable",
     "completed_review_vouches",
@@ -154,6 +156,7 @@ __all__ = [
     "frontier_entry",
     "graph_view",
     "holds_role",
+    "index_if_built",
     "is_merged",
     "is_question",
     "ledger_views",

@@ -10,6 +10,7 @@ public derivation of :mod:`network.record.derive` reads through it.
 from __future__ import annotations
 
 import weakref
+from collections.abc import Mapping
 from typing import Any
 
 from network import ids
@@ -26,7 +27,7 @@ from network.record.derive._common import (
     norm_date,
 )
 from network.record.loader import Graph, Node, RecordFile, Target
-from network.record.scoped import scanned_nodes
+from network.record.target_scan import TargetScan, scan_targets
 
 
 class _Index:
@@ -46,6 +47,9 @@ class _Index:
         self._curators: dict[str, set[str]] = {}
         self._verified: dict[tuple[str, bool, bool], bool] = {}
         self.withdrawn: set[str] = set()
+        # the few nodes of each target holding records read across targets (issue 17)
+        self.scans: Mapping[str, TargetScan] = scan_targets(
+            g, carry[0].scans if carry is not None else None)
         self.steward_records: dict[str, list[RecordFile[m.Steward]]] = {
             tid: [rf for rf in t.stewards if self._steward_verified(tid, rf)]
             for tid, t in g.targets.items()}
@@ -70,26 +74,42 @@ class _Index:
         self._flags: dict[tuple[str, str], NodeFlags] = {}
         self._claimable: dict[tuple[str, str], tuple[bool, str | None]] = {}
         self._labels: dict[tuple[str, str], Label] = {}
+        #: what an incremental update learnt of the products derived from this graph,
+        #: for the next update (network/record/incremental.py); never read by a derivation
+        self.products_memo: dict[str, Any] = {}
 
     # -- basic facts ------------------------------------------------------------------
 
     def _attestation_facts(
             self, carried: tuple[_Index, list[RecordFile[m.Attestation]]] | None) -> None:
         """Merged (path, SHA-256) pairs, first attestation dates, attestations by node and
-        the pass attestations no gate key signs (ruling 14): each attestation is judged
-        alone, so a carried index's facts stand and only the attestations added are read."""
+        the pass attestations no gate key signs (ruling 14); and, over every verdict, the
+        targets of the attestations judged at each graph commit (``commit_targets``) and
+        the latest timestamp's day (``att_latest_day``, ``""`` with none). Each
+        attestation is judged alone, so a carried index's facts stand and only the
+        attestations added are read."""
         atts = self.g.attestations
         if carried is None:
             self.merged: set[tuple[str, str]] = set()
             self.att_date: dict[str, str] = {}
             self.atts_by_node: dict[tuple[str, str], list[m.Attestation]] = {}
             self.att_unverified: set[str] = set()
+            self.commit_targets: dict[str, frozenset[str]] = {}
+            self.att_latest_day = ""
         else:
             carry, atts = carried
             self.merged = set(carry.merged)
             self.att_date = dict(carry.att_date)
             self.atts_by_node = dict(carry.atts_by_node)  # a list is copied before it grows
             self.att_unverified = set(carry.att_unverified)
+            self.commit_targets = dict(carry.commit_targets)
+            self.att_latest_day = carry.att_latest_day
+        for att in atts:  # every verdict: what an incremental update plans by (issue 17)
+            a = att.record
+            self.commit_targets[a.graph_commit] = (
+                self.commit_targets.get(a.graph_commit, frozenset())
+                | attestation_targets(a))
+            self.att_latest_day = max(self.att_latest_day, a.timestamp[:10])
         copied: set[tuple[str, str]] = set()
         passed = [att for att in atts if att.record.verdict == "pass"]
         signed = trust.gate_signed_paths(passed, self.g.keys)  # only a pass is a verdict
@@ -111,8 +131,9 @@ class _Index:
                     self.att_date[art.path] = ts
 
     def _merge_facts(self, carry: _Index | None) -> None:
-        """Each merge's date, the first merge naming a path or a merge commit: ``carry``'s
-        facts stand when the old merge log is a prefix of this one."""
+        """Each merge's date, the first merge naming a path or a merge commit, the latest
+        merge's day (``merge_latest_day``, ``""`` with none): ``carry``'s facts stand when
+        the old merge log is a prefix of this one."""
         merges = self.g.merges
         n_old = len(carry.g.merges) if carry is not None else 0
         if carry is None or n_old > len(merges) or (
@@ -120,13 +141,16 @@ class _Index:
             self.merge_seq_of: dict[str, int] = {}
             self.merge_date: dict[int, str] = {}
             self.merge_commit_seq: dict[str, int] = {}
+            self.merge_latest_day = ""
         else:
             self.merge_seq_of = dict(carry.merge_seq_of)
             self.merge_date = dict(carry.merge_date)
             self.merge_commit_seq = dict(carry.merge_commit_seq)
+            self.merge_latest_day = carry.merge_latest_day
             merges = merges[n_old:]
         for mr in merges:
             rec = mr.record
+            self.merge_latest_day = max(self.merge_latest_day, rec.date[:10])
             self.merge_date[rec.seq] = norm_date(rec.date)
             self.merge_commit_seq.setdefault(rec.merge_commit, rec.seq)
             for p in rec.artifacts:
@@ -154,7 +178,7 @@ class _Index:
         for tid, t in self.g.targets.items():
             for rf in t.withdrawals:
                 records.append((rf.path, rf.record, tid))
-            for n in scanned_nodes(t):
+            for n in self.scans[tid].acted:
                 for rf in n.withdrawals:
                     records.append((rf.path, rf.record, tid))
         valid = [(p, w) for p, w, tid in records
@@ -700,6 +724,23 @@ def carry_index(old: Graph, new: Graph, added: set[str]) -> None:
     if len(new.attestations) != len(old.attestations) + len(fresh):
         return
     _remember(new, _Index(new, carry=(prev[1], fresh)))
+
+
+def index_if_built(graph: Graph) -> _Index | None:
+    """``graph``'s memoised index when one is built, else None (never builds one)."""
+    entry = _CACHE.get(id(graph))
+    return entry[1] if entry is not None and entry[0]() is graph else None
+
+
+def attestation_targets(att: m.Attestation) -> frozenset[str]:
+    """The targets an attestation names: its own and each artifact path's
+    (``targets/<t>/...``)."""
+    out = {att.target}
+    for a in att.artifacts:
+        parts = a.path.split("/")
+        if len(parts) >= 3 and parts[0] == "targets":
+            out.add(parts[1])
+    return frozenset(out)
 
 
 def _check(ix: _Index, target: str, node: str) -> None:
