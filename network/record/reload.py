@@ -6,8 +6,11 @@ change are taken over as they are (a Graph is an immutable snapshot, so sharing 
 safe), and only the changed root records and the targets holding a changed path are read
 and validated again, by the loader's own readers. A change to ``policy.json`` (the size
 limit every read obeys), ``curators.json``, ``keys/``, ``identities/`` or ``names/``, or a
-path outside the layout, loads the whole graph again. ``tests/test_incremental_products.py``
-holds the two loads' products equal on random merge sequences.
+path outside the layout, loads the whole graph again. Between two commits the listing
+itself skips every folder whose tree id did not change
+(:meth:`~network.record.source.CommitSource.files_since`). ``tests/test_incremental_products.py``
+holds the two loads' products equal on random merge sequences, and
+``tests/test_reload_listing.py`` the listings equal.
 """
 
 from __future__ import annotations
@@ -19,7 +22,7 @@ from typing import Any
 from network import ids
 from network.errors import LemmataError, Problem, ValidationFailed
 from network.record import loader as L
-from network.record.source import Source
+from network.record.source import CommitSource, Source
 
 _ROOT_LISTS = {"attestations": "attestations", "log": "merges", "ledger": "ledger"}
 
@@ -48,9 +51,18 @@ def reload_graph(old: L.Graph, source: Source, changed: Iterable[str]) -> L.Grap
         return _reload(old, source, changed)
 
 
+def _listing(old: L.Graph, source: Source, problems: list[Problem]) -> dict[str, int]:
+    """What ``source.files`` lists; for two commits, the folders whose tree id did not
+    change are taken from ``old.files`` (:meth:`CommitSource.files_since`)."""
+    if (isinstance(source, CommitSource) and isinstance(old.source, CommitSource)
+            and type(old.files) is dict):
+        return source.files_since(old.source, old.files, problems)
+    return source.files(problems)
+
+
 def _reload(old: L.Graph, source: Source, changed: set[str]) -> L.Graph:
     problems: list[Problem] = []
-    files = source.files(problems)
+    files = _listing(old, source, problems)
     r = L._Reader(source, files, old.policy.max_file_bytes)
     r.problems.extend(problems)
     # every path of old passed the table (old loaded without a problem): judge only the

@@ -7,9 +7,11 @@ submodules, hostile names and oversized files. Refusals are collected as
 
 from __future__ import annotations
 
+import bisect
 import os
 import re
 import stat
+from collections.abc import Mapping
 from pathlib import Path
 from typing import Protocol
 
@@ -257,18 +259,61 @@ class CommitSource:
                     assert isinstance(sub, pygit2.Tree), f"{rel}: tree object missing"
                     stack.append((rel + "/", sub))
                     continue
-                if mode == pygit2.enums.FileMode.LINK:
-                    problems.append(Problem("symlink-refused", "a symbolic link", rel))
+                self._add_file(rel, entry, problems, out, sized)
+
+    def _add_file(self, rel: str, entry: pygit2.Object, problems: list[Problem],
+                  out: dict[str, int], sized: bool) -> None:
+        """List the non-folder tree entry ``entry`` at ``rel`` into ``out`` as
+        :meth:`walk` lists it (a link, a submodule or a hostile name is a problem)."""
+        mode = entry.filemode
+        if mode == pygit2.enums.FileMode.LINK:
+            problems.append(Problem("symlink-refused", "a symbolic link", rel))
+            return
+        if mode == pygit2.enums.FileMode.COMMIT:
+            problems.append(Problem("hostile-path", "a submodule", rel))
+            return
+        why = check_graph_path(rel)
+        if why:
+            problems.append(Problem("hostile-path", why, repr(rel)[1:-1]))
+            return
+        self._blobs[rel] = entry.id
+        out[rel] = self._odb.read_header(entry.id)[1] if sized else -1
+
+    def files_since(self, before: CommitSource, listed: Mapping[str, int],
+                    problems: list[Problem]) -> dict[str, int]:
+        """:meth:`files`, given ``listed``: what :meth:`files` listed for ``before`` (an
+        earlier commit's source in the same repository) without a problem. A folder
+        whose tree id is the same at both commits holds the same files, so its part of
+        ``listed`` is taken over and the folder is not walked (issue 17: a reload after a
+        one-node merge at 100,000 nodes lists a few folders, not 465,000 files)."""
+        keys = list(listed)
+        if keys != sorted(keys):
+            keys.sort()
+        out: dict[str, int] = {}
+        stack: list[tuple[str, pygit2.Tree, pygit2.Tree | None]] = [("", self.tree, before.tree)]
+        while stack:
+            prefix, tree, prev = stack.pop()
+            for entry in tree:
+                name = entry.name or ""
+                rel = f"{prefix}{name}"
+                if prefix == "" and name in _IGNORED_TOP:
                     continue
-                if mode == pygit2.enums.FileMode.COMMIT:
-                    problems.append(Problem("hostile-path", "a submodule", rel))
+                if entry.filemode != pygit2.enums.FileMode.TREE:
+                    self._add_file(rel, entry, problems, out, True)
                     continue
-                why = check_graph_path(rel)
-                if why:
-                    problems.append(Problem("hostile-path", why, repr(rel)[1:-1]))
+                old = prev[name] if prev is not None and name in prev else None
+                same = old is not None and old.filemode == pygit2.enums.FileMode.TREE
+                if same and old is not None and old.id == entry.id:
+                    lo = bisect.bisect_left(keys, rel + "/")
+                    hi = bisect.bisect_left(keys, rel + "0")  # "0" sorts right after "/"
+                    for k in keys[lo:hi]:
+                        out[k] = listed[k]
                     continue
-                self._blobs[rel] = entry.id
-                out[rel] = self._odb.read_header(entry.id)[1] if sized else -1
+                sub = self.repo.get(entry.id)
+                assert isinstance(sub, pygit2.Tree), f"{rel}: tree object missing"
+                was = self.repo.get(old.id) if same and old is not None else None
+                stack.append((rel + "/", sub, was if isinstance(was, pygit2.Tree) else None))
+        return dict(sorted(out.items()))
 
     def lookup(self, path: str) -> int | None:
         """The size in bytes of ``path`` when :meth:`files` would list it (a regular
