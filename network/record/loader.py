@@ -180,6 +180,10 @@ class Graph:
     files: dict[str, int] = field(default_factory=dict)
     #: what a scoped load read (:func:`network.record.scoped.load_scoped`); None: all
     scope: Scope | None = None
+    #: derive's memoised index of this graph (network/record/derive/_index.py), built on
+    #: first use; never part of the record (not compared, not copied by ``replace``), and
+    #: freed with the graph
+    derive_index: Any = field(default=None, init=False, repr=False, compare=False)
 
     def text(self, path: str) -> str:
         """The UTF-8 text of one graph file.

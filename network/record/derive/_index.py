@@ -3,13 +3,13 @@
 :class:`_Index` is everything derived from one Graph, memoised: merged files, trust
 (ruling 14), withdrawals (D-18 v3.27), the stewards' panel (D-32 v3.34), routes, shelving
 (D-14 v3.47), statuses and closures (ruling 1, D-12 v3.42). :func:`_ix` is the one cache
-of indexes (per Graph object, weakly held); :func:`_check` refuses an unknown node. Every
+of indexes: each is kept on its Graph object (``Graph.derive_index``) and freed with it;
+:func:`_check` refuses an unknown node. Every
 public derivation of :mod:`network.record.derive` reads through it.
 """
 
 from __future__ import annotations
 
-import weakref
 from collections.abc import Mapping
 from typing import Any
 
@@ -690,20 +690,17 @@ class _TargetIndexes(dict[str, _TargetIndex]):
                 self[tid]  # built by __missing__
 
 
-_CACHE: dict[int, tuple[weakref.ref[Graph], _Index]] = {}
-
-
 def _ix(graph: Graph) -> _Index:
-    entry = _CACHE.get(id(graph))
-    if entry is not None and entry[0]() is graph:
-        return entry[1]
+    ix = graph.derive_index
+    if isinstance(ix, _Index) and ix.g is graph:
+        return ix
     return _remember(graph, _Index(graph))
 
 
 def _remember(graph: Graph, ix: _Index) -> _Index:
-    key = id(graph)
-    cache = _CACHE  # bound now: the callback may run while the interpreter shuts down
-    _CACHE[key] = (weakref.ref(graph, lambda _r: cache.pop(key, None)), ix)
+    """Keep ``ix`` on ``graph`` itself: the two are freed together (a module-level cache
+    would keep every graph ever indexed alive, since an index holds its graph)."""
+    graph.derive_index = ix
     return ix
 
 
@@ -714,22 +711,21 @@ def carry_index(old: Graph, new: Graph, added: set[str]) -> None:
     added). The caller vouches that no attestation or merge record of ``old`` changed or
     went (:func:`network.record.incremental.plan_update` plans such a change in full);
     an index already built for ``new`` is kept."""
-    entry = _CACHE.get(id(new))
-    if entry is not None and entry[0]() is new:
+    if index_if_built(new) is not None:
         return
-    prev = _CACHE.get(id(old))
-    if prev is None or prev[0]() is not old or old.keys != new.keys:
+    prev = index_if_built(old)
+    if prev is None or old.keys != new.keys:
         return
     fresh = [rf for rf in new.attestations if rf.path in added]
     if len(new.attestations) != len(old.attestations) + len(fresh):
         return
-    _remember(new, _Index(new, carry=(prev[1], fresh)))
+    _remember(new, _Index(new, carry=(prev, fresh)))
 
 
 def index_if_built(graph: Graph) -> _Index | None:
     """``graph``'s memoised index when one is built, else None (never builds one)."""
-    entry = _CACHE.get(id(graph))
-    return entry[1] if entry is not None and entry[0]() is graph else None
+    ix = graph.derive_index
+    return ix if isinstance(ix, _Index) and ix.g is graph else None
 
 
 def attestation_targets(att: m.Attestation) -> frozenset[str]:
