@@ -25,8 +25,10 @@ this module does not track): ``policy.json``, ``curators.json``, ``keys/``,
 removed, a revocation or correction; a steward record or steward act (the steward cap
 counts stewardships over every target, D-32); any withdrawal record (D-18 v3.27: it may
 withdraw a steward record); a target's ``panel/`` motions and votes; a path the layout
-has no place for; no merge before (no clock), or previous products that do not read as
-the old graph's (a missing part, another ``as_of``).
+has no place for; no merge before (no clock), a clock that goes back (the newest merge
+dated before the one before it: progress and stewardship dated after the new clock then
+read differently, which carrying a row or a panel forward cannot say), or previous
+products that do not read as the old graph's (a missing part, another ``as_of``).
 
 The clock ("now", ruling 2) moves with every merge. It enters each ``graph.json`` and
 ``frontier.json`` only as ``as_of`` (patched in place), each index row through the
@@ -142,6 +144,9 @@ def plan_update(old: Graph, new: Graph, changed: Iterable[str]) -> Plan:
     if old_now is None or new_now is None:
         return Plan("no merge log on one side: no clock to carry over", frozenset(new.targets),
                     moved)
+    if new_now < old_now:  # full ISO timestamps (norm_date): compared as text
+        return Plan(f"the clock went back from {old_now} to {new_now}",
+                    frozenset(new.targets), moved, old_now, new_now)
     touched: set[str] = set()
     added_records: set[str] = set()
     merges: list[m.MergeRecord] = []
