@@ -25,7 +25,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from network.record import derive, incremental, products
-from network.record.incremental import Plan, update_products_planned
+from network.record.incremental import Plan, update_products, update_products_planned
 from network.record.loader import load_graph, open_source
 from network.record.reload import reload_graph
 from network.record.target_scan import scan_targets
@@ -153,22 +153,23 @@ def test_closure_naming_a_later_merge_touches_its_target(tmp_path: Path) -> None
 
 
 def test_attestation_judged_at_a_later_merge_touches_its_target(tmp_path: Path) -> None:
-    """A failing attestation of gamma judged at the commit of a merge not yet recorded
-    (any verdict: staleness, D-8): when that merge comes, naming alpha's paths alone,
-    gamma is derived again (the index's ``commit_targets``, carried)."""
+    """Failing attestations of gamma and beta judged at the commit of a merge not yet
+    recorded (any verdict: staleness, D-8): when that merge comes, naming alpha's paths
+    alone, both are derived again (the index's ``commit_targets``, carried)."""
     run = _Run(tmp_path / "g")
     nxt = run.world.seq + 1
 
-    def attest(w: _World) -> None:
-        proof = w.g.proof("gamma", w.open["gamma"][0])
+    def attest(w: _World, tid: str) -> None:
+        proof = w.g.proof(tid, w.open[tid][0])
         w.g.attest([proof], verdict="fail", date=f"{w.day:%Y-%m-%d}",
                    graph_commit=merge_commit_of(nxt))
 
-    run.update(attest)
-    assert "gamma" in derive._ix(run.old).commit_targets[merge_commit_of(nxt)]
+    run.update(lambda w: attest(w, "gamma"))
+    run.update(lambda w: attest(w, "beta"))  # the same graph commit, another target
+    assert derive._ix(run.old).commit_targets[merge_commit_of(nxt)] == {"beta", "gamma"}
     plan = run.update(lambda w: w.step("proof", 0, 0))  # alpha: merge nxt
     assert run.world.seq == nxt
-    assert "gamma" in plan.touched
+    assert plan.touched == {"alpha", "beta", "gamma"}
 
 
 def test_merge_record_with_no_attestation_and_no_artifacts(tmp_path: Path) -> None:
@@ -278,11 +279,11 @@ def _extra_step(w: _World, op: str, pick: int, when: int) -> None:
 
 _ATTACK_STEP = st.tuples(st.sampled_from(_EXTRA_OPS + ("proof", "partial", "postmortem",
                                                        "shelving", "pending",
-                                                       "merge_pending")),
+                                                       "merge_pending", "new_target")),
                          st.integers(0, 50), st.sampled_from([0, 0, 1, 2]))
 
 
-@settings(max_examples=25, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@settings(max_examples=20, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(st.lists(_ATTACK_STEP, min_size=1, max_size=8))
 def test_incremental_equals_full_with_records_read_across_targets(
         steps: list[tuple[str, int, int]]) -> None:
@@ -300,3 +301,46 @@ def test_incremental_equals_full_with_records_read_across_targets(
             assert {t: (s.acted, s.worded, s.closure_seqs) for t, s in scans.items()} == {
                 t: (s.acted, s.worded, s.closure_seqs)
                 for t, s in scan_targets(run.old).items()}, op
+
+
+@pytest.mark.xfail(strict=True, reason="the index holds its graph (ix.g) and the module's "
+                   "cache holds the index: a graph once indexed is never freed")
+def test_an_index_does_not_keep_its_graph_alive(tmp_path: Path) -> None:
+    """derive's index cache is documented as weakly held per Graph object (its entry
+    leaves when the graph goes), so a served snapshot, or an update's old graph with the
+    frontier bytes its memo keeps, is freed once nothing else holds it. The entry's index
+    holds the graph itself, so the weak reference never dies."""
+    import gc
+    import weakref
+
+    _World(tmp_path / "g")
+    graph = load_graph(tmp_path / "g")
+    derive._ix(graph)
+    ref = weakref.ref(graph)
+    del graph
+    gc.collect()
+    assert ref() is None
+
+
+@pytest.mark.xfail(strict=True, raises=(AttributeError, KeyError, TypeError),
+                   reason="previous products of the old clock but of another shape are "
+                   "read, not judged: the update crashes instead of rebuilding in full")
+@pytest.mark.parametrize("part", ["info-counts", "index", "frontier"])
+def test_misshapen_previous_rebuilds_in_full(tmp_path: Path, part: str) -> None:
+    """update_products promises a full rebuild whenever ``previous`` does not read as the
+    old graph's products (and raises nothing): previous products read from a work tree or
+    commit, of the right clock but with info.json's ``counts`` no mapping, an index.json
+    with no ``targets`` or a frontier.json that is no mapping, must not crash it."""
+    run = _Run(tmp_path / "g")
+    run.world.step("proof", 0, 1)
+    changed = _diff(run.before, _snapshot(run.root))
+    new = load_graph(run.root)
+    prev = dict(run.prev)
+    if part == "info-counts":
+        info = json.loads(prev["info.json"])
+        prev["info.json"] = json.dumps({**info, "counts": 5}).encode()
+    elif part == "index":
+        prev["targets/index.json"] = b'{"as_of": null}\n'
+    else:
+        prev["frontier.json"] = b"[]\n"
+    assert update_products(run.old, new, changed, prev) == products.products(new)
