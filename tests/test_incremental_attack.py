@@ -242,6 +242,62 @@ def test_same_old_updated_twice(tmp_path: Path) -> None:
     assert fronts[0] != fronts[1] and fronts[0] == fronts[2]
 
 
+def _capped(w: _World) -> None:
+    """policy/v2 with ``steward_cap`` 1: one stewardship per person at once."""
+    w.g.write_json("policy.json", {"schema": "policy/v2", "graph_id": w.g.graph_id,
+                                   "steward_cap": 1})
+
+
+def _join(tid: str, who: str, days: int) -> Callable[[_World], None]:
+    def step(w: _World) -> None:
+        w.day += timedelta(days=days)
+        path = w.g.steward(tid, who, since=f"{w.day:%Y-%m-%d}")
+        w.g.merge_record([path], w._date())
+        w.seq += 1
+    return step
+
+
+@pytest.mark.parametrize("act", ["shelving", "literature", "gloss", "merged-later"])
+def test_an_act_reviving_a_lapsed_stewardship_touches_the_capped_join(
+        tmp_path: Path, act: str) -> None:
+    """steward_cap 1: sam joins alpha, and 215 days later beta, admitted because sam's
+    alpha stewardship had lapsed (no signed act for six months). A role-signed act of
+    sam's on alpha dated in between (a shelving, a literature reading, a gloss approval)
+    is a local change of alpha, but it keeps sam's alpha stewardship in force at beta's
+    join: the join exceeds the cap, and beta's panel loses sam; a merge listing that
+    shelving later dates it by the merge, after the join, and beta's panel has sam again. Beta is to be derived again (before the fix only alpha
+    was: beta's products were carried over with sam still its steward)."""
+    run = _Run(tmp_path / "g", _capped)
+    start = run.world.day
+    run.update(_join("alpha", "sam", 1))
+    run.update(_join("beta", "sam", 215))
+    assert [s.pseudonym for s in derive._ix(run.old).panel.in_force("beta")] == ["sam"]
+    ts = f"{start + timedelta(days=40):%Y%m%d}T000000Z"
+    written: list[str] = []
+
+    def sign(w: _World) -> None:
+        if act in ("shelving", "merged-later"):
+            written.append(w.g.shelving("alpha", "root", ts, "sam"))
+        elif act == "literature":
+            w.g.literature("alpha", "root", ts, "sam", "open")
+        else:
+            w.g.gloss("alpha", "root", ts, "alice", approved_by=["sam"])
+        w.day += timedelta(days=1)
+        w._merge_day([])
+
+    plan = run.update(sign)
+    assert plan.full is None and "beta" in plan.touched
+    assert derive._ix(run.old).panel.in_force("beta") == []
+    if act == "merged-later":  # a merge now lists the shelving: it is dated by the merge,
+        def merge(w: _World) -> None:  # after beta's join, so sam had lapsed by then
+            w.day += timedelta(days=1)
+            w.g.merge_record([written[0]], w._date())
+            w.seq += 1
+        plan = run.update(merge)
+        assert plan.full is None and "beta" in plan.touched
+        assert [s.pseudonym for s in derive._ix(run.old).panel.in_force("beta")] == ["sam"]
+
+
 _EXTRA_OPS = ("gloss", "literature", "closure_ahead", "att_ahead", "bare", "back")
 
 
