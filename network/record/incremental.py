@@ -17,6 +17,11 @@ What a changed path touches (:func:`plan_update`):
   ``log/merges/<seq>.json``: the targets of its artifacts and of every attestation whose
   ``graph_commit`` is its merge commit (staleness, D-8) or that it names; an added
   ``ledger/`` *line*: its target (a panel's voters hold proof credit, D-32);
+* a role-signed act changed, or dated anew by an added merge record or attestation listing
+  it (a shelving, a literature reading, a gloss or explainer with its approvals): besides
+  its own target, every target linked to a signer through people holding steward records
+  or acts (a signed act keeps its signer's stewardship from lapsing, and the steward cap
+  judges a join on another target by the stewardships standing then, D-32 v3.34);
 * products and tooling (:data:`network.record.loader.PRODUCT_PATHS_RE`): nothing.
 
 What forces a full rebuild (each is read across targets, or is a record whose change
@@ -150,9 +155,11 @@ def plan_update(old: Graph, new: Graph, changed: Iterable[str]) -> Plan:
     touched: set[str] = set()
     added_records: set[str] = set()
     merges: list[m.MergeRecord] = []
+    acts: set[str] = set()  # paths of role-signed acts changed, or dated anew by a merge
     for path in sorted(set(changed)):
         if PRODUCT_PATHS_RE.fullmatch(path):
             continue
+        acts.add(path)
         added = path in new.files and path not in old.files
         parts = path.split("/")
         att = _record_at(new.attestations, path) if added and parts[0] == "attestations" \
@@ -162,9 +169,11 @@ def plan_update(old: Graph, new: Graph, changed: Iterable[str]) -> Plan:
         lrf = _record_at(new.ledger, path) if added and parts[0] == "ledger" else None
         if att is not None:
             touched.update(derive.attestation_targets(att.record))
+            acts.update(a.path for a in att.record.artifacts)
             added_records.add(path)
         elif mrf is not None:
             merges.append(mrf.record)
+            acts.update(mrf.record.artifacts)
             added_records.add(path)
         elif lrf is not None and isinstance(lrf.record, m.LedgerLine):
             touched.add(lrf.record.target)
@@ -194,10 +203,61 @@ def plan_update(old: Graph, new: Graph, changed: Iterable[str]) -> Plan:
     for tid, tgt in new.targets.items():
         if tgt.motions or tgt.votes or tgt.steward_acts:
             touched.add(tid)  # their judgments read the clock and the whole panel
+    touched.update(_sharing_stewards(old, new, acts))
     if moved:
         touched.update(_clock_sensitive(new, old_now, new_now))
     return Plan(None, frozenset(t for t in touched if t in new.targets), moved,
                 old_now, new_now, _dates_settled(old, old_now[:10]))
+
+
+_ACT_LISTS = {"shelving": "shelvings", "literature": "literature", "gloss": "glosses",
+              "explainer": "explainers"}
+
+
+def _act_signers(graph: Graph, path: str) -> set[str]:
+    """Who signs the role-signed act at ``path`` in ``graph`` as a steward's act for lapse
+    (:func:`network.record.panel_roles._signed_acts`: a shelving's or literature
+    reading's ``by``, a gloss's or explainer's approvers); none when it holds none."""
+    parts = path.split("/")
+    if len(parts) != 6 or parts[0] != "targets" or parts[2] != "nodes" \
+            or parts[4] not in _ACT_LISTS:
+        return set()
+    t = graph.targets.get(parts[1])
+    n = t.nodes.get(parts[3]) if t is not None else None
+    rf = _record_at(getattr(n, _ACT_LISTS[parts[4]]), path) if n is not None else None
+    if rf is None:
+        return set()
+    rec = rf.record
+    if isinstance(rec, (m.Gloss, m.Explainer)):
+        return {sig.signer for sig in rec.approvals}
+    return {rec.by}
+
+
+def _sharing_stewards(old: Graph, new: Graph, acts: set[str]) -> set[str]:
+    """The targets whose panel a change of the acts at ``acts`` may move though no path
+    of theirs changed: a signed act keeps its signer's stewardship of its target from
+    lapsing, and whether a person's stewardship stands when they join another target
+    decides that join (``steward_cap`` counts stewardships over every target, D-32
+    v3.34), and so on through every target where someone judged again holds a steward
+    record or act: every target linked to a signer through the people holding steward
+    records or acts on both."""
+    signers: set[str] = set().union(*(_act_signers(g, p) for p in acts for g in (old, new)))
+    if not signers:
+        return set()
+    holders: dict[str, set[str]] = {}  # target -> the people with a record of it
+    for g in (old, new):
+        for tid, t in g.targets.items():
+            got = holders.setdefault(tid, set())
+            got.update(rf.record.pseudonym for rf in t.stewards)
+            got.update(rf.record.pseudonym for rf in t.steward_acts)
+    people, out = set(signers), set[str]()
+    while True:
+        more = {tid for tid, who in holders.items() if tid not in out and who & people}
+        if not more:
+            return out
+        out |= more
+        for tid in more:
+            people |= holders[tid]
 
 
 def _dates_settled(old: Graph, day: str) -> bool:
