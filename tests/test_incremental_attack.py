@@ -400,3 +400,40 @@ def test_misshapen_previous_rebuilds_in_full(tmp_path: Path, part: str) -> None:
     else:
         prev["frontier.json"] = b"[]\n"
     assert update_products(run.old, new, changed, prev) == products.products(new)
+
+
+def test_a_merge_dating_a_steward_record_anew_rebuilds(tmp_path: Path) -> None:
+    """steward_cap 1: sam's beta steward record lies on disk unmerged (dated by its
+    ``since``: admitted, and with no merge date it never lapses), so sam's merged gamma
+    join is over the cap; sam keeps signing acts on gamma. When a merge months later
+    lists beta's record, the record's date is the merge's: gamma's join came first and
+    stands (its acts keep it in force), and beta's is the one over the cap. The merge's
+    only path is a log record naming beta, but gamma's panel moved (before the fix only
+    beta was derived again)."""
+    run = _Run(tmp_path / "g", _capped)
+    record: list[str] = []
+
+    def unmerged(w: _World) -> None:
+        w.day += timedelta(days=1)
+        record.append(w.g.steward("beta", "sam", since=f"{w.day:%Y-%m-%d}"))
+        w._merge_day([])
+
+    run.update(unmerged)
+    run.update(_join("gamma", "sam", 1))
+    assert derive._ix(run.old).panel.in_force("gamma") == []
+
+    def act(w: _World) -> None:
+        w.day += timedelta(days=213)
+        w.g.shelving("gamma", "root", f"{w.day - timedelta(days=5):%Y%m%d}T000000Z", "sam")
+        w.step("proof", 0, 0)
+
+    run.update(act)
+
+    def merge(w: _World) -> None:
+        w.day += timedelta(days=1)
+        w.g.merge_record([record[0]], w._date())
+        w.seq += 1
+
+    plan = run.update(merge)
+    assert plan.full is not None and "dated anew" in plan.full
+    assert [s.pseudonym for s in derive._ix(run.old).panel.in_force("gamma")] == ["sam"]
