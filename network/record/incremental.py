@@ -29,8 +29,9 @@ this module does not track): ``policy.json``, ``curators.json``, ``keys/``,
 ``identities/``, ``names/``; an attestation, merge record or ledger line modified or
 removed, a revocation or correction; a steward record or steward act (the steward cap
 counts stewardships over every target, D-32); any withdrawal record (D-18 v3.27: it may
-withdraw a steward record); a target's ``panel/`` motions and votes; a path the layout
-has no place for; no merge before (no clock), a clock that goes back (the newest merge
+withdraw a steward record); a target's ``panel/`` motions and votes; an added merge
+record or attestation listing one of these target records (it dates the record anew); a
+path the layout has no place for; no merge before (no clock), a clock that goes back (the newest merge
 dated before the one before it: progress and stewardship dated after the new clock then
 read differently, which carrying a row or a panel forward cannot say), or previous
 products that do not read as the old graph's (a missing part, another ``as_of``).
@@ -167,13 +168,17 @@ def plan_update(old: Graph, new: Graph, changed: Iterable[str]) -> Plan:
         mrf = _record_at(new.merges, path) if added and parts[:2] == ["log", "merges"] \
             else None
         lrf = _record_at(new.ledger, path) if added and parts[0] == "ledger" else None
+        listed = ([a.path for a in att.record.artifacts] if att is not None
+                  else mrf.record.artifacts if mrf is not None else [])
+        why = _dated_anew(listed)
+        if why is not None:
+            return Plan(why, frozenset(new.targets), moved)
+        acts.update(listed)
         if att is not None:
             touched.update(derive.attestation_targets(att.record))
-            acts.update(a.path for a in att.record.artifacts)
             added_records.add(path)
         elif mrf is not None:
             merges.append(mrf.record)
-            acts.update(mrf.record.artifacts)
             added_records.add(path)
         elif lrf is not None and isinstance(lrf.record, m.LedgerLine):
             touched.add(lrf.record.target)
@@ -208,6 +213,19 @@ def plan_update(old: Graph, new: Graph, changed: Iterable[str]) -> Plan:
         touched.update(_clock_sensitive(new, old_now, new_now))
     return Plan(None, frozenset(t for t in touched if t in new.targets), moved,
                 old_now, new_now, _dates_settled(old, old_now[:10]))
+
+
+def _dated_anew(paths: Iterable[str]) -> str | None:
+    """Why an added merge record or attestation listing ``paths`` forces a full rebuild,
+    or None: it lists a target's record that forces one when it changes (a steward
+    record or act, a panel record, a withdrawal), which it dates anew (the merge log's
+    date orders the panel's events, starts a stewardship's lapse and dates an act, and
+    the steward cap judges joins over every target, D-32 v3.34)."""
+    for p in paths:
+        why = _full_reason(p) if p.startswith("targets/") else None
+        if why is not None:
+            return f"{why}, dated anew by a merge or attestation"
+    return None
 
 
 _ACT_LISTS = {"shelving": "shelvings", "literature": "literature", "gloss": "glosses",
