@@ -437,3 +437,25 @@ def test_a_merge_dating_a_steward_record_anew_rebuilds(tmp_path: Path) -> None:
     plan = run.update(merge)
     assert plan.full is not None and "dated anew" in plan.full
     assert [s.pseudonym for s in derive._ix(run.old).panel.in_force("gamma")] == ["sam"]
+
+
+def test_a_join_dated_after_the_clock_is_judged_as_the_clock_moves(tmp_path: Path) -> None:
+    """steward_cap 1: sam's merged alpha join, and an unmerged beta join dated a year on
+    (after the clock, so judged at the clock: ruling 2). While sam's alpha stewardship
+    stands, beta's join is over the cap; once the clock passes alpha's lapse (a merge in
+    gamma months later), it is not, and beta's panel moves though no record of beta
+    changed and no run of beta began, ended or lapsed (before the fix alpha and gamma
+    alone were derived again)."""
+    run = _Run(tmp_path / "g", _capped)
+    run.update(_join("alpha", "sam", 1))
+
+    def future(w: _World) -> None:
+        w.g.steward("beta", "sam", since=f"{w.day + timedelta(days=400):%Y-%m-%d}")
+        w._merge_day([])
+
+    run.update(future)
+    assert ("beta", "sam") not in derive._ix(run.old).panel.state.by_key
+    plans = [run.update(lambda w: (setattr(w, "day", w.day + timedelta(days=100)),
+                                   w.step("proof", 2, 0))) for _ in range(3)]
+    assert all(p.full is None and "beta" in p.touched for p in plans)
+    assert ("beta", "sam") in derive._ix(run.old).panel.state.by_key
