@@ -41,8 +41,8 @@ The clock ("now", ruling 2) moves with every merge. It enters each ``graph.json`
 dormancy and starvation series (so when the clock moved every row is derived again), and
 a target's panel through steward lapses (D-32 v3.34). A target is therefore also
 touched, whenever the clock moved, when one of its stewardship runs begins, ends or
-lapses between the old and new clock, or a steward's activity on it is dated after the old
-clock; and always when it holds motions, votes or steward acts (their judgments read the
+lapses between the old and new clock, or a steward's activity or a steward record on it
+is dated after the old clock; and always when it holds motions, votes or steward acts (their judgments read the
 clock and the whole panel).
 
 What an update reads is the touched targets, not the graph (issue 17: a one-node merge at
@@ -300,8 +300,9 @@ def _record_at(records: list[Any], path: str) -> Any:
 
 def _clock_sensitive(new: Graph, old_now: str, new_now: str) -> set[str]:
     """Targets whose panel may read differently at ``new_now`` than at ``old_now``: a run
-    beginning, ending or lapsing in (old_now, new_now], or activity dated after old_now
-    (:class:`network.record.panel_roles.PanelState`)."""
+    beginning, ending or lapsing in (old_now, new_now], activity dated after old_now, or
+    a steward record dated after old_now (judged at the clock, so against runs that may
+    have lapsed by the new one; :class:`network.record.panel_roles.PanelState`)."""
     from network.record.panel_roles import add_months
 
     ix = derive._ix(new)
@@ -327,6 +328,11 @@ def _clock_sensitive(new: Graph, old_now: str, new_now: str) -> set[str]:
                 lapse = add_months(last, state.numbers.steward_lapse_months)
                 if _full(lapse) <= new_now and _full(lapse) > old_now:
                     out.add(tid)
+    for tid, t in new.targets.items():  # a steward record dated after old_now is judged
+        # at the clock (PanelState.lapsed): the runs weighed against it may lapse between
+        if any(_full(ix.merged_date(rf.path) or rf.record.since) > old_now
+               for rf in t.stewards):
+            out.add(tid)
     return out
 
 
