@@ -459,3 +459,57 @@ def test_a_join_dated_after_the_clock_is_judged_as_the_clock_moves(tmp_path: Pat
                                    w.step("proof", 2, 0))) for _ in range(3)]
     assert all(p.full is None and "beta" in p.touched for p in plans)
     assert ("beta", "sam") in derive._ix(run.old).panel.state.by_key
+
+
+_PANEL_OPS = ("join", "join_unmerged", "act", "merge_unmerged", "proof", "bare")
+
+
+def _panel_step(w: _World, unmerged: list[str], op: str, pick: int, when: int) -> None:
+    """One step of the capped-stewardship property test: ``pick`` chooses the target, the
+    person (sam or tom), the act kind and a date offset (back or ahead of the day)."""
+    w.day += (timedelta(0), timedelta(days=1), timedelta(days=100), timedelta(days=215))[when]
+    tid = ("alpha", "beta", "gamma")[pick % 3]
+    who = ("sam", "tom")[pick // 3 % 2]
+    offset = timedelta(days=(-150, -20, 0, 30, 300)[pick // 6 % 5])
+    day = w.day + offset
+    if op == "join":
+        path = w.g.steward(tid, who, since=f"{w.day:%Y-%m-%d}")
+        w.g.merge_record([path], w._date())
+        w.seq += 1
+    elif op == "join_unmerged":
+        unmerged.append(w.g.steward(tid, who, since=f"{day:%Y-%m-%d}"))
+        w._merge_day([])
+    elif op == "act":
+        w.n += 1
+        ts = f"{day:%Y%m%d}T{w.n % 24:02d}{w.n % 60:02d}00Z"
+        kind = pick // 30 % 3
+        if kind == 0:
+            unmerged.append(w.g.shelving(tid, "root", ts, who))
+        elif kind == 1:
+            unmerged.append(w.g.literature(tid, "root", ts, who, "open"))
+        else:
+            unmerged.append(w.g.gloss(tid, "root", ts, "alice", approved_by=[who]))
+        w._merge_day([])
+    elif op == "merge_unmerged" and unmerged:
+        w.g.merge_record([unmerged.pop(pick % len(unmerged))], w._date())
+        w.seq += 1
+    elif op == "proof":
+        w.step("proof", pick, 0)
+    else:
+        w._merge_day([])
+
+
+@settings(max_examples=25, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(st.lists(st.tuples(st.sampled_from(_PANEL_OPS), st.integers(0, 89),
+                          st.sampled_from([0, 1, 2, 3])), min_size=1, max_size=9))
+def test_incremental_equals_full_with_capped_stewardships(
+        steps: list[tuple[str, int, int]]) -> None:
+    """steward_cap 1 and two people joining, acting on and lapsing from three targets, with
+    records merged at once, later or never and dated back or ahead: every update equals a
+    full rebuild (the panel is read across targets through the cap)."""
+    with mock.patch.object(products, "catalog_json", _catalog), \
+            tempfile.TemporaryDirectory(prefix="lemmata-attack-") as tmp:
+        run = _Run(Path(tmp) / "g", _capped)
+        unmerged: list[str] = []
+        for op, pick, when in steps:
+            run.update(lambda w, a=(op, pick, when): _panel_step(w, unmerged, *a))
