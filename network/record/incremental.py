@@ -17,6 +17,11 @@ What a changed path touches (:func:`plan_update`):
   ``log/merges/<seq>.json``: the targets of its artifacts and of every attestation whose
   ``graph_commit`` is its merge commit (staleness, D-8) or that it names; an added
   ``ledger/`` *line*: its target (a panel's voters hold proof credit, D-32);
+* a role-signed act changed, or dated anew by an added merge record or attestation listing
+  it (a shelving, a literature reading, a gloss or explainer with its approvals): besides
+  its own target, every target linked to a signer through people holding steward records
+  or acts (a signed act keeps its signer's stewardship from lapsing, and the steward cap
+  judges a join on another target by the stewardships standing then, D-32 v3.34);
 * products and tooling (:data:`network.record.loader.PRODUCT_PATHS_RE`): nothing.
 
 What forces a full rebuild (each is read across targets, or is a record whose change
@@ -24,17 +29,20 @@ this module does not track): ``policy.json``, ``curators.json``, ``keys/``,
 ``identities/``, ``names/``; an attestation, merge record or ledger line modified or
 removed, a revocation or correction; a steward record or steward act (the steward cap
 counts stewardships over every target, D-32); any withdrawal record (D-18 v3.27: it may
-withdraw a steward record); a target's ``panel/`` motions and votes; a path the layout
-has no place for; no merge before (no clock), or previous products that do not read as
-the old graph's (a missing part, another ``as_of``).
+withdraw a steward record); a target's ``panel/`` motions and votes; an added merge
+record or attestation listing one of these target records (it dates the record anew); a
+path the layout has no place for; no merge before (no clock), a clock that goes back (the newest merge
+dated before the one before it: progress and stewardship dated after the new clock then
+read differently, which carrying a row or a panel forward cannot say), or previous
+products that do not read as the old graph's (a missing part, another ``as_of``).
 
 The clock ("now", ruling 2) moves with every merge. It enters each ``graph.json`` and
 ``frontier.json`` only as ``as_of`` (patched in place), each index row through the
 dormancy and starvation series (so when the clock moved every row is derived again), and
 a target's panel through steward lapses (D-32 v3.34). A target is therefore also
 touched, whenever the clock moved, when one of its stewardship runs begins, ends or
-lapses between the old and new clock, or a steward's activity on it is dated after the old
-clock; and always when it holds motions, votes or steward acts (their judgments read the
+lapses between the old and new clock, or a steward's activity or a steward record on it
+is dated after the old clock; and always when it holds motions, votes or steward acts (their judgments read the
 clock and the whole panel).
 
 What an update reads is the touched targets, not the graph (issue 17: a one-node merge at
@@ -142,12 +150,17 @@ def plan_update(old: Graph, new: Graph, changed: Iterable[str]) -> Plan:
     if old_now is None or new_now is None:
         return Plan("no merge log on one side: no clock to carry over", frozenset(new.targets),
                     moved)
+    if new_now < old_now:  # full ISO timestamps (norm_date): compared as text
+        return Plan(f"the clock went back from {old_now} to {new_now}",
+                    frozenset(new.targets), moved, old_now, new_now)
     touched: set[str] = set()
     added_records: set[str] = set()
     merges: list[m.MergeRecord] = []
+    acts: set[str] = set()  # paths of role-signed acts changed, or dated anew by a merge
     for path in sorted(set(changed)):
         if PRODUCT_PATHS_RE.fullmatch(path):
             continue
+        acts.add(path)
         added = path in new.files and path not in old.files
         parts = path.split("/")
         att = _record_at(new.attestations, path) if added and parts[0] == "attestations" \
@@ -155,6 +168,12 @@ def plan_update(old: Graph, new: Graph, changed: Iterable[str]) -> Plan:
         mrf = _record_at(new.merges, path) if added and parts[:2] == ["log", "merges"] \
             else None
         lrf = _record_at(new.ledger, path) if added and parts[0] == "ledger" else None
+        listed = ([a.path for a in att.record.artifacts] if att is not None
+                  else mrf.record.artifacts if mrf is not None else [])
+        why = _dated_anew(listed)
+        if why is not None:
+            return Plan(why, frozenset(new.targets), moved)
+        acts.update(listed)
         if att is not None:
             touched.update(derive.attestation_targets(att.record))
             added_records.add(path)
@@ -189,10 +208,74 @@ def plan_update(old: Graph, new: Graph, changed: Iterable[str]) -> Plan:
     for tid, tgt in new.targets.items():
         if tgt.motions or tgt.votes or tgt.steward_acts:
             touched.add(tid)  # their judgments read the clock and the whole panel
+    touched.update(_sharing_stewards(old, new, acts))
     if moved:
         touched.update(_clock_sensitive(new, old_now, new_now))
     return Plan(None, frozenset(t for t in touched if t in new.targets), moved,
                 old_now, new_now, _dates_settled(old, old_now[:10]))
+
+
+def _dated_anew(paths: Iterable[str]) -> str | None:
+    """Why an added merge record or attestation listing ``paths`` forces a full rebuild,
+    or None: it lists a target's record that forces one when it changes (a steward
+    record or act, a panel record, a withdrawal), which it dates anew (the merge log's
+    date orders the panel's events, starts a stewardship's lapse and dates an act, and
+    the steward cap judges joins over every target, D-32 v3.34)."""
+    for p in paths:
+        why = _full_reason(p) if p.startswith("targets/") else None
+        if why is not None:
+            return f"{why}, dated anew by a merge or attestation"
+    return None
+
+
+_ACT_LISTS = {"shelving": "shelvings", "literature": "literature", "gloss": "glosses",
+              "explainer": "explainers"}
+
+
+def _act_signers(graph: Graph, path: str) -> set[str]:
+    """Who signs the role-signed act at ``path`` in ``graph`` as a steward's act for lapse
+    (:func:`network.record.panel_roles._signed_acts`: a shelving's or literature
+    reading's ``by``, a gloss's or explainer's approvers); none when it holds none."""
+    parts = path.split("/")
+    if len(parts) != 6 or parts[0] != "targets" or parts[2] != "nodes" \
+            or parts[4] not in _ACT_LISTS:
+        return set()
+    t = graph.targets.get(parts[1])
+    n = t.nodes.get(parts[3]) if t is not None else None
+    rf = _record_at(getattr(n, _ACT_LISTS[parts[4]]), path) if n is not None else None
+    if rf is None:
+        return set()
+    rec = rf.record
+    if isinstance(rec, (m.Gloss, m.Explainer)):
+        return {sig.signer for sig in rec.approvals}
+    return {rec.by}
+
+
+def _sharing_stewards(old: Graph, new: Graph, acts: set[str]) -> set[str]:
+    """The targets whose panel a change of the acts at ``acts`` may move though no path
+    of theirs changed: a signed act keeps its signer's stewardship of its target from
+    lapsing, and whether a person's stewardship stands when they join another target
+    decides that join (``steward_cap`` counts stewardships over every target, D-32
+    v3.34), and so on through every target where someone judged again holds a steward
+    record or act: every target linked to a signer through the people holding steward
+    records or acts on both."""
+    signers: set[str] = set().union(*(_act_signers(g, p) for p in acts for g in (old, new)))
+    if not signers:
+        return set()
+    holders: dict[str, set[str]] = {}  # target -> the people with a record of it
+    for g in (old, new):
+        for tid, t in g.targets.items():
+            got = holders.setdefault(tid, set())
+            got.update(rf.record.pseudonym for rf in t.stewards)
+            got.update(rf.record.pseudonym for rf in t.steward_acts)
+    people, out = set(signers), set[str]()
+    while True:
+        more = {tid for tid, who in holders.items() if tid not in out and who & people}
+        if not more:
+            return out
+        out |= more
+        for tid in more:
+            people |= holders[tid]
 
 
 def _dates_settled(old: Graph, day: str) -> bool:
@@ -217,8 +300,9 @@ def _record_at(records: list[Any], path: str) -> Any:
 
 def _clock_sensitive(new: Graph, old_now: str, new_now: str) -> set[str]:
     """Targets whose panel may read differently at ``new_now`` than at ``old_now``: a run
-    beginning, ending or lapsing in (old_now, new_now], or activity dated after old_now
-    (:class:`network.record.panel_roles.PanelState`)."""
+    beginning, ending or lapsing in (old_now, new_now], activity dated after old_now, or
+    a steward record dated after old_now (judged at the clock, so against runs that may
+    have lapsed by the new one; :class:`network.record.panel_roles.PanelState`)."""
     from network.record.panel_roles import add_months
 
     ix = derive._ix(new)
@@ -244,6 +328,11 @@ def _clock_sensitive(new: Graph, old_now: str, new_now: str) -> set[str]:
                 lapse = add_months(last, state.numbers.steward_lapse_months)
                 if _full(lapse) <= new_now and _full(lapse) > old_now:
                     out.add(tid)
+    for tid, t in new.targets.items():  # a steward record dated after old_now is judged
+        # at the clock (PanelState.lapsed): the runs weighed against it may lapse between
+        if any(_full(ix.merged_date(rf.path) or rf.record.since) > old_now
+               for rf in t.stewards):
+            out.add(tid)
     return out
 
 
