@@ -393,7 +393,15 @@ def update_products_planned(old: Graph, new: Graph, changed: Iterable[str],
                             plan.new_now)
         if plan.full is not None:
             return P.products(new), plan
-        return _incremental(old, new, plan, previous), plan
+        try:
+            return _incremental(old, new, plan, previous), plan
+        except (KeyError, TypeError, AttributeError, ValueError) as exc:
+            # previous products of the old clock but of another shape (read from a work
+            # tree or a commit anyone may have edited): derived again in full
+            derive._ix(new).products_memo.pop(_ZERO_MEMO, None)
+            plan = Plan(f"previous products do not read as products ({type(exc).__name__})",
+                        frozenset(new.targets), plan.clock_moved, plan.old_now, plan.new_now)
+            return P.products(new), plan
 
 
 def _incremental(old: Graph, new: Graph, plan: Plan,
