@@ -179,6 +179,20 @@ def _read_all(fd: int, size: int) -> bytes:
     return b"".join(chunks)
 
 
+def _twice(name: str, seen: set[str], rel: str, problems: list[Problem]) -> bool:
+    """Whether ``name`` was already met in the tree being walked (``seen`` holds the
+    names so far; ``name`` joins it), recording the problem at ``rel`` when it was: a
+    tree naming one entry twice is malformed (git fsck's ``duplicateEntries``) and would
+    list two folders' files as one, or one folder's files after the other went (the
+    listing between two commits looks up only one)."""
+    if name in seen:
+        problems.append(Problem("hostile-path", "a name twice in one folder",
+                                repr(rel)[1:-1]))
+        return True
+    seen.add(name)
+    return False
+
+
 class CommitSource:
     """A graph read from one commit of a git repository, without a checkout.
 
@@ -245,10 +259,11 @@ class CommitSource:
         stack: list[tuple[str, pygit2.Tree]] = [(f"{rel_dir}/" if rel_dir else "", start)]
         while stack:
             prefix, tree = stack.pop()
+            seen: set[str] = set()
             for entry in tree:
                 name = entry.name or ""
                 rel = f"{prefix}{name}"
-                if prefix == "" and name in _IGNORED_TOP:
+                if prefix == "" and name in _IGNORED_TOP or _twice(name, seen, rel, problems):
                     continue
                 mode = entry.filemode
                 if mode == pygit2.enums.FileMode.TREE:
@@ -293,10 +308,11 @@ class CommitSource:
         stack: list[tuple[str, pygit2.Tree, pygit2.Tree | None]] = [("", self.tree, before.tree)]
         while stack:
             prefix, tree, prev = stack.pop()
+            seen: set[str] = set()
             for entry in tree:
                 name = entry.name or ""
                 rel = f"{prefix}{name}"
-                if prefix == "" and name in _IGNORED_TOP:
+                if prefix == "" and name in _IGNORED_TOP or _twice(name, seen, rel, problems):
                     continue
                 if entry.filemode != pygit2.enums.FileMode.TREE:
                     self._add_file(rel, entry, problems, out, True)
