@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import copy
 import dataclasses
+import itertools
 from pathlib import Path
 
 import pygit2
@@ -162,3 +163,59 @@ def test_an_index_is_never_used_for_another_graph(tmp_path: Path) -> None:
     assert index_if_built(shallow) is None
     derive.frontier(shallow)
     assert index_if_built(shallow) is not ix and index_if_built(g) is ix
+
+
+def test_a_graph_in_a_subfolder_reloads_as_it_loads(tmp_path: Path) -> None:
+    """A graph in the folder ``g`` of a repository that holds other files, some of them
+    in folders named as the graph's (``targets/``): each reload between two commits
+    (changed paths made graph-relative) equals a whole load at the later commit, listing
+    and records."""
+    repo_root = tmp_path / "repo"
+    pygit2.init_repository(str(repo_root), initial_head="main")
+    world = _World(repo_root / "g")
+    (repo_root / "targets" / "alpha").mkdir(parents=True)
+    (repo_root / "targets" / "alpha" / "x.json").write_text("{}")
+    commits = [git_commit(repo_root, "base")]
+    for i, op in enumerate(("proof", "partial", "new_target", "ledger", "proof")):
+        world.step(op, i * 5, i % 3)
+        (repo_root / "targets" / "alpha" / "x.json").write_text(f'{{"i": {i}}}')
+        commits.append(git_commit(repo_root, op))
+    graph = repo_root / "g"
+    old = load_graph(graph, commits[0])
+    for before, after in itertools.pairwise(commits):
+        changed = {p[2:] for p in changed_paths(repo_root, before, after)
+                   if p.startswith("g/")}
+        source = CommitSource(repo_root, after, subdir="g")
+        new = reload_graph(old, source, changed)
+        whole = load_graph(graph, after)
+        assert list(new.files) == list(whole.files) and new.files == whole.files
+        assert new.targets == whole.targets and new.merges == whole.merges
+        assert new.attestations == whole.attestations and new.ledger == whole.ledger
+        old = new
+
+
+def test_the_service_reloads_a_graph_in_a_subfolder(tmp_path: Path) -> None:
+    """Found by review: ``changed_paths`` names repository paths (``g/targets/...``),
+    which the reload took for paths outside the layout, so the service's snapshot reload
+    of a graph in a subfolder always loaded it whole (and without the record cache).
+    The paths are now made graph-relative, a change outside the graph dropped."""
+    from unittest import mock
+
+    from network.api.graphs import _load_at
+    from network.record import reload as R
+
+    repo_root = tmp_path / "repo"
+    pygit2.init_repository(str(repo_root), initial_head="main")
+    world = _World(repo_root / "g")
+    first = git_commit(repo_root, "one")
+    world.step("proof", 1, 1)
+    (repo_root / "README.md").write_text("outside the graph")
+    second = git_commit(repo_root, "two")
+    graph = repo_root / "g"
+    old = load_graph(graph, first)
+    with mock.patch.object(R, "_reload", wraps=R._reload) as inner:
+        new = _load_at(graph, second, (first, old))
+    assert inner.called
+    whole = load_graph(graph, second)
+    assert new.files == whole.files and new.targets == whole.targets
+    assert new.merges == whole.merges and new.attestations == whole.attestations

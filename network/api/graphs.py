@@ -53,8 +53,12 @@ def _load_at(path: Path, commit: str, before: tuple[str, Graph] | None) -> Graph
         from network.record.reload import reload_graph
 
         with contextlib.suppress(Exception):  # the whole load below reports the problem
-            return reload_graph(before[1], open_source(path, commit),
-                                changed_paths(path, before[0], commit))
+            source = open_source(path, commit)
+            changed = changed_paths(path, before[0], commit)
+            sub = getattr(source, "subdir", "")
+            if sub:  # repository paths to the graph's own; a change outside it is none
+                changed = {p[len(sub) + 1:] for p in changed if p.startswith(f"{sub}/")}
+            return reload_graph(before[1], source, changed)
     return load_graph(path, commit, cache=blob_cache.configured())
 
 

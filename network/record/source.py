@@ -214,6 +214,7 @@ class CommitSource:
         except (pygit2.GitError, KeyError, ValueError) as exc:
             raise LemmataError("git-error", f"cannot resolve {commit!r} in {repo}: {exc}") from exc
         self.commit = str(c.id)
+        self.subdir = subdir
         self.label = f"{repo}@{self.commit[:12]}"
         tree = c.tree
         if subdir:
