@@ -219,3 +219,25 @@ def test_the_service_reloads_a_graph_in_a_subfolder(tmp_path: Path) -> None:
     whole = load_graph(graph, second)
     assert new.files == whole.files and new.targets == whole.targets
     assert new.merges == whole.merges and new.attestations == whole.attestations
+
+
+def test_an_executable_bit_and_an_unsorted_old_listing(tmp_path: Path) -> None:
+    """A file whose mode alone changes (100644 to 100755, one blob id) and an old
+    listing given in reverse order: the listing since equals the whole listing, order
+    included."""
+    root = tmp_path / "g"
+    _World(root)
+    base = git_commit(root, "base")
+    repo = pygit2.Repository(str(root))
+    old = CommitSource(root, base)
+    listed = old.files([])
+    path = next(p for p in listed if p.startswith("targets/beta/nodes/"))
+    index = pygit2.Index()
+    index.read_tree(repo.revparse_single(base).peel(pygit2.Commit).tree)
+    index.add(pygit2.IndexEntry(path, index[path].id, pygit2.enums.FileMode.BLOB_EXECUTABLE))
+    head = _commit(repo, index.write_tree(repo), base)
+    backwards = dict(reversed(list(listed.items())))
+    got_problems: list[Problem] = []
+    got = CommitSource(root, head).files_since(old, backwards, got_problems)
+    want = CommitSource(root, head).files([])
+    assert list(got) == list(want) and got == want and got_problems == []
