@@ -302,9 +302,7 @@ class CommitSource:
         whose tree id is the same at both commits holds the same files, so its part of
         ``listed`` is taken over and the folder is not walked (issue 17: a reload after a
         one-node merge at 100,000 nodes lists a few folders, not 465,000 files)."""
-        keys = list(listed)
-        if keys != sorted(keys):
-            keys.sort()
+        keys = sorted(listed)  # bisected by folder prefix below
         out: dict[str, int] = {}
         stack: list[tuple[str, pygit2.Tree, pygit2.Tree | None]] = [("", self.tree, before.tree)]
         while stack:

@@ -691,10 +691,8 @@ class _TargetIndexes(dict[str, _TargetIndex]):
 
 
 def _ix(graph: Graph) -> _Index:
-    ix = graph.derive_index
-    if isinstance(ix, _Index) and ix.g is graph:
-        return ix
-    return _remember(graph, _Index(graph))
+    ix = index_if_built(graph)
+    return ix if ix is not None else _remember(graph, _Index(graph))
 
 
 def _remember(graph: Graph, ix: _Index) -> _Index:
