@@ -222,6 +222,8 @@ def static_definitions(source: str) -> list[tuple[ErrorCode, bool]] | None:
             return None
         entries.append((ErrorCode(**values), _DEFINERS[call.func.id]))
         top_calls.add(id(call.func))
+    if _only_plain_uses(source, tree, len(top_calls)):
+        return entries
     for node in ast.walk(tree):
         name = None
         if isinstance(node, ast.Name):
@@ -243,6 +245,24 @@ def static_definitions(source: str) -> list[tuple[ErrorCode, bool]] | None:
         if name is not None and _DEFINE_NAME_RE.search(name):
             return None
     return entries
+
+
+def _only_plain_uses(source: str, tree: Any, top_calls: int) -> bool:
+    """Whether every ``define`` in ``source``'s text is one of the ``top_calls``
+    module-level calls' names or a name its module-level ``from network.errors import``
+    lines import as they are. Any other node a walk of ``tree`` would refuse (a name, an
+    attribute, a definition, an import holding ``define``) spells ``define`` in the text
+    too, so the walk can be skipped. Only while no character beyond ASCII can stand in a
+    name (an arrow in a comment can; a letter cannot): Python reads names after NFKC
+    normalisation, so ``ｄｅｆｉｎｅ`` names ``define`` without spelling it."""
+    import ast
+
+    if any(("a" + ch).isidentifier() for ch in set(source) if not ch.isascii()):
+        return False
+    imported = sum(1 for stmt in tree.body if isinstance(stmt, ast.ImportFrom)
+                   and stmt.module == __name__ for alias in stmt.names
+                   if alias.name in _DEFINERS and alias.asname is None)
+    return source.count("define") == top_calls + imported
 
 
 def _module_definitions(path: Path) -> list[tuple[ErrorCode, bool]] | None:

@@ -3,8 +3,8 @@ products): run a function in a child process and take its dict of results back t
 pipe. Whatever the child fails to deliver, the caller computes itself, so a worker can
 only save time, never change a result.
 
-Only :func:`network.record.loader.may_fork` decides whether forking is safe (one thread,
-more than one CPU); this module assumes it was asked.
+Only :func:`may_fork` decides whether forking is safe (one thread, more than one CPU);
+:class:`ForkedCall` assumes it was asked.
 """
 
 from __future__ import annotations
@@ -13,10 +13,20 @@ import contextlib
 import os
 import pickle
 import signal
+import threading
 from collections.abc import Callable
 from typing import Generic, TypeVar
 
 V = TypeVar("V")
+
+
+def may_fork() -> bool:
+    """Whether this process may fork a worker: fork exists, more than one CPU is ours, and
+    no other thread runs (a fork copies no other thread, nor the locks it holds)."""
+    if not hasattr(os, "fork") or threading.active_count() != 1:
+        return False
+    cpus = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count()
+    return (cpus or 1) >= 2
 
 
 class ForkedCall(Generic[V]):

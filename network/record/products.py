@@ -21,6 +21,7 @@ from __future__ import annotations
 
 import importlib
 import re
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -68,8 +69,12 @@ def frontier_json(graph: Graph) -> dict[str, Any]:
     ``as_of`` is the record's "now" (ruling 2); ``nodes`` are :func:`derive.frontier`'s
     entries in the record's order.
     """
+    return _frontier_body(graph, derive.frontier(graph))
+
+
+def _frontier_body(graph: Graph, entries: list[dict[str, Any]]) -> dict[str, Any]:
     return {"schema": "frontier/v2", "graph_id": graph.policy.graph_id,
-            "as_of": derive.now(graph), "nodes": derive.frontier(graph)}
+            "as_of": derive.now(graph), "nodes": entries}
 
 
 def info_json(graph: Graph, frontier_size: int | None = None) -> dict[str, Any]:
@@ -99,8 +104,11 @@ def index_json(graph: Graph) -> dict[str, Any]:
     motions and its write-ups added (:func:`network.record.panel.target_panel`, D-35
     v3.34: "Reads need nothing")."""
     front = derive.frontier(graph)  # one frontier per index, not per target
-    return {"schema": "index/v1", "as_of": derive.now(graph),
-            "targets": [index_row(graph, tid, front) for tid in graph.targets]}
+    return _index_body(graph, [index_row(graph, tid, front) for tid in graph.targets])
+
+
+def _index_body(graph: Graph, rows: list[dict[str, Any]]) -> dict[str, Any]:
+    return {"schema": "index/v1", "as_of": derive.now(graph), "targets": rows}
 
 
 def index_row(graph: Graph, tid: str, frontier: list[dict[str, Any]]) -> dict[str, Any]:
@@ -154,38 +162,53 @@ def products(graph: Graph) -> dict[str, bytes]:
 
 
 def _products(graph: Graph) -> dict[str, bytes]:
-    front = frontier_json(graph)
-    frontier_bytes, frontier_size = render(front), len(front["nodes"])
-    del front  # rendered: its objects need not live through the rest
+    derive.now(graph)  # the index (trust judged once) is built before the worker forks
     mine, theirs = _split_targets(graph)
-    worker = _GraphJsonWorker(graph, theirs) if theirs else None
+    worker = _TargetsWorker(graph, theirs) if theirs else None
     try:
-        out: dict[str, bytes] = {
-            "frontier.json": frontier_bytes,
-            "info.json": render(info_json(graph, frontier_size)),
-            "targets/index.json": render(index_json(graph)),
-        }
-        if worker is None:
-            out["errors.json"] = render(catalog_json())
-        for tid in mine:
-            out[f"targets/{tid}/graph.json"] = _graph_json(graph, tid)
+        parts = {tid: _target_products(graph, tid) for tid in mine}
+        errors = render(catalog_json()) if worker is None else None
         done = worker.result() if worker is not None else {}
     finally:
         if worker is not None:
             worker.close()
-    for path in ["errors.json", *(f"targets/{tid}/graph.json" for tid in theirs)]:
-        if path not in out:
-            out[path] = done[path] if path in done else _worker_product(graph, path)
+    for tid in theirs:
+        got = done.get(f"targets/{tid}")
+        parts[tid] = got if isinstance(got, TargetProducts) else _target_products(graph, tid)
+    if errors is None:
+        got_errors = done.get("errors.json")
+        errors = got_errors if isinstance(got_errors, bytes) else render(catalog_json())
+    entries = [e for tid in graph.targets for e in parts[tid].frontier]
+    out: dict[str, bytes] = {
+        "frontier.json": render(_frontier_body(graph, entries)),
+        "info.json": render(info_json(graph, len(entries))),
+        "targets/index.json": render(_index_body(
+            graph, [parts[tid].index_row for tid in graph.targets])),
+        "errors.json": errors,
+    }
+    for tid in graph.targets:
+        out[f"targets/{tid}/graph.json"] = parts[tid].graph_json
     return dict(sorted(out.items()))
 
 
-def _worker_product(graph: Graph, path: str) -> bytes:
-    """One product a :class:`_GraphJsonWorker` renders: errors.json or a graph.json."""
-    if path == "errors.json":
-        return render(catalog_json())
-    mt = _GRAPH_JSON_RE.fullmatch(path)
-    assert mt is not None
-    return _graph_json(graph, mt.group(1))
+@dataclass(frozen=True)
+class TargetProducts:
+    """What one target contributes to the products: its :func:`derive.target_frontier`
+    entries (its run of ``frontier.json``'s ``nodes``), its ``targets/index.json`` row
+    (:func:`index_row`) and its ``graph.json`` bytes. Plain data, so a worker can send it
+    whole."""
+
+    frontier: list[dict[str, Any]]
+    index_row: dict[str, Any]
+    graph_json: bytes
+
+
+def _target_products(graph: Graph, tid: str) -> TargetProducts:
+    """One target's :class:`TargetProducts`: what :func:`frontier_json`, :func:`index_json`
+    and the target's graph.json derive for it (a target's derivations read no other
+    target's; the index row reads only the target's own frontier entries)."""
+    front = derive.target_frontier(graph, tid)
+    return TargetProducts(front, index_row(graph, tid, front), _graph_json(graph, tid))
 
 
 def _graph_json(graph: Graph, tid: str) -> bytes:
@@ -194,40 +217,44 @@ def _graph_json(graph: Graph, tid: str) -> bytes:
 
 
 PARALLEL_MIN_NODES = 4000
-"""Graphs with at least this many nodes (and two targets) render graph.json files in two
-processes (see :class:`_GraphJsonWorker`)."""
+"""Graphs with at least this many nodes (and two targets) derive their targets' products in
+two processes (see :class:`_TargetsWorker`)."""
+
+
+CATALOG_NODES = 1500
+"""About how many nodes' derivations cost what errors.json's catalog costs (the worker
+renders it: :func:`network.errors.catalog_json` reads every module not imported yet)."""
 
 
 def _split_targets(graph: Graph) -> tuple[list[str], list[str]]:
-    """(targets this process renders, targets a worker renders): the worker takes the later
-    targets holding about half the nodes (it also renders errors.json while this process
-    renders the frontier, info and index); everything stays here when it may not fork."""
+    """(targets this process derives, targets a worker derives), each in record order:
+    the targets go, largest first, to whichever side holds fewer nodes so far, the worker
+    starting at :data:`CATALOG_NODES` (it also renders errors.json, while this process
+    assembles frontier.json, info.json and targets/index.json at the end); everything
+    stays here below :data:`PARALLEL_MIN_NODES` nodes or when it may not fork."""
     tids = list(graph.targets)
-    sizes = [len(graph.targets[t].nodes) for t in tids]
-    total = sum(sizes)
-    if len(tids) < 2 or total < PARALLEL_MIN_NODES or not may_fork():
+    sizes = {t: len(graph.targets[t].nodes) for t in tids}
+    if len(tids) < 2 or sum(sizes.values()) < PARALLEL_MIN_NODES or not may_fork():
         return tids, []
-    acc, cut = 0, len(tids) - 1
-    for i, size in enumerate(sizes):
-        if acc >= total * 0.5:
-            cut = i
-            break
-        acc += size
-    cut = max(1, min(cut, len(tids) - 1))
-    return tids[:cut], tids[cut:]
+    load = {"mine": 0, "theirs": CATALOG_NODES}
+    side: dict[str, str] = {}
+    for t in sorted(tids, key=lambda t: (-sizes[t], t)):
+        side[t] = min(load, key=lambda k: (load[k], k))
+        load[side[t]] += sizes[t]
+    return ([t for t in tids if side[t] == "mine"], [t for t in tids if side[t] == "theirs"])
 
 
-class _GraphJsonWorker(ForkedCall[bytes]):
-    """A forked worker rendering errors.json and some targets' graph.json files.
+class _TargetsWorker(ForkedCall[Any]):
+    """A forked worker deriving errors.json and some targets' :class:`TargetProducts`
+    (keys ``errors.json`` and ``targets/<id>``).
 
-    It starts after the frontier, so from the same memoised derivations a serial run
-    reaches those targets with (a target's derivations read no other target's). Its bytes
-    come back through a pipe; whatever it did not render is rendered here."""
+    It starts once the index is built, so it shares the trust already judged; its results
+    come back through a pipe, and whatever it did not deliver is derived here."""
 
     def __init__(self, graph: Graph, tids: list[str]) -> None:
         super().__init__(lambda: {
-            path: _worker_product(graph, path)
-            for path in ["errors.json", *(f"targets/{t}/graph.json" for t in tids)]})
+            "errors.json": render(catalog_json()),
+            **{f"targets/{t}": _target_products(graph, t) for t in tids}})
 
 
 def _stale_graph_jsons(graph: Graph, root: Path | None) -> list[str]:

@@ -75,6 +75,7 @@ from network.record.derive.frontier_view import (
     frontier_entry,
     on_frontier,
     ready_since,
+    target_frontier,
 )
 from network.record.derive.graph_json import (
     approach_views,
@@ -195,6 +196,7 @@ __all__ = [
     "sufficient_sets",
     "target_closures",
     "target_edges",
+    "target_frontier",
     "target_proofs",
     "target_routes",
     "target_status",

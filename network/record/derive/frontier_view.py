@@ -113,3 +113,15 @@ def frontier(graph: Graph) -> list[dict[str, Any]]:
     return [_frontier_entry(ix, tid, nid)
             for tid, t in graph.targets.items() for nid in t.nodes
             if _on_frontier(ix, tid, nid)]
+
+
+def target_frontier(graph: Graph, target: str) -> list[dict[str, Any]]:
+    """The frontier entries of one target's nodes, in node id order: the run of
+    :func:`frontier`'s list for that target (D-25).
+
+    Raises:
+        KeyError: no such target.
+    """
+    ix = _ix(graph)
+    return [_frontier_entry(ix, target, nid) for nid in graph.targets[target].nodes
+            if _on_frontier(ix, target, nid)]
