@@ -9,6 +9,8 @@ from typing import Any
 
 import pytest
 import yaml
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from network.record.loader import RecordYamlLoader
 from tests.sitegraph import build_rich_graph
@@ -99,3 +101,91 @@ def test_every_yaml_record_of_a_rich_graph(tmp_path: Path) -> None:
     for text in texts:
         want, got = _load(text, SAFE), _load(text, RecordYamlLoader)
         assert got[0] == want[0] == "ok" and _same(got[1], want[1]), text
+
+
+# --- the line-shaped subset read without libyaml (network.record.parse._line_yaml) -----
+
+LINE_DOCUMENTS = [
+    "schema: meta/v1\nid: 'root--h1'\ntarget: demo\nk: 3\nhole:\n  parent: 'root'\n  k: 1\n",
+    "a: yes\nb: No\nc: on\nd: OFF\ne: true\nf: null\ng:\nh: Null\n",
+    "a: 0x1F\nb: 0o17\nc: 017\nd: 1_000\ne: 1:20\nf: 0\ng: 190:20:30\n",
+    "a: 1.5\nb: .inf\nc: .NaN\nd: 1e3\ne: 6.8523015e+5\nf: 1_0.5\ng: .\nh: ...\n",
+    "a: 2026-01-02\nb: 2026-01-02T03:04:05Z\nc: '2026-01-02'\nd: 2026-13-45\n",
+    "a: http://x.org/y\nb: a:b\nc: a:\nd: x: y\n",
+    "a: 'it''s'\nb: '#x'\nc: 'é ⊢ False'\nd: ' pad '\ne: ''\n",
+    "a: x # comment\n",
+    "a: x \n",
+    "yes: 1\n",
+    "null: 1\n",
+    "_: 1\n",
+    "a:\n  b:\n    c: 1\n",
+    "a: 1\n  b: 2\n",
+    "a:\n  b: 1\nc: 2\n  d: 3\n",
+    "a:\n\n  b: 1\n",
+    "a: 1\na: 2\n",
+    "a:\n  x: 1\na: 2\n",
+    "a: 1",
+    "a: 1\r\n",
+    "\ufeffa: 1\n",
+    "a: 'x\x85y'\n",
+    "a: 'x\u2028y'\n",
+    "a: 'tab\there'\n",
+    "a: x@y\nb: a - b\nc: a -b\nd: -x\ne: +1\nf: /p\n",
+    "a: @x\n",
+    "k" * 64 + ": 1\n",
+    "k" * 65 + ": 1\n",
+]
+
+
+def _line_same(text: str) -> None:
+    from network.record.parse import _line_yaml
+
+    got = _line_yaml(text)
+    want = _load(text, SAFE)
+    if got is None:
+        return  # libyaml decides
+    assert want[0] == "ok", (text, want)
+    assert _same(got, want[1]), (text, got, want)
+
+
+@pytest.mark.parametrize("text", LINE_DOCUMENTS)
+def test_the_line_shaped_subset_reads_as_the_safe_loader(text: str) -> None:
+    _line_same(text)
+
+
+def test_the_line_shaped_subset_is_read_without_libyaml() -> None:
+    from network.record.parse import _line_yaml
+
+    assert _line_yaml(LINE_DOCUMENTS[0]) == {
+        "schema": "meta/v1", "id": "root--h1", "target": "demo", "k": 3,
+        "hole": {"parent": "root", "k": 1}}
+    assert _line_yaml("a: 'it''s'\n") is None and _line_yaml("a: x # c\n") is None
+    assert _line_yaml("a:\n  b:\n    c: 1\n") is None and _line_yaml("yes: 1\n") is None
+
+
+_KEYS = st.one_of(st.sampled_from(["a", "b", "_", "_x", "yes", "No", "null", "on", "y", "n",
+                                    "key1", "inf"]),
+                  st.from_regex(r"[A-Za-z_][A-Za-z0-9_]{0,5}", fullmatch=True))
+_SPECIAL = st.sampled_from([
+    "1", "-1", "+1", "0x1F", "0o17", "017", "1_000", "1:20", "1.5", ".inf", "-.inf", ".nan",
+    "1e3", "6.8e+5", "2026-01-02", "2026-01-02T03:04:05Z", "2026-1-2 3:04:05", "2026-13-45",
+    "true", "False", "OFF", "~", "null", "...", "---", ".", "-", "- x", "a: b", "a:b", "a:",
+    "a #b", "a#b", "@x", "x@y", "`x", "&a", "*a", "!x", "[1]", "{}", "|", ">", "?", "%x",
+    "é", "x\t", "x "])
+_PLAINISH = st.one_of(st.text(alphabet="abXY019_./@+ -:", min_size=1, max_size=12),
+                      st.text(alphabet="ab #'~\t\u00e9", min_size=1, max_size=4))
+_QUOTED = st.text(alphabet=st.characters(codec="utf-8", exclude_categories=["Cs"]),
+                  max_size=8).map(lambda t: "'" + t + "'")
+_VALUES = st.one_of(st.just(""), _SPECIAL, _PLAINISH, _PLAINISH, _QUOTED,
+                    st.text(alphabet="ab '", max_size=6).map(lambda t: "'" + t + "'"))
+
+
+@settings(max_examples=4000, deadline=None)
+@given(st.lists(st.tuples(st.sampled_from(["", "", "", "  ", "  ", "    ", " "]), _KEYS,
+                          st.sampled_from([": ", ": ", ": ", ": ", ":", " : "]), _VALUES),
+                min_size=1, max_size=3))
+def test_generated_documents_read_as_the_safe_loader(
+        lines: list[tuple[str, str, str, str]]) -> None:
+    text = "".join(f"{indent}{key}{sep if value else sep.rstrip()}{value}\n"
+                   for indent, key, sep, value in lines)
+    _line_same(text)

@@ -10,6 +10,7 @@ rewrites a record field by field. Every name here is also importable from
 from __future__ import annotations
 
 import json
+import re
 from typing import Any, ClassVar, TypeVar
 
 import yaml
@@ -99,6 +100,87 @@ class RecordYamlLoader(_SafeLoader):  # type: ignore[misc]
 
 _YamlLoader: Any = RecordYamlLoader
 
+# The line-shaped subset most records are written in (what the post-merge job and the
+# service dump): ``key: value`` lines, and one level of ``key:`` followed by lines
+# indented two spaces, each value a plain scalar of a narrow alphabet or a single-quoted
+# one without quotes, line breaks or characters libyaml refuses. :func:`_line_yaml` reads
+# such a document without libyaml, resolving and building each scalar with the safe
+# loader's own resolver and constructors; anything else goes to libyaml.
+_LINE_KEY = r"[A-Za-z_][A-Za-z0-9_]{0,63}"
+_LINE_PLAIN = r"[A-Za-z0-9_./](?:[A-Za-z0-9_./@+ -]|:(?=[^ ]))*(?<! )"
+_LINE_QUOTED = "'[^'\x00-\x1f\x7f-\x9f\u2028\u2029\ufeff\ufffe\uffff]*'"
+_LINE_RE = re.compile(f"(  )?({_LINE_KEY}):(?: (?:({_LINE_PLAIN})|({_LINE_QUOTED})))?")
+_LINE_SCALARS: dict[str, tuple[Any]] = {}
+_LINE_LOADER: Any = None
+
+
+def _line_scalar(text: str) -> tuple[Any] | None:
+    """A plain scalar as the safe loader builds it, in a 1-tuple (None when building it
+    raises: libyaml's path raises it again); memoised, as every value built is immutable."""
+    global _LINE_LOADER
+    got = _LINE_SCALARS.get(text)
+    if got is not None:
+        return got
+    if _LINE_LOADER is None:
+        _LINE_LOADER = RecordYamlLoader("")
+    tag = _LINE_LOADER.resolve(yaml.ScalarNode, text, (True, False))
+    if tag == _YAML_STR:
+        got = (text,)
+    else:
+        try:
+            got = (_LINE_LOADER.yaml_constructors[tag](_LINE_LOADER, yaml.ScalarNode(tag, text)),)
+        except Exception:  # noqa: BLE001 - libyaml's path raises it again
+            return None
+    if len(_LINE_SCALARS) < _RESOLVE_CACHE_MAX:
+        _LINE_SCALARS[text] = got
+    return got
+
+
+def _line_yaml(text: str) -> dict[Any, Any] | None:
+    """``text`` read as ``yaml.load(text, CSafeLoader)`` reads it when it is in the
+    line-shaped subset (above), else None. ``tests/test_record_yaml.py`` holds the two
+    equal over generated documents."""
+    if not text.endswith("\n") or "\r" in text:
+        return None
+    out: dict[Any, Any] = {}
+    inner: dict[Any, Any] | None = None  # the mapping two-space lines go into
+    open_key: tuple[Any] | None = None  # a ``key:`` line whose value is not known yet
+    for line in text[:-1].split("\n"):
+        mt = _LINE_RE.fullmatch(line)
+        if mt is None:
+            return None
+        indent, key_text, plain, quoted = mt.groups()
+        key = _line_scalar(key_text)
+        if key is None or not isinstance(key[0], str):
+            return None
+        if plain is not None:
+            value = _line_scalar(plain)
+            if value is None:
+                return None
+        elif quoted is not None:
+            value = (quoted[1:-1],)
+        else:
+            value = None
+        if indent:
+            if open_key is not None:
+                inner = out[open_key[0]] = {}
+                open_key = None
+            if inner is None:
+                return None
+            if value is None:
+                return None  # a nested ``key:`` opens a deeper level
+            inner[key[0]] = value[0]
+            continue
+        if open_key is not None:
+            out[open_key[0]] = None
+        inner = None
+        open_key = key if value is None else None
+        if value is not None:
+            out[key[0]] = value[0]
+    if open_key is not None:
+        out[open_key[0]] = None
+    return out if out else None
+
 
 def _parse_text(path: str, text: str) -> tuple[str, Any]:
     """A record's text parsed: JSON for ``*.json``, YAML otherwise (CSafeLoader's objects).
@@ -112,6 +194,9 @@ def _parse_text(path: str, text: str) -> tuple[str, Any]:
     try:
         if path.endswith(".json"):
             return "ok", json.loads(text)
+        lined = _line_yaml(text)
+        if lined is not None:
+            return "ok", lined
         return "ok", yaml.load(text, Loader=_YamlLoader)
     except json.JSONDecodeError as exc:
         return "malformed-json", f"line {exc.lineno} column {exc.colno}: {exc.msg}"

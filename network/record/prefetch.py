@@ -30,7 +30,7 @@ from network.record.source import DEFAULT_MAX_FILE_BYTES, Source, WorktreeSource
 
 PARALLEL_MIN_NODES = 800
 """Work trees with at least this many node folders are read by two processes."""
-PARALLEL_SHARE = 0.8
+PARALLEL_SHARE = 0.9
 """The share of node folders (the later ones) the worker reads: the loader meanwhile lists
 the whole tree, checks it against the layout, reads the root's records and the earlier
 nodes, and validates every record."""
