@@ -184,3 +184,99 @@ def test_targets_are_split_by_nodes_largest_first() -> None:
     # b to this process; then the worker (starting at the catalog's 1500) takes c, this
     # process d, the worker a and e; each side in record order
     assert (mine, theirs) == (["b", "d"], ["a", "c", "e"])
+
+
+def _worker_reads(root: Path, share: float = 1.0) -> dict[str, Any]:
+    """What the worker reads of ``root`` for the later ``share`` of its node folders, read
+    in this process (the worker's own function, no fork)."""
+    old = prefetch.PARALLEL_MIN_NODES
+    prefetch.PARALLEL_MIN_NODES = 0
+    try:
+        nodes = prefetch.later_nodes(str(root), share)
+    finally:
+        prefetch.PARALLEL_MIN_NODES = old
+    return prefetch._read_nodes(str(root), nodes, os.getppid())
+
+
+def test_the_worker_reads_nothing_behind_a_link(tmp_path: Path) -> None:
+    """A link as ``targets``' target folder, as a target's ``nodes`` or as a node's
+    subfolder: the loader refuses each (symlink-refused) and reads nothing behind it; the
+    worker neither lists nor reads behind it (found by review: ``targets/zz/nodes -> /``
+    had the worker parse every JSON and YAML file of the machine)."""
+    root = tmp_path / "g"
+    build_rich_graph(root, commit=False)
+    outside = tmp_path / "outside"
+    (outside / "n1").mkdir(parents=True)
+    (outside / "n1/META.yaml").write_text("schema: meta/v1\n")
+    (outside / "nodes/n2").mkdir(parents=True)
+    (outside / "nodes/n2/META.yaml").write_text("schema: meta/v1\n")
+    (root / "targets/zz").mkdir()
+    (root / "targets/zz/nodes").symlink_to(outside, target_is_directory=True)
+    (root / "targets/yy").symlink_to(outside, target_is_directory=True)
+    (root / "targets/demo/nodes/root/annex").mkdir(exist_ok=True)
+    (root / "targets/demo/nodes/root/annex/sub").symlink_to(outside / "n1",
+                                                            target_is_directory=True)
+    old = prefetch.PARALLEL_MIN_NODES
+    prefetch.PARALLEL_MIN_NODES = 0
+    try:
+        nodes = prefetch.later_nodes(str(root), 1.0)
+    finally:
+        prefetch.PARALLEL_MIN_NODES = old
+    assert nodes and not any(t in ("zz", "yy") for t, _ in nodes)
+    read = _worker_reads(root)
+    assert read and all(p.startswith("targets/") for p in read)
+    assert not any(p.startswith(("targets/zz/", "targets/yy/")) or "/annex/sub/" in p
+                   for p in read)
+    with pytest.raises(ValidationFailed) as exc:
+        loader.load_graph(root)
+    assert {p.path for p in exc.value.problems if p.code == "symlink-refused"} >= {
+        "targets/zz/nodes", "targets/yy", "targets/demo/nodes/root/annex/sub"}
+
+
+def test_the_worker_keeps_the_default_limit_when_policy_json_is_too_large(
+        tmp_path: Path) -> None:
+    """policy.json over the default limit is refused by the loader (file-too-large), which
+    keeps the default limit; the worker must too, never reading it whole or trusting its
+    ``max_file_bytes`` (found by review: a 1.1 MB policy.json raising the limit had the
+    worker parse a 1.2 MB record the loader refuses)."""
+    import json
+
+    root = tmp_path / "g"
+    build_rich_graph(root, commit=False)
+    policy = json.loads((root / "policy.json").read_text())
+    policy["max_file_bytes"] = 10**12
+    (root / "policy.json").write_text(json.dumps(policy) + " " * 1_100_000)
+    fd = os.open(root, os.O_RDONLY | os.O_DIRECTORY)
+    try:
+        assert prefetch._max_bytes(fd) == prefetch.DEFAULT_MAX_FILE_BYTES
+        (root / "policy.json").write_text(json.dumps(policy))
+        assert prefetch._max_bytes(fd) == 10**12
+    finally:
+        os.close(fd)
+
+
+@pytest.mark.skipif(not hasattr(os, "mkfifo"), reason="fifos only")
+def test_the_worker_never_waits_on_a_fifo(tmp_path: Path) -> None:
+    root = tmp_path / "g"
+    build_rich_graph(root, commit=False)
+    os.mkfifo(root / "targets/demo/nodes/root/Proof.lean")
+    fd = os.open(root / "targets/demo/nodes/root", os.O_RDONLY | os.O_DIRECTORY)
+    try:
+        assert prefetch._read_capped("Proof.lean", fd, 10**6) is None
+    finally:
+        os.close(fd)
+    assert "targets/demo/nodes/root/Proof.lean" not in _worker_reads(root)
+
+
+@pytest.mark.skipif(not hasattr(os, "fork"), reason="fork only")
+def test_the_worker_stops_once_its_parent_is_gone(tmp_path: Path) -> None:
+    from network.record.forked import ForkedCall
+
+    root = tmp_path / "g"
+    build_rich_graph(root, commit=False)
+    prefetch_nodes = [(t.name, n.name) for t in sorted((root / "targets").iterdir())
+                      if (t / "nodes").is_dir() for n in sorted((t / "nodes").iterdir())]
+    me = os.getpid()
+    assert ForkedCall(lambda: prefetch._read_nodes(str(root), prefetch_nodes, me)).result()
+    gone = ForkedCall(lambda: prefetch._read_nodes(str(root), prefetch_nodes, me + 10**6))
+    assert gone.result() == {}

@@ -8,7 +8,9 @@ folder scans: ``targets/`` and each target's ``nodes/``) and forks a worker that
 those node folders itself and reads, hashes and parses every file in them. The loader
 takes each result when it reaches that file (:meth:`Prefetch.take`) and reads the file
 itself whenever the worker did not (an unexpected error, a worker that died, a file the
-worker never saw). Results are plain data (the parsed JSON/YAML objects), so the records
+worker never saw). The worker opens every folder and file through the folder holding it,
+never through a link, and stops when the loader's process is gone. Results are plain data
+(the parsed JSON/YAML objects), so the records
 are validated in the loader exactly as without a worker: the listing, every problem and
 every record are the loader's own; the worker only saves the reading
 (``tests/test_loader_parallel.py``).
@@ -19,14 +21,12 @@ from __future__ import annotations
 import hashlib
 import os
 import stat
-from collections.abc import Iterator
 from typing import Any
 
-from network.errors import LemmataError
 from network.record import models as m
 from network.record.forked import ForkedCall, may_fork
 from network.record.parse import _parse_text, parse_record
-from network.record.source import DEFAULT_MAX_FILE_BYTES, Source, WorktreeSource
+from network.record.source import DEFAULT_MAX_FILE_BYTES, Source, WorktreeSource, _read_all
 
 PARALLEL_MIN_NODES = 800
 """Work trees with at least this many node folders are read by two processes."""
@@ -49,7 +49,11 @@ def read_file(source: Source, path: str, parse: bool) -> Read:
     Raises:
         LemmataError: from :meth:`Source.read`.
     """
-    data = source.read(path)
+    return _read_of(path, source.read(path), parse)
+
+
+def _read_of(path: str, data: bytes, parse: bool) -> Read:
+    """:func:`read_file`'s answer for ``data``, the bytes of graph path ``path``."""
     sha = hashlib.sha256(data).hexdigest()
     try:
         text = data.decode("utf-8")
@@ -58,54 +62,145 @@ def read_file(source: Source, path: str, parse: bool) -> Read:
     return sha, len(data), None, _parse_text(path, text) if parse else None
 
 
-def _folders(folder: str) -> list[str]:
-    """The names of the real folders (no links) in ``folder``, sorted; [] when unreadable."""
+# The worker reaches every folder and file through the folder holding it, opened without
+# following a link (a link anywhere below the root is refused by the loader's listing and
+# never read: the worker must not read behind one either), and opens files non-blocking (a
+# fifo swapped in is never waited on).
+_DIR_FLAGS = os.O_RDONLY | os.O_DIRECTORY | os.O_NOFOLLOW | os.O_CLOEXEC
+_FILE_FLAGS = os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK | os.O_CLOEXEC
+
+
+def _open_dir(name: str, dir_fd: int | None) -> int | None:
+    """The folder ``name`` (relative to ``dir_fd``) opened, or None when it is a link, no
+    folder, or unreadable."""
     try:
-        with os.scandir(folder) as it:
+        return os.open(name, _DIR_FLAGS, dir_fd=dir_fd)
+    except OSError:
+        return None
+
+
+def _folders(fd: int | None) -> list[str]:
+    """The names of the real folders (no links) in the open folder ``fd``, sorted."""
+    if fd is None:
+        return []
+    try:
+        with os.scandir(fd) as it:
             return sorted(e.name for e in it if e.is_dir(follow_symlinks=False))
     except OSError:
         return []
 
 
+def _close(*fds: int | None) -> None:
+    for fd in fds:
+        if fd is not None:
+            os.close(fd)
+
+
 def later_nodes(root: str, share: float) -> list[tuple[str, str]]:
     """The (target, node) folders of the work tree at ``root`` that come last in the
     loader's order (targets by id, then nodes by id), ``share`` (0-1) of them all; []
-    below :data:`PARALLEL_MIN_NODES` folders."""
-    order = [(tid, nid) for tid in _folders(os.path.join(root, "targets"))
-             for nid in _folders(os.path.join(root, "targets", tid, "nodes"))]
+    below :data:`PARALLEL_MIN_NODES` folders. Only real folders count: ``targets``, a
+    target or its ``nodes`` that is a link is passed over, as the loader refuses it."""
+    order: list[tuple[str, str]] = []
+    root_fd = _open_dir(root, None)
+    targets_fd = _open_dir("targets", root_fd) if root_fd is not None else None
+    try:
+        for tid in _folders(targets_fd):
+            t_fd = _open_dir(tid, targets_fd)
+            nodes_fd = _open_dir("nodes", t_fd) if t_fd is not None else None
+            order += [(tid, nid) for nid in _folders(nodes_fd)]
+            _close(nodes_fd, t_fd)
+    finally:
+        _close(targets_fd, root_fd)
     if len(order) < PARALLEL_MIN_NODES:
         return []
     return order[int(len(order) * (1 - share)):]
 
 
-def _walk(folder: str, rel: str) -> Iterator[tuple[str, int]]:
-    """(graph path, size in bytes) of every regular file under ``folder`` (graph path
-    ``rel``), links neither followed nor listed."""
+def _read_capped(name: str, dir_fd: int, max_bytes: int) -> bytes | None:
+    """The bytes of the regular file ``name`` in the open folder ``dir_fd``, or None when
+    it is a link, no regular file, unreadable, or over ``max_bytes`` bytes."""
     try:
-        with os.scandir(folder) as it:
-            entries = list(it)
+        fd = os.open(name, _FILE_FLAGS, dir_fd=dir_fd)
+    except OSError:
+        return None
+    try:
+        st = os.fstat(fd)
+        if not stat.S_ISREG(st.st_mode) or st.st_size > max_bytes:
+            return None
+        return _read_all(fd, st.st_size)
+    except OSError:
+        return None
+    finally:
+        os.close(fd)
+
+
+def _read_folder(fd: int, rel: str, max_bytes: int, out: dict[str, Read]) -> None:
+    """Read into ``out`` every file under the open folder ``fd`` (graph path ``rel``)
+    ending ``.json``, ``.yaml`` or ``.lean``, within ``max_bytes``; links neither followed
+    nor read."""
+    try:
+        with os.scandir(fd) as it:
+            entries = [(e.name, e.is_dir(follow_symlinks=False)) for e in it]
     except OSError:
         return
-    for entry in entries:
-        try:
-            if entry.is_dir(follow_symlinks=False):
-                yield from _walk(entry.path, f"{rel}/{entry.name}")
-                continue
-            st = entry.stat(follow_symlinks=False)
-        except OSError:
-            continue
-        if stat.S_ISREG(st.st_mode):
-            yield f"{rel}/{entry.name}", st.st_size
+    for name, is_dir in entries:
+        if is_dir:
+            sub = _open_dir(name, fd)
+            if sub is not None:
+                try:
+                    _read_folder(sub, f"{rel}/{name}", max_bytes, out)
+                finally:
+                    os.close(sub)
+        elif name.endswith(_READ_SUFFIXES):
+            data = _read_capped(name, fd, max_bytes)
+            if data is not None:
+                path = f"{rel}/{name}"
+                out[path] = _read_of(path, data, not name.endswith(".lean"))
 
 
-def _max_bytes(source: Source) -> int:
-    """The size limit policy.json sets, as the loader will read it, or the default when it
-    does not read (the loader refuses larger files; the worker skips them)."""
-    try:
-        policy, _ = parse_record("policy.json", source.read("policy.json"), m.Policy)
-    except LemmataError:
+def _max_bytes(root_fd: int) -> int:
+    """The size limit policy.json sets, as the loader will read it (a policy.json over the
+    default limit, unreadable or invalid leaves the default), so the worker skips what the
+    loader refuses as too large."""
+    data = _read_capped("policy.json", root_fd, DEFAULT_MAX_FILE_BYTES)
+    if data is None:
         return DEFAULT_MAX_FILE_BYTES
+    policy, _ = parse_record("policy.json", data, m.Policy)
     return policy.max_file_bytes if policy is not None else DEFAULT_MAX_FILE_BYTES
+
+
+def _read_nodes(root: str, nodes: list[tuple[str, str]], parent: int) -> dict[str, Read]:
+    """The worker's work: every file of the ``nodes`` folders read as the loader reads it
+    (:func:`read_file`), by graph path. It stops when its ``parent`` process is gone."""
+    out: dict[str, Read] = {}
+    root_fd = _open_dir(root, None)
+    if root_fd is None:
+        return out
+    max_bytes = _max_bytes(root_fd)
+    targets_fd = _open_dir("targets", root_fd)
+    t_fds: dict[str, tuple[int | None, int | None]] = {}
+    try:
+        for tid, nid in nodes:
+            if os.getppid() != parent:
+                os._exit(1)  # nobody is waiting for these results
+            if tid not in t_fds:
+                for t_fd, n_fd in t_fds.values():
+                    _close(n_fd, t_fd)
+                t_fd = _open_dir(tid, targets_fd) if targets_fd is not None else None
+                t_fds = {tid: (t_fd, _open_dir("nodes", t_fd) if t_fd is not None else None)}
+            nodes_fd = t_fds[tid][1]
+            node_fd = _open_dir(nid, nodes_fd) if nodes_fd is not None else None
+            if node_fd is not None:
+                try:
+                    _read_folder(node_fd, f"targets/{tid}/nodes/{nid}", max_bytes, out)
+                finally:
+                    os.close(node_fd)
+    finally:
+        for t_fd, n_fd in t_fds.values():
+            _close(n_fd, t_fd)
+        _close(targets_fd, root_fd)
+    return out
 
 
 class Prefetch:
@@ -123,23 +218,8 @@ class Prefetch:
     def __init__(self, source: WorktreeSource, nodes: list[tuple[str, str]]) -> None:
         self.nodes = frozenset(nodes)
         self.results: dict[str, Read] | None = None
-        root = str(source.root)
-
-        def read_all() -> dict[str, Read]:
-            max_bytes = _max_bytes(source)
-            out: dict[str, Read] = {}
-            for tid, nid in nodes:
-                base = f"targets/{tid}/nodes/{nid}"
-                for path, size in _walk(os.path.join(root, base), base):
-                    if size > max_bytes or not path.endswith(_READ_SUFFIXES):
-                        continue
-                    try:
-                        out[path] = read_file(source, path, not path.endswith(".lean"))
-                    except Exception:  # noqa: BLE001, S112 - the loader reads it again
-                        continue
-            return out
-
-        self.worker = ForkedCall(read_all)
+        root, parent = str(source.root), os.getpid()
+        self.worker = ForkedCall(lambda: _read_nodes(root, nodes, parent))
 
     def take(self, path: str) -> Read | None:
         """The worker's result for graph path ``path`` (waiting for the worker the first
