@@ -189,3 +189,29 @@ def test_generated_documents_read_as_the_safe_loader(
     text = "".join(f"{indent}{key}{sep if value else sep.rstrip()}{value}\n"
                    for indent, key, sep, value in lines)
     _line_same(text)
+
+
+def test_a_lone_surrogate_is_left_to_libyaml() -> None:
+    """Not reachable from bytes decoded strictly, but the fast path must not accept what
+    libyaml refuses (found by review)."""
+    from network.record.parse import _line_yaml
+
+    assert _line_yaml("k: '\ud800'\n") is None
+    assert _load("k: '\ud800'\n", SAFE)[0] != "ok"
+
+
+@pytest.mark.parametrize("text", [
+    "k: " + "1:" * 300_000 + "1\n",
+    "k: !!int " + "1:" * 300_000 + "1\n",
+    "k: [" + "1:" * 300_000 + "1]\n",
+    "a:\n  b: " + "1:" * 300_000 + "1\n",
+])
+def test_a_base60_integer_past_the_limit_is_malformed_at_once(text: str) -> None:
+    """Building ``1:1:...:1`` takes time quadratic in its length (a minute for a 1 MB
+    record, found by review); past 4,300 characters, as Python's own limit on decimal
+    digits, the record does not read."""
+    from network.record.parse import SEXAGESIMAL_MAX_CHARS, _parse_text
+
+    assert _parse_text("x.yaml", text)[0] == "malformed-yaml"  # unguarded: "ok", minutes on
+    ok = "k: " + ("1:" * SEXAGESIMAL_MAX_CHARS)[: SEXAGESIMAL_MAX_CHARS - 1] + "1\n"
+    assert _parse_text("x.yaml", ok) == ("ok", yaml.load(ok, Loader=SAFE))

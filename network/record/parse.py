@@ -36,6 +36,10 @@ _YAML_PLAIN_SCALARS = frozenset({
 _RESOLVE_CACHE_MAX = 65536
 
 
+SEXAGESIMAL_MAX_CHARS = 4300
+"""The longest base-60 integer scalar a record may hold (characters)."""
+
+
 class _FastPath(Exception):
     """The document leaves the plain subset; construct it the standard way."""
 
@@ -64,6 +68,16 @@ class RecordYamlLoader(_SafeLoader):  # type: ignore[misc]
             if len(self._resolved) < _RESOLVE_CACHE_MAX:
                 self._resolved[key] = tag
         return tag
+
+    def construct_yaml_int(self, node: Any) -> Any:
+        """The safe constructor's integer, except a base-60 one (``1:20``) of more than
+        :data:`SEXAGESIMAL_MAX_CHARS` characters, which raises ValueError (the record is
+        then ``malformed-yaml``): building one takes time quadratic in its length, a
+        minute for a 1 MB record, as Python refuses decimal integers past 4,300 digits."""
+        value = node.value
+        if isinstance(value, str) and ":" in value and len(value) > SEXAGESIMAL_MAX_CHARS:
+            raise ValueError(f"a base-60 integer of {len(value)} characters")
+        return super().construct_yaml_int(node)
 
     def construct_document(self, node: Any) -> Any:
         try:
@@ -98,6 +112,8 @@ class RecordYamlLoader(_SafeLoader):  # type: ignore[misc]
         raise _FastPath
 
 
+RecordYamlLoader.add_constructor(  # a copy of the safe loader's table, this entry replaced
+    "tag:yaml.org,2002:int", RecordYamlLoader.construct_yaml_int)
 _YamlLoader: Any = RecordYamlLoader
 
 # The line-shaped subset most records are written in (what the post-merge job and the
@@ -108,7 +124,7 @@ _YamlLoader: Any = RecordYamlLoader
 # loader's own resolver and constructors; anything else goes to libyaml.
 _LINE_KEY = r"[A-Za-z_][A-Za-z0-9_]{0,63}"
 _LINE_PLAIN = r"[A-Za-z0-9_./](?:[A-Za-z0-9_./@+ -]|:(?=[^ ]))*(?<! )"
-_LINE_QUOTED = "'[^'\x00-\x1f\x7f-\x9f\u2028\u2029\ufeff\ufffe\uffff]*'"
+_LINE_QUOTED = "'[^'\x00-\x1f\x7f-\x9f\u2028\u2029\ufeff\ufffe\uffff\ud800-\udfff]*'"
 _LINE_RE = re.compile(f"(  )?({_LINE_KEY}):(?: (?:({_LINE_PLAIN})|({_LINE_QUOTED})))?")
 _LINE_SCALARS: dict[str, tuple[Any]] = {}
 _LINE_LOADER: Any = None
