@@ -280,3 +280,73 @@ def test_the_worker_stops_once_its_parent_is_gone(tmp_path: Path) -> None:
     assert ForkedCall(lambda: prefetch._read_nodes(str(root), prefetch_nodes, me)).result()
     gone = ForkedCall(lambda: prefetch._read_nodes(str(root), prefetch_nodes, me + 10**6))
     assert gone.result() == {}
+
+
+@pytest.mark.skipif(not hasattr(os, "fork"), reason="fork only")
+def test_a_record_nested_near_the_recursion_limit_reads_as_in_one_process(
+        tmp_path: Path, parallel: list[int], monkeypatch: pytest.MonkeyPatch) -> None:
+    """Whether a deep text hits Python's recursion limit depends on how deep the stack
+    already is, and the worker's stack is not the loader's (found by review: a JSON record
+    979 deep was malformed in two processes and read in one). The worker leaves such
+    texts to the loader."""
+    monkeypatch.setattr(prefetch, "PARALLEL_SHARE", 1.0)
+    root = tmp_path / "g"
+    build_rich_graph(root, commit=False)
+    folder = root / "targets/demo/nodes/root/attempts/precheck"
+    folder.mkdir(parents=True, exist_ok=True)
+    for i, depth in enumerate((400, 900, 960, 975, 979, 985, 990, 1000)):
+        (folder / f"{i:064x}.json").write_text(
+            '{"schema": "literature/v1", "x": ' + "[" * depth + "]" * depth + "}")
+    two = _snapshot(root)
+    assert parallel
+    monkeypatch.setattr(prefetch, "PARALLEL_MIN_NODES", 10**9)
+    assert _snapshot(root) == two
+
+
+def test_the_worker_reads_only_what_the_layout_admits(tmp_path: Path) -> None:
+    """Files the layout has no place for (a junk folder, a name that is no record, a file
+    in a folder deeper than any template) are never read by the loader; the worker must
+    not read them either (found by review: 150 JSON files of 1 MB in a junk folder made
+    the two-process load 300 times slower)."""
+    root = tmp_path / "g"
+    build_rich_graph(root, commit=False)
+    node = root / "targets/demo/nodes/root"
+    (node / "junk").mkdir()
+    (node / "junk/a.json").write_text("{}")
+    (node / "literature").mkdir(exist_ok=True)
+    (node / "literature/not-a-record-name.yaml").write_text("a: 1\n")
+    deep = node / "attempts/precheck/x/y"
+    deep.mkdir(parents=True)
+    (deep / ("0" * 64 + ".json")).write_text("{}")
+    (node / "Notes.lean").write_text("-- no place\n")
+    read = _worker_reads(root)
+    assert "targets/demo/nodes/root/META.yaml" in read
+    assert not [p for p in read if "/junk/" in p or "not-a-record" in p or "/x/y/" in p
+                or p.endswith("Notes.lean")]
+
+
+def test_the_worker_never_opens_a_device(tmp_path: Path,
+                                         monkeypatch: pytest.MonkeyPatch) -> None:
+    """The loader's listing refuses a device without opening it; the worker must not open
+    one either (opening some devices has effects; found by review)."""
+    import socket
+
+    root = tmp_path / "g"
+    build_rich_graph(root, commit=False)
+    node = root / "targets/demo/nodes/root"
+    sock = socket.socket(socket.AF_UNIX)
+    sock.bind(str(node / "Vacuity.lean"))  # a name no other node of the graph holds
+    opened: list[str] = []
+    real_open = os.open
+
+    def spy(path: Any, *args: Any, **kwargs: Any) -> int:
+        opened.append(str(path))
+        return real_open(path, *args, **kwargs)
+
+    monkeypatch.setattr(prefetch.os, "open", spy)
+    try:
+        read = _worker_reads(root)
+    finally:
+        sock.close()
+    assert not list(root.rglob("*/Vacuity.lean"))[1:]
+    assert read and "Vacuity.lean" not in opened

@@ -5,7 +5,9 @@ The loader (:mod:`network.record.loader`) reaches a work tree's files in one ord
 root's records, then each target by id, its own files, then its nodes by id. Before it
 lists anything, :func:`start_prefetch` names the nodes that come last in that order (two
 folder scans: ``targets/`` and each target's ``nodes/``) and forks a worker that walks
-those node folders itself and reads, hashes and parses every file in them. The loader
+those node folders itself and reads, hashes and parses every file in them the layout
+admits (a text that could nest deep enough to near Python's recursion limit is left to
+the loader, since where that limit falls depends on the stack). The loader
 takes each result when it reaches that file (:meth:`Prefetch.take`) and reads the file
 itself whenever the worker did not (an unexpected error, a worker that died, a file the
 worker never saw). The worker opens every folder and file through the folder holding it,
@@ -23,6 +25,7 @@ import os
 import stat
 from typing import Any
 
+from network.record import layout
 from network.record import models as m
 from network.record.forked import ForkedCall, may_fork
 from network.record.parse import _parse_text, parse_record
@@ -135,28 +138,80 @@ def _read_capped(name: str, dir_fd: int, max_bytes: int) -> bytes | None:
         os.close(fd)
 
 
-def _read_folder(fd: int, rel: str, max_bytes: int, out: dict[str, Read]) -> None:
-    """Read into ``out`` every file under the open folder ``fd`` (graph path ``rel``)
-    ending ``.json``, ``.yaml`` or ``.lean``, within ``max_bytes``; links neither followed
-    nor read."""
+SHALLOW_MARKS = 200
+"""A text with fewer line breaks, ``-``, ``?``, ``[`` and ``{`` than this together cannot
+nest this deep; the worker parses only such texts."""
+
+
+def _shallow(text: str) -> bool:
+    """Whether ``text`` cannot nest :data:`SHALLOW_MARKS` deep, JSON or YAML (each level
+    needs a new line, a ``-``, a ``?``, a ``[`` or a ``{``). Parsing a deeper text may hit
+    Python's recursion limit, which depends on how deep the stack already is: the worker's
+    stack is not the loader's, so the loader parses such a text itself."""
+    return (text.count("\n") + text.count("-") + text.count("?") + text.count("[")
+            + text.count("{")) < SHALLOW_MARKS
+
+
+def _worker_read_of(path: str, data: bytes) -> Read:
+    """:func:`_read_of` with ``parse``, except that a text that is not :func:`_shallow` is
+    left unparsed (the loader then parses it itself)."""
+    sha = hashlib.sha256(data).hexdigest()
     try:
-        with os.scandir(fd) as it:
-            entries = [(e.name, e.is_dir(follow_symlinks=False)) for e in it]
-    except OSError:
-        return
-    for name, is_dir in entries:
-        if is_dir:
-            sub = _open_dir(name, fd)
-            if sub is not None:
-                try:
-                    _read_folder(sub, f"{rel}/{name}", max_bytes, out)
-                finally:
-                    os.close(sub)
-        elif name.endswith(_READ_SUFFIXES):
-            data = _read_capped(name, fd, max_bytes)
-            if data is not None:
-                path = f"{rel}/{name}"
-                out[path] = _read_of(path, data, not name.endswith(".lean"))
+        text = data.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        return sha, len(data), (exc.start, exc.reason), None
+    return sha, len(data), None, _parse_text(path, text) if _shallow(text) else None
+
+
+#: below a node folder the layout holds files at most two folders down
+#: (``attempts/precheck/<hash>.json``); the worker descends no further
+_NODE_DEPTH = 2
+
+
+class _Walk:
+    """One node folder's walk: what the layout admits there (the loader reads nothing
+    else), memoised by the path below the node, and the process waiting for the results."""
+
+    def __init__(self, max_bytes: int, parent: int, out: dict[str, Read]) -> None:
+        self.max_bytes = max_bytes
+        self.parent = parent
+        self.out = out
+        self.tails: dict[str, bool] = {}
+
+    def admits(self, tail: str) -> bool:
+        """Whether the layout admits ``targets/<t>/nodes/<n>/<tail>`` for valid ids."""
+        got = self.tails.get(tail)
+        if got is None:
+            got = self.tails[tail] = layout.match(f"targets/t/nodes/n/{tail}") is not None
+        return got
+
+    def folder(self, fd: int, rel: str, tail: str, depth: int) -> None:
+        """Read into ``out`` every regular file under the open folder ``fd`` (graph path
+        ``rel``; ``tail`` below the node) that the layout admits, within ``max_bytes``:
+        links, devices, fifos and sockets neither followed nor opened."""
+        if os.getppid() != self.parent:
+            os._exit(1)  # nobody is waiting for these results
+        try:
+            with os.scandir(fd) as it:
+                entries = [(e.name, e.is_dir(follow_symlinks=False),
+                            e.is_file(follow_symlinks=False)) for e in it]
+        except OSError:
+            return
+        for name, is_dir, is_file in entries:
+            below = f"{tail}{name}"
+            if is_dir and depth < _NODE_DEPTH:
+                sub = _open_dir(name, fd)
+                if sub is not None:
+                    try:
+                        self.folder(sub, f"{rel}/{name}", f"{below}/", depth + 1)
+                    finally:
+                        os.close(sub)
+            elif is_file and name.endswith(_READ_SUFFIXES) and self.admits(below):
+                data = _read_capped(name, fd, self.max_bytes)
+                if data is not None:
+                    path = f"{rel}/{name}"
+                    self.out[path] = (_read_of(path, data, False) if name.endswith(".lean")
+                                      else _worker_read_of(path, data))
 
 
 def _max_bytes(root_fd: int) -> int:
@@ -171,29 +226,31 @@ def _max_bytes(root_fd: int) -> int:
 
 
 def _read_nodes(root: str, nodes: list[tuple[str, str]], parent: int) -> dict[str, Read]:
-    """The worker's work: every file of the ``nodes`` folders read as the loader reads it
-    (:func:`read_file`), by graph path. It stops when its ``parent`` process is gone."""
+    """The worker's work: every file of the ``nodes`` folders the layout admits, read as
+    the loader reads it (:func:`read_file`; a text that is not :func:`_shallow` is left
+    unparsed), by graph path. It stops when its ``parent`` process is gone."""
     out: dict[str, Read] = {}
     root_fd = _open_dir(root, None)
     if root_fd is None:
         return out
-    max_bytes = _max_bytes(root_fd)
+    walk = _Walk(_max_bytes(root_fd), parent, out)
     targets_fd = _open_dir("targets", root_fd)
     t_fds: dict[str, tuple[int | None, int | None]] = {}
     try:
         for tid, nid in nodes:
-            if os.getppid() != parent:
-                os._exit(1)  # nobody is waiting for these results
             if tid not in t_fds:
                 for t_fd, n_fd in t_fds.values():
                     _close(n_fd, t_fd)
                 t_fd = _open_dir(tid, targets_fd) if targets_fd is not None else None
                 t_fds = {tid: (t_fd, _open_dir("nodes", t_fd) if t_fd is not None else None)}
             nodes_fd = t_fds[tid][1]
+            rel = f"targets/{tid}/nodes/{nid}"
+            if layout.match(f"{rel}/META.yaml") is None:
+                continue  # an id the layout refuses: the loader reads none of its files
             node_fd = _open_dir(nid, nodes_fd) if nodes_fd is not None else None
             if node_fd is not None:
                 try:
-                    _read_folder(node_fd, f"targets/{tid}/nodes/{nid}", max_bytes, out)
+                    walk.folder(node_fd, rel, "", 0)
                 finally:
                     os.close(node_fd)
     finally:
