@@ -11,7 +11,6 @@ from __future__ import annotations
 
 import contextlib
 import gc
-import hashlib
 import json
 import re
 from collections.abc import Iterator
@@ -44,6 +43,7 @@ from network.record.source import (
     CommitSource,
     Source,
     open_source,
+    sha256_hex,
 )
 
 if TYPE_CHECKING:
@@ -68,11 +68,6 @@ ATTEMPT_RE = re.compile(
     r"|reduction\.lean|alternate\.lean)"
 )
 RECORD_FILE_RE = re.compile(TS_RE + r"\.yaml")
-
-
-def sha256_hex(data: bytes) -> str:
-    """Lowercase hex SHA-256 of exact bytes (statement hashes, D-3)."""
-    return hashlib.sha256(data).hexdigest()
 
 
 @dataclass
@@ -411,19 +406,29 @@ def _load(source: Source, cache: blob_cache.RecordCache | None = None) -> Graph:
         files = source.files(problems)
         if "policy.json" not in files:
             raise LemmataError("not-a-graph", f"{source.label} has no policy.json")
-        r = _Reader(source, files, DEFAULT_MAX_FILE_BYTES)
-        r.problems.extend(problems)
-        r.prefetch = prefetch
-        policy_rf = r.record("policy.json", m.Policy)
-        if policy_rf is not None:
-            r.max_bytes = policy_rf.record.max_file_bytes
-        policy = policy_rf.record if policy_rf else m.Policy(graph_id="invalid")
-        if cache is not None:
-            r.start_cache(cache)
+        r, policy = _start_reader(source, files, problems, cache)
+        r.prefetch = prefetch  # its results are node files; policy.json is never one
         return _load_rest(source, files, r, policy)
     finally:
         if prefetch is not None:
             prefetch.close()
+
+
+def _start_reader(source: Source, files: dict[str, int], problems: list[Problem],
+                  cache: blob_cache.RecordCache | None) -> tuple[_Reader, m.Policy]:
+    """A reader over the listed ``files`` holding the listing's ``problems``, with
+    policy.json read first (its ``max_file_bytes`` bounds every later read; an unreadable
+    one leaves the default and an ``invalid`` graph id) and the record ``cache`` started;
+    returns it with the policy. The whole load and the scoped one (network/record/scoped.py)
+    both start so."""
+    r = _Reader(source, files, DEFAULT_MAX_FILE_BYTES)
+    r.problems.extend(problems)
+    policy_rf = r.record("policy.json", m.Policy)
+    if policy_rf is not None:
+        r.max_bytes = policy_rf.record.max_file_bytes
+    if cache is not None:
+        r.start_cache(cache)
+    return r, policy_rf.record if policy_rf else m.Policy(graph_id="invalid")
 
 
 def _load_rest(source: Source, files: dict[str, int], r: _Reader, policy: m.Policy) -> Graph:

@@ -20,7 +20,6 @@ every record are the loader's own; the worker only saves the reading
 
 from __future__ import annotations
 
-import hashlib
 import os
 import stat
 from typing import Any
@@ -29,7 +28,13 @@ from network.record import layout
 from network.record import models as m
 from network.record.forked import ForkedCall, may_fork
 from network.record.parse import _parse_text, parse_record
-from network.record.source import DEFAULT_MAX_FILE_BYTES, Source, WorktreeSource, _read_all
+from network.record.source import (
+    DEFAULT_MAX_FILE_BYTES,
+    Source,
+    WorktreeSource,
+    _read_all,
+    sha256_hex,
+)
 
 PARALLEL_MIN_NODES = 800
 """Work trees with at least this many node folders are read by two processes."""
@@ -55,14 +60,18 @@ def read_file(source: Source, path: str, parse: bool) -> Read:
     return _read_of(path, source.read(path), parse)
 
 
-def _read_of(path: str, data: bytes, parse: bool) -> Read:
-    """:func:`read_file`'s answer for ``data``, the bytes of graph path ``path``."""
-    sha = hashlib.sha256(data).hexdigest()
+def _read_of(path: str, data: bytes, parse: bool, *, shallow_only: bool = False) -> Read:
+    """:func:`read_file`'s answer for ``data``, the bytes of graph path ``path``; with
+    ``shallow_only`` a text that is not :func:`_shallow` is left unparsed (the loader then
+    parses it itself)."""
+    sha = sha256_hex(data)
     try:
         text = data.decode("utf-8")
     except UnicodeDecodeError as exc:
         return sha, len(data), (exc.start, exc.reason), None
-    return sha, len(data), None, _parse_text(path, text) if parse else None
+    if not parse or (shallow_only and not _shallow(text)):
+        return sha, len(data), None, None
+    return sha, len(data), None, _parse_text(path, text)
 
 
 # The worker reaches every folder and file through the folder holding it, opened without
@@ -152,17 +161,6 @@ def _shallow(text: str) -> bool:
             + text.count("{")) < SHALLOW_MARKS
 
 
-def _worker_read_of(path: str, data: bytes) -> Read:
-    """:func:`_read_of` with ``parse``, except that a text that is not :func:`_shallow` is
-    left unparsed (the loader then parses it itself)."""
-    sha = hashlib.sha256(data).hexdigest()
-    try:
-        text = data.decode("utf-8")
-    except UnicodeDecodeError as exc:
-        return sha, len(data), (exc.start, exc.reason), None
-    return sha, len(data), None, _parse_text(path, text) if _shallow(text) else None
-
-
 #: below a node folder the layout holds files at most two folders down
 #: (``attempts/precheck/<hash>.json``); the worker descends no further
 _NODE_DEPTH = 2
@@ -210,8 +208,8 @@ class _Walk:
                 data = _read_capped(name, fd, self.max_bytes)
                 if data is not None:
                     path = f"{rel}/{name}"
-                    self.out[path] = (_read_of(path, data, False) if name.endswith(".lean")
-                                      else _worker_read_of(path, data))
+                    self.out[path] = _read_of(path, data, not name.endswith(".lean"),
+                                              shallow_only=True)
 
 
 def _max_bytes(root_fd: int) -> int:

@@ -56,7 +56,7 @@ from network.errors import LemmataError, Problem
 from network.record import blob_cache
 from network.record import loader as L
 from network.record import models as m
-from network.record.source import DEFAULT_MAX_FILE_BYTES, CommitSource
+from network.record.source import CommitSource
 
 #: node folders holding role-signed acts read across targets (panel lapse, withdrawals)
 _SIGNED_NODE_DIRS = frozenset({"shelving", "literature", "withdrawals", "gloss", "explainer"})
@@ -262,14 +262,7 @@ def _load(source: CommitSource, scope: frozenset[str],
         else:
             del files[p]
     listed = dict(sorted(files.items()))
-    r = L._Reader(source, listed, DEFAULT_MAX_FILE_BYTES)
-    r.problems.extend(problems)
-    policy_rf = r.record("policy.json", m.Policy)
-    if policy_rf is not None:
-        r.max_bytes = policy_rf.record.max_file_bytes
-    policy = policy_rf.record if policy_rf else m.Policy(graph_id="invalid")
-    if cache is not None:
-        r.start_cache(cache)
+    r, policy = L._start_reader(source, listed, problems, cache)
     every = dict(listed)
     every.update(skipped)  # listed as present; never read as records
     g = L._load_rest(source, listed, r, policy)

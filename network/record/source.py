@@ -8,6 +8,7 @@ submodules, hostile names and oversized files. Refusals are collected as
 from __future__ import annotations
 
 import bisect
+import hashlib
 import os
 import re
 import stat
@@ -22,6 +23,11 @@ from network.errors import LemmataError, Problem
 DEFAULT_MAX_FILE_BYTES = 1_000_000
 _SEGMENT_RE = re.compile(r"[A-Za-z0-9_@][A-Za-z0-9_.@-]*")
 _IGNORED_TOP = frozenset({".git"})
+
+
+def sha256_hex(data: bytes) -> str:
+    """Lowercase hex SHA-256 of exact bytes (statement hashes, D-3)."""
+    return hashlib.sha256(data).hexdigest()
 
 
 def check_graph_path(path: str) -> str | None:
