@@ -4,8 +4,9 @@ Exit codes: 0 pass, 1 a check that failed (a refusal with a catalog code), 3 a b
 ``--debug`` re-raises instead of mapping.
 
 The boundary is :mod:`network.cli_base`'s; the gate's, pregate's and toolchain's commands
-are :mod:`network.cli_gate`'s and the trainer's :mod:`network.cli_trainer`'s, registered on
-:func:`main` here (issue 17). Every name of those modules a caller used is re-exported.
+are :mod:`network.cli_gate`'s, the target re-pin :mod:`network.cli_target`'s (issue 37) and
+the trainer's :mod:`network.cli_trainer`'s, registered on :func:`main` here (issue 17).
+Every name of those modules a caller used is re-exported.
 """
 
 from __future__ import annotations
@@ -19,6 +20,7 @@ import click
 
 from network.cli_base import EXIT_BUG, EXIT_FAILED, EXIT_HELD, EXIT_OK, guarded
 from network.cli_gate import gate_group, pregate_cmd, toolchain_group
+from network.cli_target import target_group
 from network.cli_trainer import trainer_group
 from network.errors import LemmataError, ValidationFailed
 
@@ -43,6 +45,7 @@ __all__ = [
     "sign_record",
     "site_build",
     "site_group",
+    "target_group",
     "token_group",
     "token_issue",
     "token_list",
@@ -543,6 +546,9 @@ def _finish_import(plan: Any, graph: Path | None, dry_run: bool) -> int:
         write_files(graph, plan.files)
     click.echo(json.dumps({**plan.to_dict(), "written": graph is not None and not dry_run},
                           indent=2, ensure_ascii=False))
+    warning = plan.report.get("pins", {}).get("warning")
+    if warning:  # issue 37: a known-unsound registry pin is said where a person reads it
+        click.echo(f"warning: {warning}", err=True)
     return EXIT_OK
 
 
@@ -628,6 +634,7 @@ def up(data_dir: Path | None, graph: Path, host: str, port: int, site_port: int)
 main.add_command(gate_group)
 main.add_command(pregate_cmd)
 main.add_command(toolchain_group)
+main.add_command(target_group)
 main.add_command(trainer_group)
 
 

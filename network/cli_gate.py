@@ -283,9 +283,9 @@ def gate_reproduce(graph: Path, att_path: Path) -> int:
     from network.gate.pregate import reproduce
     from network.gate.sandbox import Sandbox
     from network.gate.toolchain import detect_toolchain
-    from network.record.models import Attestation
+    from network.record.models import attestation_from_json
 
-    original = Attestation.model_validate_json(att_path.read_text(encoding="utf-8"))
+    original = attestation_from_json(att_path.read_text(encoding="utf-8"))
     rep = reproduce(graph, original, toolchain=detect_toolchain, sandbox=Sandbox())
     click.echo(json.dumps({"identical": rep.identical, "differing": rep.differing},
                           indent=2))
@@ -350,11 +350,13 @@ def toolchain_status_cmd(graph: Path) -> int:
               help="Where pin directories go (default ~/.cache/lemmata/pins).")
 @guarded
 def toolchain_install_cmd(graph: Path, pins_root: Path | None) -> int:
-    """Install every pinned toolchain with elan and fetch the Mathlib cache with lake."""
-    from network.gate.install import find_elan, install_toolchains
+    """Install every pinned toolchain with elan and fetch the Mathlib cache with lake, then
+    build the independent kernels step 4 runs at the soundness record's pinned commits."""
+    from network.gate.install import find_elan, install_kernels, install_toolchains
 
-    steps = install_toolchains(list(_graph_specs(graph).values()),
-                               pins_root=pins_root or Path.home() / ".cache/lemmata/pins",
+    root = pins_root or Path.home() / ".cache/lemmata/pins"
+    steps = install_toolchains(list(_graph_specs(graph).values()), pins_root=root,
                                elan=find_elan(), say=click.echo)
+    steps += install_kernels(pins_root=root, say=click.echo)  # issue 37: step 4's kernels
     click.echo(f"ok: {len(steps)} step(s) done")
     return EXIT_OK

@@ -34,6 +34,7 @@ from network.forge.types import precheck_from_body
 from network.gate import attestation as A
 from network.gate.axioms import pinned_table, type_sha256
 from network.gate.diff import diff_commits
+from network.gate.kernels import replayed_kernels
 from network.gate.run import Review
 from network.gate.sandbox import SandboxRunner
 from network.gate.step2 import run_steps_1_2
@@ -103,7 +104,7 @@ S_EMPTY = "theorem Demo.empty (n : Nat) (h : n < 0) : n = 7 := by\n  sorry\n"
 def base_repo(root: Path, *, precheck: dict[str, Any] | None = None,
               fidelity: dict[str, Any] | None = None,
               variants: bool = False, annex: bool = False, false_root: bool = False,
-              extra: bool = False) -> tuple[GraphBuilder, str]:
+              extra: bool = False, pin: str | None = None) -> tuple[GraphBuilder, str]:
     """The base graph, committed: root (open, with a merged partial whose holes are
     root--h1 (witnessed) and root--h2 (blocked)), aux and base-lemma (proved; base-lemma's
     proof uses aux's), mid (open, deps base-lemma), p (open, one merged route whose hole
@@ -112,13 +113,17 @@ def base_repo(root: Path, *, precheck: dict[str, Any] | None = None,
     holds the annex :data:`MID_ANNEX` (D-31). With ``false_root`` the root states the
     false :data:`S_ROOT_FALSE` and both variants are true refutes variants (counter and
     other). With ``extra``: bad (false, :data:`S_BAD`) and empty (vacuous,
-    :data:`S_EMPTY`, no witness can exist), both open."""
+    :data:`S_EMPTY`, no witness can exist), both open. ``pin`` replaces the target's
+    toolchain pin (issue 37: a known-unsound one)."""
     b = GraphBuilder(root)
     b.base()
     b.target(T, fidelity=fidelity)
-    if precheck is not None:
+    if precheck is not None or pin is not None:
         spec = json.loads(b.read(f"targets/{T}/gate-spec.json"))
-        spec["precheck"] = precheck
+        if precheck is not None:
+            spec["precheck"] = precheck
+        if pin is not None:
+            spec["lean_toolchain"] = pin
         b.write_json(f"targets/{T}/gate-spec.json", spec)
     b.node(T, "root", statement=S_ROOT_FALSE if false_root else S_ROOT, witness=W_ROOT,
            declaration="Demo.main")
@@ -215,12 +220,25 @@ PROOF_AXIOMS: dict[str, list[str]] = {
 }
 
 
+def kernel_answers(spec: m.GateSpec, replay: dict[str, Any]) -> list[dict[str, Any]]:
+    """Every kernel of the spec's set (network/gate/kernels.py, issue 37) answering as the
+    declared replay does: all accept a module Lean's kernel accepts (the fixtures hold no
+    kernel bug), all refuse one it refuses; each at its pinned version. A scenario that
+    needs kernels to disagree declares ``kernels`` itself."""
+    verdict = "accept" if replay.get("ok") else "refuse"
+    return [{"name": k.name, "version": k.version, "verdict": verdict,
+             "code": None if replay.get("ok") else (replay.get("code") or
+                                                    "kernel-replay-failed"),
+             "detail": ""} for k in replayed_kernels(spec)]
+
+
 def default_answer(method: str, args: dict[str, Any]) -> dict[str, Any]:
     """What a clean toolchain answers: everything checks, nothing is used or found; a
     declaration's axioms and witness type come from :data:`PROOF_AXIOMS` and
     :data:`WITNESS_TYPES` (a KeyError means: declare it)."""
     if method == "describe":
-        return {"ok": True, "code": None, "lean_version": "4.22.0"}
+        return {"ok": True, "code": None,
+                "lean_version": DEFAULT_TOOLCHAIN.rsplit(":v", 1)[-1]}
     if method == "build":
         return {"ok": True, "code": None, "rc": 0}
     if method == "replay":
@@ -307,6 +325,10 @@ def _theorem(**over: Any) -> Callable[[dict[str, Any]], dict[str, Any]]:
                 else "axiom-not-permitted" if bad else None)
         return {"ok": code is None, "code": code, "theorems": [row]}
     return ans
+
+
+#: a pin the soundness record lists as unsound whatever kernels run (lean4#14576)
+UNSOUND_PIN = "leanprover/lean4:v4.27.0"
 
 
 def _defeq_true_for(*decls: str) -> Callable[[dict[str, Any]], dict[str, Any]]:
@@ -418,7 +440,42 @@ W_WEAK = "theorem {decl}.witness : ∃ n : Nat, 3 < n := ⟨4, by decide⟩\n"
 VOUCHED_VARIANTS = {"fidelity": {"grade": "screened-and-signed"}, "variants": True}
 P_NATIVE_MID = PROOF_MID.replace("simpa using Demo.base_lemma n",
                                  NATIVE_STEP + "simpa using Demo.base_lemma n")
-_NATIVE = _theorem(axioms=["Lean.ofReduceBool", "propext"], native=["Lean.ofReduceBool"])
+
+
+def _nat(k: int) -> str:
+    """``(k : Nat)`` as elaborated, in Common.lean's ``exprKey``."""
+    return f"(A (A (A (C OfNat.ofNat [0]) (C Nat [])) (N {k})) (A (C instOfNatNat []) (N {k})))"
+
+
+def native_axiom_key(a: int, b: int, c: int) -> str:
+    """The identity key (Common.lean ``constKey``) of the axiom ``native_decide`` adds for
+    ``a + b = c`` on Nat since v4.29: lean4 src/Lean/Meta/Native.lean ``nativeEqTrue``
+    declares ``axiom … : @Eq.{1} Bool e Bool.true`` with no universe parameters, where
+    ``e`` is ``@Decidable.decide p (instDecidableEqNat lhs rhs)`` for the goal ``p``.
+    Derived by hand; tests/test_recordings_audit.py checks it wherever Lean runs."""
+    lhs = (f"(A (A (A (A (A (A (C HAdd.hAdd [0 0 0]) (C Nat [])) (C Nat [])) (C Nat [])) "
+           f"(A (A (C instHAdd [0]) (C Nat [])) (C instAddNat []))) {_nat(a)}) {_nat(b)})")
+    rhs = _nat(c)
+    prop = f"(A (A (A (C Eq [(s 0)]) (C Nat [])) {lhs}) {rhs})"
+    inst = f"(A (A (C instDecidableEqNat []) {lhs}) {rhs})"
+    e = f"(A (A (C Decidable.decide []) {prop}) {inst})"
+    return f"|(A (A (A (C Eq [(s 0)]) (C Bool [])) {e}) (C Bool.true []))"
+
+
+def _native(a: int, b: int, c: int) -> Callable[[dict[str, Any]], dict[str, Any]]:
+    """check_statement's answer for a proof whose ``native_decide`` proves ``a + b = c``:
+    since v4.29 one axiom per computation, ``<decl>._native.native_decide.ax_1_1``
+    (lean4 PR #12217; the name as v4.32.2 and v4.34.0 print it), declared in the solution
+    module itself, beside the proof's own ``propext``."""
+    def ans(args: dict[str, Any]) -> dict[str, Any]:
+        decl = args["theorems"][0]
+        ax = f"{decl}._native.native_decide.ax_1_1"
+        AXIOM_KEYS[ax] = (args["solution_module"], native_axiom_key(a, b, c))
+        return _theorem(axioms=[ax, "propext"], native=[ax])(args)
+    return ans
+
+
+_NATIVE = _native(1, 1, 2)
 
 
 def scenarios() -> dict[str, Scenario]:
@@ -452,7 +509,7 @@ def scenarios() -> dict[str, Scenario]:
             f"{ND}/aux/waivers/native_decide.yaml": enc(
                 "schema: waiver/v1\nkind: native_decide\njustification: a big computation\n"
                 "author: alice\ndate: '2026-03-01'\n")},
-                 {"check_statement": _NATIVE},
+                 {"check_statement": _native(0, 0, 0)},
                  review=Review("rita", signs_off=("native_decide",))),
         # aux's theorem is in scope through base-lemma's proof module, and the term uses it
         Scenario("undeclared", {mid_proof: enc(PROOF_MID.replace(
@@ -539,6 +596,12 @@ def scenarios() -> dict[str, Scenario]:
             "theorem Demo.counter : ∃ n : Nat, 2 < n ∧ n ≠ 0 :=\n"
             "  ⟨3, by decide, by decide⟩\n")},
                  base={**VOUCHED_VARIANTS, "false_root": True}),
+        # issue 37: a pin on which no kernel step 4 runs catches lean4#14576; refused before
+        # any build (describe is Lean's answer for that pin)
+        Scenario("known-unsound", {mid_proof: enc(PROOF_MID)},
+                 {"used_constants": _used(BASE_LEMMA_PROOF),
+                  "describe": {"ok": True, "code": None, "lean_version": "4.27.0"}},
+                 base={"pin": UNSOUND_PIN}),
         Scenario("postmortem", {f"{ND}/mid/attempts/20260301T000000Z-alice-postmortem.yaml": enc(
             "schema: d13/v1\nnode: demo/mid\ncontributor: alice\nroute: induction on n\n"
             "route_class: induction\noutcome: exhausted\nterminal_goal_state: '⊢ n = n'\n"
@@ -564,6 +627,8 @@ class RecordingToolchain(RecordedToolchain):
     def _record(self, key: str, files: dict[str, str], method: str, args: dict[str, Any]
                 ) -> dict[str, Any]:
         result = self.scenario.answer(method, args)
+        if method == "replay" and "kernels" not in result:
+            result = {**result, "kernels": kernel_answers(self.spec, result)}
         rec = self.store.setdefault(key, {"files": files, "calls": []})
         for call in rec["calls"]:
             if call["method"] == method and call["args"] == args:

@@ -36,7 +36,7 @@ FIXED_NAME = "Lemmata Test"
 FIXED_EMAIL = "test@lemmata.invalid"
 FIXED_TIME = 1_790_000_000  # seconds since the epoch, used for every test commit
 ZERO40 = "0" * 40
-DEFAULT_TOOLCHAIN = "leanprover/lean4:v4.22.0"
+DEFAULT_TOOLCHAIN = "leanprover/lean4:v4.34.0"
 BUILDER_GATE_KEY = Ed25519PrivateKey.from_private_bytes(bytes(range(32)))
 """The builder's fixed gate key: it signs every attestation :meth:`GraphBuilder.attest`
 writes, published as ``keys/builder-gate.json`` (ruling 14: only a gate-signed attestation

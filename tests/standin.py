@@ -34,6 +34,7 @@ from pathlib import Path
 from typing import Any
 
 from network.errors import LemmataError
+from network.gate.kernels import KernelVerdict
 from network.gate.sandbox import SandboxRunner
 from network.gate.toolchain import (
     AxiomIdentity,
@@ -158,7 +159,8 @@ class RecordedToolchain:
             return ReplayResult(False, NO_RECORDING, tuple(modules), log=r)
         return ReplayResult(r["ok"], r.get("code"), tuple(modules), r.get("method", "leanchecker"),
                             r.get("fresh", False), r.get("second_kernel"),
-                            r.get("failed_module"), r.get("log", ""))
+                            r.get("failed_module"), r.get("log", ""),
+                            _tuple(r.get("kernels"), lambda k: KernelVerdict(**k)))
 
     def check_statement(self, workspace: Workspace, statement_module: str,
                         solution_module: str, theorems: Sequence[str],

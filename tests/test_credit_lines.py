@@ -39,7 +39,7 @@ def _target(b: GraphBuilder) -> None:
 def _job(b: GraphBuilder, message: str, atts: list[str] | None = None,
          submitter: str | None = "alice") -> PostMerge:
     head = git_commit(b.root, message)
-    recs = [m.Attestation.model_validate_json(b.read(p)) for p in atts or []]
+    recs = [m.attestation_from_json(b.read(p)) for p in atts or []]
     return postmerge_files(b.root, head, recs, pull_request="local/1", submitter=submitter,
                            toolchain=MissingToolchain, sandbox=Sandbox(),
                            gate_key=BUILDER_GATE_KEY, key_id=BUILDER_GATE_KEY_ID)

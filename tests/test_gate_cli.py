@@ -35,7 +35,7 @@ def test_gate_run_without_lean_is_toolchain_missing_exit_1(tmp_path: Path) -> No
     body = json.loads(res.output)
     assert body["verdict"] == "fail" and body["artifacts"][0]["code"] == "toolchain-missing"
     [written] = body["written"]
-    att = m.Attestation.model_validate_json(Path(written).read_text())
+    att = m.attestation_from_json(Path(written).read_text())
     assert att.verdict == "fail" and att.first_failing_step == 1
 
 

@@ -57,7 +57,7 @@ def gate(b: GraphBuilder, base: str, submitter: str, tmp: Path) -> tuple[int, li
                                     "--submitter", submitter])
     body = json.loads(res.output)
     [written] = body["written"]
-    att = m.Attestation.model_validate_json(Path(written).read_text("utf-8"))
+    att = m.attestation_from_json(Path(written).read_text("utf-8"))
     step2 = next((s for s in att.steps if s.step == 2), None)
     codes = [d["code"] for d in step2.diagnostics] if step2 is not None else []
     if res.exit_code == 1:

@@ -340,6 +340,6 @@ def test_cli_trusted_run_id_judges_the_runs_export_and_merges_nothing_without_le
     assert out["verdict"] == "fail" and out["merged"] is None and not merge.called
     assert "toolchain-missing" in [f["code"] for f in out["findings"]]
     assert run.calls[0].request.headers["Authorization"] == "Bearer run-t0ken"
-    published = m.Attestation.model_validate_json(
+    published = m.attestation_from_json(
         base64.b64decode(json.loads(blobs.calls[0].request.content)["content"]))
     assert published.head_commit == head and published.signature is not None

@@ -24,6 +24,7 @@ from typing import Any
 
 import pytest
 
+from network.gate.kernels import soundness_record
 from network.gate.lean_toolchain import LeanToolchain
 from network.gate.run import run_gate
 from network.gate.sandbox import Sandbox
@@ -193,6 +194,31 @@ sys.exit(0 if data.startswith(b"lemmata fake olean") else 1)
 '''
 
 
+#: lean4export: one line per module it is given, naming the olean it loaded and its hash
+FAKE_EXPORT = FAKE_COMMON + r'''
+lines = [json.dumps({"meta": {"exporter": "fake"}})]
+for mod in sys.argv[1:]:
+    comps = mod.replace("\u00ab", "").replace("\u00bb", "").split(".")
+    p = find(comps)
+    data = p.read_bytes() if p else b""
+    lines.append(json.dumps({"module": mod, "path": str(p), "sha256": sha(data),
+                             "ok": data.startswith(b"lemmata fake olean")}))
+print("\n".join(lines))
+'''
+
+#: nanoda: reads its configuration and the export it names; refuses an export holding a
+#: module whose olean was not the gate's
+FAKE_NANODA = FAKE_COMMON + r'''
+config = json.loads(pathlib.Path(sys.argv[1]).read_text())
+rows = [json.loads(x) for x in pathlib.Path(config["export_file_path"]).read_text().splitlines()]
+home = pathlib.Path(os.environ["HOME"])
+(home / "record-nanoda.json").write_text(json.dumps(
+    {"checker": "nanoda", "oleans": {r["module"]: {"path": r["path"], "sha256": r["sha256"]}
+                                     for r in rows[1:]}}))
+sys.exit(0 if rows[1:] and all(r["ok"] for r in rows[1:]) else 1)
+'''
+
+
 def fake_olean(module: str, source: bytes) -> bytes:
     """What the fake lake writes for ``module`` built from ``source``."""
     return (b"lemmata fake olean\0" + module.encode() + b"\0"
@@ -223,6 +249,13 @@ class Host:
             (self.bindir / name).write_text(text)
             (self.bindir / name).chmod(0o755)
         self.pins = tmp / "pins"
+        tools = self.pins / "tools"  # step 4's independent kernels (issue 37)
+        tools.mkdir(parents=True)
+        for name, text in (("lean4export", FAKE_EXPORT), ("nanoda_bin", FAKE_NANODA)):
+            (tools / name).write_text(text)
+            (tools / name).chmod(0o755)
+        (tools / "nanoda_bin.commit").write_text(
+            f"{soundness_record().pins['nanoda'].commit}\n")
         pin = self.pins / REV
         lib = pin / ".lake" / "packages" / "mathlib" / ".lake" / "build" / "lib" / "lean"
         lib.mkdir(parents=True)
@@ -294,7 +327,8 @@ def test_an_honest_build_passes_through_the_real_adapter_and_sandbox(runs: dict[
     out, work, _ = runs["honest"]
     assert out.verdict == "pass", summary(out)
     checkers = {r["checker"] for r in records(work)}
-    assert {"leanchecker", "CheckStatement", "Hazards", "Witness", "UsedConstants"} <= checkers
+    assert {"leanchecker", "nanoda", "CheckStatement", "Hazards", "Witness",
+            "UsedConstants"} <= checkers
 
 
 def test_a_tampering_build_changes_nothing_a_check_sees(runs: dict[str, Any]) -> None:
@@ -323,8 +357,8 @@ def test_a_tampering_build_changes_nothing_a_check_sees(runs: dict[str, Any]) ->
                                                      runs["tampered_proof"])),
             "Mathlib": sha(MATHLIB_OLEAN)}
     recs = records(work)
-    assert {r["checker"] for r in recs} >= {"leanchecker", "CheckStatement", "Hazards",
-                                            "Witness", "UsedConstants"}
+    assert {r["checker"] for r in recs} >= {"leanchecker", "nanoda", "CheckStatement",
+                                            "Hazards", "Witness", "UsedConstants"}
     for rec in recs:
         for mod, got in rec["oleans"].items():
             assert got["sha256"] == want[mod], (rec["checker"], mod, got)
@@ -332,7 +366,7 @@ def test_a_tampering_build_changes_nothing_a_check_sees(runs: dict[str, Any]) ->
                 assert "/carried/lib/lean/" in got["path"], got
             elif mod != "Mathlib":
                 assert got["path"].startswith(str(check) + "/"), got
-        if rec["checker"] != "leanchecker":
+        if rec["checker"] not in ("leanchecker", "nanoda"):
             assert rec["cwd"] == str(check)
             assert rec["lakefile"] == sha(lakefile_text(spec).encode())
             assert rec["lean_toolchain"] == sha(lean_toolchain_text(spec).encode())

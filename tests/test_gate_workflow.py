@@ -684,7 +684,7 @@ def test_cli_trusted_without_lean_publishes_a_fail_and_merges_nothing(
     assert out["verdict"] == "fail" and out["merge"] is False and out["merged"] is None
     assert "toolchain-missing" in [f["code"] for f in out["findings"]]
     assert blobs.called and status.called and not merge.called
-    published = m.Attestation.model_validate_json(
+    published = m.attestation_from_json(
         base64.b64decode(json.loads(blobs.calls[0].request.content)["content"]))
     assert published.verdict == "fail" and published.signature is not None
     signing.verify(published, published.signature, {pub.key_id: pub}, published.timestamp)

@@ -102,7 +102,7 @@ def test_node_page(rich: tuple[Path, Path, str]) -> None:
     page = _read(out, "targets/demo/nodes/root--h1.html")
     head = page.index("<h1>Even numbers have P</h1>")
     assert head < page.index('class="katex') < page.index("demo/root--h1")
-    assert "Verdict: pass" in page and "leanprover/lean4:v4.22.0" in page
+    assert "Verdict: pass" in page and "leanprover/lean4:v4.34.0" in page
     assert "Unverified prose about a kernel-checked proof" in page
     assert "By carol" in page and "signed by steve" in page and "drafting model" in page
     assert page.index('id="verdict"') < page.index('id="explainer"')

@@ -505,11 +505,92 @@ def test_real_adapter_build_and_replay_commands(tmp_path: Path) -> None:
     assert sb.calls[1][1:4] == ["env", "lean", "--json"]
     sb2 = FakeSandbox("", 0)
     rp = t.replay(ws, [P], sb2, Caps())
-    assert rp.ok and rp.fresh and sb2.calls[0][1:] == ["env", "leanchecker", "--fresh", P]
+    assert sb2.calls[0][1:] == ["env", "leanchecker", "--fresh", P]
+    # Lean's kernel accepted, but nanoda and lean4lean are not installed: never a pass
+    assert not rp.ok and rp.code == "toolchain-missing" and rp.fresh
+    assert [(k.name, k.verdict) for k in rp.kernels] == [("lean", "accept"), ("nanoda", "not-run")]
     tm = lt.LeanToolchain(mathlib_spec(), tmp_path / "bin", tmp_path)
     sb3 = FakeSandbox("", 1)
     rp = tm.replay(ws, [P], sb3, Caps())
-    assert not rp.ok and rp.code == "kernel-replay-failed" and "--fresh" not in sb3.calls[0]
+    assert not rp.ok and "--fresh" not in sb3.calls[0]
+    assert rp.kernels[0].verdict == "refuse"
+
+
+@dataclass
+class ExportingSandbox(FakeSandbox):
+    """A fake sandbox that writes what lean4export's redirect would (the ``/bin/sh -c``
+    run's output file) and refuses in the kernels named by ``refuse``."""
+
+    refuse: tuple[str, ...] = ()
+
+    def run(self, argv: Sequence[str], layout: SandboxLayout, caps: Caps, *, cwd: Any = None,
+            env: Any = None) -> SandboxResult:
+        self.calls.append(list(argv))
+        if argv[0] == "/bin/sh":
+            Path(argv[4]).write_text('{"meta": {}}\n')
+            return SandboxResult(0, "", "", None, 0.1, tuple(argv))
+        who = ("nanoda" if argv[0].endswith("nanoda_bin") else
+               "lean4lean" if any(a.endswith("/lean4lean") for a in argv) else "lean")
+        return SandboxResult(1 if who in self.refuse else 0, "", f"{who} said so", None, 0.1,
+                             tuple(argv))
+
+
+def installed_kernels(root: Path) -> None:
+    from network.gate.kernels import soundness_record
+    tools = root / "tools"
+    tools.mkdir(parents=True, exist_ok=True)
+    for name, binary in (("nanoda", "nanoda_bin"), ("lean4lean", "lean4lean"),
+                         ("lean4export", "lean4export")):
+        (tools / binary).write_text("#!/bin/sh\n")
+        pin = soundness_record().pins.get(name)
+        if pin is not None and pin.commit:
+            (tools / f"{binary}.commit").write_text(pin.commit + "\n")
+
+
+def test_real_adapter_runs_every_kernel_of_the_set(tmp_path: Path, monkeypatch: Any) -> None:
+    """issue 37: leanchecker, then lean4export into the run's output folder and nanoda on
+    it, then lean4lean; each verdict at the pinned commit; one refusal is not a pass."""
+    from network.gate import kernels as K
+    from network.gate.kernels import judge_kernels, kernel_set
+    ws = tutorial_workspace(tmp_path)
+    pins = tmp_path / "pins"
+    installed_kernels(pins)
+    (pins / "tools" / "lean4lean.commit").write_text("e" * 40 + "\n")
+    spec = core_spec()
+    t = lt.LeanToolchain(spec, tmp_path / "bin", pins)
+    # a record that pins lean4lean too (the shipped one cannot yet)
+    both = K.soundness_record().model_copy(update={"pins": {
+        **K.soundness_record().pins,
+        "lean4lean": K.KernelPin(repo="https://example.org/lean4lean", commit="d" * 40)}})
+    monkeypatch.setattr(K, "soundness_record", lambda: both)
+    sb = ExportingSandbox("")
+    rp = t.replay(ws, [P], sb, Caps())
+    # lean4lean ran at a commit the record does not pin: never a pass
+    assert judge_kernels(kernel_set(spec), rp.kernels)[0] == "kernel-set-incomplete"
+    assert [k.verdict for k in rp.kernels] == ["accept", "accept", "accept"]
+    assert sb.calls[0][1:] == ["env", "leanchecker", "--fresh", P]
+    sh = sb.calls[1]
+    assert sh[:2] == ["/bin/sh", "-c"] and sh[5:] == [
+        str(tmp_path / "bin" / "lake"), "env", str(pins / "tools" / "lean4export"), P]
+    assert sb.calls[2][0] == str(pins / "tools" / "nanoda_bin")
+    config = json.loads(Path(sb.calls[2][1]).read_text())
+    assert config["export_file_path"] == sh[4] and config["unpermitted_axiom_hard_error"]
+    assert config["permitted_axioms"] == AXIOMS
+    assert sb.calls[3][1:] == ["env", str(pins / "tools" / "lean4lean"), "--fresh", P]
+    refusing = ExportingSandbox("", refuse=("nanoda",))
+    rp = t.replay(ws, [P], refusing, Caps())
+    assert not rp.ok
+    # the shipped record's set (Lean's kernel and nanoda at its pinned commit)
+    monkeypatch.undo()
+    dflt = lt.LeanToolchain(core_spec(), tmp_path / "bin", pins)
+    rp = dflt.replay(ws, [P], ExportingSandbox(""), Caps())
+    assert rp.ok and judge_kernels(kernel_set(core_spec()), rp.kernels) == (None, "")
+    rp = dflt.replay(ws, [P], ExportingSandbox("", refuse=("nanoda",)), Caps())
+    assert judge_kernels(kernel_set(core_spec()), rp.kernels)[0] == "kernel-disagreement"
+    # a kernel built at another commit than the pinned one never counts
+    (pins / "tools" / "nanoda_bin.commit").write_text("f" * 40 + "\n")
+    rp = dflt.replay(ws, [P], ExportingSandbox(""), Caps())
+    assert judge_kernels(kernel_set(core_spec()), rp.kernels)[0] == "kernel-set-incomplete"
 
 
 def test_comparator_missing_helpers_never_pass(tmp_path: Path) -> None:

@@ -19,6 +19,7 @@ from network.api import claim_history, claims, db, frontier_query
 from network.api.graphs import Snapshot
 from network.api.service import Service, iso
 from network.errors import LemmataError, catalog_json
+from network.gate.kernels import pin_soundness
 from network.record import outlines, pertinence
 from network.record.derive import stewards_of
 from network.record.loader import Graph, Node, Target, parse_document
@@ -158,8 +159,12 @@ def proof_checking(svc: Service, graph: Graph) -> dict[str, Any]:
         if key not in cache:  # describe() may start `lean --version`: once per pin
             tc = source(t.gate_spec) if callable(source) else source
             info = tc.describe()
-            cache[key] = {"pinned": t.gate_spec.lean_toolchain, "checkable": bool(info.ok),
-                          "code": info.code, "detail": without_host_paths(info.detail)}
+            sound = pin_soundness(t.gate_spec)
+            cache[key] = {"pinned": t.gate_spec.lean_toolchain,
+                          "checkable": bool(info.ok) and not sound["known_unsound"],
+                          "code": info.code or sound["code"],
+                          "detail": without_host_paths(info.detail),
+                          "known_unsound": [b["id"] for b in sound["bugs"]]}
         targets[tid] = cache[key]
     return {"checkable": bool(targets) and all(v["checkable"] for v in targets.values()),
             "targets": targets}
@@ -210,6 +215,7 @@ def target_view(svc: Service, target: str) -> dict[str, Any]:
         "defs": {stem: {"path": lf.path, "sha256": lf.sha256, "bytes": lf.size}
                  for stem, lf in sorted(t.defs.items())},
         "stewards": stewards_of(graph, target),  # verified ones only (ruling 14)
+        "soundness": pin_soundness(t.gate_spec),  # issue 37: the pin against the record
     }
 
 
@@ -300,6 +306,8 @@ def node_bundle(svc: Service, target: str, node: str,
         "submissions": _open_submissions(svc, target, node),
         "state": _derived_state(graph, target, node),
         "sections": sorted(wanted),
+        # issue 37: whether the target's pin is known unsound, before anyone spends work
+        "soundness": pin_soundness(graph.targets[target].gate_spec),
     }
     body["graph_row"] = _row_beyond(_graph_row(graph, target, node), body)
     pert = pertinence.node_pertinence(graph, target, node)  # D-30 v3.12

@@ -195,17 +195,20 @@ def build_attestation(
     elaboration_state: str | None = None,
     runner: str | None = None,
     channel: str = "public",
-) -> m.Attestation:
+    kernels: Sequence[m.KernelRecord] | None = None,
+) -> m.AttestationV2:
     """The attestation of one artifact's gate run: the step results serialized (D-5, D-34).
 
     Every input is a record fact, so two runs over the same commits give the same bytes
-    once ``runner``, ``merge_commit`` and ``signature`` are masked.
+    once ``runner``, ``merge_commit`` and ``signature`` are masked. ``kernels`` are step
+    4's kernel verdicts (issue 37), None when no replay ran; the gate writes
+    ``attestation/v2``, which carries them.
 
     Raises:
         pydantic.ValidationError: an input violates the attestation schema (a bug).
     """
     verdict, first = verdict_of(steps, held)
-    return m.Attestation(
+    return m.AttestationV2(
         graph_id=graph_id, target=target, node=node, statement_hash=statement_hash,
         artifact_kind=artifact_kind, artifacts=list(artifacts), submitter=submitter,
         channel=channel,
@@ -216,6 +219,7 @@ def build_attestation(
         base_commit=base_commit, head_commit=head_commit, graph_commit=graph_commit,
         precheck=precheck, verdict=verdict,
         first_failing_step=first, steps=[s.to_record() for s in steps], step9=step9,
+        kernels=list(kernels) if kernels is not None else None,
         waivers=list(waivers),
         elaboration_state=elaboration_state, timestamp=head_date,
         runner=runner,

@@ -135,3 +135,72 @@ def toolchain_status(specs: dict[str, GateSpec], *, search_path: str | None = No
                     else f"{spec.lean_toolchain}: not checkable here ({info.code}: "
                          f"{info.detail})")
     return out
+
+
+#: how each independent kernel is built from its pinned checkout, and the binary it leaves
+#: (nanoda_lib README "Usage": ``cargo build --release``; lean4lean and lean4export are
+#: lake packages whose executables land in ``.lake/build/bin``)
+KERNEL_BUILDS: dict[str, tuple[tuple[str, ...], str]] = {
+    "nanoda": (("cargo", "build", "--release"), "target/release/nanoda_bin"),
+    "lean4lean": (("lake", "build", "lean4lean"), ".lake/build/bin/lean4lean"),
+}
+
+
+def install_kernels(
+    *,
+    pins_root: Path,
+    run: Callable[..., proc.Completed] = proc.run,
+    say: Callable[[str], None] = lambda _line: None,
+    git: str = "git",
+) -> list[InstallStep]:
+    """Build every independent kernel of the soundness record's ``pins`` at its pinned
+    commit (issue 37) into ``<pins_root>/tools/``: the binary step 4 runs
+    (:data:`network.gate.kernel_replay.KERNEL_BINARIES`) and ``<binary>.commit`` naming the
+    commit, which the replay reports as the kernel's version. The checkout is verified to
+    be exactly that commit (``git rev-parse HEAD``) before anything is built; a kernel the
+    record pins no commit for is skipped with a line saying so (step 4 then refuses, never
+    passes).
+
+    Returns:
+        Every step run, in order.
+
+    Raises:
+        LemmataError: ``toolchain-install-failed`` naming the step that failed.
+    """
+    from network.gate.kernel_replay import KERNEL_BINARIES
+    from network.gate.kernels import soundness_record
+
+    tools = pins_root / "tools"
+    steps: list[InstallStep] = []
+
+    def step(name: str, argv: list[str], cwd: Path | None = None) -> str:
+        say(f"{name}: {' '.join(argv)}")
+        done = run(argv, cwd=cwd, timeout_s=INSTALL_TIMEOUT_S)
+        tail = (done.out + done.err)[-2000:]
+        steps.append(InstallStep(name, tuple(argv), done.rc, tail))
+        if done.rc != 0:
+            raise LemmataError("toolchain-install-failed",
+                               f"{name} exited {done.rc}: {tail.strip() or '(no output)'}")
+        return done.out
+
+    for name, (build, built) in KERNEL_BUILDS.items():
+        pin = soundness_record().pins.get(name)
+        if pin is None or pin.commit is None:
+            say(f"{name}: the soundness record pins no commit; step 4 will refuse until it does")
+            continue
+        src = tools / "src" / name
+        if src.exists():
+            shutil.rmtree(src)
+        src.parent.mkdir(parents=True, exist_ok=True)
+        step(f"fetch {name}", [git, "clone", "--quiet", pin.repo, str(src)])
+        step(f"check out {name}", [git, "-C", str(src), "checkout", "--quiet", "--detach",
+                                   pin.commit])
+        head = step(f"verify {name}", [git, "-C", str(src), "rev-parse", "HEAD"]).strip()
+        if head != pin.commit:
+            raise LemmataError("toolchain-install-failed",
+                               f"{name} checked out {head}, pinned {pin.commit}")
+        step(f"build {name}", list(build), cwd=src)
+        binary = tools / KERNEL_BINARIES[name]
+        shutil.copy2(src / built, binary)
+        (tools / f"{KERNEL_BINARIES[name]}.commit").write_text(pin.commit + "\n", "ascii")
+    return steps

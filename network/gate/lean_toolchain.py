@@ -58,6 +58,7 @@ from network.gate.checker_reports import (
     used_constants_from_report,
     witness_result_from_report,
 )
+from network.gate.kernel_replay import replay_kernels
 from network.gate.sandbox import SandboxLayout, SandboxResult, SandboxRunner
 from network.gate.toolchain import (
     JOIN_KINDS,
@@ -218,17 +219,19 @@ class LeanToolchain:
 
     def _run_check(self, sandbox: SandboxRunner, workspace: Workspace, label: str,
                    inputs: Mapping[str, bytes], argv: Callable[[Path], Sequence[str]],
-                   caps: Caps) -> SandboxResult:
+                   caps: Caps, extra_read_only: Sequence[Path] = ()) -> SandboxResult:
         """One check run: the carried files are re-hashed
         (:func:`~network.gate.workspace.verify_carried`), ``inputs`` (name → bytes) are
         written into a fresh host-only folder, ``argv(in_dir)`` runs in
-        :meth:`check_layout` from the workspace root. LemmataError (sandbox-unavailable,
-        build-output-refused) escapes."""
+        :meth:`check_layout` from the workspace root, with ``extra_read_only`` folders (an
+        earlier run's output, e.g. an export) bound read-only too. LemmataError
+        (sandbox-unavailable, build-output-refused) escapes."""
         verify_carried(workspace)
         in_dir, out_dir = new_run(workspace, label)
         for name, data in inputs.items():
             safe_io.write_new(in_dir, name, data)
-        return sandbox.run(list(argv(in_dir)), self.check_layout(workspace, out_dir, [in_dir]),
+        return sandbox.run(list(argv(in_dir)),
+                           self.check_layout(workspace, out_dir, [in_dir, *extra_read_only]),
                            caps, cwd=workspace.root,
                            env={**toolchain_env(), **self.check_env(workspace)})
 
@@ -342,36 +345,28 @@ class LeanToolchain:
 
     def replay(self, workspace: Workspace, modules: Sequence[str], sandbox: SandboxRunner,
                caps: Caps) -> ReplayResult:
-        """Kernel replay with ``lake env leanchecker`` per module (step 4, v3.16).
+        """Kernel replay of ``modules`` in every kernel of the gate-spec's set (step 4,
+        v3.16; issue 37): ``lake env leanchecker`` per module, then each independent
+        kernel the soundness record pins
+        (:func:`network.gate.kernel_replay.replay_kernels`).
 
         On a graph that pins Mathlib each graph module is replayed into the environment of
         its imports (Mathlib's oleans are trusted, fixed by the image); without Mathlib
         ``--fresh`` replays everything. ``LEAN_NUM_THREADS=1`` as lean-action does.
         Comparator is driven by :meth:`check_statement` when the gate-spec selects it.
+        ``ok`` is True only when every kernel accepted; step 4 reads ``kernels``.
         """
         require_check(workspace)
         fresh = self.spec.mathlib is None and not self.spec.packages
         mods = tuple(modules)
-        logs: list[str] = []
-        one = Caps(cpu_s=caps.cpu_s, memory_mib=caps.memory_mib, wall_s=caps.wall_s, threads=1)
-        for m in mods:
-            argv = [str(self._tool("lake")), "env", "leanchecker", *(["--fresh"] if fresh else []),
-                    m]
-            def command(_in_dir: Path, argv: list[str] = argv) -> list[str]:
-                return argv
-            try:
-                res = self._run_check(sandbox, workspace, "leanchecker", {}, command, one)
-            except LemmataError as exc:
-                return ReplayResult(False, exc.code, mods, fresh=fresh, failed_module=m,
-                                    log=exc.detail)
-            logs.append((res.stdout + res.stderr)[-4000:])
-            if res.killed_by is not None:
-                return ReplayResult(False, "resource-cap-exceeded", mods, fresh=fresh,
-                                    failed_module=m, log="\n".join(logs)[-LOG_TAIL:])
-            if res.rc != 0:
-                return ReplayResult(False, "kernel-replay-failed", mods, fresh=fresh,
-                                    failed_module=m, log="\n".join(logs)[-LOG_TAIL:])
-        return ReplayResult(True, None, mods, fresh=fresh, log="\n".join(logs)[-LOG_TAIL:])
+        verdicts = replay_kernels(self, workspace, mods, sandbox, caps, fresh)
+        log = "\n".join(f"[{v.name} {v.verdict}] {v.detail}" for v in verdicts)[-LOG_TAIL:]
+        bad = next((v for v in verdicts if v.verdict != "accept"), None)
+        if bad is None:
+            return ReplayResult(True, None, mods, fresh=fresh, log=log, kernels=verdicts)
+        code = bad.code or "kernel-replay-failed"
+        return ReplayResult(False, code, mods, fresh=fresh, failed_module=mods[-1] if mods
+                            else None, log=log, kernels=verdicts)
 
     def comparator_env(self) -> dict[str, str] | None:
         """COMPARATOR_LANDRUN / _LEAN4EXPORT / _NANODA, or None when a helper is missing."""

@@ -22,6 +22,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Literal
 
+from network.gate.kernels import KernelVerdict
 from network.gate.sandbox import KilledBy
 from network.gate.workspace import OleanArtifact
 
@@ -109,6 +110,10 @@ class ReplayResult:
         second_kernel: "nanoda" when Comparator also ran nanoda.
         failed_module: the first module that failed, if any.
         log: diagnostic output (stdout/stderr tail).
+        kernels: each kernel's verdict (issue 37: Lean's own kernel, then every
+            independent kernel the gate's soundness record pins, on the modules'
+            export), in the order run; step 4 judges them with
+            :func:`network.gate.kernels.judge_kernels`, whatever ``ok`` says.
     """
 
     ok: bool
@@ -119,6 +124,7 @@ class ReplayResult:
     second_kernel: str | None = None
     failed_module: str | None = None
     log: str = ""
+    kernels: tuple[KernelVerdict, ...] = ()
 
 
 @dataclass(frozen=True)

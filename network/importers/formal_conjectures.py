@@ -47,6 +47,11 @@ prior-art reference; column-0 comments and the module doc's formalisation notes 
 provenance (``source_notes``), so the fidelity review (D-9) sees them; the module doc's
 references block, whatever its heading (``*Reference:*``, ``*References:*``, ``Ref:``).
 Erdős-specific parts (the erdosproblems.com link, the problem number) apply where they fit.
+A hidden character in a comment (a soft hyphen, a bidi control: what step 2 refuses as
+``lean-format-character``, issue 37) is taken out where no Lean token changes, said in the
+file's ``warning`` and as ``hidden-character-removed``; one in code, or a look-alike name
+in a file the import writes (``lean-mixed-script-identifier``,
+``lean-confusable-identifier``), refuses the file.
 
 Questions: a statement containing ``answer(sorry)`` is a question, imported with
 ``answer_question: true``; its root is held and not provable as written, and progress comes
@@ -82,6 +87,12 @@ from pydantic import TypeAdapter, ValidationError
 
 from network import ids
 from network.errors import LemmataError
+from network.gate.kernels import known_unsound
+from network.gate.unicode_screen import (
+    HiddenCharacter,
+    identifier_problems,
+    strip_comment_hidden_characters,
+)
 from network.importers import (
     Attention,
     GraphView,
@@ -519,13 +530,20 @@ def plan_formal_conjectures_import(
     except ValidationError as exc:
         raise LemmataError("import-no-curator", f"{who!r} is not a pseudonym") from exc
     pins = read_pins(co, view)
+    pin_spec = m.GateSpec(lean_toolchain=pins.toolchain, mathlib=pins.mathlib)
+    unsound = [b.id for b in known_unsound(pin_spec)]  # issue 37: said, never hidden
     plan = ImportPlan(report={
         "source": "formal-conjectures", "repository": co.repository, "commit": co.commit,
         "date": co.date, "read_at": read_at, "curator": who, "collection": coll.folder,
         "pins": {"lean_toolchain": pins.toolchain,
                  "mathlib": pins.mathlib.rev if pins.mathlib else None,
                  "formal_conjectures": co.commit, "source": pins.source,
-                 "explanation": _PIN_WORDS[pins.source]},
+                 "explanation": _PIN_WORDS[pins.source],
+                 "known_unsound": unsound,
+                 **({"warning": f"{pins.toolchain} is known unsound ({', '.join(unsound)}): "
+                                "the gate refuses every proof on these targets "
+                                "(toolchain-known-unsound) until each is re-pinned with "
+                                "`lemmata target repin`"} if unsound else {})},
         "targets": [], "skipped": [], "files": [], "declarations": []})
     taken: set[str] = set()
     for sf in problem_files(co, problems, coll):
@@ -558,11 +576,16 @@ def _plan_one_file(plan: ImportPlan, view: GraphView, co: Checkout, sf: SourceFi
         data = co.read(sf.path)
         if data is None:
             raise LemmataError("import-problem-not-found", "not a file at HEAD", path=sf.path)
+        data, removed = _without_comment_hidden_characters(data, sf.path)
         pf = parse_problem_file(sf.number, sf.path, data, base_id=sf.base_id)
         _plan_file(sub, view, co, pf, pins, curator, include_test, used)
     except LemmataError as exc:
         line["code"], line["detail"] = exc.code, exc.detail
         return
+    if removed:
+        line["warning"] = _removed_words(removed)
+        sub.attention.extend(Attention("hidden-character-removed", t["id"], None,
+                                       line["warning"]) for t in sub.report["targets"])
     decls = sub.report["declarations"]
     imported = [d for d in decls if d["outcome"] != "skipped"]
     line.update({
@@ -584,6 +607,56 @@ def _plan_one_file(plan: ImportPlan, view: GraphView, co: Checkout, sf: SourceFi
     plan.attention.extend(sub.attention)
     for key in ("targets", "skipped", "declarations"):
         plan.report[key].extend(sub.report[key])
+
+
+def _without_comment_hidden_characters(data: bytes, path: str
+                                       ) -> tuple[bytes, list[HiddenCharacter]]:
+    """The source's bytes with every hidden character of its comments taken out (issue 37),
+    and those characters; bytes that are not UTF-8 are returned as they are (the parse
+    refuses them as ``not-utf8``).
+
+    Why: step 2 refuses a hidden character anywhere in a Lean file
+    (``lean-format-character``), since a bidi control or an invisible one shows a reviewer
+    text Lean does not read. A registry's comment may hold one by accident (Formal
+    Conjectures 488aade ``ErdosProblems/239.lean``: a soft hyphen U+00AD in
+    ``Funk­tionen`` of its references block, which the statement's header carries): in a
+    comment it changes no Lean token, so the importer deletes it and says so (the file's
+    report line ``warning``, and ``hidden-character-removed`` for the curator) rather than
+    refuse the file or write a statement a later gate run would refuse. One in code or a
+    literal, or one whose removal would change a token, refuses the file.
+
+    Raises:
+        LemmataError: ``lean-format-character``
+            (:func:`network.gate.unicode_screen.strip_comment_hidden_characters`).
+    """
+    try:
+        text = data.decode("utf-8")
+    except UnicodeDecodeError:
+        return data, []
+    new, removed = strip_comment_hidden_characters(text, path)
+    return (new.encode("utf-8") if removed else data), removed
+
+
+def _removed_words(removed: list[HiddenCharacter]) -> str:
+    more = f" and {len(removed) - 1} more" if len(removed) > 1 else ""
+    return (f"{removed[0].where()}{more} taken out of the source's comments: hidden "
+            "characters show a reader text Lean does not read (lean-format-character); no "
+            "Lean token changed.")
+
+
+def _screen_names(files: dict[str, bytes], path: str) -> None:
+    """Refuse the source file when a statement, witness or definition module it gives holds
+    a look-alike name (issue 37): the gate's ``lean-mixed-script-identifier`` and
+    ``lean-confusable-identifier`` rules, which step 2 holds every later statement to.
+
+    Raises:
+        LemmataError: the first problem's code, naming the graph file and the names.
+    """
+    for gpath, data in sorted(files.items()):
+        if gpath.endswith(".lean"):
+            problems = identifier_problems(data.decode("utf-8"))
+            if problems:
+                raise LemmataError(problems[0].code, f"{gpath}: {problems[0].why}", path=path)
 
 
 def _skip(plan: ImportPlan, decl: str, why: str, path: str = "") -> None:
@@ -658,6 +731,7 @@ def _plan_file(plan: ImportPlan, view: GraphView, co: Checkout, pf: ProblemFile,
             entry["nodes"].append(st.node)
         if exists and new_nodes and pf.uses_fc:
             _pin_existing(plan, view, r, files, tid)
+        _screen_names(files, pf.path)
         plan.files.update(files)
 
 

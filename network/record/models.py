@@ -237,6 +237,17 @@ class PrecheckConsumed(BaseModel):
     signature_kind: Literal["service", "ssh", "none"]
 
 
+class KernelRecord(BaseModel):
+    """One kernel's verdict on step 4's replay, as signed (issue 37): its name (``lean``,
+    ``lean-export``, ``nanoda``, ``lean4lean``), its version (the toolchain's, or the
+    pinned commit) and what it said."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+    name: Annotated[str, StringConstraints(max_length=40)]
+    version: Annotated[str, StringConstraints(max_length=80)] | None = None
+    verdict: Literal["accept", "refuse", "not-run"]
+
+
 class Attestation(Record):
     """``attestations/<id>.json``: one authoritative gate run, any verdict (D-5, D-34).
 
@@ -274,6 +285,31 @@ class Attestation(Record):
     runner: Literal["hosted", "local"] | None = None
     merge_commit: GitSha | None = None
     signature: Signature | None = None
+
+
+class AttestationV2(Attestation):
+    """``attestations/<id>.json``, version 2 (issue 37): an attestation/v1 plus
+    ``kernels``, each kernel step 4 ran with its name, version and verdict (None when no
+    replay ran). The gate writes v2; v1 records stay as published and read beside these
+    (D-34: a new version, v1 never edited)."""
+
+    SCHEMA_KIND: ClassVar[str] = "attestation/v2"
+    schema_: Literal["attestation/v2"] = Field("attestation/v2", alias="schema")  # type: ignore[assignment]
+    kernels: list[KernelRecord] | None = None
+
+
+def attestation_from_json(data: str | bytes | dict[str, Any]) -> Attestation:
+    """An attestation file's JSON read as the version it declares (``attestation/v1`` or
+    ``/v2``; D-34: readers take every version).
+
+    Raises:
+        pydantic.ValidationError: not an attestation of either version.
+    """
+    import json
+    obj = json.loads(data) if isinstance(data, str | bytes) else data
+    model = AttestationV2 if isinstance(obj, dict) and obj.get("schema") == \
+        AttestationV2.SCHEMA_KIND else Attestation
+    return model.model_validate(obj)
 
 
 class PrecheckRecord(Record):
@@ -488,7 +524,9 @@ class PrecheckPolicy(BaseModel):
 
 
 class KernelChecks(BaseModel):
-    """How step 4 replays: leanchecker --fresh, or Comparator with an optional nanoda."""
+    """How step 4 replays: leanchecker --fresh, or Comparator with an optional nanoda.
+    Beside it the gate always runs every independent kernel its soundness record pins
+    (network/gate/kernels.py, issue 37): that set is the gate's, never a gate-spec's."""
 
     model_config = ConfigDict(extra="forbid", frozen=True)
     replay: Literal["leanchecker", "comparator"] = "leanchecker"
@@ -665,6 +703,7 @@ class Registration(Record):
 
 ALL_KINDS: tuple[type[Record], ...] = (
     Policy, PolicyV2, Curators, CuratorsV2, StewardAct, Identity, DisplayName, PublicKey, MergeRecord, Attestation,
+    AttestationV2,
     PrecheckRecord, PrecheckAttestation, LedgerLine, Revocation, Correction, TargetRecord, GateSpec,
     TargetStatusRecord, Steward, Approach, ApproachV2, Registration, Meta, Postmortem, Annex,
     Literature, Gloss, Explainer, Withdrawal, ProposedFor, Shelving, Pertinence, Waiver, Defect,
@@ -678,4 +717,5 @@ SAME_PLACE: dict[str, tuple[type[Record], ...]] = {
     Approach.SCHEMA_KIND: (Approach, ApproachV2),
     Policy.SCHEMA_KIND: (Policy, PolicyV2),
     Curators.SCHEMA_KIND: (Curators, CuratorsV2),
+    Attestation.SCHEMA_KIND: (Attestation, AttestationV2),
 }

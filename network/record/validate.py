@@ -47,7 +47,7 @@ try:
 except AttributeError:  # pragma: no cover
     _YamlLoader = yaml.SafeLoader
 
-GATE_SIGNED_KINDS = frozenset({"attestation/v1", "closure/v1", "merge/v1"})
+GATE_SIGNED_KINDS = frozenset({"attestation/v1", "attestation/v2", "closure/v1", "merge/v1"})
 """Kinds only the gate writes and signs (D-5, D-12 v3.42, ruling 2)."""
 
 # Problems after which the schema pass cannot, or need not, read a file again.
@@ -441,6 +441,7 @@ _REFERENCE_CHECKS: dict[str, Callable[[ReferenceIndex, RecordDoc], None]] = {
     "meta/v1": _meta,
     "target/v1": _target,
     "attestation/v1": _attestation,
+    "attestation/v2": _attestation,
     "merge/v1": _merge,
     "closure/v1": _closure,
     "ledger-line/v1": _ledger_line,

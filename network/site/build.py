@@ -40,6 +40,7 @@ from jinja2 import Environment, FileSystemLoader, StrictUndefined, select_autoes
 from markupsafe import Markup, escape
 
 from network.errors import LemmataError, define
+from network.gate.kernels import pin_soundness
 from network.importers.erdosproblems import target_provenance
 from network.record import derive, outlines, panel, pertinence
 from network.record.loader import Graph, load_graph
@@ -412,6 +413,7 @@ def _render_target(graph: Graph, config: SiteConfig, d: _Derived, tid: str, lay:
         "nodes": nodes, "sets": sets, "selector": selector, "root_node": nid,
         "root_source": src, "mathlib": spec.mathlib.rev if spec.mathlib else None,
         "toolchain": spec.lean_toolchain,
+        "soundness": pin_soundness(spec),  # issue 37: the pin against the public record
         "stewards": derive.panel_of(graph, tid),  # in force; self-admitted marked (v3.33)
         "panel_view": panel.target_panel(graph, tid),  # index.json's panel/motions/writeups
         "approaches": derive.approach_views(graph, tid),  # both versions, D-14 stale flag

@@ -20,6 +20,7 @@ from pydantic import ValidationError
 
 from network.gate.artifacts import Artifact, Kind
 from network.gate.diff import Diff
+from network.gate.kernels import KernelVerdict
 from network.gate.result import Diagnostic, StepResult
 from network.gate.sandbox import SandboxRunner
 from network.gate.toolchain import (
@@ -95,6 +96,7 @@ class _Run:
     toolchain: Toolchain | None = None
     orphan: bool = False
     review: Review | None = None  # the forge's or the record's (:func:`artifact_review`)
+    kernels: tuple[KernelVerdict, ...] = ()  # step 4's kernel verdicts (issue 37)
 
     def add(self, res: StepResult) -> bool:
         self.steps.append(res)

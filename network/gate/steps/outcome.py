@@ -159,7 +159,9 @@ def _finish(ctx: _Ctx, run: _Run, *, gate_key: Ed25519PrivateKey | None, key_id:
                                              if not art.plan.builds else None),
         held=run.held, submitter=ctx.submitter, disclosure=disclosure,
         precheck=run.consumed, waivers=run.waivers,
-        elaboration_state=elaboration, runner=runner)
+        elaboration_state=elaboration, runner=runner,
+        kernels=[m.KernelRecord(name=k.name, version=k.version, verdict=k.verdict)
+                 for k in run.kernels] if run.kernels else None)
     if gate_key is not None:
         att = A.sign_attestation(att, gate_key, key_id)
     return ArtifactRun(art, tuple(run.steps), verdict, attestation=att, holes=run.holes,

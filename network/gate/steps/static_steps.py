@@ -15,6 +15,7 @@ from network.gate.result import Diagnostic, StepResult
 from network.gate.steps.context import _Ctx, _resolve_toolchain, _Run
 from network.gate.steps.step0_precheck import _step0
 from network.gate.steps.step1_toolchain import _step1
+from network.gate.steps.step4_kernel import known_unsound_result
 from network.record import layout
 from network.record import models as m
 
@@ -54,12 +55,17 @@ def _static_steps(ctx: _Ctx, run: _Run, spec: m.GateSpec, spec_sha: str,
     step-2 refusal, ``bounced`` for step 0 after a passing step 2, never a pass without
     a toolchain (its step 1 refuses). Step 6's syntactic anti-echo finding (issue 12) needs
     no Lean either: it is listed right after step 2 (``[2, 6, 0, 1]``) and refuses the
-    artifact before any build.
+    artifact before any build; so does step 4's ``toolchain-known-unsound`` (issue 37), a
+    pin on which no kernel step 4 runs catches some published soundness bug
+    (``[2, 4, 0, 1]``).
     """
     res2 = run.add(StepResult.from_findings(2, step2_findings))
     echoes = _answer_echo_findings(ctx, run.art)
     if echoes:  # step 6's syntactic anti-echo layer needs no Lean (issue 12)
         run.add(StepResult.refused(6, echoes))
+    unsound = known_unsound_result(spec)
+    if unsound is not None:  # step 4's pin finding needs no Lean (issue 37)
+        run.add(unsound)
     if ctx.mode == "authoritative":
         res0, run.consumed = _step0(ctx, run.art, spec, spec_sha)
         if not run.add(res0) and res2:

@@ -12,6 +12,12 @@ from __future__ import annotations
 
 from network.errors import define
 from network.gate.artifacts import Kind, partial_label_findings
+from network.gate.kernels import (
+    judge_kernels,
+    known_unsound,
+    replayed_kernels,
+    unsound_detail,
+)
 from network.gate.result import Diagnostic, StepResult
 from network.gate.steps.context import _NEGATING, _ROUTES, _Ctx, _fail, _Run
 from network.gate.steps.decls import relation_decl
@@ -48,6 +54,18 @@ define("offload-restates-ancestor", 4, 422,
        "Do not reduce a node to one of its ancestors; that decomposition is circular.")
 
 
+def known_unsound_result(spec: m.GateSpec) -> StepResult | None:
+    """Step 4's finding that needs no Lean (issue 37): the refusal
+    ``toolchain-known-unsound`` naming the soundness record's bugs that no kernel step 4
+    runs for ``spec`` catches (:func:`network.gate.kernels.known_unsound`), or None when
+    the pin may pass. It is listed before any build, so the precheck says so before anyone
+    spends work."""
+    bugs = known_unsound(spec)
+    if not bugs:
+        return None
+    return _fail(4, "toolchain-known-unsound", unsound_detail(bugs, spec))
+
+
 def _step4(ctx: _Ctx, run: _Run, tc: Toolchain, ws: Workspace, plan: WorkPlan,
            caps: m.Caps, meta: m.Meta) -> StepResult:
     art = run.art
@@ -56,9 +74,15 @@ def _step4(ctx: _Ctx, run: _Run, tc: Toolchain, ws: Workspace, plan: WorkPlan,
                                                          plan.witness_module,
                                                          plan.relation_module) if s]
     rep = tc.replay(ws, to_replay, ctx.sandbox, caps)
-    if not rep.ok:
+    run.kernels = rep.kernels
+    if not rep.ok and not rep.kernels:
         return _fail(4, rep.code or "kernel-replay-failed", rep.log[-500:] or "replay failed",
                      art.main)
+    code, detail = judge_kernels(replayed_kernels(tc.spec), rep.kernels)
+    if code is None and not rep.ok:  # every kernel accepted yet the replay failed
+        code, detail = rep.code or "kernel-replay-failed", rep.log[-500:]
+    if code is not None:
+        return _fail(4, code, detail or "replay failed", art.main)
     labelled = (art.kind is Kind.VARIANT and meta.variant is not None
                 and meta.variant.relation != "related")
     if labelled:  # D-30: the label is kernel-checked through Relation.lean
