@@ -134,10 +134,14 @@ def test_a_rewarded_completion_moves_the_adapter_and_refusals_do_not(
     assert unpaid.adapter_sha256 == unpaid.initial_sha256
     assert unpaid.identity["run_id"] == paid.identity["run_id"]  # same settings, pool, base
     # TRL's own generation (no rollout_func): the tiny model's text is nothing the stand-in
-    # judged, so every reward is None and the adapter does not move either
+    # judged (not judged: toolchain-missing), or junk step 2 refuses with no Lean (a hidden
+    # character, issue 37); nothing passes, so no reward is paid and the adapter does not
+    # move either
     own = run_grpo([world["row"]], base, world["root"] / "own", SETTINGS, world["judge"])
-    assert set(own.verdicts) == {"not-judged toolchain-missing"}
-    assert own.adapter_sha256 == own.initial_sha256 and [s["reward"] for s in own.steps] == [None]
+    assert own.verdicts and all(v == "not-judged toolchain-missing" or v.startswith("fail 2:")
+                                for v in own.verdicts), own.verdicts
+    assert own.adapter_sha256 == own.initial_sha256
+    assert all(s["reward"] in (None, 0.0) for s in own.steps)
 
 
 def test_a_held_out_pool_and_bad_settings_are_refused(world: dict[str, Any],

@@ -3,11 +3,9 @@
 TR39 (Unicode Security Mechanisms, section 4) calls two strings confusable when their
 *skeletons* are equal: ``skeleton(X) = NFD(map(NFD(X)))``, where ``map`` replaces every
 code point by its prototype from Unicode's ``confusables.txt``. The data comes from the
-pure-Python ``confusable_homoglyphs`` package, which ships ``confusables.txt`` as JSON
-with every ``source → prototype`` line stored in both directions; :func:`_prototypes`
-turns it back into a mapping: a code point listed against a multi-character prototype
-maps to it (``m → rn``); single code points listed against each other are one class,
-named by its member with the most entries (``I``, ``1``, ``|`` → ``l``; ``0`` → ``O``).
+pure-Python ``confusable_homoglyphs`` package; :func:`skeleton` and the table it reads
+live in :mod:`network.unicode_text` (the gate's Unicode screen reads them too, and the gate
+may not import the service) and are re-exported here.
 
 TR39 keeps apart what only reads alike to people used to handles, so :data:`ASCII_EXTRA`
 adds a short, documented table for ASCII: the digits read as letters (``g4te`` →
@@ -22,63 +20,14 @@ meet ``alice``.
 from __future__ import annotations
 
 import functools
-import json
-import unicodedata
-from importlib import resources
+
+from network.unicode_text import _prototypes, skeleton
+
+__all__ = ["ASCII_EXTRA", "_prototypes", "keys", "look_alike", "skeleton"]
 
 #: ASCII look-alikes TR39 does not list, applied before the skeleton: digits commonly
 #: read as letters, and ``_``/``.`` read as ``-`` (issue 16: ``g4te`` is ``gate``).
 ASCII_EXTRA: dict[str, str] = {"4": "a", "3": "e", "5": "s", "7": "t", "_": "-", ".": "-"}
-
-_INVISIBLE = "\u200e\u200f"  # the table wraps right-to-left characters in these marks
-
-
-@functools.cache
-def _prototypes() -> dict[str, str]:
-    """Code point → its TR39 prototype (a string), from ``confusable_homoglyphs``' data."""
-    raw = json.loads(resources.files("confusable_homoglyphs")
-                     .joinpath("confusables.json").read_text(encoding="utf-8"))
-    multi: dict[str, str] = {}
-    parent: dict[str, str] = {}
-    entries: dict[str, int] = {}
-
-    def find(c: str) -> str:
-        while parent.setdefault(c, c) != c:
-            parent[c] = parent[parent[c]]
-            c = parent[c]
-        return c
-
-    for key, glyphs in raw.items():
-        k = key.strip(_INVISIBLE)
-        if len(k) != 1:
-            continue  # a multi-character prototype: its sources are keys of their own
-        entries[k] = len(glyphs)
-        for g in glyphs:
-            c = g["c"].strip(_INVISIBLE)
-            if len(c) == 1:
-                a, b = find(k), find(c)
-                if a != b:
-                    parent[a] = b
-            elif c:
-                multi[k] = c
-    classes: dict[str, list[str]] = {}
-    for c in parent:
-        classes.setdefault(find(c), []).append(c)
-    out: dict[str, str] = {}
-    for members in classes.values():
-        name = max(members, key=lambda c: (entries.get(c, 0), -ord(c)))
-        for c in members:
-            out[c] = name
-    out.update(multi)
-    return out
-
-
-def skeleton(text: str) -> str:
-    """The TR39 skeleton of ``text``: NFD, every code point to its prototype, NFD again
-    (``aIice`` → ``alice``, ``rn`` and ``m`` → ``rn``, ``b0b`` → ``bOb``)."""
-    table = _prototypes()
-    mapped = "".join(table.get(c, c) for c in unicodedata.normalize("NFD", text))
-    return unicodedata.normalize("NFD", mapped)
 
 
 @functools.lru_cache(maxsize=65536)

@@ -9,7 +9,8 @@ their bytes' hash with valid annex/v1 metadata (D-31), proposals' statement comm
 (v3.28), use lines (v3.25), a partial's approach and licence lines (D-12 v3.44), a
 skeleton's annex citation (D-31 v3.12), options that weaken checking, anything in a
 contributor's Lean file that runs code when its module is imported (``import-time-code``,
-D-4 v3.27), record schemas, who
+D-4 v3.27), hidden characters in any Lean file and look-alike names in one that states
+something (:mod:`network.gate.unicode_screen`, issue 37), record schemas, who
 may write each kind (:mod:`network.gate.actors`), and that every added record's references
 resolve and its signature verifies (:mod:`network.gate.references`).
 """
@@ -37,6 +38,11 @@ from network.gate.diff import Diff
 from network.gate.references import reference_findings
 from network.gate.result import Diagnostic, StepResult
 from network.gate.role_records import curators_findings, steward_batch_findings
+from network.gate.unicode_screen import (
+    format_character_findings,
+    identifier_findings,
+    statement_bearing,
+)
 from network.record import derive, plain
 from network.record import models as m
 from network.record.loader import ATTEMPT_RE, Graph, parse_record, sha256_hex
@@ -244,6 +250,11 @@ def run_steps_1_2(diff: Diff, base: Graph, submitter: str | None,
             if path.endswith(".lean"):
                 text = _decode(diff, path, findings)
                 if text is not None:
+                    # text a person reads as Lean reads it (issue 37): no hidden character
+                    # in any Lean file, no look-alike name in one that states something
+                    findings.extend(format_character_findings(text, path))
+                    if statement_bearing(path):
+                        findings.extend(identifier_findings(text, path))
                     findings.extend(forbidden_option_findings(text, path))
                     # every contributor-written Lean file (D-4 v3.27, attack d30): the
                     # checkers import it with its extension entries; the lexer's own

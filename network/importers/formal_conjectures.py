@@ -619,7 +619,7 @@ def _without_comment_hidden_characters(data: bytes, path: str
     (``lean-format-character``), since a bidi control or an invisible one shows a reviewer
     text Lean does not read. A registry's comment may hold one by accident (Formal
     Conjectures 488aade ``ErdosProblems/239.lean``: a soft hyphen U+00AD in
-    ``Funk­tionen`` of its references block, which the statement's header carries): in a
+    ``Funk<U+00AD>tionen`` of its references block, which the statement's header carries): in a
     comment it changes no Lean token, so the importer deletes it and says so (the file's
     report line ``warning``, and ``hidden-character-removed`` for the curator) rather than
     refuse the file or write a statement a later gate run would refuse. One in code or a
