@@ -153,8 +153,11 @@ class RecordedToolchain:
                            r.get("log", ""), artifacts)
 
     def replay(self, workspace: Workspace, modules: Sequence[str], sandbox: SandboxRunner,
-               caps: Caps) -> ReplayResult:
-        r = self._call(workspace, "replay", {"modules": list(modules)})
+               caps: Caps, decls: Sequence[str] = ()) -> ReplayResult:
+        args: dict[str, Any] = {"modules": list(modules)}
+        if decls:
+            args["decls"] = list(decls)
+        r = self._call(workspace, "replay", args)
         if isinstance(r, str):
             return ReplayResult(False, NO_RECORDING, tuple(modules), log=r)
         return ReplayResult(r["ok"], r.get("code"), tuple(modules), r.get("method", "leanchecker"),

@@ -86,8 +86,8 @@ class _NanodaRefuses(RecordedToolchain):
     a fault injected here (what a kernel bug in either looks like), never a recording."""
 
     def replay(self, workspace: Workspace, modules: Any, sandbox: SandboxRunner,
-               caps: m.Caps) -> ReplayResult:
-        rep = super().replay(workspace, modules, sandbox, caps)
+               caps: m.Caps, decls: Any = ()) -> ReplayResult:
+        rep = super().replay(workspace, modules, sandbox, caps, decls)
         kernels = tuple(KernelVerdict(k.name, k.version, "refuse", "kernel-replay-failed",
                                       "nanoda: declaration type mismatch")
                         if k.name == "nanoda" else k for k in rep.kernels)
@@ -98,8 +98,8 @@ class _NanodaSilent(RecordedToolchain):
     """A toolchain whose replay reports Lean's kernel only (nanoda never ran)."""
 
     def replay(self, workspace: Workspace, modules: Any, sandbox: SandboxRunner,
-               caps: m.Caps) -> ReplayResult:
-        rep = super().replay(workspace, modules, sandbox, caps)
+               caps: m.Caps, decls: Any = ()) -> ReplayResult:
+        rep = super().replay(workspace, modules, sandbox, caps, decls)
         return replace(rep, kernels=tuple(k for k in rep.kernels if k.name != "nanoda"))
 
 

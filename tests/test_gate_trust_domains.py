@@ -197,7 +197,9 @@ sys.exit(0 if data.startswith(b"lemmata fake olean") else 1)
 #: lean4export: one line per module it is given, naming the olean it loaded and its hash
 FAKE_EXPORT = FAKE_COMMON + r'''
 lines = [json.dumps({"meta": {"exporter": "fake"}})]
-for mod in sys.argv[1:]:
+args = sys.argv[1:]
+mods = args[:args.index("--")] if "--" in args else args  # `M… -- decl…`
+for mod in mods:
     comps = mod.replace("\u00ab", "").replace("\u00bb", "").split(".")
     p = find(comps)
     data = p.read_bytes() if p else b""

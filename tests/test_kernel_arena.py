@@ -58,20 +58,20 @@ def invalid_exports(root: Path) -> list[tuple[str, Path]]:
 
 def refused_by_nanoda(export: Path, tmp: Path) -> bool:
     config = tmp / "nanoda.json"
-    config.write_text(json.dumps(nanoda_config(export, ["propext", "Classical.choice",
-                                                         "Quot.sound"])))
+    config.write_text(json.dumps(nanoda_config(export)))
     done = subprocess.run([str(TOOLS / KERNEL_BINARIES["nanoda"]), str(config)],
-                          capture_output=True, text=True, timeout=600)
+                          capture_output=True, text=True, timeout=600, check=False)
     return done.returncode != 0
 
 
 def refused_by_lean(export: Path) -> bool | None:
     """None when the installed leanchecker has no ``--from-export``."""
-    help_text = subprocess.run(["leanchecker", "--help"], capture_output=True, text=True)
+    help_text = subprocess.run(["leanchecker", "--help"], capture_output=True, text=True,
+                               check=False)
     if "--from-export" not in help_text.stdout + help_text.stderr:
         return None
     done = subprocess.run(["leanchecker", "--from-export", str(export)], capture_output=True,
-                          text=True, timeout=600)
+                          text=True, timeout=600, check=False)
     return done.returncode != 0
 
 

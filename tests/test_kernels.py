@@ -266,4 +266,4 @@ def test_every_defence_names_real_code_and_tests() -> None:
         for ref in e.defence.tests:
             path, _, name = ref.partition("::")
             text = (root / path).read_text(encoding="utf-8")
-            assert re.search(rf"^def {re.escape(name)}\(", text, re.M), (e.id, ref)
+            assert re.search(rf"^def {re.escape(name)}\(", text, re.MULTILINE), (e.id, ref)

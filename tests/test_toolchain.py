@@ -564,18 +564,21 @@ def test_real_adapter_runs_every_kernel_of_the_set(tmp_path: Path, monkeypatch: 
         "lean4lean": K.KernelPin(repo="https://example.org/lean4lean", commit="d" * 40)}})
     monkeypatch.setattr(K, "soundness_record", lambda: both)
     sb = ExportingSandbox("")
-    rp = t.replay(ws, [P], sb, Caps())
+    rp = t.replay(ws, [P], sb, Caps(), ["Tutorial.double_lt"])
     # lean4lean ran at a commit the record does not pin: never a pass
     assert judge_kernels(kernel_set(spec), rp.kernels)[0] == "kernel-set-incomplete"
     assert [k.verdict for k in rp.kernels] == ["accept", "accept", "accept"]
     assert sb.calls[0][1:] == ["env", "leanchecker", "--fresh", P]
     sh = sb.calls[1]
+    # only the checked declaration and what it uses are exported (issue 37)
     assert sh[:2] == ["/bin/sh", "-c"] and sh[5:] == [
-        str(tmp_path / "bin" / "lake"), "env", str(pins / "tools" / "lean4export"), P]
+        str(tmp_path / "bin" / "lake"), "env", str(pins / "tools" / "lean4export"), P,
+        "--", "Tutorial.double_lt"]
     assert sb.calls[2][0] == str(pins / "tools" / "nanoda_bin")
     config = json.loads(Path(sb.calls[2][1]).read_text())
-    assert config["export_file_path"] == sh[4] and config["unpermitted_axiom_hard_error"]
-    assert config["permitted_axioms"] == AXIOMS
+    # nanoda type-checks; axioms are step 5's (an export always declares sorryAx)
+    assert config["export_file_path"] == sh[4] and config["unsafe_permit_all_axioms"]
+    assert not config["unpermitted_axiom_hard_error"] and config["nat_extension"]
     assert sb.calls[3][1:] == ["env", str(pins / "tools" / "lean4lean"), "--fresh", P]
     refusing = ExportingSandbox("", refuse=("nanoda",))
     rp = t.replay(ws, [P], refusing, Caps())

@@ -38,6 +38,26 @@ def not_checkable(pin: str | None = None) -> str:
             f"prove an identity. {WAY_FORWARD}")
 
 
+def known_unsound_notice(pin: str, bugs: list[str]) -> str:
+    """The sentence a precheck on a known-unsound pin gets up front (issue 37): nothing on
+    this target can pass until a curator re-pins it, whatever is installed."""
+    return (f"Nothing on this target can pass: its pinned toolchain {pin} is known to accept "
+            f"a proof of False through {', '.join(bugs)} with every kernel the gate runs, so "
+            "the gate refuses every artifact with `toolchain-known-unsound` before any build "
+            "(network/gate/soundness/record.json cites each bug). A curator moves it with "
+            "`lemmata target repin`; until then, work on a target whose pin is sound.")
+
+
+def target_known_unsound(svc: Any, target: str) -> list[str]:
+    """The soundness record's bugs that make ``target``'s pin known unsound ([] when it is
+    sound or unknown to the graph), as /info.json publishes them."""
+    from network.api.reads import proof_checking
+
+    graph = svc.graphs.snapshot().graph
+    entry = proof_checking(svc, graph)["targets"].get(target)
+    return list(entry["known_unsound"]) if entry is not None else []
+
+
 def target_checkable(svc: Any, target: str) -> tuple[bool, str | None]:
     """Whether ``target``'s pinned toolchain is found by the service's toolchain source.
 

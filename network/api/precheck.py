@@ -38,7 +38,12 @@ from sqlalchemy import select
 
 from network import ids, signing
 from network.api import db
-from network.api.guidance import not_checkable, target_checkable
+from network.api.guidance import (
+    known_unsound_notice,
+    not_checkable,
+    target_checkable,
+    target_known_unsound,
+)
 from network.api.service import Caller, Service, Who, iso, rate_hit, sha256_hex, write_identity
 from network.errors import LemmataError, define
 from network.gate import attestation as A
@@ -379,7 +384,10 @@ def precheck_submission(svc: Service, caller: Caller, *, target: str, node: str,
         out = job_view(row)
     checkable, pin = target_checkable(svc, target)
     out["checkable_here"] = checkable
-    if not checkable:  # said up front, before the job ends toolchain-missing (issue 11)
+    unsound = target_known_unsound(svc, target)
+    if unsound and pin:  # issue 37: said first, whatever is installed here
+        out["notice"] = known_unsound_notice(pin, unsound)
+    elif not checkable:  # said up front, before the job ends toolchain-missing (issue 11)
         out["notice"] = not_checkable(pin)
     pool(svc).submit(job_id)
     return out
@@ -484,6 +492,8 @@ def run_job(svc: Service, job_id: str) -> str:
         codes.insert(0, first.code)
     if run is not None and run.verdict == "pass" and out.verdict == "pass":
         state, code = "pass", None
+    elif "toolchain-known-unsound" in codes:  # issue 37: said before toolchain-missing
+        state, code = "fail", "toolchain-known-unsound"
     elif "toolchain-missing" in codes:
         state, code = "toolchain-missing", "toolchain-missing"
     else:

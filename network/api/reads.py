@@ -146,8 +146,10 @@ def proof_checking(svc: Service, graph: Graph) -> dict[str, Any]:
 
     Returns:
         ``{"checkable": bool (every target's pin found), "targets": {id: {pinned,
-        checkable, code, detail}}}``; ``code`` is None or ``toolchain-missing`` /
-        ``toolchain-mismatch``.
+        checkable, code, detail, known_unsound}}}``; ``code`` is None or
+        ``toolchain-missing`` / ``toolchain-mismatch``; ``known_unsound`` lists the
+        soundness record's bugs no kernel catches on that pin (issue 37: such a target
+        passes nothing, ``toolchain-known-unsound``, whether or not Lean is here).
     """
     from network.gate.toolchain import detect_toolchain
 
@@ -160,10 +162,9 @@ def proof_checking(svc: Service, graph: Graph) -> dict[str, Any]:
             tc = source(t.gate_spec) if callable(source) else source
             info = tc.describe()
             sound = pin_soundness(t.gate_spec)
-            cache[key] = {"pinned": t.gate_spec.lean_toolchain,
-                          "checkable": bool(info.ok) and not sound["known_unsound"],
-                          "code": info.code or sound["code"],
-                          "detail": without_host_paths(info.detail),
+            cache[key] = {"pinned": t.gate_spec.lean_toolchain, "checkable": bool(info.ok),
+                          "code": info.code, "detail": without_host_paths(info.detail),
+                          # issue 37: checkable or not, such a pin passes nothing
                           "known_unsound": [b["id"] for b in sound["bugs"]]}
         targets[tid] = cache[key]
     return {"checkable": bool(targets) and all(v["checkable"] for v in targets.values()),

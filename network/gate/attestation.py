@@ -196,7 +196,7 @@ def build_attestation(
     runner: str | None = None,
     channel: str = "public",
     kernels: Sequence[m.KernelRecord] | None = None,
-) -> m.AttestationV2:
+) -> m.Attestation:
     """The attestation of one artifact's gate run: the step results serialized (D-5, D-34).
 
     Every input is a record fact, so two runs over the same commits give the same bytes

@@ -8,12 +8,10 @@ with one thread, and answers a :class:`~network.gate.kernels.KernelVerdict`:
 
 * ``lean``: ``lake env leanchecker [--fresh] M`` per module (LEAN_NOTES "Kernel replay":
   exit 0 clean, 1 on a problem).
-* ``nanoda``: the modules are exported with ``lake env lean4export M…`` (LEAN_NOTES
-  "lean4export": NDJSON on stdout), redirected into the run's output folder; nanoda then
-  checks that file. Its binary takes one argument, a JSON configuration (nanoda_lib
-  README, "Usage"), whose keys ``export_file_path``, ``use_stdin``, ``permitted_axioms``
-  and ``unpermitted_axiom_hard_error`` are the ones Lake's own external-kernel runner
-  writes (lean4 PR #15145, src/lake/Lake/CLI/Check.lean ``runExternalKernel``).
+* ``nanoda``: the checked declarations and everything they use are exported with ``lake
+  env lean4export M… -- decl…`` (LEAN_NOTES "lean4export": NDJSON on stdout), redirected
+  into the run's output folder; nanoda then checks that file. Its binary takes one
+  argument, a JSON configuration (nanoda_lib README, "Usage"; :func:`nanoda_config`).
 * ``lean4lean``: ``lake env lean4lean [--fresh] M`` per module, lean4lean's own replay of
   the compiled module into its kernel (digama0/lean4lean Main.lean: "``lake exe lean4lean
   Mathlib.Data.Nat.Basic`` to check a single file", ``--fresh`` into an empty
@@ -60,12 +58,19 @@ def kernel_commit(tools: Path, name: str) -> str | None:
     return text if _COMMIT.match(text) else None
 
 
-def nanoda_config(export_file: Path, permitted_axioms: Sequence[str]) -> dict[str, object]:
-    """nanoda's configuration for one export file: the keys Lake's own external-kernel
-    runner writes (lean4 PR #15145, ``runExternalKernel``); an axiom outside
-    ``permitted_axioms`` is a hard error."""
+def nanoda_config(export_file: Path) -> dict[str, object]:
+    """nanoda's configuration for one export file. nanoda type-checks; which axioms a proof
+    may use is step 5's, read from the gate's own checker report. So every axiom the export
+    declares is admitted (``unsafe_permit_all_axioms``, which nanoda_lib's ``Config``
+    requires ``unpermitted_axiom_hard_error`` be off beside), as Lake's own external-kernel
+    runner skips rather than refuses them for an export holding every axiom in scope (lean4
+    PR #15145, ``runExternalKernel``): an export always declares ``sorryAx``, and a partial
+    or a waived ``native_decide`` proof uses axioms outside the allowlist by design. Nat and
+    String literals are checked with nanoda's extensions, as Lean's kernel does
+    (``nat_extension``, ``string_extension``; the lean-kernel-arena runs use both)."""
     return {"export_file_path": str(export_file), "use_stdin": False,
-            "permitted_axioms": list(permitted_axioms), "unpermitted_axiom_hard_error": True}
+            "unsafe_permit_all_axioms": True, "unpermitted_axiom_hard_error": False,
+            "nat_extension": True, "string_extension": True}
 
 
 def _verdict(name: str, version: str | None, res: SandboxResult) -> KernelVerdict:
@@ -100,9 +105,11 @@ def _per_module(tc: LeanToolchain, workspace: Workspace, modules: Sequence[str],
 
 
 def _nanoda(tc: LeanToolchain, workspace: Workspace, modules: Sequence[str],
-            sandbox: SandboxRunner, caps: Caps, binary: Path, version: str) -> KernelVerdict:
-    """Export the modules with lean4export into a run's output folder, then check that
-    file with nanoda in a second run that reads it from its input folder."""
+            sandbox: SandboxRunner, caps: Caps, binary: Path, version: str,
+            decls: Sequence[str]) -> KernelVerdict:
+    """Export the modules with lean4export into a run's output folder (only ``decls`` and
+    what they use, after ``--``, when given), then check that file with nanoda in a second
+    run that reads it from its input folder."""
     export = tc._helper(tc.lean4export, "lean4export")
     if export is None:
         return KernelVerdict("nanoda", version, "not-run", "toolchain-missing",
@@ -115,7 +122,7 @@ def _nanoda(tc: LeanToolchain, workspace: Workspace, modules: Sequence[str],
         out = in_dir.parent / "out" / EXPORT_FILE  # new_run's output folder beside in/
         holder["out"] = out
         return ["/bin/sh", "-c", script, "export", str(out), lake, "env", str(export),
-                *modules]
+                *modules, *(["--", *decls] if decls else [])]
     try:
         res = tc._run_check(sandbox, workspace, "lean4export", {}, export_argv, caps,
                             extra_read_only=(export,))
@@ -126,7 +133,7 @@ def _nanoda(tc: LeanToolchain, workspace: Workspace, modules: Sequence[str],
             or not out_file.is_file():
         return KernelVerdict("nanoda", version, "not-run", "checker-failed",
                              f"lean4export failed (rc {res.rc}): {res.stderr[-2000:]}")
-    config = nanoda_config(out_file, tc.spec.axioms)
+    config = nanoda_config(out_file)
     try:
         run = tc._run_check(
             sandbox, workspace, "nanoda",
@@ -139,7 +146,8 @@ def _nanoda(tc: LeanToolchain, workspace: Workspace, modules: Sequence[str],
 
 
 def replay_kernels(tc: LeanToolchain, workspace: Workspace, modules: Sequence[str],
-                   sandbox: SandboxRunner, caps: Caps, fresh: bool) -> tuple[KernelVerdict, ...]:
+                   sandbox: SandboxRunner, caps: Caps, fresh: bool,
+                   decls: Sequence[str] = ()) -> tuple[KernelVerdict, ...]:
     """Every kernel of the gate-spec's set on ``modules``, in order: ``lean`` first, then
     :func:`network.gate.kernels.independent_kernels`. A kernel that refuses does not stop the others: step 4
     needs every verdict to tell a refusal from a disagreement
@@ -164,7 +172,7 @@ def replay_kernels(tc: LeanToolchain, workspace: Workspace, modules: Sequence[st
                                      f"{name} is not installed at a pinned commit "
                                      f"({binary}; `lemmata toolchain install`)"))
         elif name == "nanoda":
-            out.append(_nanoda(tc, workspace, modules, sandbox, one, binary, commit))
+            out.append(_nanoda(tc, workspace, modules, sandbox, one, binary, commit, decls))
         else:
             def own(m: str, b: Path = binary) -> list[str]:
                 return [lake, "env", str(b), *flag, m]

@@ -73,8 +73,11 @@ TOOLCHAIN_KERNELS = frozenset({"lean", "lean-export", "leanchecker"})
 EXTERNAL_KERNELS: tuple[KernelName, ...] = ("nanoda", "lean4lean")
 
 _URL = Annotated[str, StringConstraints(pattern=r"^https://\S+$", max_length=400)]
-_VERSION = re.compile(r"^v?(\d+)\.(\d+)\.(\d+)(?:-rc(\d+))?$")
-_NIGHTLY = re.compile(r"^nightly-(\d{4}-\d{2}-\d{2})$")
+#: a release as Lean tags it: ASCII digits, no leading zeros (``v4.33.01`` or Arabic-Indic
+#: digits, which ``\d`` would take, read as nothing, so as affected: fail closed)
+_NUM = r"(0|[1-9][0-9]*)"
+_VERSION = re.compile(rf"^v?{_NUM}\.{_NUM}\.{_NUM}(?:-rc{_NUM})?$")
+_NIGHTLY = re.compile(r"^nightly-([0-9]{4}-[0-9]{2}-[0-9]{2})$")
 
 
 class _Frozen(BaseModel):
@@ -190,7 +193,9 @@ def toolchain_fixed(pin: str, rng: ToolchainRange) -> bool:
         v = _version_key(tag)
     except ValueError:
         return False
-    if rng.introduced is not None and v < _version_key(rng.introduced):
+    # before the introducing release's line position: a release candidate of that very
+    # release already carries the bug
+    if rng.introduced is not None and v[:3] < _version_key(rng.introduced)[:3]:
         return True
     fixes = [_version_key(f) for f in rng.fixed]
     if not fixes:
@@ -260,7 +265,9 @@ def known_unsound(spec: GateSpec, record: SoundnessRecord | None = None
     pin (empty: the pin may pass). Bypass entries never count here: the gate holds against
     them by design (each names its defence)."""
     rec = record or soundness_record()
-    kernels = kernel_set(spec, rec)
+    # only the kernels every artifact meets: Comparator's own replay checks a proof's
+    # statement alone, so it is no defence for a statement, witness or variant
+    kernels = replayed_kernels(spec, rec)
     return tuple(e for e in rec.entries if e.kind == "kernel"
                  and all(affected(e, k, spec.lean_toolchain) for k in kernels))
 
@@ -318,7 +325,7 @@ def judge_kernels(expected: Sequence[Kernel], got: Sequence[KernelVerdict]
                                              f"pinned {k.version}")
     ran = [by_name[k.name] for k in expected]
     for v in ran:
-        if v.verdict == "not-run":
+        if v.verdict not in ("accept", "refuse"):  # not-run, or anything else
             return v.code or "toolchain-missing", f"kernel {v.name} did not run: {v.detail}"
     refused = [v for v in ran if v.verdict == "refuse"]
     if not refused:

@@ -344,7 +344,7 @@ class LeanToolchain:
         return BuildResult(True, None, mods, tuple(messages), res.rc, None, log, artifacts)
 
     def replay(self, workspace: Workspace, modules: Sequence[str], sandbox: SandboxRunner,
-               caps: Caps) -> ReplayResult:
+               caps: Caps, decls: Sequence[str] = ()) -> ReplayResult:
         """Kernel replay of ``modules`` in every kernel of the gate-spec's set (step 4,
         v3.16; issue 37): ``lake env leanchecker`` per module, then each independent
         kernel the soundness record pins
@@ -359,7 +359,7 @@ class LeanToolchain:
         require_check(workspace)
         fresh = self.spec.mathlib is None and not self.spec.packages
         mods = tuple(modules)
-        verdicts = replay_kernels(self, workspace, mods, sandbox, caps, fresh)
+        verdicts = replay_kernels(self, workspace, mods, sandbox, caps, fresh, tuple(decls))
         log = "\n".join(f"[{v.name} {v.verdict}] {v.detail}" for v in verdicts)[-LOG_TAIL:]
         bad = next((v for v in verdicts if v.verdict != "accept"), None)
         if bad is None:

@@ -20,6 +20,7 @@ from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
 from network import ids
 from network.errors import LemmataError
 from network.gate.artifacts import Artifact, Kind, import_lines
+from network.gate.kernels import judge_kernels, known_unsound, replayed_kernels
 from network.gate.postmerge_holes import _restated_node, _route_workspace
 from network.gate.postmerge_out import OverlaySource, PostMerge, _dump_json, _sign
 from network.gate.run import (
@@ -168,6 +169,11 @@ class _Closer:
         sources, join_mod = got
         t = self.graph.targets[target]
         spec = t.gate_spec
+        unsound = known_unsound(spec)
+        if unsound:  # issue 37: no verdict on such a pin is signed, a closure neither
+            self.notes.append(f"closure of {nid} via {route}: toolchain-known-unsound "
+                              f"({', '.join(b.id for b in unsound)})")
+            return None
         tc = _resolve_toolchain(self.tc_for, spec)
         node = t.nodes[nid]
         stmt_mod = ids.module_name(target, nid, "Statement")
@@ -182,7 +188,14 @@ class _Closer:
             self.notes.append(f"closure of {nid}: {exc.code}")
             return None
         built = tc.build(ws, [s.module for s in dedup], self.sandbox, spec.caps)
-        rep = tc.replay(ws, [join_mod], self.sandbox, spec.caps) if built.ok else None
+        rep = tc.replay(ws, [join_mod], self.sandbox, spec.caps,
+                        [node.meta.declaration]) if built.ok else None
+        kernels = judge_kernels(replayed_kernels(spec), rep.kernels)[0] \
+            if rep is not None else None
+        if rep is not None and rep.ok and kernels is not None:  # issue 37: every kernel
+            self.notes.append(f"closure of {nid} via {route} refused by the kernels: "
+                              f"{kernels}")
+            return None
         cmp = tc.check_statement(ws, stmt_mod, join_mod, [node.meta.declaration],
                                  list(spec.axioms), self.sandbox, spec.caps) \
             if rep is not None and rep.ok else None
@@ -243,6 +256,11 @@ def close_through_variant(closer: _Closer, target: str, root: str, v: str, seq: 
     if rel is None or rel.relation not in _VARIANT_LINKS:
         return None
     kind, verdict = _VARIANT_LINKS[rel.relation]
+    unsound = known_unsound(spec)
+    if unsound:  # issue 37: no verdict on such a pin is signed, a closure neither
+        closer.notes.append(f"closure of {root} via {v}: toolchain-known-unsound "
+                            f"({', '.join(b.id for b in unsound)})")
+        return None
     if "Relation" not in vnode.files or "Statement" not in rnode.files:
         closer.notes.append(f"closure of {root} via {v}: no Relation.lean or root statement")
         return None

@@ -49,7 +49,7 @@ from network.gate import answers
 from network.gate.artifacts import Artifact, Kind
 from network.gate.axioms import identity_problems, is_native_axiom
 from network.gate.import_screen import import_time_findings
-from network.gate.kernels import SoundnessRecord, judge_kernels, kernel_set
+from network.gate.kernels import SoundnessRecord, judge_kernels, replayed_kernels
 from network.gate.lean_text_rules import forbidden_option_findings, statement_command_findings
 from network.gate.result import Diagnostic
 from network.gate.sandbox import SandboxRunner
@@ -345,7 +345,7 @@ class _NodeRun:
         if not rep.ok and not rep.kernels:
             return _fail("kernel-replay", rep.code or "kernel-replay-failed",
                          rep.log[-500:] or "replay failed")
-        code, detail = judge_kernels(kernel_set(self.spec, self.record), rep.kernels)
+        code, detail = judge_kernels(replayed_kernels(self.spec, self.record), rep.kernels)
         if code is None and not rep.ok:
             code, detail = rep.code or "kernel-replay-failed", rep.log[-500:]
         return Check("kernel-replay", "pass") if code is None else _fail(

@@ -54,7 +54,8 @@ define("repin-branch-exists", None, 409,
 
 #: a pin as gate-spec/v1 holds one, matched whole (no trailing newline, no spaces)
 TOOLCHAIN_RE = re.compile(
-    r"leanprover/lean4:(?:v\d{1,4}\.\d{1,4}\.\d{1,4}(?:-rc\d{1,4})?|nightly-\d{4}-\d{2}-\d{2})")
+    r"leanprover/lean4:(?:v(?:0|[1-9][0-9]{0,3})\.(?:0|[1-9][0-9]{0,3})\.(?:0|[1-9][0-9]{0,3})"
+    r"(?:-rc[1-9][0-9]{0,3})?|nightly-[0-9]{4}-[0-9]{2}-[0-9]{2})", re.ASCII)
 REV_RE = re.compile(r"[0-9a-f]{40}")
 PACKAGE_RE = re.compile(r"[A-Za-z0-9_-]{1,64}")
 #: who writes the re-pin commit (author and committer): an operator's act, not a person's

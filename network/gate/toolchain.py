@@ -142,8 +142,12 @@ class Toolchain(Protocol):
         ...
 
     def replay(self, workspace: Workspace, modules: Sequence[str], sandbox: SandboxRunner,
-               caps: Caps) -> ReplayResult:
-        """Kernel replay of the compiled ``modules`` (step 4, v3.16)."""
+               caps: Caps, decls: Sequence[str] = ()) -> ReplayResult:
+        """Kernel replay of the compiled ``modules`` in every kernel of
+        :func:`network.gate.kernels.replayed_kernels` (step 4, v3.16; issue 37): Lean's own
+        replays the modules whole, the independent kernels check the export of ``decls``
+        and everything they use (``lean4export M… -- decls``; empty: the modules' whole
+        environment, Mathlib included)."""
         ...
 
     def check_statement(self, workspace: Workspace, statement_module: str,
@@ -258,7 +262,7 @@ class MissingToolchain:
         return BuildResult(False, "toolchain-missing", tuple(modules), log=self.detail)
 
     def replay(self, workspace: Workspace, modules: Sequence[str], sandbox: SandboxRunner,
-               caps: Caps) -> ReplayResult:
+               caps: Caps, decls: Sequence[str] = ()) -> ReplayResult:
         """``toolchain-missing``."""
         return ReplayResult(False, "toolchain-missing", tuple(modules), log=self.detail)
 

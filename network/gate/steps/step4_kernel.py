@@ -20,7 +20,7 @@ from network.gate.kernels import (
 )
 from network.gate.result import Diagnostic, StepResult
 from network.gate.steps.context import _NEGATING, _ROUTES, _Ctx, _fail, _Run
-from network.gate.steps.decls import relation_decl
+from network.gate.steps.decls import relation_decl, witness_decl
 from network.gate.steps.plan import WorkPlan
 from network.gate.toolchain import (
     CompareResult,
@@ -73,7 +73,13 @@ def _step4(ctx: _Ctx, run: _Run, tc: Toolchain, ws: Workspace, plan: WorkPlan,
     to_replay = [solution] if solution else [s for s in (plan.statement_module,
                                                          plan.witness_module,
                                                          plan.relation_module) if s]
-    rep = tc.replay(ws, to_replay, ctx.sandbox, caps)
+    # what the independent kernels check: the declarations the verdict rests on, and all
+    # they use (issue 37)
+    decls = [plan.solution_decl] if solution else [
+        d for d, mod in ((plan.decl, plan.statement_module),
+                         (witness_decl(plan.decl), plan.witness_module),
+                         (relation_decl(plan.decl), plan.relation_module)) if mod]
+    rep = tc.replay(ws, to_replay, ctx.sandbox, caps, decls)
     run.kernels = rep.kernels
     if not rep.ok and not rep.kernels:
         return _fail(4, rep.code or "kernel-replay-failed", rep.log[-500:] or "replay failed",
