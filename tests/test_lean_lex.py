@@ -188,25 +188,48 @@ def test_the_graphs_statements_meet_v3_28() -> None:
 
 # --- a property: where the lexer vouches, it agrees with Lean's tokenizer rules -------------
 
-_CHAR = re.compile(r"'(?!')(?:\\(?:x[0-9a-fA-F]{2}|u[0-9a-fA-F]{4}|[^\n])|[^\\'\n])'")
+_CHAR = re.compile(r"'(?!')(?:\\(?:x[0-9a-fA-F]{2}|u[0-9a-fA-F]{4}|[^\n])|[^\\'])'")
+
+
+def _is_letter_like(c: str) -> bool:
+    """``isLetterLike`` of lean4 src/Init/Meta/Defs.lean, written here from its text (not
+    from the lexer's tables): Greek α–ω but λ, Α–Ω but Π and Σ, ϊ–ϻ, ἀ–῾, ℀–⅏, 𝒜–𝖟, and the
+    Latin-1 and Latin Extended-A letters (× and ÷ excepted)."""
+    v = ord(c)
+    return ((0x3B1 <= v <= 0x3C9 and v != 0x3BB) or (0x391 <= v <= 0x3A9 and v != 0x3A0
+            and v != 0x3A3) or 0x3CA <= v <= 0x3FB or 0x1F00 <= v <= 0x1FFE
+            or 0x2100 <= v <= 0x214F or 0x1D49C <= v <= 0x1D59F
+            or (0xC0 <= v <= 0xFF and v not in (0xD7, 0xF7)) or 0x100 <= v <= 0x17F)
+
+
+def _is_id_first(c: str) -> bool:
+    return c.isascii() and (c.isalpha() or c == "_") or _is_letter_like(c)
+
+
+def _is_id_rest(c: str) -> bool:
+    v = ord(c)
+    return (_is_id_first(c) or (c.isascii() and c.isdigit()) or c in "'!?"
+            or 0x2080 <= v <= 0x2089 or 0x2090 <= v <= 0x209C or 0x1D62 <= v <= 0x1D6A
+            or v == 0x2C7C)
 
 
 def _reference_classes(text: str) -> str | None:
     """Per character: ``c`` code, ``m`` comment, ``s`` literal, read by a small scanner
-    written from Lean's tokenizer (``whitespace``/``finishCommentBlock``, ``strLitFnAux``,
-    ``charLitFnAux``, ``rawStrLitFnAux``, ``«»`` identifiers); None where Lean would
-    stop with an error (an unclosed comment or literal)."""
+    written from Lean's tokenizer (src/Lean/Parser/Basic.lean: ``whitespace`` and
+    ``finishCommentBlock``; ``tokenFnAux``, which opens a string at ``"``, a char literal
+    at any token start whose ``'`` is not followed by ``'`` (``charLitFnAux``: one
+    character, a newline too, or an escape), a number at a digit, and otherwise a token or
+    a name (``identFnAux``: ``isIdFirst isIdRest*``, ``«»`` parts, ``.`` between parts);
+    ``rawStrLitFnAux``); None where Lean would stop with an error (an unclosed comment or
+    literal). Core's token ``]'`` (``a[i]'h``) is the one token holding a ``'`` it knows."""
     out: list[str] = []
     i, n = 0, len(text)
     while i < n:
-        # after an identifier character `'` continues the name; after `]` it is the
-        # token `]'` of `a[i]'h`
-        prev_ident = i > 0 and (text[i - 1].isalnum() or text[i - 1] in "_'!?")
-        after_bracket = i > 0 and text[i - 1] == "]"
+        c = text[i]
         # after `x.` (or a projection's `.`) `r` is a name part: `x.r"…"` is the name
         # `x.r` and an ordinary string (attack 3)
         after_dot = i > 0 and text[i - 1] == "."
-        if text.startswith(("\\/", "/\\"), i):  # the tokens of ∨ and ∧ in ASCII
+        if text.startswith(("\\/", "/\\", "]'"), i):  # ∨ and ∧ in ASCII; `a[i]'h`
             j = i + 2
             out += "cc"
         elif text.startswith("--", i):
@@ -225,7 +248,7 @@ def _reference_classes(text: str) -> str | None:
             if depth:
                 return None
             out += "m" * (j - i)
-        elif text[i] == '"':
+        elif c == '"':
             j = i + 1
             while j < n and text[j] != '"':
                 j += 2 if text[j] == "\\" else 1
@@ -233,18 +256,29 @@ def _reference_classes(text: str) -> str | None:
                 return None
             j += 1
             out += "s" * (j - i)
-        elif text[i] == "'" and not prev_ident and not after_bracket and (
-                mt := _CHAR.match(text, i)):
-            j = mt.end()
-            out += "s" * (j - i)
-        elif text[i] == "r" and not prev_ident and not after_dot and (
-                mt := re.compile(r'r(#*)"').match(text, i)):
+        elif c == "'" and text[i + 1:i + 2] != "'":
+            mt = _CHAR.match(text, i)
+            # charLitFnAux fails ("missing end of character literal"): an error, so the
+            # file never builds; read on as code, as the old scanner did
+            j = mt.end() if mt is not None else i + 1
+            out += ("s" if mt is not None else "c") * (j - i)
+        elif c.isascii() and c.isdigit():
+            j = i + 1
+            while j < n and text[j].isascii() and text[j].isdigit():
+                j += 1
+            out += "c" * (j - i)
+        elif c == "r" and not after_dot and (mt := re.compile(r'r(#*)"').match(text, i)):
             end = text.find('"' + mt.group(1), mt.end())
             if end < 0:
                 return None
             j = end + 1 + len(mt.group(1))
             out += "s" * (j - i)
-        elif text[i] == "«":
+        elif _is_id_first(c):
+            j = i + 1
+            while j < n and _is_id_rest(text[j]):
+                j += 1
+            out += "c" * (j - i)
+        elif c == "«":
             end = text.find("»", i)
             if end < 0:
                 return None
@@ -263,11 +297,14 @@ def _lexer_classes(lexed: lean_lex.Lexed) -> str:
 
 
 _PIECES = ["/-", "-/", "--", "/--", '"', "'", 'r#"', '"#', 'r"', "«", "»", 's!"', "{", "}",
-           "\\", "\n", "a", " ", "x'", "'a'", "]", "-", "/", "#", "\\/", "`a", "x.r", "."]
+           "\\", "\n", "a", " ", "x'", "'a'", "]", "-", "/", "#", "\\/", "`a", "x.r", ".",
+           # issue 32: where Lean opens a char literal and the old lexer did not
+           "!", "?", "ᶜ", "ˣ", "ᵀ", "ⁿ", "λ", "é", "₀", "x₀", "2", "[(0)]!", "∅ᶜ", "'\"'",
+           "'\n'", "(", "⟨", ","]
 
 
 @settings(max_examples=600, deadline=None)
-@given(st.one_of(st.text(alphabet=list("/-'\"r#«»\\a \nx!{}s`]."), max_size=40),
+@given(st.one_of(st.text(alphabet=list("/-'\"r#«»\\a \nx!{}s`].?ᶜλé₀2("), max_size=40),
                  st.lists(st.sampled_from(_PIECES), max_size=30).map("".join)))
 def test_where_the_lexer_vouches_it_reads_comments_and_literals_as_lean_does(text: str
                                                                               ) -> None:

@@ -98,6 +98,12 @@ IMPORT_TIME_WORDS = frozenset({
     "binder_predicate", "run_cmd", "run_elab", "run_meta", "run_tac", "by_elab",
     "initialize", "builtin_initialize", "declare_syntax_cat", "unsafe", "implemented_by",
     "extern", "export", "simproc", "dsimproc", "simproc_decl", "dsimproc_decl",
+    # issue 32: `simproc_pattern% (_ + _ : Nat) => f` makes a plain `f` a simproc, which
+    # the inert `attribute [simp] f` then registers (src/Init/Simproc.lean: the tokens
+    # `simproc_pattern% `, `cbv_simproc_pattern% `, `cbv_simproc_decl `, the attribute
+    # `cbv_simproc`; the lexer reads the word before `%`)
+    "simproc_pattern", "dsimproc_pattern", "cbv_simproc_pattern", "cbv_simproc_decl",
+    "cbv_simproc", "grind_propagator",
     "register_option", "register_simp_attr", "initialize_simps_projections",
     "add_aesop_rules", "declare_aesop_rule_sets"})
 #: word prefixes refused the same way (``register_label_attr``, ``declare_config_elab``,

@@ -60,11 +60,44 @@ define("lean-lex-ambiguous", 2, 422,
 TokenKind = Literal["comment", "doc", "string", "raw", "char", "symbol", "name", "keyword",
                     "space", "other"]
 
-#: Lean identifier characters (``isLetterLike``/``isSubScriptAlnum`` approximated by
-#: Python's Unicode word characters) and the suffix characters ``'``, ``!`` and ``?``.
-_IDENT_CHAR = re.compile(r"[\w'!?]")
+#: Lean's ``isLetterLike`` (src/Init/Meta/Defs.lean) as code point ranges: Greek but λ,
+#: Π and Σ, Coptic, polytonic Greek, the letterlike block, the mathematical script,
+#: double-struck and Fraktur letters, and (current Lean) Latin-1 and Latin Extended-A
+#: letters but × and ÷. Where an older pin does not read a Latin-1 letter as a name, Lean
+#: stops there with an error, so reading more as a name never passes what Lean refuses.
+LETTER_LIKE: tuple[tuple[int, int], ...] = (
+    (0x3B1, 0x3BA), (0x3BC, 0x3C9), (0x391, 0x39F), (0x3A1, 0x3A2), (0x3A4, 0x3A9),
+    (0x3CA, 0x3FB), (0x1F00, 0x1FFE), (0x2100, 0x214F), (0x1D49C, 0x1D59F),
+    (0xC0, 0xD6), (0xD8, 0xF6), (0xF8, 0xFF), (0x100, 0x17F))
+#: Lean's ``isSubScriptAlnum``: subscript digits and letters (``x₀``, ``aᵢ``, ``ⱼ``)
+SUBSCRIPT_ALNUM: tuple[tuple[int, int], ...] = (
+    (0x2080, 0x2089), (0x2090, 0x209C), (0x1D62, 0x1D6A), (0x2C7C, 0x2C7C))
+
+
+def _class(ranges: tuple[tuple[int, int], ...], extra: str = "") -> str:
+    return "[" + extra + "".join(f"\\U{a:08x}-\\U{b:08x}" for a, b in ranges) + "]"
+
+
+#: Lean's ``isIdFirst`` and ``isIdRest`` as regular-expression classes (issue 32: the
+#: lexer's names end exactly where Lean's ``identFnAux`` ends them, so a ``'`` after
+#: ``!``, ``?`` or a modifier letter such as ``ᶜ`` or ``ˣ``, which Lean does not read as
+#: part of a name, starts a token as it does for Lean)
+ID_FIRST = _class(LETTER_LIKE, "A-Za-z_")
+ID_REST = _class(LETTER_LIKE + SUBSCRIPT_ALNUM, "A-Za-z_0-9'!?")
+_IDENT = ID_FIRST + ID_REST + "*"
+#: Lean identifier characters and the suffix characters ``'``, ``!`` and ``?``.
+_IDENT_CHAR = re.compile(ID_REST)
 _NOT_AFTER_IDENT = r"(?<![\w'!?])"
-_CHAR_LIT = _NOT_AFTER_IDENT + r"'(?!')(?:\\(?:x[0-9a-fA-F]{2}|u[0-9a-fA-F]{4}|[^\n])|[^\\'\n])'"
+#: a char literal: ``'`` at a token start not followed by ``'`` (Lean's ``tokenFnAux``
+#: checks it before any token), one character, a newline included, or one escape
+#: (``quotedCharCoreFn``), then ``'``. Where the lexer's token before it is glued to it and
+#: could end in a token of the file's imports holding that ``'`` (``]'``, Mathlib's
+#: ``⁻¹'``), :func:`lex` fails closed (:data:`CHAR_SAFE_BEFORE`).
+_CHAR_LIT = r"'(?!')(?:\\(?:x[0-9a-fA-F]{2}|u[0-9a-fA-F]{4}|[^\n])|[^\\'])'"
+#: what may stand right before a char literal's ``'`` without making it ambiguous: a line
+#: start, whitespace, or an opening bracket or separator of core Lean, after which no
+#: token holds a ``'``
+CHAR_SAFE_BEFORE = frozenset("([{⟨,;")
 #: a raw string opens only where Lean starts a token at its ``r``: not after an identifier
 #: character, and not after a dot, where Lean's ``identFn`` reads ``x.r`` as a name part
 #: and what follows as an ordinary string with escapes (attack 3: ``x.r"\\""`` read as
@@ -101,6 +134,14 @@ def _tokens_table(raw_strings: bool = True) -> dict[str, list[object]]:
     ]
     for state in ("root", "expression"):  # `\\b` ends a keyword inside `prefix'`, `end?`
         table[state] = [_ident_bounded(rule) for rule in table[state]]
+    # names exactly as Lean's identFnAux reads them (isIdFirst isIdRest*), and name
+    # literals (`` `a.b ``) of such parts (issue 32)
+    table["expression"] = [
+        (_IDENT, Name) if isinstance(rule, tuple) and rule[1] is Name and
+        isinstance(rule[0], str) else
+        (rf"``?{_IDENT}(?:\.{_IDENT})*", String.Symbol)
+        if isinstance(rule, tuple) and rule[1] is String.Symbol and isinstance(rule[0], str)
+        else rule for rule in table["expression"]]
     expr = table["expression"]
     at = next(i for i, rule in enumerate(expr)
               if isinstance(rule, tuple) and rule[1] is Name.Builtin.Pseudo)
@@ -302,6 +343,11 @@ def lex(text: str) -> Lexed:
         if tok.text == "«":  # the «…» rule did not match: no closing »
             ambiguities.append((tok.line, "a «…» name that does not close"))
     _literal_after_number(tokens, ambiguities)
+    for tok in tokens:  # a char literal glued to a token that may hold its `'`
+        before = text[tok.start - 1] if tok.kind == "char" and tok.start else " "
+        if not before.isspace() and before not in CHAR_SAFE_BEFORE:
+            ambiguities.append((tok.line, "a char literal glued to a token that may hold "
+                                f"its quote (after {before!r})"))
     for a, b in itertools.pairwise(tokens):  # `r"…` / `r#"…` the raw rule left
         if a.kind == "name" and a.text == "r" and b.start == a.start + 1 \
                 and b.text[:1] in ('"', "#"):
