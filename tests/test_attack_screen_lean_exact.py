@@ -66,8 +66,8 @@ def test_a_char_literal_glued_to_a_token_fails_closed(text: str) -> None:
 
 @pytest.mark.parametrize("text", [
     # issue 32's second pass: a simproc registered with no denied word before
-    "def f (e : Lean.Expr) : Lean.Meta.SimpM Lean.Meta.Simp.Step := pure .continue\n"
-    "simproc_pattern% (_ + _ : Nat) => f\nattribute [simp] f\n",
+    ("def f (e : Lean.Expr) : Lean.Meta.SimpM Lean.Meta.Simp.Step := pure .continue\n"
+     "simproc_pattern% (_ + _ : Nat) => f\nattribute [simp] f\n"),
     "cbv_simproc_pattern% (_ + _ : Nat) => f\n",
     "builtin_simproc_pattern% (_ + _ : Nat) => f\n",
     "cbv_simproc_decl f (_ + _) := g\n",

@@ -346,8 +346,8 @@ def lex(text: str) -> Lexed:
     for tok in tokens:  # a char literal glued to a token that may hold its `'`
         before = text[tok.start - 1] if tok.kind == "char" and tok.start else " "
         if not before.isspace() and before not in CHAR_SAFE_BEFORE:
-            ambiguities.append((tok.line, "a char literal glued to a token that may hold "
-                                f"its quote (after {before!r})"))
+            why = f"a char literal glued to a token that may hold its quote (after {before!r})"
+            ambiguities.append((tok.line, why))
     for a, b in itertools.pairwise(tokens):  # `r"…` / `r#"…` the raw rule left
         if a.kind == "name" and a.text == "r" and b.start == a.start + 1 \
                 and b.text[:1] in ('"', "#"):
