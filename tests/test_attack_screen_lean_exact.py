@@ -74,3 +74,25 @@ def test_a_char_literal_glued_to_a_token_fails_closed(text: str) -> None:
 ])
 def test_a_simproc_pattern_is_refused(text: str) -> None:
     assert any(p.code == "import-time-code" for p in import_time_problems(text))
+
+
+@pytest.mark.parametrize("text", [
+    # Formal Conjectures 488aade ErdosProblems/835 and /70: Mathlib's card notation
+    "example : Nonempty {s : Finset (Fin n) // #s = k} := sorry\n",
+    "theorem t : (∃ s : Finset ℕ, #s = c ∧ True) := sorry\n",
+    "theorem u (s : Finset ℕ) : 0 ≤ #s := Nat.zero_le _\n",
+])
+def test_card_notation_in_a_term_is_data(text: str) -> None:
+    """issue 32: ``#s`` after a token that expects a term is card notation, not a command
+    (it was refused as ``the command #s``)."""
+    assert import_time_problems(text) == []
+
+
+@pytest.mark.parametrize("text", [
+    "#eval IO.println \"x\"\n",
+    "theorem t : True := trivial\n#print axioms t\n",
+    "def x := 1 #eval x\n",
+    "theorem t : True := trivial) #exit\n",
+])
+def test_a_hash_command_where_a_command_stands_is_refused(text: str) -> None:
+    assert any(p.code == "import-time-code" for p in import_time_problems(text))

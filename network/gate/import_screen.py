@@ -153,11 +153,21 @@ def _denied_word(word: str) -> bool:
     return word in IMPORT_TIME_WORDS or word.startswith(IMPORT_TIME_PREFIXES)
 
 
+#: code tokens after which Lean's parser expects a term: a ``#`` glued to a name there is
+#: Mathlib's card notation (``{s // #s = k}``, ``(∃ s, #s = c ∧ …)``, issue 32's false
+#: positives in Formal Conjectures), never a command. A command word written there is no
+#: term: Lean stops with a parse error, the build fails and nothing is carried to a check.
+TERM_BEFORE = frozenset({
+    "(", "[", "{", "⟨", ",", "//", "=", "≠", "∧", "∨", "¬", "<", ">", "≤", "≥", "+", "*",
+    "/", "•", "∣", "^", "∈", "∉", "→", "↔", "|", "∑", "∏", "≃", "≅", "⊆", "⊂", "∩", "∪"})
+
+
 def hash_command_at(code: list[lean_lex.Token], i: int) -> bool:
     """Whether ``code[i]`` starts a hash command: a keyword token ``#eval``, ``#check`` …
     (the lexer's list), or ``#`` glued to a name that begins with a lower-case ASCII
     letter or ``_`` (``#print``, ``#guard_msgs``: every hash command of Lean, Mathlib and
-    Formal Conjectures is spelled so). ``#`` glued to another name is Mathlib's card
+    Formal Conjectures is spelled so) where a command may stand: not right after a token
+    of :data:`TERM_BEFORE`. ``#`` glued to another name is Mathlib's card
     notation (``#A``, ``#α``, ``#S₁``), and ``#(…)``, ``#[…]`` are terms. Lean's tokenizer
     reads the longest token of its table, so ``#eval`` is one token and ``# eval`` is
     not the command."""
@@ -167,6 +177,8 @@ def hash_command_at(code: list[lean_lex.Token], i: int) -> bool:
     if tok.text != "#" or i + 1 >= len(code):
         return False
     nxt = code[i + 1]
+    if i > 0 and code[i - 1].text in TERM_BEFORE:
+        return False  # a term: card notation (see TERM_BEFORE)
     return (nxt.kind in ("name", "keyword") and nxt.start == tok.start + 1
             and re.match(r"[a-z_]", nxt.text.lstrip("«")) is not None)
 
