@@ -38,8 +38,8 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
-from network.gate.import_screen import import_time_problems  # noqa: E402
-from network.gate.unicode_screen import (  # noqa: E402
+from network.gate.import_screen import import_time_problems
+from network.gate.unicode_screen import (
     format_character_findings,
     identifier_findings,
 )
@@ -96,7 +96,7 @@ def run(name: str, files: Iterator[tuple[str, str]]) -> None:
 def attack_texts() -> list[str]:
     """The attack texts the tests hold, each of which the screens must refuse."""
     sys.path.insert(0, str(ROOT / "tests"))
-    import test_attack_screen_lean_exact as lean_exact  # noqa: PLC0415
+    import test_attack_screen_lean_exact as lean_exact
 
     out = [before + lean_exact.MACRO for before in (
         "def a : Nat := #[(0)][0]!'\"'\n", "def b : Set Nat := ∅ᶜ'\"'\n",

@@ -4,7 +4,9 @@ Every route module imports what it shares from here, never from ``network.api.ap
 :func:`network.api.app.create_app` imports the route modules, in one direction
 (issue 17; ``tests/test_layering.py``).
 
-- :func:`bearer`, :func:`address`: the presented bearer token and the client address;
+- :func:`bearer`, :func:`address`: the presented bearer token and the client address
+  (``X-Forwarded-For`` read only from a peer ``settings.trusted_proxies`` names:
+  :func:`client_address`, issue 39);
 - :data:`Anon`, :data:`Bearer`: the anonymous caller of a route, and the caller of a token
   route (authenticated before the body is validated, through :func:`bearer_caller`);
 - :func:`marks`: tags a handler with the operation function it calls and its auth, which
@@ -15,7 +17,8 @@ Every route module imports what it shares from here, never from ``network.api.ap
 
 from __future__ import annotations
 
-from collections.abc import Callable
+import ipaddress
+from collections.abc import Callable, Iterable
 from typing import Annotated, Any
 
 from fastapi import Depends, Request, Response
@@ -26,15 +29,67 @@ from network.errors import LemmataError
 
 
 def bearer(request: Request) -> str | None:
-    """The token of an ``Authorization: Bearer <token>`` header, or None."""
+    """The token of an ``Authorization: Bearer <token>`` header, or None. A request with
+    more than one ``Authorization`` header never reaches a route (``credentials-conflict``,
+    :class:`network.api.contract.CredentialHeaders`)."""
     auth = request.headers.get("authorization") or ""
     scheme, _, value = auth.partition(" ")
     return value.strip() or None if scheme.lower() == "bearer" else None
 
 
+def _networks(trusted: Iterable[str]) -> list[ipaddress.IPv4Network | ipaddress.IPv6Network]:
+    out = []
+    for entry in trusted:
+        try:
+            out.append(ipaddress.ip_network(entry.strip(), strict=False))
+        except ValueError:
+            continue  # the setting's validator refuses these; a bad entry trusts nobody
+    return out
+
+
+def _is_trusted(host: str, networks: list[ipaddress.IPv4Network | ipaddress.IPv6Network]) -> bool:
+    try:
+        ip = ipaddress.ip_address(host.strip())
+    except ValueError:
+        return False
+    return any(ip in net for net in networks)
+
+
+def client_address(peer: str, forwarded_for: Iterable[str], trusted: Iterable[str]) -> str:
+    """The address a request counts against (issue 39).
+
+    Args:
+        peer: the TCP peer's address (``request.client.host``).
+        forwarded_for: every ``X-Forwarded-For`` header value, in order.
+        trusted: ``settings.trusted_proxies``: addresses or networks (``10.0.0.0/8``).
+
+    Returns:
+        ``peer`` unless ``peer`` is a trusted proxy; then the right-most hop of
+        ``X-Forwarded-For`` that is not itself a trusted proxy (each trusted proxy appends
+        the address it saw, so hops left of the first untrusted one are the caller's own
+        claim). A hop that is not an IP address, or no hop at all, leaves ``peer``.
+    """
+    networks = _networks(trusted)
+    if not networks or not _is_trusted(peer, networks):
+        return peer
+    hops = [h.strip() for value in forwarded_for for h in value.split(",") if h.strip()]
+    for hop in reversed(hops):
+        if _is_trusted(hop, networks):
+            continue
+        try:
+            return str(ipaddress.ip_address(hop))
+        except ValueError:
+            return peer
+    return peer
+
+
 def address(request: Request) -> str:
-    """The client's address, or ``unknown``."""
-    return request.client.host if request.client else "unknown"
+    """The client's address (:func:`client_address`: ``X-Forwarded-For`` only from a
+    trusted proxy), or ``unknown``."""
+    peer = request.client.host if request.client else "unknown"
+    svc = getattr(request.app.state, "svc", None)
+    trusted = svc.settings.trusted_proxies if svc is not None else ()
+    return client_address(peer, request.headers.getlist("x-forwarded-for"), trusted)
 
 
 def caller(request: Request) -> Caller:

@@ -292,15 +292,32 @@ def _refuse_rate(svc: Service, key: str, limit: int) -> LemmataError:
 #: The codes that count as a failed authentication against the address (issue 16).
 AUTH_FAILURES = frozenset({"token-missing", "token-invalid", "token-expired"})
 
+#: How many leading characters of a presented token name its failure bucket (issue 39):
+#: the ``lmt_`` prefix and 8 characters of the secret, hashed before they are stored.
+TOKEN_PREFIX_CHARS = 12
+
+
+def auth_failure_keys(token: str | None, address_hash: str) -> list[str]:
+    """The rate buckets a failed authentication counts in (issue 39): the address's, and
+    the presented token's prefix's (:data:`TOKEN_PREFIX_CHARS`, hashed) when a token was
+    presented. Successes count in none."""
+    keys = [f"address:{address_hash}:auth-failures"]
+    given = (token or "").strip()
+    if given:
+        keys.append(f"token-prefix:{sha256_hex(given[:TOKEN_PREFIX_CHARS])}:auth-failures")
+    return keys
+
 
 def authenticate(svc: Service, token: str | None, address_hash: str | None = None) -> Who:
     """The identity behind a bearer token, marking the token used now (D-19 v3.29).
 
-    With ``address_hash`` (the transports pass it), limits come before the token is
-    looked at: an address whose failed authentications in this window reached
-    ``settings.rate_auth_failures_per_address`` is refused ``rate-limited`` without its
-    token being tried, and each failure is counted (issue 16: a bad-token flood meets
-    429, not an endless stream of 401s).
+    With ``address_hash`` (the transports pass it), each failure is counted against the
+    address and against the presented token's prefix (:func:`auth_failure_keys`); a
+    failure past ``settings.rate_auth_failures_per_address`` in either bucket is answered
+    ``rate-limited`` instead of its 401 (issue 16: a bad-token flood meets 429). A valid
+    token is never refused by these limits (issue 39: one caller's bad tokens behind a
+    shared address lock nobody else out); tokens are 256-bit secrets, so the limit sheds
+    load, it does not guard the secret.
 
     Runs in its own short transaction, so callers never hold a database lock while
     another one is taken (SQLite serialises writers).
@@ -311,15 +328,19 @@ def authenticate(svc: Service, token: str | None, address_hash: str | None = Non
     """
     if address_hash is None:
         return _authenticate(svc, token)
-    key = f"address:{address_hash}:auth-failures"
-    limit = svc.settings.rate_auth_failures_per_address
-    if rate_count(svc, key) >= limit:
-        raise _refuse_rate(svc, key, limit)
     try:
         return _authenticate(svc, token)
     except LemmataError as exc:
-        if exc.code in AUTH_FAILURES:
-            rate_hit(svc, key, limit)
+        if exc.code not in AUTH_FAILURES:
+            raise
+        refusal: LemmataError | None = None
+        for key in auth_failure_keys(token, address_hash):  # every bucket counts
+            try:
+                rate_hit(svc, key, svc.settings.rate_auth_failures_per_address)
+            except LemmataError as over:
+                refusal = refusal or over
+        if refusal is not None:
+            raise refusal from exc
         raise
 
 

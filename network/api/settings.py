@@ -15,7 +15,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Literal
 
-from pydantic import Field, SecretStr
+from pydantic import Field, SecretStr, field_validator
 from pydantic_settings import BaseSettings, SettingsConfigDict
 
 #: The names the service reserves for itself whatever the graph publishes (D-19 v3.28):
@@ -116,8 +116,16 @@ class ServiceSettings(BaseSettings):
 
     rate_auth_failures_per_address: int = Field(60, ge=1)
     """Failed authentications (a missing, unknown, retired or lapsed token) one client
-    address may make per window; past it, that address's token routes answer
-    ``rate-limited`` before any token is looked at (issue 16: limits before auth)."""
+    address may make per window, and one token prefix (its first 12 characters) may meet
+    from any address; past it, a further failure is answered ``rate-limited`` instead of
+    its 401 (issue 16). Only failures count, and a valid token is never refused by this
+    limit (issue 39: one caller's bad tokens lock no one else out)."""
+
+    trusted_proxies: list[str] = Field(default_factory=list)
+    """Addresses or networks (``10.0.0.1``, ``10.0.0.0/8``, ``::1``) of the reverse proxies
+    whose ``X-Forwarded-For`` names the client (issue 39); from any other peer the header
+    is ignored and the peer's own address is the client's. Default: none, so the header is
+    never read. Environment: ``LEMMATA_TRUSTED_PROXIES='["10.0.0.1"]'`` (JSON)."""
 
     rate_token_issues_per_address: int = Field(20, ge=1)
     """Token issuances and recoveries one client address may ask for per window."""
@@ -209,6 +217,16 @@ class ServiceSettings(BaseSettings):
 
     session_hours: int = Field(8, ge=1, le=24)
     """How long a web session lasts after sign-in, in hours (D-35 v3.33: eight)."""
+
+    @field_validator("trusted_proxies")
+    @classmethod
+    def _proxies_are_networks(cls, value: list[str]) -> list[str]:
+        """Each trusted proxy must read as an IP address or network (issue 39)."""
+        import ipaddress
+
+        for entry in value:
+            ipaddress.ip_network(entry.strip(), strict=False)  # ValueError: refused
+        return [entry.strip() for entry in value]
 
     def resolved_database_url(self) -> str:
         """The database URL to connect to: :attr:`database_url`, or SQLite in the data dir."""
