@@ -40,6 +40,7 @@ sys.path.insert(0, str(ROOT))
 
 from network.gate.import_screen import import_time_problems
 from network.gate.unicode_screen import (
+    delimiter_lookalike_findings,
     format_character_findings,
     identifier_findings,
 )
@@ -69,6 +70,7 @@ def screen(text: str, path: str) -> set[str]:
     screened as in a statement-bearing file: the strictest reading)."""
     codes = {p.code for p in import_time_problems(text)}
     codes |= {d.code for d in format_character_findings(text, path)}
+    codes |= {d.code for d in delimiter_lookalike_findings(text, path)}
     codes |= {d.code for d in identifier_findings(text, path)}
     return codes
 
@@ -103,7 +105,10 @@ def attack_texts() -> list[str]:
         "def c : Nat := xˣ'\"'\n", "def e := fun λ'\"'\n")]
     out += ["simproc_pattern% (_ + _ : Nat) => f\nattribute [simp] f\n",
             "theorem t : True := trivial -- \u202e\n",
-            "theorem t (a а : Nat) : a = а := rfl\n"]
+            "theorem t (a а : Nat) : a = а := rfl\n",
+            "def S := {n : Int //-1 < n}\nset_option debug.skipKernelTC true  -- -/\n",
+            "theorem t : 1 = 1 /- half \u2011/ ∧ 2 = 3 -- -/\n  := rfl\n",
+            "theorem t : True := by simp at *\n#eval! IO.println \"x\"\n"]
     return out
 
 

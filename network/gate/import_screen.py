@@ -158,8 +158,10 @@ def _denied_word(word: str) -> bool:
 #: positives in Formal Conjectures), never a command. A command word written there is no
 #: term: Lean stops with a parse error, the build fails and nothing is carried to a check.
 TERM_BEFORE = frozenset({
-    "(", "[", "{", "⟨", ",", "//", "=", "≠", "∧", "∨", "¬", "<", ">", "≤", "≥", "+", "*",
-    "/", "•", "∣", "^", "∈", "∉", "→", "↔", "|", "∑", "∏", "≃", "≅", "⊆", "⊂", "∩", "∪"})
+    "(", "[", "{", "⟨", ",", "//", "=", "≠", "∧", "∨", "¬", "<", ">", "≤", "≥", "+", "-",
+    "/", "•", "∣", "^", "∈", "∉", "→", "↔", "∑", "∏", "≃", "≅", "⊆", "⊂", "∩", "∪", ":",
+    ":=", "↦", "=>", "show"})
+# never `*` (`simp at *` ends a command), `|`, `⊢` (`at h ⊢`) or a closing bracket
 
 
 def hash_command_at(code: list[lean_lex.Token], i: int) -> bool:

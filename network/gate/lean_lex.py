@@ -98,6 +98,13 @@ _CHAR_LIT = r"'(?!')(?:\\(?:x[0-9a-fA-F]{2}|u[0-9a-fA-F]{4}|[^\n])|[^\\'])'"
 #: start, whitespace, or an opening bracket or separator of core Lean, after which no
 #: token holds a ``'``
 CHAR_SAFE_BEFORE = frozenset("([{⟨,;")
+#: what may stand right before a comment's ``--`` or ``/-`` without making it ambiguous
+#: (besides whitespace and a name's or number's last character): Lean's ``whitespace``
+#: opens a comment only *between* tokens, and its tokenizer takes the longest token of the
+#: table, so a marker glued to a symbol may be the end of a token (core's ``//`` in
+#: ``{n : Int //-1 < n}``, ``<-`` in ``x <--1``): there the lexer would read a comment
+#: where Lean reads code (review of issue 37)
+COMMENT_SAFE_BEFORE = frozenset("()[]{}⟨⟩,;\"'»")
 #: a raw string opens only where Lean starts a token at its ``r``: not after an identifier
 #: character, and not after a dot, where Lean's ``identFn`` reads ``x.r`` as a name part
 #: and what follows as an ordinary string with escapes (attack 3: ``x.r"\\""`` read as
@@ -343,10 +350,17 @@ def lex(text: str) -> Lexed:
         if tok.text == "«":  # the «…» rule did not match: no closing »
             ambiguities.append((tok.line, "a «…» name that does not close"))
     _literal_after_number(tokens, ambiguities)
-    for tok in tokens:  # a char literal glued to a token that may hold its `'`
-        before = text[tok.start - 1] if tok.kind == "char" and tok.start else " "
-        if not before.isspace() and before not in CHAR_SAFE_BEFORE:
+    for k, tok in enumerate(tokens):  # a char literal glued to a token that may hold its `'`
+        before = text[tok.start - 1] if tok.start else " "
+        if tok.kind == "char" and not before.isspace() and before not in CHAR_SAFE_BEFORE:
             why = f"a char literal glued to a token that may hold its quote (after {before!r})"
+            ambiguities.append((tok.line, why))
+        opens = tok.kind in ("comment", "doc") and tok.text[:2] in ("--", "/-") and (
+            k == 0 or tokens[k - 1].kind not in ("comment", "doc"))
+        if opens and not (before.isspace() or before in COMMENT_SAFE_BEFORE
+                          or _IDENT_CHAR.fullmatch(before) or before.isdigit()):
+            why = ("a comment marker glued to a token that may hold its first character "
+                   f"(after {before!r})")
             ambiguities.append((tok.line, why))
     for a, b in itertools.pairwise(tokens):  # `r"…` / `r#"…` the raw rule left
         if a.kind == "name" and a.text == "r" and b.start == a.start + 1 \
@@ -368,6 +382,12 @@ def _literal_after_number(tokens: list[Token], ambiguities: list[tuple[int, str]
     the lexer; ``2'"'`` is a char literal to Lean, whose ``'`` the lexer does not start
     after a digit), so the two would place the literal's end differently."""
     for i, tok in enumerate(tokens):
+        if tok.kind == "name" and i > 0 and i + 1 < len(tokens) \
+                and _glued(tokens[i - 1], tok) and _glued(tok, tokens[i + 1]) \
+                and tokens[i - 1].text[:1].isdigit() and tokens[i + 1].text[:1] in ('#', '"'):
+            # `0x1r#"…"#`: Lean's number ends before `r` and a raw string opens there
+            ambiguities.append((tok.line, "a literal glued to a number"))
+            continue
         if tok.text[:1] not in ('"', "'") or tok.kind not in ("string", "char", "other"):
             continue
         j = i

@@ -39,6 +39,7 @@ from network.gate.references import reference_findings
 from network.gate.result import Diagnostic, StepResult
 from network.gate.role_records import curators_findings, steward_batch_findings
 from network.gate.unicode_screen import (
+    delimiter_lookalike_findings,
     format_character_findings,
     identifier_findings,
     statement_bearing,
@@ -253,6 +254,7 @@ def run_steps_1_2(diff: Diff, base: Graph, submitter: str | None,
                     # text a person reads as Lean reads it (issue 37): no hidden character
                     # in any Lean file, no look-alike name in one that states something
                     findings.extend(format_character_findings(text, path))
+                    findings.extend(delimiter_lookalike_findings(text, path))
                     if statement_bearing(path):
                         findings.extend(identifier_findings(text, path))
                     findings.extend(forbidden_option_findings(text, path))

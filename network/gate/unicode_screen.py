@@ -48,6 +48,7 @@ from network.unicode_text import (
     prototype,
     script_of,
     shown,
+    skeleton,
 )
 
 define("lean-format-character", 2, 422,
@@ -59,6 +60,13 @@ define("lean-format-character", 2, 422,
        "text Lean reads (Trojan Source, CVE-2021-42574).",
        "Delete the character the message names (it is at the byte offset given); write a "
        "character a string needs as an escape such as `\\u{200B}`.")
+define("lean-confusable-delimiter", 2, 422,
+       "A submitted Lean file holds a character drawn like a comment delimiter's `-` or `/` "
+       "(a non-breaking hyphen, a minus sign, a division slash…) beside a `-`, a `/` or "
+       "another such character: a reader sees a comment open or close (`‑/`, `/‑`, `−-`) "
+       "where Lean reads none, so the statement a person reads is not the one Lean checks.",
+       "Write the comment delimiters `--`, `/-` and `-/` in ASCII, and the look-alike as "
+       "the ASCII character it stands for, or apart from any `-` or `/`.")
 define("lean-mixed-script-identifier", 2, 422,
        "An identifier in a file that states something (a statement, witness, relation, "
        "definition module or a partial's holes) mixes scripts in one component: Latin with "
@@ -143,6 +151,32 @@ def format_character_findings(text: str, path: str) -> list[Diagnostic]:
     tail = f"; {more} more in this file" if more else ""
     return [Diagnostic("lean-format-character", found[0].where() + tail, path,
                        found[0].line)]
+
+
+def _delimiter_like(ch: str) -> bool:
+    """A non-ASCII character TR39 draws as ``-`` or ``/`` (U+2011, U+2212, U+2215 …)."""
+    return not ch.isascii() and skeleton(ch) in ("-", "/")
+
+
+def delimiter_lookalike_findings(text: str, path: str) -> list[Diagnostic]:
+    """Step 2's ``lean-confusable-delimiter`` finding for one submitted Lean file (review of
+    issue 37): a character drawn as ``-`` or ``/`` standing right beside a ``-``, a ``/`` or
+    another such character, where a reader sees a comment delimiter (``‑/`` closes nothing
+    for Lean's ``finishCommentBlock``). A look-alike beside anything else (an en dash in
+    ``605–652``) is prose and passes. One finding per file, at the first; [] when clean.
+    Needs no toolchain."""
+    for i, ch in enumerate(text):
+        if not _delimiter_like(ch):
+            continue
+        near = text[i - 1:i] + text[i + 1:i + 2]
+        if any(c in "-/" or _delimiter_like(c) for c in near):
+            line = text.count("\n", 0, i) + 1
+            byte = len(text[:i].encode("utf-8"))
+            return [Diagnostic("lean-confusable-delimiter",
+                               f"{char_label(ch)} at byte {byte} (line {line}) beside "
+                               f"{near!r}: drawn as a comment delimiter Lean does not read",
+                               path, line)]
+    return []
 
 
 def strip_comment_hidden_characters(text: str, path: str | None = None
@@ -295,8 +329,11 @@ def identifiers(text: str) -> list[Identifier]:
     ``.`` followed by a component's start continues the name (``x.1`` ends it). Numbers
     are skipped as Lean's number literals (``2x`` is ``2`` and ``x``). A ``«`` that does
     not close ends the read (the lexer refuses that file as ``lean-lex-ambiguous``).
+    Where the lexer cannot vouch for the text at all, every character is read as code
+    (fail closed: a region the lexer takes for a comment may be code to Lean).
     """
-    view = code_view(lean_lex.lex(text))
+    lexed = lean_lex.lex(text)
+    view = text if lexed.ambiguities else code_view(lexed)
     newlines = [i for i, c in enumerate(view) if c == "\n"]
     out: list[Identifier] = []
     i, n = 0, len(view)
