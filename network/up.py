@@ -411,11 +411,19 @@ def run(data_root: Path, graph_dir: Path, *, host: str = "127.0.0.1", port: int 
     from network.gate.queue_health import health_for
 
     health = health_for(forge, fresh=True)  # /info.json shows the queue "starting" from now on
+
+    def settle_writes() -> object:
+        """Each queue pass settles the record writes whose writer is gone (issue 39)."""
+        from network.api import openings
+
+        return openings.reconcile_pending(app.state.svc)
+
     stop = stop or threading.Event()
     runner = QueueRunner(lambda: threading.Thread(
         target=_queue_loop,
         args=(data, forge, keys, stop, queue_interval_s, note, toolchain_source), name="queue",
-        kwargs={"service_url": settings.public_url}, daemon=True), health)
+        kwargs={"service_url": settings.public_url, "settle_writes": settle_writes},
+        daemon=True), health)
     app = create_app(settings, graph_loader=provider, toolchain=toolchain_source,
                      forge=forge, keys=keys,
                      queue=RunnerQueue(health.snapshot, runner.alive,
@@ -595,9 +603,12 @@ def build_site(data: DataDir, toolchain_note: str, *, service_url: str | None = 
 def _queue_loop(data: DataDir, forge: Any, keys: dict[str, tuple[str, Ed25519PrivateKey]],
                 stop: threading.Event, interval_s: float, note: str,
                 toolchain: Callable[[Any], Any], *, max_backoff_s: float = 60.0,
-                service_url: str | None = None) -> None:
+                service_url: str | None = None,
+                settle_writes: Callable[[], object] | None = None) -> None:
     """Run merge-queue passes until ``stop`` is set; rebuild the site when main moves
-    (naming ``service_url``, see :func:`build_site`).
+    (naming ``service_url``, see :func:`build_site`); after each pass, ``settle_writes``
+    (the service's :func:`network.api.openings.reconcile_pending`: a record write whose
+    writer is gone is recorded open or merged, or expires, issue 39).
 
     Each pass completes the merge journal's unfinished merges and gates the open pull
     requests oldest first (network.gate.queue), with the toolchain each target pins when
@@ -613,7 +624,7 @@ def _queue_loop(data: DataDir, forge: Any, keys: dict[str, tuple[str, Ed25519Pri
     while not stop.is_set():
         try:
             _queue_passes(data, forge, keys, stop, interval_s, note, toolchain, health,
-                          max_backoff_s, service_url)
+                          max_backoff_s, service_url, settle_writes)
         except Exception:  # the loop itself restarts (issue 16)
             logging.getLogger(__name__).exception("merge queue: runner loop restarted")
             health.restarted()
@@ -624,7 +635,8 @@ def _queue_loop(data: DataDir, forge: Any, keys: dict[str, tuple[str, Ed25519Pri
 def _queue_passes(data: DataDir, forge: Any, keys: dict[str, tuple[str, Ed25519PrivateKey]],
                   stop: threading.Event, interval_s: float, note: str,
                   toolchain: Callable[[Any], Any], health: Any, max_backoff_s: float,
-                  service_url: str | None = None) -> None:
+                  service_url: str | None = None,
+                  settle_writes: Callable[[], object] | None = None) -> None:
     """The body of :func:`_queue_loop`: passes until ``stop``; a pass's exception is
     logged, recorded in ``health`` and retried after the back-off."""
     from network.gate.queue import process_queue
@@ -641,6 +653,8 @@ def _queue_passes(data: DataDir, forge: Any, keys: dict[str, tuple[str, Ed25519P
             for item in items:
                 say(f"merge queue: #{item.number} {item.verdict}"
                     + (f" ({item.code})" if item.code else ""))
+            if settle_writes is not None:
+                settle_writes()
             if forge.main_sha() != seen:
                 seen = forge.main_sha()
                 build_site(data, note, service_url=service_url)

@@ -143,8 +143,7 @@ def follow(row: db.SubmissionRow) -> str:
     if row.pull_request:
         where = f", {row.pull_request_url}" if row.pull_request_url else ""
         return f"pull request {row.pull_request}{where}"
-    return (f"its pull request is being opened now; read GET /submissions/{row.id} for "
-            "its number")
+    return f"its pull request still opening: GET /submissions/{row.id}"
 
 
 def _forge_prs(forge: Any) -> list[Any]:

@@ -361,7 +361,7 @@ def copy_refusal(key: IndexKey, what: str) -> Conflict:
         for r in rows:
             if r.kind == key.kind and r.normalized_sha256 == key.normalized_sha256:
                 raise LemmataError("record-copy", f"{what} is identical to open submission "
-                                   f"{r.id} (pull request {r.pull_request}, by {r.pseudonym})")
+                                   f"{r.id} ({openings.follow(r)}, by {r.pseudonym})")
 
     return check
 
@@ -406,6 +406,34 @@ def open_record_pr(svc: Service, who: Who, *, key: IndexKey, files: dict[str, by
     require_queue(svc)
     forge = _forge(svc)
     sid = "s_" + secrets.token_hex(12)
+    body = f"{body}\n{openings.mark(sid)}\n"  # how a crashed write is reconciled
+    if precheck_attestation:
+        body = f"{body}\n\n```precheck-attestation\n{precheck_attestation}\n```\n"
+    with openings.in_flight(svc, sid):  # live while this process opens it (issue 39)
+        _reserve(svc, who, key, sid, conflicts)
+        openings.step(svc, "mid_open")
+        try:
+            pr = forge.open_pull_request(files=files, title=title, body=body,
+                                         author=who.pseudonym,
+                                         precheck_attestation=precheck_attestation)
+        except BaseException:
+            with db.transaction(svc.sessions) as s:
+                row = s.get(db.SubmissionRow, sid)
+                if row is not None:
+                    s.delete(row)
+            raise
+        openings.step(svc, "after_open")
+        url = _record_opened(svc, forge, sid, pr)
+    return Opened(sid, str(pr.number), url, paths, title)
+
+
+def _reserve(svc: Service, who: Who, key: IndexKey, sid: str,
+             conflicts: Sequence[Conflict]) -> None:
+    """Check the index and write the ``opening`` row ``sid`` in one transaction.
+
+    Raises:
+        LemmataError: whatever a conflict raises.
+    """
     with db.transaction(svc.sessions) as s:
         rows = _live_rows(s, key)
         for check in conflicts:
@@ -415,29 +443,23 @@ def open_record_pr(svc: Service, who: Who, *, key: IndexKey, files: dict[str, by
             normalized_sha256=key.normalized_sha256, identity_id=who.id,
             pseudonym=who.pseudonym, opened_by_service=1, state="opening",
             opened_at=svc.now()))
-    body = f"{body}\n{openings.mark(sid)}\n"  # how a crashed write is reconciled
-    try:
-        if precheck_attestation:
-            body = f"{body}\n\n```precheck-attestation\n{precheck_attestation}\n```\n"
-        pr = forge.open_pull_request(files=files, title=title, body=body,
-                                     author=who.pseudonym,
-                                     precheck_attestation=precheck_attestation)
-    except BaseException:
-        with db.transaction(svc.sessions) as s:
-            row = s.get(db.SubmissionRow, sid)
-            if row is not None:
-                s.delete(row)
-        raise
+
+
+def _record_opened(svc: Service, forge: Any, sid: str, pr: Any) -> str | None:
+    """Turn the row ``sid`` ``open`` with the pull request the forge answered ``pr``
+    (left as it is when a reconcile already recorded it merged or closed); returns the
+    pull request's URL, if the forge has one."""
     url_of = getattr(forge, "pull_request_url", None)
     url = url_of(pr.number) if callable(url_of) else None
     with db.transaction(svc.sessions) as s:
         row = s.get(db.SubmissionRow, sid)
         assert row is not None
-        row.state = "open"
+        if row.state in ("opening", "expired"):
+            row.state = "open"
         row.pull_request = str(pr.number)
         row.pull_request_url = url
         row.head_sha = pr.head_sha  # get_submission finds the gate's attestations by it
-    return Opened(sid, str(pr.number), url, paths, title)
+    return url
 
 
 def _live_rows(s: Session, key: IndexKey) -> list[db.SubmissionRow]:

@@ -36,7 +36,7 @@ import re
 from typing import Any
 
 from network import ids
-from network.api import db
+from network.api import db, openings
 from network.api.names import record_path
 from network.api.record_pr import (  # re-exported: the route modules import them from here
     Conflict,
@@ -328,9 +328,9 @@ def propose_witness(svc: Service, caller: Caller, *, target: str, node: str, wit
     def one_slot(rows: list[db.SubmissionRow]) -> None:
         for r in rows:
             if r.kind == Kind.WITNESS.value:
-                raise LemmataError("witness-already-open", f"submission {r.id} (pull request "
-                                   f"{r.pull_request}, by {r.pseudonym}) already proposes a "
-                                   f"witness for {target}/{node}")
+                raise LemmataError("witness-already-open", f"submission {r.id} "
+                                   f"({openings.follow(r)}, by {r.pseudonym}) already "
+                                   f"proposes a witness for {target}/{node}")
 
     opened = file_record(
         svc, who, graph, {path: witness.encode("utf-8")}, kind=Kind.WITNESS, key=key,

@@ -14,7 +14,7 @@ from typing import Any
 from fastapi import FastAPI
 from pydantic import BaseModel, ConfigDict, Field
 
-from network.api import precheck, submissions
+from network.api import openings, precheck, submissions
 from network.api.deps import Anon, Bearer, marks
 from network.api.service import Service
 
@@ -62,7 +62,10 @@ class SubmissionRequest(_Body):
 
 
 def install(app: FastAPI, svc: Service) -> None:
-    """Add the precheck and submission routes to ``app``."""
+    """Add the precheck and submission routes to ``app``, once the record writes a
+    process that is gone left ``opening`` are settled (:func:`network.api.openings.start`,
+    issue 39: a restart completes or clears every half-made write)."""
+    openings.start(svc)
     bearer = {"x-auth": "bearer"}
     none = {"x-auth": "none"}
 

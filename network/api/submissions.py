@@ -39,7 +39,7 @@ from pydantic import ValidationError
 from sqlalchemy import func, select, update
 from sqlalchemy.exc import IntegrityError
 
-from network.api import claims, db
+from network.api import claims, db, openings
 from network.api.guidance import not_checkable
 from network.api.precheck import (
     ATTEMPT_TYPES,
@@ -664,6 +664,10 @@ def get_submission(svc: Service, *, submission_id: str) -> dict[str, Any]:
     Raises:
         LemmataError: ``submission-not-found``.
     """
+    with svc.sessions() as s:
+        row = s.get(db.SubmissionRow, str(submission_id)[:40])
+    if row is not None and row.state == "opening":
+        openings.reconcile(svc, [row])  # a write whose writer is gone settles now (issue 39)
     positions = _positions(sync_index(svc))
     with svc.sessions() as s:
         row = s.get(db.SubmissionRow, str(submission_id)[:40])
