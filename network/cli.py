@@ -378,6 +378,32 @@ def _os_user() -> str:
         return ""
 
 
+def _name_graphs(svc: Any) -> list[Any]:
+    """The graphs whose reserved and role names a new operator-vouched pseudonym is checked
+    against (issue 39): the one ``--graph`` names, read at its ``main`` branch when it is a
+    bare repository (a forge, such as ``lemmata up``'s ``forge.git``), and the forge main
+    of a ``lemmata up`` data directory, which its service serves whatever ``--graph``
+    says. A graph that cannot be read refuses the token (``graph-unavailable``)."""
+    from network.api.graphs import GraphProvider
+    from network.forge.types import MAIN
+    from network.record import blob_cache
+    from network.record.loader import load_graph
+    from network.up import DataDir
+
+    def at_main(repo: Path) -> Any:
+        return GraphProvider(lambda: load_graph(repo, MAIN, cache=blob_cache.configured()))
+
+    out = [svc.graphs]
+    given = Path(svc.settings.graph)
+    if "graph" in svc.settings.model_fields_set:
+        if (given / "HEAD").is_file() and not (given / ".git").exists():
+            out = [at_main(given)]  # a bare repository: its main is the record
+        forge = DataDir(svc.settings.data_dir).forge
+        if (forge / "HEAD").exists() and forge.resolve() != given.resolve():
+            out.append(at_main(forge))
+    return out
+
+
 @token_group.command("issue")
 @click.option("--pseudonym", required=True, help="The new identity's pseudonym (D-19 rules).")
 @click.option("--dco", "dco", is_flag=True,
@@ -393,9 +419,15 @@ def token_issue(pseudonym: str, dco: bool, operator: str | None, as_json: bool,
     """Issue a write token for an identity you vouch for, under POST /tokens's rules
     (reserved, role and look-alike pseudonyms refused, the DCO, a recovery code, the
     lapse). The token and recovery code are printed once."""
-    from network.api.identity import issue_operator_token
+    import dataclasses
+
+    from network.api.identity import check_new_name, issue_operator_token
 
     svc = _operator_service(data_dir, database_url, graph)
+    graphs = _name_graphs(svc)
+    for names in graphs:  # issue 39: whatever --graph says
+        check_new_name(dataclasses.replace(svc, graphs=names), pseudonym)
+    svc = dataclasses.replace(svc, graphs=graphs[0])
     receipt = issue_operator_token(
         svc, pseudonym=pseudonym, dco=svc.settings.dco_version if dco else None,
         operator=operator if operator is not None else _os_user())

@@ -30,6 +30,10 @@ define("listen-failed", None, 500, "The network could not listen on an address i
 LIVE_CLAIMS_PATH = "/live/claims.json"
 
 
+#: What the site server calls itself in ``Server`` (issue 39: no library or version named).
+_SERVER_NAME = "lemmata-site"
+
+
 class _QuietHandler(SimpleHTTPRequestHandler):
     live: Callable[[], bytes] | None = None
     csp: str | None = None
@@ -37,11 +41,20 @@ class _QuietHandler(SimpleHTTPRequestHandler):
     def log_message(self, format: str, *args: Any) -> None:
         return
 
+    def version_string(self) -> str:
+        """``Server: lemmata-site``, never ``SimpleHTTP/0.6 Python/3.x`` (issue 39)."""
+        return _SERVER_NAME
+
     def end_headers(self) -> None:
         if self.csp:  # the site's policy as a header: frame-ancestors counts only here
             self.send_header("Content-Security-Policy", self.csp)
-            self.send_header("X-Content-Type-Options", "nosniff")
+        self.send_header("X-Content-Type-Options", "nosniff")
+        self.send_header("Referrer-Policy", "no-referrer")  # issue 39, as the service's
         super().end_headers()
+
+    def list_directory(self, path: Any) -> None:
+        """A folder without an ``index.html`` is not listed: ``404`` (issue 39)."""
+        self.send_error(404, "Not found")
 
     def do_GET(self) -> None:
         if self.path.split("?", 1)[0] == LIVE_CLAIMS_PATH and self.live is not None:

@@ -25,7 +25,7 @@ from fastapi.routing import APIRoute
 from pydantic import BaseModel, ConfigDict, Field
 from sqlalchemy.orm import sessionmaker
 from starlette.exceptions import HTTPException as StarletteHTTPException
-from starlette.routing import Route
+from starlette.routing import Match, Route
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 from network.api import (
@@ -248,6 +248,8 @@ def create_app(
     app.state.svc = svc
     app.state.mcp = mcp_server
     app.add_middleware(BodyLimit, max_bytes=settings.max_body_bytes)
+    # one credential per request (issue 39), refused inside the security headers
+    app.add_middleware(contract.CredentialHeaders, render=error_response)
     transport.install(app)  # gzip, ETag and 304 on the product routes (issue 17)
     app.add_middleware(contract.SecurityHeaders, docs_paths=(app.docs_url or "/docs",))
     _install_error_handlers(app)
@@ -268,6 +270,20 @@ def create_app(
     return app
 
 
+def allowed_methods(request: Request) -> str:
+    """The ``Allow`` header of a 405 (issue 39): every method some route of the app takes
+    at the request's path (``HEAD`` beside ``GET``), comma-separated and sorted."""
+    methods: set[str] = set()
+    for route in request.app.router.routes:
+        match, _ = route.matches({**request.scope, "method": "GET"})
+        if match == Match.NONE:
+            continue
+        methods |= set(getattr(route, "methods", None) or ())
+    if "GET" in methods:
+        methods.add("HEAD")
+    return ", ".join(sorted(methods))
+
+
 def _install_error_handlers(app: FastAPI) -> None:
     async def on_lemmata(_request: Request, exc: Exception) -> Response:
         assert isinstance(exc, LemmataError)
@@ -281,7 +297,7 @@ def _install_error_handlers(app: FastAPI) -> None:
             problems.append(f"{loc}: {err.get('msg')}")
         return error_response(LemmataError("bad-request", "; ".join(problems) or "invalid"))
 
-    async def on_http(_request: Request, exc: Exception) -> Response:
+    async def on_http(request: Request, exc: Exception) -> Response:
         assert isinstance(exc, StarletteHTTPException)
         if isinstance(exc.__cause__, LemmataError):  # raised while FastAPI read the body
             return error_response(exc.__cause__)
@@ -290,7 +306,10 @@ def _install_error_handlers(app: FastAPI) -> None:
             return JSONResponse({"code": "bad-request", "detail": str(exc.detail),
                                  "action": "Check the request against GET /openapi.json."},
                                 status_code=exc.status_code)
-        return error_response(LemmataError(code, str(exc.detail)))
+        resp = error_response(LemmataError(code, str(exc.detail)))
+        if exc.status_code == 405:  # RFC 9110 §15.5.6: say which methods the path takes
+            resp.headers["Allow"] = allowed_methods(request)
+        return resp
 
     app.add_exception_handler(LemmataError, on_lemmata)
     app.add_exception_handler(RequestValidationError, on_validation)

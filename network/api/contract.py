@@ -16,12 +16,17 @@ each route can answer, and the security headers on every response (issue 16).
   (schemathesis' positive-data and negative-data checks, issue 16). The operations still
   refuse with their own catalog codes (``bad-target-id``, ``bad-node-id``,
   ``pseudonym-invalid``, ``bad-request``): the schema only publishes their rule.
+* :class:`CredentialHeaders` refuses a request carrying more than one ``Authorization``
+  header (``credentials-conflict``, issue 39: which one counts is never guessed).
 * :class:`SecurityHeaders` adds ``X-Content-Type-Options: nosniff``,
   ``X-Frame-Options: DENY``, ``Referrer-Policy: no-referrer`` and a Content Security
   Policy: ``default-src 'none'`` for the JSON routes, and for ``/docs`` one that admits
   exactly what FastAPI's Swagger UI page loads (its bundle and stylesheet from
   :data:`SWAGGER_CDN`, its favicon, its one inline script by hash, and the OpenAPI
-  document from this origin).
+  document from this origin). A response whose route set no ``Cache-Control`` (every
+  per-caller read: ``/claims/mine``, ``/me``, ``/submissions/mine``, a job; every write
+  and refusal) gets ``Cache-Control: no-store`` (issue 39); the cacheable reads set
+  their own.
 """
 
 from __future__ import annotations
@@ -36,9 +41,17 @@ from fastapi.routing import APIRoute
 from pydantic import BaseModel, Field
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
-from network.errors import CATALOG
+from network.api.precheck import SUBMITTABLE
+from network.errors import CATALOG, LemmataError, define
 from network.ids import MAX_ID_LEN, NODE_ID_RE, PSEUDONYM_RE, TARGET_ID_RE
 from network.record.derive import WORDS_KINDS
+
+define("credentials-conflict", None, 400,
+       "The request carries conflicting credentials: more than one Authorization header, or "
+       "an MCP tool's token argument that differs from the Authorization header's token "
+       "(issue 39); none of them is guessed at.",
+       "Send one credential: a single `Authorization: Bearer <token>` header, or the "
+       "`token` argument without a different header.")
 
 #: Where FastAPI's Swagger UI page loads its script and stylesheet from.
 SWAGGER_CDN = "https://cdn.jsdelivr.net"
@@ -81,6 +94,11 @@ INPUT_GRAMMAR["node"] = INPUT_GRAMMAR["node_id"]
 #: Parameters and body fields whose grammar is a route's own: (path, name) → keywords.
 ROUTE_GRAMMAR: dict[tuple[str, str], dict[str, Any]] = {
     ("/words-needed.json", "kind"): {"enum": list(WORDS_KINDS)},
+    # issue 39: what the operations refuse with 422 the schema excludes
+    ("/glosses", "subject"): {"minLength": 1},          # words-subject-invalid
+    ("/glosses/withdrawals", "record"): {"minLength": 1},  # withdrawal-subject-invalid
+    ("/me/name", "link"): {"pattern": "^https?://"},     # invalid-record (names/ model)
+    ("/precheck", "artifact_type"): {"enum": list(SUBMITTABLE)},  # artifact-type-unsupported
 }
 
 #: The write guard's refusals (network.api.service.write_identity).
@@ -236,6 +254,8 @@ class SecurityHeaders:
         headers += [(b"x-content-type-options", b"nosniff"), (b"x-frame-options", b"DENY"),
                     (b"referrer-policy", b"no-referrer"),
                     (b"content-security-policy", csp.encode())]
+        if not any(k.lower() == b"cache-control" for k, _ in headers):
+            headers.append((b"cache-control", b"no-store"))  # per-caller answers (issue 39)
         return {**message, "headers": headers}
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
@@ -264,3 +284,28 @@ class SecurityHeaders:
 
 _OURS = {b"x-content-type-options", b"x-frame-options", b"referrer-policy",
          b"content-security-policy"}
+
+
+class CredentialHeaders:
+    """ASGI middleware refusing an HTTP request with more than one ``Authorization``
+    header, before any route reads one (``credentials-conflict``, 400; issue 39).
+
+    Args:
+        app: the wrapped application.
+        render: turns the refusal into the response (network.api.app.error_response).
+    """
+
+    def __init__(self, app: ASGIApp, render: Any) -> None:
+        self.app = app
+        self.render = render
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if scope["type"] == "http":
+            count = sum(1 for k, _ in scope.get("headers") or [] if k.lower() == b"authorization")
+            if count > 1:
+                resp = self.render(LemmataError(
+                    "credentials-conflict", f"{count} Authorization headers were sent; "
+                    "send exactly one"))
+                await resp(scope, receive, send)
+                return
+        await self.app(scope, receive, send)

@@ -59,7 +59,7 @@ from starlette.responses import Response
 from starlette.routing import Route
 
 from network import proc
-from network.api import db, submissions
+from network.api import db, deps, submissions
 from network.api.service import (
     Caller,
     Service,
@@ -732,7 +732,7 @@ async def _endpoint(request: Request) -> Response:
         if not isinstance(forge, LocalForge):
             raise LemmataError("forge-unavailable", "this service has no embedded forge to "
                                "serve over git (a GitHub forge is cloned from GitHub)")
-        address = request.client.host if request.client else "unknown"
+        address = deps.address(request)  # X-Forwarded-For from a trusted proxy only
         caller = Caller(token=token_of(request), address=address)
         headers = {k.lower(): v for k, v in request.headers.items()}
         body = await request.body() if method == "POST" else b""

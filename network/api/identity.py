@@ -81,6 +81,11 @@ def reserved_pseudonyms(svc: Service) -> list[str]:
 def check_pseudonym(svc: Service, pseudonym: str) -> str:
     """Return ``pseudonym`` if it may name a new identity.
 
+    A reserved name itself, case aside, is ``pseudonym-reserved`` here; a name equal to
+    one by the one name rule (:func:`network.api.confusables.fold`: case and the
+    separators ``_.-`` aside, issue 39: ``Admin.``, ``ad_min``) is refused by the
+    look-alike check, whose keys are taken over that fold (``pseudonym-confusable``).
+
     Raises:
         LemmataError: ``pseudonym-invalid``; ``pseudonym-reserved`` (case-insensitive).
     """
@@ -217,6 +222,22 @@ def _check_name(svc: Service, pseudonym: str, login: str | None) -> None:
             db.IdentityRow.pseudonym_key == pseudonym.casefold())).first() is not None
     if not exists:
         pseudonyms.check_look_alikes(svc, pseudonym, reserved_pseudonyms(svc))
+
+
+def check_new_name(svc: Service, pseudonym: str) -> None:
+    """Every name refusal a new operator-vouched pseudonym meets, read from ``svc``'s graph
+    and identities: :func:`check_pseudonym` (syntax, reserved names by the one name rule)
+    and the role and look-alike refusals (network/api/pseudonyms.py). ``lemmata token
+    issue`` runs it against each graph in play (issue 39).
+
+    Raises:
+        LemmataError: ``graph-unavailable`` (no graph, so no role names: refused rather
+            than issued); ``pseudonym-invalid``; ``pseudonym-reserved``;
+            ``pseudonym-confusable``.
+    """
+    svc.graphs.snapshot()  # the role names come from the graph: none read, none issued
+    check_pseudonym(svc, pseudonym)
+    _check_name(svc, pseudonym, None)
 
 
 def _issue_github(svc: Service, pseudonym: str, login: str, now: int) -> dict[str, Any]:

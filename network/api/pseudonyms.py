@@ -11,9 +11,11 @@ squatting. The service therefore reserves, besides its own names and the graph's
   pseudonym is *bound* when its identity record names a GitHub login: a GitHub proof of
   that login may hold it, nobody else may (an unbound one is held by no new token until
   the graph binds it);
-* every **look-alike** of a reserved, role or existing pseudonym: equal without regard to
-  case, or with a meeting TR39 skeleton (network/api/confusables.py: ``aIice`` is
-  ``alice``, ``g4te`` is ``gate``).
+* every **look-alike** of a reserved, role or existing pseudonym: equal by the one name
+  rule (:func:`network.api.confusables.fold`: case and the separators ``_.-`` aside, as
+  the reserved-name check compares; issue 39: ``steve.`` is ``steve``), or with a meeting
+  TR39 skeleton over that fold (network/api/confusables.py: ``aIice`` is ``alice``,
+  ``g4te`` is ``gate``).
 
 Everything is read from the graph through ``network.record`` (the graph the service
 serves) and the identities table; nothing is cached between requests except the pure
@@ -32,8 +34,9 @@ from network.errors import LemmataError, define
 from network.record.loader import Graph
 
 define("pseudonym-confusable", None, 409,
-       "The pseudonym looks like a reserved, role-holding or existing one: equal without "
-       "regard to case, or the same Unicode TR39 skeleton (aIice and alice, g4te and gate).",
+       "The pseudonym looks like a reserved, role-holding or existing one: equal with case "
+       "and the separators _ . - aside, or the same Unicode TR39 skeleton (steve. and "
+       "steve, aIice and alice, g4te and gate).",
        "Choose a pseudonym that does not read as another's; GET /info.json lists the "
        "reserved ones.")
 

@@ -43,6 +43,7 @@ from network.api import (
     submissions,
     words,
 )
+from network.api.deps import client_address
 from network.api.service import Caller, Service
 from network.errors import LemmataError
 
@@ -418,7 +419,16 @@ def error_result(exc: LemmataError) -> CallToolResult:
                           is_error=True)
 
 
-def _caller_from(ctx: Context | None, token: str | None, default_token: str | None) -> Caller:
+def _caller_from(svc: Service, ctx: Context | None, token: str | None,
+                 default_token: str | None) -> Caller:
+    """The caller of a tool: the ``token`` argument or the ``Authorization: Bearer`` header
+    (else ``default_token``, stdio's ``$LEMMATA_TOKEN``), and the client address as the
+    HTTP routes read it (:func:`network.api.deps.client_address`).
+
+    Raises:
+        LemmataError: ``credentials-conflict`` when the argument and the header name
+            different tokens (issue 39: neither silently wins).
+    """
     headers: Any = None
     request: Any = None
     if ctx is not None:
@@ -427,15 +437,23 @@ def _caller_from(ctx: Context | None, token: str | None, default_token: str | No
             request = ctx.request_context.request
         except (ValueError, AttributeError):
             headers = None
-    if not token and headers is not None:
+    header_token = None
+    if headers is not None:
         auth = headers.get("authorization") or ""
         if auth.lower().startswith("bearer "):
-            token = auth[7:].strip()
-    if not token:
-        token = default_token
+            header_token = auth[7:].strip() or None
+    if token and header_token and token.strip() != header_token:
+        raise LemmataError("credentials-conflict", "the token argument and the "
+                           "Authorization header name different tokens")
+    token = token or header_token or default_token
     client = getattr(request, "client", None)
-    address = getattr(client, "host", None) or ("mcp-http" if headers is not None else "stdio")
-    return Caller(token=token, address=str(address), transport="mcp")
+    peer = getattr(client, "host", None)
+    if peer:
+        forwarded = request.headers.getlist("x-forwarded-for") if request is not None else []
+        address = client_address(str(peer), forwarded, svc.settings.trusted_proxies)
+    else:
+        address = "mcp-http" if headers is not None else "stdio"
+    return Caller(token=token, address=address, transport="mcp")
 
 
 def _sdk_annotation(annotation: Any) -> Any:
@@ -458,8 +476,8 @@ def _make_tool(svc: Service, op: Op, default_token: str | None) -> Callable[...,
                           else kwargs.get(p.name)) for p in op.params}
         try:
             if op.takes_caller:
-                return tool_result(op.function(svc, _caller_from(ctx, token, default_token),
-                                               **args))
+                return tool_result(op.function(svc, _caller_from(svc, ctx, token,
+                                                                 default_token), **args))
             return tool_result(op.function(svc, **args))
         except LemmataError as exc:
             return error_result(exc)
