@@ -25,6 +25,7 @@ from sqlalchemy import select
 from network.api import db, web_session
 from network.api.deps import marks
 from network.api.names import record_path
+from network.api.openings import follow
 from network.api.record_pr import _forge
 from network.api.records import (
     IndexKey,
@@ -181,8 +182,8 @@ def review_held_proof(svc: Service, who: Who, *, submission_id: str | None = Non
     def same(rows: list[db.SubmissionRow]) -> None:
         for r in rows:
             if r.kind == key.kind and r.normalized_sha256 == key.normalized_sha256:
-                raise LemmataError("proof-already-reviewed", f"submission {r.id} (pull "
-                                   f"request {r.pull_request}) already reviews #{number}")
+                raise LemmataError("proof-already-reviewed", f"submission {r.id} "
+                                   f"({follow(r)}) already reviews #{number}")
 
     opened = open_record_pr(
         svc, who, key=key, files=files, title=f"review: #{number} ({first.target}/"

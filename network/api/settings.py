@@ -99,11 +99,13 @@ class ServiceSettings(BaseSettings):
     """Writes, authenticated or not, one client address may make per window."""
 
     opening_lease_s: int = Field(600, ge=1)
-    """Seconds a record write may stay ``opening`` (its pull request asked of the forge
-    but not yet recorded) before the next write that meets it reconciles it against the
-    forge: a pull request carrying its mark is recorded, else the reservation expires and
-    blocks nothing (issue 16: a crashed write never jams its record). Keep it above the
-    forge's longest call (``github_timeout_s`` and its retries)."""
+    """Seconds a record write of *another live process* may stay ``opening`` (its pull
+    request asked of the forge but not yet recorded) before a reconcile settles it against
+    the forge: a pull request carrying its mark is recorded, else the reservation expires
+    and blocks nothing (issue 16: a crashed write never jams its record). A row opened
+    before this process started that it is not writing is settled at once, at start and
+    on each queue pass (issue 39, network/api/openings.py). Keep it above the forge's
+    longest call (``github_timeout_s`` and its retries)."""
 
     queue_max_failures: int = Field(5, ge=1)
     """Merge-queue passes that may fail in a row before the queue counts as down and

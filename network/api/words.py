@@ -26,6 +26,7 @@ from sqlalchemy import select
 
 from network.api import db
 from network.api.names import record_path
+from network.api.openings import follow
 from network.api.records import (
     IndexKey,
     dump_yaml,
@@ -238,13 +239,13 @@ def submit_gloss(svc: Service, caller: Caller, *, subject: str, text: str | None
             if r.kind not in WORDS_KINDS or (row is not None and r.id == row.id):
                 continue
             if supersedes is None and r.chain_head == chain_head:
-                raise LemmataError("words-chain-busy", f"submission {r.id} (pull request "
-                                   f"{r.pull_request}, by {r.pseudonym}) is writing a new "
-                                   f"chain on {subject}", path=subject)
+                raise LemmataError("words-chain-busy", f"submission {r.id} ({follow(r)}, "
+                                   f"by {r.pseudonym}) is writing a new chain on {subject}",
+                                   path=subject)
             if supersedes is not None and r.chain_head == chain_head:
-                raise LemmataError("words-head-busy", f"submission {r.id} (pull request "
-                                   f"{r.pull_request}, by {r.pseudonym}) already supersedes "
-                                   f"{supersedes}", path=supersedes)
+                raise LemmataError("words-head-busy", f"submission {r.id} ({follow(r)}, by "
+                                   f"{r.pseudonym}) already supersedes {supersedes}",
+                                   path=supersedes)
 
     warnings = _warnings(rec, kind, subject_kind)
     if row is not None:
@@ -356,8 +357,8 @@ def withdraw_gloss(svc: Service, caller: Caller, *, record: str, reason: str) ->
     def same(rows: list[db.SubmissionRow]) -> None:
         for r in rows:
             if r.kind == key.kind and r.normalized_sha256 == key.normalized_sha256:
-                raise LemmataError("record-copy", f"submission {r.id} (pull request "
-                                   f"{r.pull_request}) already withdraws {record}")
+                raise LemmataError("record-copy", f"submission {r.id} ({follow(r)}) already "
+                                   f"withdraws {record}")
 
     opened = open_record_pr(svc, who, key=key, files=files, title=f"withdraw: {record}",
                             body=pr_body(f"Withdraws {record}: {reason}", who,
