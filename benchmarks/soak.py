@@ -14,15 +14,21 @@ its memory. It prints, per route, p50/p99 latency and status counts, and the ser
 process's resident memory (RSS, from
 ``/proc/self/status``) at four moments: the *floor* (app built, every route called once),
 the start of the soak (after ``--warm`` seconds of the same mix), its end, and after the
-idle period (after a ``gc.collect``). With ``--trace`` it also prints the ten allocation
-sites of ``network/``, ``fastapi``, ``starlette``, ``sqlalchemy`` and ``pydantic`` that
-grew most between the start and the end (tracemalloc; slows everything down).
+idle period (after a ``gc.collect``). During the soak it samples RSS every ``--sample``
+seconds and prints the least-squares slope after warm-up in MB/min beside the goal of
+issue 39 (0.2 MB/min or less), and the service's caches (``GzipCache.stats()``, the
+frontier templates) at the end. With ``--trace`` (the default; ``--no-trace`` for the
+bare figures) it also prints the ten allocation sites of ``network/``, ``fastapi``,
+``starlette``, ``sqlalchemy`` and ``pydantic`` that grew most between the start and the
+end (tracemalloc; slows everything down and adds its own bookkeeping to RSS).
 
 Usage::
 
     .venv/bin/python benchmarks/soak.py                   # 60 s at 100 req/s
     .venv/bin/python benchmarks/soak.py --seconds 300     # the issue's five minutes
-    .venv/bin/python benchmarks/soak.py --seconds 60 --trace
+    .venv/bin/python benchmarks/soak.py --seconds 60 --no-trace
+    .venv/bin/python benchmarks/soak.py --rate 40 --seconds 1200   # issue 39: 20 minutes
+    .venv/bin/python benchmarks/soak.py --rate 40 --requests 50000 --seconds 1e9
     .venv/bin/python benchmarks/soak.py --database-url postgresql://postgres@127.0.0.1:5432/test
 
 With ``--database-url`` a PostgreSQL database holds the service state, in a fresh schema
@@ -30,8 +36,10 @@ With ``--database-url`` a PostgreSQL database holds the service state, in a fres
 use the psycopg driver); without it, SQLite in a temporary folder.
 
 Goals (issue 16): RSS flat within 10% after warm-up; frontier p99 < 20 ms, node bundle
-p99 < 50 ms, claim p99 < 100 ms (the last on PostgreSQL). Figures are printed, never
-asserted. The loop is bounded by ``--seconds`` and sends only to 127.0.0.1.
+p99 < 50 ms, claim p99 < 100 ms (the last on PostgreSQL). Issue 39: an RSS slope after
+warm-up of 0.2 MB/min or less over 20 minutes on 2 cores. Figures are printed, never
+asserted. The loop is bounded by ``--seconds`` (and ``--requests`` when given) and sends
+only to 127.0.0.1.
 """
 
 from __future__ import annotations
@@ -48,7 +56,7 @@ import uuid
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from pathlib import Path
-from typing import Any
+from typing import Any, Self
 
 ROOT = Path(__file__).resolve().parent.parent
 for p in (ROOT, ROOT / "tests", ROOT / "benchmarks"):
@@ -58,6 +66,8 @@ for p in (ROOT, ROOT / "tests", ROOT / "benchmarks"):
 from api_load import free_port, percentile
 
 _KEEP = ("network/", "fastapi", "starlette", "sqlalchemy", "pydantic")
+#: Issue 39's goal: RSS slope after warm-up, MB (10**6 bytes) per minute, at most.
+SLOPE_GOAL_MB_PER_MIN = 0.2
 
 
 def rss_mb() -> float:
@@ -69,6 +79,59 @@ def rss_mb() -> float:
     except OSError:
         pass
     return 0.0
+
+
+def slope_mb_per_min(samples: list[tuple[float, float]]) -> float:
+    """Least-squares slope of ``(seconds, RSS MiB)`` samples in MB (10**6 bytes) per
+    minute; 0.0 for fewer than two samples."""
+    if len(samples) < 2:
+        return 0.0
+    n = len(samples)
+    mt = sum(t for t, _ in samples) / n
+    mr = sum(r for _, r in samples) / n
+    var = sum((t - mt) ** 2 for t, _ in samples)
+    if not var:
+        return 0.0
+    per_s = sum((t - mt) * (r - mr) for t, r in samples) / var
+    return per_s * 60 * 1024 * 1024 / 1e6
+
+
+class RssSampler:
+    """RSS of this process every ``every`` seconds, in a thread, while the block runs:
+    ``samples`` is a list of (seconds since start, MiB)."""
+
+    def __init__(self, every: float) -> None:
+        self.every = every
+        self.samples: list[tuple[float, float]] = []
+        self._stop = threading.Event()
+        self._thread = threading.Thread(target=self._run, daemon=True)
+
+    def _run(self) -> None:
+        t0 = time.perf_counter()
+        while True:
+            self.samples.append((time.perf_counter() - t0, rss_mb()))
+            if self._stop.wait(self.every):
+                return
+
+    def __enter__(self) -> Self:
+        self._thread.start()
+        return self
+
+    def __exit__(self, *_exc: object) -> None:
+        self._stop.set()
+        self._thread.join()
+        self.samples.append((self.samples[-1][0] + self.every if self.samples else 0.0,
+                             rss_mb()))
+
+
+def cache_sizes(app: Any) -> str:
+    """The service's growing caches now (issue 39): the gzip cache's stats and the
+    frontier templates held."""
+    gz = app.state.gzip_cache
+    stats = gz.stats() if hasattr(gz, "stats") else {"entries": len(gz._items)}
+    kept = app.state.svc.extra.get("frontier_cache")
+    frontier = len(kept.templates) if kept is not None else 0
+    return f"gzip {stats}; frontier templates {frontier}"
 
 
 @contextmanager
@@ -228,12 +291,19 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--warm", type=float, default=10.0, help="warm-up seconds before start")
     ap.add_argument("--idle", type=float, default=10.0, help="idle seconds after the soak")
     ap.add_argument("--nodes", type=int, default=50, help="claimable nodes (and agents)")
-    ap.add_argument("--trace", action="store_true", help="tracemalloc the growth")
+    ap.add_argument("--requests", type=int, default=0,
+                    help="stop after this many requests (0: --seconds alone decides)")
+    ap.add_argument("--sample", type=float, default=5.0,
+                    help="seconds between RSS samples (the slope's points)")
+    ap.add_argument("--trace", action=argparse.BooleanOptionalAction, default=True,
+                    help="tracemalloc the growth (default on)")
     ap.add_argument("--database-url", default=None,
                     help="PostgreSQL URL of the service state, e.g. "
                     "postgresql://postgres@127.0.0.1:5432/test (a fresh schema, dropped "
                     "after); default SQLite")
     args = ap.parse_args(argv)
+    if args.requests:
+        args.seconds = min(args.seconds, args.requests / args.rate)
     logging.disable(logging.INFO)
     import multiprocessing
     from concurrent.futures import ProcessPoolExecutor
@@ -257,9 +327,12 @@ def main(argv: list[str] | None = None) -> int:
                 before = tracemalloc.take_snapshot()
             start = rss_mb()
             wall = time.perf_counter()
-            per, codes, _n = load.submit(drive, url, tokens, args.rate, args.seconds).result()
+            with RssSampler(args.sample) as sampler:
+                per, codes, _n = load.submit(drive, url, tokens, args.rate,
+                                             args.seconds).result()
             wall = time.perf_counter() - wall
             end = rss_mb()
+            caches = cache_sizes(app)
             if args.trace:
                 after = tracemalloc.take_snapshot()
             time.sleep(args.idle)
@@ -279,6 +352,12 @@ def main(argv: list[str] | None = None) -> int:
     print(f"  RSS MiB: floor {floor:.1f} (app built, each route once) | start {start:.1f} "
           f"(after {args.warm:.0f} s warm-up) | end {end:.1f} ({growth:+.1f}% over the soak)"
           f" | after {args.idle:.0f} s idle {idle:.1f}")
+    slope = slope_mb_per_min(sampler.samples)
+    verdict = "meets" if slope <= SLOPE_GOAL_MB_PER_MIN else "misses"
+    print(f"  RSS slope after warm-up: {slope:+.3f} MB/min over {len(sampler.samples)} samples "
+          f"({wall / 60:.1f} min); goal <= {SLOPE_GOAL_MB_PER_MIN} MB/min over 20 min on 2 "
+          f"cores (issue 39): {verdict}")
+    print(f"  caches at the end: {caches}")
     print("  goals: RSS flat within 10% after warm-up; frontier p99 < 20 ms; node bundle "
           "p99 < 50 ms; claim p99 < 100 ms (PostgreSQL)")
     if args.trace:

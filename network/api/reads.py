@@ -112,6 +112,7 @@ def info(svc: Service) -> dict[str, Any]:
         "dco_version": s.dco_version,
         "reserved_pseudonyms": reserved_pseudonyms(svc),
         "mcp": s.public_url.rstrip("/") + "/mcp",
+        "caches": cache_bounds(),
         "proofs": proof_checking(svc, graph),
         "web_session": {  # issue 13, D-35 v3.33
             "site_origin": s.site_origin.rstrip("/"),
@@ -138,6 +139,19 @@ def without_host_paths(text: str | None) -> str | None:
     if text is None:
         return None
     return _HOST_PATH_RE.sub(lambda m: "…/" + m.group(1), text)
+
+
+def cache_bounds() -> dict[str, dict[str, int]]:
+    """The bounds of the service's caches that grow with the requests it answers (issue 39:
+    each is bounded and published; docs/api.md "Caches"): ``gzip`` the compressed product
+    bodies (network/api/transport.py, one per request target) and ``frontier`` the
+    serialized frontier bodies (network/api/frontier_cache.py, one per query at the current
+    snapshot and claim-registry version), each ``{"max_entries", "max_bytes"}``."""
+    from network.api import frontier_cache, transport
+
+    return {"gzip": {"max_entries": transport.CACHE_ENTRIES, "max_bytes": transport.CACHE_BYTES},
+            "frontier": {"max_entries": frontier_cache.MAX_ENTRIES,
+                         "max_bytes": frontier_cache.MAX_BYTES}}
 
 
 def proof_checking(svc: Service, graph: Graph) -> dict[str, Any]:

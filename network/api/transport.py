@@ -17,10 +17,13 @@ reads built from them), and on those:
   ``Vary`` and ``X-Graph-Snapshot`` the ``200`` would have had.
 * **gzip.** When the request's ``Accept-Encoding`` admits ``gzip`` (not ``gzip;q=0``),
   the body is at least :data:`MIN_GZIP_BYTES`, and the response sets no cookie, is not
-  ``no-store`` and is not already encoded. The compressed bytes are kept per ETag
-  (:class:`GzipCache`, at most :data:`CACHE_BYTES`), so a product is compressed once per
-  version, not once per request; bodies past :data:`THREAD_BYTES` are compressed off the
-  event loop. This is what Starlette's ``GZipMiddleware`` does, plus the per-ETag cache
+  ``no-store`` and is not already encoded. The compressed bytes are kept per request
+  target (path and query), with the ETag they were made for (:class:`GzipCache`, at most
+  :data:`CACHE_ENTRIES` targets and :data:`CACHE_BYTES`), so a product is compressed once
+  per version, not once per request, and a version that is superseded (the frontier's
+  every second, a node bundle's at every claim) is released at once instead of kept
+  until the byte bound (issue 39: memory flat under load); bodies past
+  :data:`THREAD_BYTES` are compressed off the event loop. This is what Starlette's ``GZipMiddleware`` does, plus the per-ETag cache
   (its per-request level-9 compression of a 5 MB frontier would cap the route near 10
   requests per second) and the coding-specific ETag.
 * **Vary: Accept-Encoding** on every answer of these routes, and ``Cache-Control:
@@ -76,6 +79,9 @@ THREAD_BYTES = 128 * 1024
 GZIP_LEVEL = 6
 #: Compressed bytes kept per process, at most (issue 16: bounded memory).
 CACHE_BYTES = 32 * 1024 * 1024
+#: Request targets (path and query) whose compressed body is kept, at most (issue 39: a
+#: query string a caller varies at will must not grow the process).
+CACHE_ENTRIES = 1024
 #: The suffix of a gzip representation's ETag (before the closing quote).
 GZ_SUFFIX = "-gz"
 
@@ -140,42 +146,69 @@ def gzip_bytes(body: bytes, level: int = GZIP_LEVEL) -> bytes:
     return c.compress(body) + c.flush()
 
 
+def request_slot(scope: Scope) -> str:
+    """Where :class:`GzipCache` keeps a request's body: the first 32 hex of the SHA-256 of
+    its path and raw query string (fixed size, however long the query a caller sends)."""
+    target = scope.get("path", "").encode("utf-8", "surrogateescape") + b"?" \
+        + scope.get("query_string", b"")
+    return hashlib.sha256(target).hexdigest()[:32]
+
+
 class GzipCache:
-    """Compressed bodies by identity ETag, least recently used evicted past ``max_bytes``.
+    """Compressed bodies by request target, each with the identity ETag it was made for;
+    least recently used evicted past ``max_entries`` targets or ``max_bytes``.
 
-    Thread-safe; a body is compressed outside the lock (two first requests may both
-    compress; both get equal bytes)."""
+    One entry per target (``slot``: the path and query; the ETag itself when no slot is
+    given): a new version of a target replaces the old one, so a body that changes every
+    second holds one entry, never one per second (issue 39). Thread-safe; a body is
+    compressed outside the lock (two first requests may both compress; both get equal
+    bytes)."""
 
-    def __init__(self, max_bytes: int = CACHE_BYTES) -> None:
+    def __init__(self, max_bytes: int = CACHE_BYTES, max_entries: int = CACHE_ENTRIES) -> None:
         self.max_bytes = max_bytes
-        self._items: OrderedDict[str, bytes] = OrderedDict()
+        self.max_entries = max_entries
+        self._items: OrderedDict[str, tuple[str, bytes]] = OrderedDict()
         self._size = 0
         self._lock = threading.Lock()
         self.compressions = 0  # how many bodies were compressed (tests, benchmarks)
 
-    def get(self, etag: str) -> bytes | None:
-        """The compressed body kept for ``etag``, or None."""
+    def get(self, etag: str, slot: str | None = None) -> bytes | None:
+        """The compressed body kept at ``slot`` (default ``etag``) for ``etag``, or None
+        (none kept, or one made for another ETag)."""
+        key = etag if slot is None else slot
         with self._lock:
-            hit = self._items.get(etag)
-            if hit is not None:
-                self._items.move_to_end(etag)
-            return hit
+            hit = self._items.get(key)
+            if hit is None or hit[0] != etag:
+                return None
+            self._items.move_to_end(key)
+            return hit[1]
 
-    def put(self, etag: str, gz: bytes) -> None:
-        """Keep ``gz`` for ``etag`` unless it alone exceeds the bound."""
+    def put(self, etag: str, gz: bytes, slot: str | None = None) -> None:
+        """Keep ``gz``, made for ``etag``, at ``slot`` (default ``etag``), replacing what
+        the slot held, unless ``gz`` alone exceeds the byte bound."""
         if len(gz) > self.max_bytes:
             return
+        key = etag if slot is None else slot
         with self._lock:
-            old = self._items.pop(etag, None)
-            self._size -= len(old) if old is not None else 0
-            self._items[etag] = gz
+            old = self._items.pop(key, None)
+            self._size -= len(old[1]) if old is not None else 0
+            self._items[key] = (etag, gz)
             self._size += len(gz)
-            while self._size > self.max_bytes and self._items:
-                self._size -= len(self._items.popitem(last=False)[1])
+            while self._items and (self._size > self.max_bytes
+                                   or len(self._items) > self.max_entries):
+                self._size -= len(self._items.popitem(last=False)[1][1])
 
-    async def compressed(self, etag: str, body: bytes) -> bytes:
-        """``body`` gzipped, from the cache when ``etag`` was compressed before."""
-        hit = self.get(etag)
+    def stats(self) -> dict[str, int]:
+        """``{"entries", "bytes", "max_entries", "max_bytes"}``: what is kept now (targets,
+        compressed bytes) and the bounds."""
+        with self._lock:
+            return {"entries": len(self._items), "bytes": self._size,
+                    "max_entries": self.max_entries, "max_bytes": self.max_bytes}
+
+    async def compressed(self, etag: str, body: bytes, slot: str | None = None) -> bytes:
+        """``body`` gzipped, from the cache when ``etag`` was compressed before at
+        ``slot`` (default ``etag``)."""
+        hit = self.get(etag, slot)
         if hit is not None:
             return hit
         if len(body) >= THREAD_BYTES:
@@ -183,7 +216,7 @@ class GzipCache:
         else:
             gz = gzip_bytes(body)
         self.compressions += 1
-        self.put(etag, gz)
+        self.put(etag, gz, slot)
         return gz
 
 
@@ -240,12 +273,12 @@ class ProductTransport:
             if not message.get("more_body", False):
                 assert start is not None
                 await self._answer(start, b"".join(chunks), send, gzip_ok, wanted,
-                                   sent_gz)
+                                   sent_gz, request_slot(scope))
 
         await self.app(inner_scope, receive, hold)
 
     async def _answer(self, start: Message, body: bytes, send: Send, gzip_ok: bool,
-                      wanted: list[str] | None, sent_gz: bool) -> None:
+                      wanted: list[str] | None, sent_gz: bool, slot: str) -> None:
         status = start["status"]
         out = MutableHeaders(raw=list(start.get("headers", [])))
         if status not in (200, 304):
@@ -273,7 +306,7 @@ class ProductTransport:
             await self._not_modified(start, out, send)
             return
         if use_gzip:
-            body = await self.cache.compressed(etag, body)
+            body = await self.cache.compressed(etag, body, slot)
             out["content-encoding"] = "gzip"
             out["etag"] = shown
         out["content-length"] = str(len(body))

@@ -1,0 +1,107 @@
+"""Flat memory under load (issue 39 part 2): the caches that grow with the requests the
+service answers stay within their published bounds, whatever the request stream.
+
+What held memory before: the gzip cache of network/api/transport.py kept every compressed
+body by its ETag, and the frontier's ETag changes every second (``live_claims_as_of``) and
+a node bundle's at every claim, so each superseded version stayed until the 32 MiB bound.
+Now one entry per request target is kept, at most ``CACHE_ENTRIES`` of them. The tests
+assert on the sizes of the structures (never on RSS or time); ``benchmarks/soak.py``
+measures the process.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from network.api import frontier_cache, transport
+from tests.api_support import Api, auth, make_api
+
+GZ = {"Accept-Encoding": "gzip"}
+
+
+@pytest.fixture()
+def api(tmp_path: Path) -> Iterator[Api]:
+    """An :class:`Api` over a graph with 30 extra nodes (a frontier of some kilobytes),
+    its write limits out of the way of a hundred claims."""
+    yield from make_api(tmp_path, extra_nodes=30, settings={
+        "rate_writes_per_identity": 10**6, "rate_writes_per_address": 10**6})
+
+
+def _entries(cache: Any) -> int:
+    """How many compressed bodies the gzip cache holds (its one structure)."""
+    return len(cache._items)
+
+
+@pytest.mark.slow
+def test_superseded_versions_are_released(api: Api) -> None:
+    """200 seconds of a frontier whose ETag changes each second, and node bundles whose
+    ETag changes at each claim: the cache holds one body per target, not one per version."""
+    cache = api.app.state.gzip_cache
+    tok = api.token()["token"]
+    paths = ("/frontier.json", "/targets/demo/nodes/n1", "/errors.json")
+    for path in paths:  # warm-up
+        assert api.client.get(path, headers=GZ).headers["content-encoding"] == "gzip"
+    held, made = _entries(cache), cache.compressions
+    for i in range(200):
+        api.clock.advance(1)  # a new second: a new frontier body and ETag
+        if i % 4 == 0:  # a claim and its release: a new node bundle
+            r = api.client.post("/claims", json={"target": "demo", "node": "n1"},
+                                headers=auth(tok))
+            assert r.status_code == 201, r.text
+            assert api.client.delete(f"/claims/{r.json()['claim_id']}",
+                                     headers=auth(tok)).status_code == 200
+        for path in paths:
+            assert api.client.get(path, headers=GZ).status_code == 200
+    assert cache.compressions - made >= 200  # the versions did change
+    assert _entries(cache) == held == len(paths)
+    assert cache.stats()["entries"] == held
+
+
+@pytest.mark.slow
+def test_query_strings_a_caller_varies_stay_bounded(api: Api,
+                                                    monkeypatch: pytest.MonkeyPatch) -> None:
+    """2,000 requests whose query strings all differ: the gzip cache and the frontier
+    cache never hold more than their bounds (lowered here so the bound is reached)."""
+    cache = api.app.state.gzip_cache
+    cache.max_entries = 40
+    monkeypatch.setattr(frontier_cache, "MAX_ENTRIES", 30)
+    templates = api.svc.extra
+    for i in range(2000):
+        if i % 2:
+            r = api.client.get(f"/errors.json?v={i}", headers=GZ)
+            assert r.headers["content-encoding"] == "gzip"
+        else:
+            r = api.client.get(f"/frontier.json?where=attempts%3C{i}", headers=GZ)
+        assert r.status_code == 200, r.text
+        assert _entries(cache) <= 40
+        assert len(templates["frontier_cache"].templates) <= 30
+    stats = cache.stats()
+    assert stats["entries"] == 40 and 0 < stats["bytes"] <= stats["max_bytes"]
+
+
+def test_gzip_cache_bounds_entries_and_bytes() -> None:
+    c = transport.GzipCache(max_bytes=100, max_entries=2)
+    c.put('"v1"', b"a" * 10, slot="/x")
+    c.put('"v2"', b"b" * 10, slot="/x")  # a new version replaces the old
+    assert c.get('"v1"', "/x") is None and c.get('"v2"', "/x") == b"b" * 10
+    c.put('"w"', b"c" * 10, slot="/y")
+    c.put('"z"', b"d" * 10, slot="/z")  # a third target: the least recent goes
+    assert c.get('"v2"', "/x") is None
+    assert c.stats() == {"entries": 2, "bytes": 20, "max_entries": 2, "max_bytes": 100}
+    c.put('"big"', b"e" * 95, slot="/y")
+    assert c.stats()["entries"] == 1 and c.stats()["bytes"] == 95
+    assert transport.request_slot({"path": "/a", "query_string": b"x" * 10_000}) \
+        != transport.request_slot({"path": "/a", "query_string": b""})
+    assert len(transport.request_slot({"path": "/a", "query_string": b"x" * 10_000})) == 32
+
+
+def test_info_publishes_the_cache_bounds(api: Api) -> None:
+    caches = api.client.get("/info.json").json()["service"]["caches"]
+    assert caches == {
+        "gzip": {"max_entries": transport.CACHE_ENTRIES, "max_bytes": transport.CACHE_BYTES},
+        "frontier": {"max_entries": frontier_cache.MAX_ENTRIES,
+                     "max_bytes": frontier_cache.MAX_BYTES}}
