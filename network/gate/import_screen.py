@@ -127,13 +127,6 @@ IMPORT_TIME_NAME_PARTS = (
     "reduceBool", "reduceNat", "ReduceBool", "ReduceNat")
 
 
-#: characters Pygments' Lean 4 lexer reads inside an identifier that Lean's ``isIdRest``
-#: (``Init/Meta/Defs.lean``: ``isLetterLike``, ``isSubScriptAlnum`` from U+2080) does not:
-#: ``ⁿ`` (U+207F, in Lean 3's and early Lean 4's subscript range). A name token holding
-#: one is refused (attack-screen), since Lean splits it where the screen did not
-_LEXER_ONLY_IDENT_CHARS = frozenset({"\u207f"})
-
-
 @dataclass(frozen=True)
 class ImportTimeProblem:
     """One thing :func:`import_time_problems` refuses: its 1-based ``line``, its catalog
@@ -271,10 +264,6 @@ def import_time_problems(text: str) -> list[ImportTimeProblem]:
             refuse(tok.line, f"the command {shown}")
             i += 1
             continue
-        if tok.kind in ("name", "keyword") and _LEXER_ONLY_IDENT_CHARS & set(tok.text):
-            # Pygments reads ``sⁿmacro`` as one name; Lean (isIdRest) ends the name at
-            # ``ⁿ``, so what follows may be a command word the screen never saw
-            refuse(tok.line, f"a name Lean reads differently: {tok.text[:40]}")
         if tok.kind in ("name", "keyword"):
             word = tok.text.strip("«»")
             if tok.text == "attribute":

@@ -16,7 +16,7 @@ from __future__ import annotations
 
 import shutil
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 
 from network import proc
@@ -41,6 +41,27 @@ class InstallStep:
     argv: tuple[str, ...]
     rc: int
     output: str
+
+
+@dataclass
+class _Steps:
+    """Runs the installer's commands one by one, keeping each as an :class:`InstallStep`;
+    the first that exits non-zero raises ``toolchain-install-failed`` naming it, its exit
+    status and its output's tail."""
+
+    run: Callable[..., proc.Completed]
+    say: Callable[[str], None]
+    done: list[InstallStep] = field(default_factory=list)
+
+    def __call__(self, name: str, argv: list[str], cwd: Path | None = None) -> str:
+        self.say(f"{name}: {' '.join(argv)}")
+        out = self.run(argv, cwd=cwd, timeout_s=INSTALL_TIMEOUT_S)
+        tail = (out.out + out.err)[-2000:]
+        self.done.append(InstallStep(name, tuple(argv), out.rc, tail))
+        if out.rc != 0:
+            raise LemmataError("toolchain-install-failed",
+                               f"{name} exited {out.rc}: {tail.strip() or '(no output)'}")
+        return out.out
 
 
 def find_elan(search_path: str | None = None, elan_home: Path | None = None) -> str | None:
@@ -95,16 +116,7 @@ def install_toolchains(
                            "elan is not installed on this machine (looked on PATH and in "
                            "~/.elan/bin); install it, then run this again")
     home = elan_home if elan_home is not None else Path(elan).resolve().parent.parent
-    steps: list[InstallStep] = []
-
-    def step(name: str, argv: list[str], cwd: Path | None = None) -> None:
-        say(f"{name}: {' '.join(argv)}")
-        done = run(argv, cwd=cwd, timeout_s=INSTALL_TIMEOUT_S)
-        tail = (done.out + done.err)[-2000:]
-        steps.append(InstallStep(name, tuple(argv), done.rc, tail))
-        if done.rc != 0:
-            raise LemmataError("toolchain-install-failed",
-                               f"{name} exited {done.rc}: {tail.strip() or '(no output)'}")
+    step = _Steps(run, say)
 
     for spec in distinct_specs(specs):
         step("install toolchain", [elan, "toolchain", "install", spec.lean_toolchain])
@@ -121,7 +133,7 @@ def install_toolchains(
         step("resolve pinned packages", [lake, "update", "--keep-toolchain"], cwd=pin_dir)
         if spec.mathlib is not None:
             step("fetch the Mathlib cache", [lake, "exe", "cache", "get"], cwd=pin_dir)
-    return steps
+    return step.done
 
 
 def toolchain_status(specs: dict[str, GateSpec], *, search_path: str | None = None,
@@ -171,17 +183,7 @@ def install_kernels(
     from network.gate.kernels import soundness_record
 
     tools = pins_root / "tools"
-    steps: list[InstallStep] = []
-
-    def step(name: str, argv: list[str], cwd: Path | None = None) -> str:
-        say(f"{name}: {' '.join(argv)}")
-        done = run(argv, cwd=cwd, timeout_s=INSTALL_TIMEOUT_S)
-        tail = (done.out + done.err)[-2000:]
-        steps.append(InstallStep(name, tuple(argv), done.rc, tail))
-        if done.rc != 0:
-            raise LemmataError("toolchain-install-failed",
-                               f"{name} exited {done.rc}: {tail.strip() or '(no output)'}")
-        return done.out
+    step = _Steps(run, say)
 
     for name, (build, built) in KERNEL_BUILDS.items():
         pin = soundness_record().pins.get(name)
@@ -203,4 +205,4 @@ def install_kernels(
         binary = tools / KERNEL_BINARIES[name]
         shutil.copy2(src / built, binary)
         (tools / f"{KERNEL_BINARIES[name]}.commit").write_text(pin.commit + "\n", "ascii")
-    return steps
+    return step.done

@@ -34,7 +34,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from network.errors import LemmataError
-from network.gate.kernels import KernelVerdict, independent_kernels
+from network.gate.kernels import KernelVerdict, replayed_kernels
 from network.gate.sandbox import SandboxResult, SandboxRunner
 from network.gate.workspace import Workspace
 from network.record.models import Caps
@@ -148,9 +148,9 @@ def _nanoda(tc: LeanToolchain, workspace: Workspace, modules: Sequence[str],
 def replay_kernels(tc: LeanToolchain, workspace: Workspace, modules: Sequence[str],
                    sandbox: SandboxRunner, caps: Caps, fresh: bool,
                    decls: Sequence[str] = ()) -> tuple[KernelVerdict, ...]:
-    """Every kernel of the gate-spec's set on ``modules``, in order: ``lean`` first, then
-    :func:`network.gate.kernels.independent_kernels`. A kernel that refuses does not stop the others: step 4
-    needs every verdict to tell a refusal from a disagreement
+    """Every kernel of :func:`network.gate.kernels.replayed_kernels` on ``modules``, in
+    order: ``lean`` first, then each independent kernel. A kernel that refuses does not
+    stop the others: step 4 needs every verdict to tell a refusal from a disagreement
     (:func:`network.gate.kernels.judge_kernels`).
 
     Raises:
@@ -159,11 +159,11 @@ def replay_kernels(tc: LeanToolchain, workspace: Workspace, modules: Sequence[st
     one = Caps(cpu_s=caps.cpu_s, memory_mib=caps.memory_mib, wall_s=caps.wall_s, threads=1)
     flag = ["--fresh"] if fresh else []
     lake = str(tc._tool("lake"))
-    version = tc.spec.lean_toolchain.rsplit(":", 1)[-1].removeprefix("v")
-    out = [_per_module(tc, workspace, modules, sandbox, one, "lean", version,
+    lean, *independent = replayed_kernels(tc.spec)
+    out = [_per_module(tc, workspace, modules, sandbox, one, "lean", lean.version,
                        lambda m: [lake, "env", "leanchecker", *flag, m])]
     tools = tc.pins_root / "tools"
-    for kernel in independent_kernels():
+    for kernel in independent:
         name = kernel.name
         binary = (tc.nanoda if name == "nanoda" else None) or tools / KERNEL_BINARIES[name]
         commit = kernel_commit(binary.parent, name)

@@ -239,12 +239,10 @@ def kernel_set(spec: GateSpec, record: SoundnessRecord | None = None) -> tuple[K
     (Comparator's optional second kernel is nanoda, one of them). Order: as listed, no
     repeats. The independent kernels are the gate's choice, never a gate-spec's: a target
     cannot opt out of them."""
-    rec = record or soundness_record()
-    tag = pin_tag(spec.lean_toolchain).removeprefix("v")
-    out: list[Kernel] = [Kernel("lean", tag)]
-    if spec.kernel.replay == "comparator":
-        out.append(Kernel("lean-export", tag))
-    return (*out, *independent_kernels(rec))
+    lean, *independent = replayed_kernels(spec, record)
+    export = (Kernel("lean-export", lean.version),) if spec.kernel.replay == "comparator" \
+        else ()
+    return (lean, *export, *independent)
 
 
 def replayed_kernels(spec: GateSpec, record: SoundnessRecord | None = None
@@ -254,9 +252,8 @@ def replayed_kernels(spec: GateSpec, record: SoundnessRecord | None = None
     Comparator's ``lean-export`` answers through the statement check instead, whose refusal
     fails step 4 on its own, so it counts in :func:`kernel_set` but is not asked of the
     replay."""
-    rec = record or soundness_record()
-    tag = pin_tag(spec.lean_toolchain).removeprefix("v")
-    return (Kernel("lean", tag), *independent_kernels(rec))
+    return (Kernel("lean", pin_tag(spec.lean_toolchain).removeprefix("v")),
+            *independent_kernels(record))
 
 
 def known_unsound(spec: GateSpec, record: SoundnessRecord | None = None

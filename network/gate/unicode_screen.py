@@ -233,23 +233,17 @@ def strip_comment_hidden_characters(text: str, path: str | None = None
 
 
 def is_letter_like(ch: str) -> bool:
-    """Lean's ``isLetterLike`` (``src/Init/Meta/Defs.lean``, Lean 4.2x): Greek but λ, Π
-    and Σ, Coptic, polytonic Greek, the letterlike block, the mathematical script,
-    double-struck and Fraktur letters, and Latin-1 and Latin Extended-A letters (× and ÷
-    excepted)."""
+    """Lean's ``isLetterLike`` (``src/Init/Meta/Defs.lean``): the code point ranges of
+    :data:`network.gate.lean_lex.LETTER_LIKE`, the one table the lexer's names use too."""
     v = ord(ch)
-    return ((0x3B1 <= v <= 0x3C9 and v != 0x3BB)
-            or (0x391 <= v <= 0x3A9 and v not in (0x3A0, 0x3A3))
-            or 0x3CA <= v <= 0x3FB or 0x1F00 <= v <= 0x1FFE or 0x2100 <= v <= 0x214F
-            or 0x1D49C <= v <= 0x1D59F
-            or (0xC0 <= v <= 0xFF and v not in (0xD7, 0xF7)) or 0x100 <= v <= 0x17F)
+    return any(a <= v <= b for a, b in lean_lex.LETTER_LIKE)
 
 
 def is_subscript_alnum(ch: str) -> bool:
-    """Lean's ``isSubScriptAlnum``: subscript digits and letters (``x₀``, ``aᵢ``, ``ⱼ``)."""
+    """Lean's ``isSubScriptAlnum`` (``x₀``, ``aᵢ``, ``ⱼ``):
+    :data:`network.gate.lean_lex.SUBSCRIPT_ALNUM`."""
     v = ord(ch)
-    return 0x2080 <= v <= 0x2089 or 0x2090 <= v <= 0x209C or 0x1D62 <= v <= 0x1D6A \
-        or v == 0x2C7C
+    return any(a <= v <= b for a, b in lean_lex.SUBSCRIPT_ALNUM)
 
 
 def is_id_first(ch: str) -> bool:
