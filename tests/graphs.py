@@ -37,6 +37,9 @@ FIXED_EMAIL = "test@lemmata.invalid"
 FIXED_TIME = 1_790_000_000  # seconds since the epoch, used for every test commit
 ZERO40 = "0" * 40
 DEFAULT_TOOLCHAIN = "leanprover/lean4:v4.34.0"
+#: the network commit every test graph's gate-spec pins (issue 32: the gate refuses none);
+#: a commit of this repository's main, as graph/targets/*/gate-spec.json pin
+NETWORK_COMMIT = "7a9f2f5d1c30f4acdc2297b222a60f23ac9b7bf0"
 BUILDER_GATE_KEY = Ed25519PrivateKey.from_private_bytes(bytes(range(32)))
 """The builder's fixed gate key: it signs every attestation :meth:`GraphBuilder.attest`
 writes, published as ``keys/builder-gate.json`` (ruling 14: only a gate-signed attestation
@@ -187,7 +190,8 @@ class GraphBuilder:
             rec["fidelity"] = fidelity
         self.write_yaml(f"targets/{tid}/target.yaml", rec)
         self.write_json(f"targets/{tid}/gate-spec.json",
-                        {"schema": "gate-spec/v1", "lean_toolchain": DEFAULT_TOOLCHAIN})
+                        {"schema": "gate-spec/v1", "lean_toolchain": DEFAULT_TOOLCHAIN,
+                         "network_commit": NETWORK_COMMIT})
         if steward is not None:
             self.steward(tid, steward)
         return f"targets/{tid}/target.yaml"

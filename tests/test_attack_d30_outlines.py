@@ -507,5 +507,5 @@ def test_outline_refuses_a_local_that_shadows_a_constant() -> None:
     code = re.sub(r"/-.*?-/", "", src, flags=re.DOTALL)
     assert 'if (← olShadowing) then return .error "shadowing-name"' in code
     assert "(← getLCtx).any fun d => env.contains d.userName" in code
-    assert 'env.contains n then some "shadowing-name"' in code
+    assert 'pc.data.contains n then some "shadowing-name"' in code
     assert "shadowing-name" in OUTLINE_WHY

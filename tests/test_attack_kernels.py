@@ -57,7 +57,7 @@ class _RecordingSandbox:
     calls: list[list[str]] = field(default_factory=list)
 
     def run(self, argv: Any, layout: Any, caps: Any, *, cwd: Any = None,
-            env: Any = None) -> SandboxResult:
+            env: Any = None, stdin: bytes | None = None) -> SandboxResult:
         self.calls.append(list(argv))
         if argv[0] == "/bin/sh":
             Path(argv[4]).write_text("{}\n")

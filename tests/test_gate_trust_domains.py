@@ -30,6 +30,7 @@ from network.gate.run import run_gate
 from network.gate.sandbox import Sandbox
 from network.gate.workspace import lakefile_text, lean_toolchain_text
 from network.record import models as m
+from tests.checker_channel import deliver
 from tests.graphs import DEFAULT_TOOLCHAIN, GraphBuilder, git_commit
 
 pytestmark = pytest.mark.skipif(shutil.which("bwrap", path="/usr/bin:/bin") is None
@@ -147,6 +148,7 @@ if "--json" in args:
     sys.exit(0)
 if "--run" not in args:
     sys.exit(2)
+nonce = sys.stdin.readline().strip()  # first, as Common.lean's mainWith (issue 32)
 src = pathlib.Path(args[args.index("--run") + 1])
 req_path = pathlib.Path(args[args.index("--run") + 2])
 checker = src.stem
@@ -180,7 +182,8 @@ elif checker == "UsedConstants":
     body = {"constants": [], "modules": []}
 else:
     body = {"error": "unexpected checker " + checker}
-print(json.dumps({"checker": checker, "version": 1, **body}))
+(pathlib.Path(args[args.index("--run") + 3]) / f"report-{nonce}.json").write_text(
+    json.dumps({"checker": checker, "version": 1, **body}) + "\n")
 '''
 
 FAKE_CHECKER = FAKE_COMMON + r'''
@@ -503,11 +506,11 @@ def test_comparator_gets_a_never_built_workspace_and_a_read_only_config(tmp_path
 
     class Recorder:
         def run(self, argv: Any, layout: SandboxLayout, caps: Any, *, cwd: Any = None,
-                env: Any = None) -> SandboxResult:
+                env: Any = None, stdin: bytes | None = None) -> SandboxResult:
             calls.append((list(argv), layout, cwd))
             out = json.dumps({"checker": "CheckStatement", "version": 1, "theorems": [row]})
-            return SandboxResult(0, out if len(calls) == 1 else "Your solution is okay!", "",
-                                 None, 0.1, tuple(argv))
+            return SandboxResult(0, deliver(argv, stdin, out) if len(calls) == 1
+                                 else "Your solution is okay!", "", None, 0.1, tuple(argv))
 
     (tmp_path / "bin").mkdir()
     tc = LeanToolchain(spec, tmp_path / "bin", tmp_path, comparator=tools / "comparator",

@@ -3,8 +3,10 @@ ruling 13), as a file set that is written to a work tree or opened as one pull r
 
 from __future__ import annotations
 
+import json
 import os
 import shutil
+from collections import Counter
 from pathlib import Path
 
 import pytest
@@ -18,6 +20,8 @@ from network.importers.formal_conjectures import plan_formal_conjectures_import
 from network.importers.lean_text import is_question, unhedged_answer
 from network.record.loader import load_graph, sha256_hex
 from tests.importfixtures import FIXTURES, commit_all, fc_checkout, graph_copy
+
+REPO = Path(__file__).resolve().parents[1]
 
 
 def _yaml(path: Path) -> dict:
@@ -63,6 +67,19 @@ def test_pins_come_from_the_checkout(imported) -> None:
     assert spec.mathlib is not None and spec.mathlib.rev == "1" * 40
     assert [(p.name, p.rev) for p in spec.packages] == [("formal_conjectures", commit)]
     assert plan.report["pins"]["source"] == "checkout"
+    # issue 32: the gate refuses an unpinned network; the import pins the graph's commit
+    assert spec.network_commit == Counter(
+        t.gate_spec.network_commit for t in load_graph(REPO / "graph").targets.values()
+    ).most_common(1)[0][0]
+
+
+def test_pins_network_commit_falls_back_to_this_checkout(tmp_path: Path) -> None:
+    from network.importers import running_network_commit
+
+    co, _ = fc_checkout(tmp_path)
+    plan = plan_formal_conjectures_import(co, None, problems=["9005"], curator="someone")
+    spec = json.loads(next(v for k, v in plan.files.items() if k.endswith("gate-spec.json")))
+    assert spec.get("network_commit") == running_network_commit()
 
 
 def test_pins_fall_back_to_the_graph_then_defaults(tmp_path: Path) -> None:

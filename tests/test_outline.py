@@ -18,6 +18,7 @@ import pytest
 from pydantic import ValidationError
 
 sys.path.insert(0, str(Path(__file__).parent))
+from checker_channel import deliver
 from outline_sample import (
     declared,
     outline_problems,
@@ -67,13 +68,15 @@ class FakeSandbox:
         self.inputs: dict[str, str] = {}
 
     def run(self, argv: Sequence[str], layout: SandboxLayout, caps: m.Caps, *,
-            cwd: Path | None = None, env: Mapping[str, str] | None = None) -> SandboxResult:
+            cwd: Path | None = None, env: Mapping[str, str] | None = None,
+            stdin: bytes | None = None) -> SandboxResult:
         self.calls.append((list(argv), layout, dict(env or {})))
-        for a in argv[-2:]:
+        for a in argv[-3:-1]:
             p = Path(a)
             if p.is_file():
                 self.inputs[p.name] = p.read_text("utf-8")
-        return SandboxResult(self.rc, self.stdout, "", None, 0.1, tuple(argv))
+        return SandboxResult(self.rc, deliver(argv, stdin, self.stdout), "", None, 0.1,
+                             tuple(argv))
 
 
 @pytest.fixture()
@@ -148,7 +151,7 @@ def test_a_scratch_workspace_is_refused_by_the_adapter(tmp_path: Path) -> None:
 
 
 @pytest.mark.parametrize(("stdout", "rc", "code"), [
-    ("", 0, "checker-output-malformed"),
+    ("", 0, "checker-output-unbound"),
     (json.dumps({"checker": "Outline", "version": 1, "error": "unknown module"}), 1,
      "checker-failed"),
     (json.dumps({**HAVE_REPORT, "steps": "all fine"}), 0, "checker-output-malformed"),

@@ -39,6 +39,7 @@ from network.gate.workspace import (
 from network.record.models import Caps, GateSpec
 
 sys.path.insert(0, str(Path(__file__).parent))
+from checker_channel import deliver
 from standin import RecordedToolchain
 
 REPO = Path(__file__).resolve().parents[1]
@@ -80,9 +81,10 @@ class FakeSandbox:
     calls: list[list[str]] = field(default_factory=list)
 
     def run(self, argv: Sequence[str], layout: SandboxLayout, caps: Caps, *, cwd: Any = None,
-            env: Any = None) -> SandboxResult:
+            env: Any = None, stdin: bytes | None = None) -> SandboxResult:
         self.calls.append(list(argv))
-        return SandboxResult(self.rc, self.stdout, "", self.killed_by, 0.1, tuple(argv))
+        return SandboxResult(self.rc, deliver(argv, stdin, self.stdout), "", self.killed_by,
+                             0.1, tuple(argv))
 
 
 def all_methods(t: Any, ws: Any, sb: Any) -> list[Any]:
@@ -468,15 +470,15 @@ def test_real_adapter_runs_checkers_in_the_sandbox(tmp_path: Path) -> None:
     assert r.ok, r
     argv = sb.calls[0]
     assert argv[:3] == [str(bindir / "lake"), "env", "lean"] and "--run" in argv
-    request = json.loads(Path(argv[-1]).read_text())
+    request = json.loads(Path(argv[-2]).read_text())
     assert request["statement_module"] == ["Lemmata", "tutorial", "tutorial", "Statement"]
-    checker = Path(argv[-2]).read_text()
+    checker = Path(argv[-3]).read_text()
     assert checker.startswith("/-") and "namespace LemmataGate" in checker
     assert "def main" in checker and '"CheckStatement"' in checker
 
 
 @pytest.mark.parametrize("stdout,rc,killed,code", [
-    ("", 1, None, "checker-output-malformed"),
+    ("", 1, None, "checker-output-unbound"),
     (report(error="unknown constant"), 1, None, "checker-failed"),
     (report(theorems=[row()]), 0, "memory", "resource-cap-exceeded"),
     (report(theorems=[row()]) + "\n" + report(theorems=[row()]), 0, None,
@@ -524,7 +526,7 @@ class ExportingSandbox(FakeSandbox):
     refuse: tuple[str, ...] = ()
 
     def run(self, argv: Sequence[str], layout: SandboxLayout, caps: Caps, *, cwd: Any = None,
-            env: Any = None) -> SandboxResult:
+            env: Any = None, stdin: bytes | None = None) -> SandboxResult:
         self.calls.append(list(argv))
         if argv[0] == "/bin/sh":
             Path(argv[4]).write_text('{"meta": {}}\n')
@@ -618,12 +620,12 @@ def test_real_adapter_check_relation_request_and_report(tmp_path: Path) -> None:
     r = t.check_relation(ws, "negation", TermRef(S, "T.t"), None, P, "T.t.refutation",
                          AXIOMS, sb, Caps())
     assert r.ok and r.theorems[0].name == "T.t.refutation"
-    request = json.loads(Path(sb.calls[0][-1]).read_text())
+    request = json.loads(Path(sb.calls[0][-2]).read_text())
     assert request == {"mode": "check", "kind": "negation",
                        "left": {"module": name_components(S), "decl": ["T", "t"]},
                        "right": None, "solution_module": name_components(P),
                        "theorem": ["T", "t", "refutation"]}
-    assert '"CheckRelation"' in Path(sb.calls[0][-2]).read_text()
+    assert '"CheckRelation"' in Path(sb.calls[0][-3]).read_text()
     bad = FakeSandbox(relation_report(expected_type="¬P", actual_type="P", detail="",
                                       theorems=[row(name="T.t.refutation", type_equal=False)]))
     r2 = t.check_relation(ws, "negation", TermRef(S, "T.t"), None, P, "T.t.refutation",
@@ -634,7 +636,7 @@ def test_real_adapter_check_relation_request_and_report(tmp_path: Path) -> None:
     r3 = t.join_relation(ws, "implies-not", TermRef(P, "V.v"), TermRef(P, "V.v.relation"),
                          TermRef(S, "T.t"), AXIOMS, j, Caps())
     assert r3.ok
-    assert json.loads(Path(j.calls[0][-1]).read_text())["mode"] == "join"
+    assert json.loads(Path(j.calls[0][-2]).read_text())["mode"] == "join"
 
 
 @pytest.mark.parametrize("kind,left,right", [

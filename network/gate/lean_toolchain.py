@@ -34,6 +34,7 @@ from __future__ import annotations
 
 import json
 import re
+import secrets
 import tempfile
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
@@ -65,6 +66,7 @@ from network.gate.toolchain import (
     RELATION_KINDS,
     BuildResult,
     CheckerOutputError,
+    CheckerOutputUnbound,
     CompareResult,
     DefEqResult,
     HazardsResult,
@@ -77,7 +79,7 @@ from network.gate.toolchain import (
     ToolchainInfo,
     UsedConstantsResult,
     WitnessResult,
-    parse_checker_output,
+    bound_report,
     parse_lean_messages,
 )
 from network.gate.workspace import (
@@ -219,13 +221,15 @@ class LeanToolchain:
 
     def _run_check(self, sandbox: SandboxRunner, workspace: Workspace, label: str,
                    inputs: Mapping[str, bytes], argv: Callable[[Path], Sequence[str]],
-                   caps: Caps, extra_read_only: Sequence[Path] = ()) -> SandboxResult:
+                   caps: Caps, extra_read_only: Sequence[Path] = (),
+                   stdin: bytes | None = None) -> SandboxResult:
         """One check run: the carried files are re-hashed
         (:func:`~network.gate.workspace.verify_carried`), ``inputs`` (name → bytes) are
         written into a fresh host-only folder, ``argv(in_dir)`` runs in
-        :meth:`check_layout` from the workspace root, with ``extra_read_only`` folders (an
-        earlier run's output, e.g. an export) bound read-only too. LemmataError
-        (sandbox-unavailable, build-output-refused) escapes."""
+        :meth:`check_layout` from the workspace root (its output folder is
+        ``in_dir.parent / "out"``), with ``extra_read_only`` folders (an earlier run's
+        output, e.g. an export) bound read-only too and ``stdin`` on its standard input.
+        LemmataError (sandbox-unavailable, build-output-refused) escapes."""
         verify_carried(workspace)
         in_dir, out_dir = new_run(workspace, label)
         for name, data in inputs.items():
@@ -233,7 +237,7 @@ class LeanToolchain:
         return sandbox.run(list(argv(in_dir)),
                            self.check_layout(workspace, out_dir, [in_dir, *extra_read_only]),
                            caps, cwd=workspace.root,
-                           env={**toolchain_env(), **self.check_env(workspace)})
+                           env={**toolchain_env(), **self.check_env(workspace)}, stdin=stdin)
 
     def run_checker(self, name: str, request: Mapping[str, Any], workspace: Workspace,
                     sandbox: SandboxRunner, caps: Caps) -> dict[str, Any] | tuple[str, str]:
@@ -243,23 +247,38 @@ class LeanToolchain:
         :func:`~network.gate.workspace.name_components`) are written into a fresh host-only
         input folder, bound read-only; the check workspace is read-only too.
 
+        The report channel (issue 32): a fresh nonce (128 random bits) goes on the run's
+        stdin, which the checker reads before its request and before any import
+        (Common.lean ``mainWith``); the report is accepted only from
+        ``out/report-<nonce>.json`` (:func:`~network.gate.toolchain.bound_report`). A run
+        whose stdout carries a report-shaped line, or that left no report under the nonce,
+        is ``checker-output-unbound``: a module's code that printed or wrote a report could
+        not have known the nonce.
+
         Raises:
             ValueError: ``workspace`` is a scratch workspace.
         """
         require_check(workspace)
         inputs = {f"{name}.lean": checker_source(name).encode("utf-8"),
                   f"{name}.json": json.dumps(request, sort_keys=True).encode("utf-8")}
+        nonce = secrets.token_hex(16)
+        holder: dict[str, Path] = {}
+
+        def argv(d: Path) -> list[str]:
+            holder["out"] = d.parent / "out"
+            return [str(self._tool("lake")), "env", "lean", f"-j{caps.threads}", "--run",
+                    str(d / f"{name}.lean"), str(d / f"{name}.json"), str(holder["out"])]
         try:
-            res = self._run_check(
-                sandbox, workspace, name, inputs,
-                lambda d: [str(self._tool("lake")), "env", "lean", f"-j{caps.threads}",
-                           "--run", str(d / f"{name}.lean"), str(d / f"{name}.json")], caps)
+            res = self._run_check(sandbox, workspace, name, inputs, argv, caps,
+                                  stdin=(nonce + "\n").encode("ascii"))
         except LemmataError as exc:
             return exc.code, exc.detail
         if res.killed_by is not None:
             return "resource-cap-exceeded", f"{name} hit the {res.killed_by} cap"
         try:
-            report = parse_checker_output(res.stdout, name)
+            report = bound_report(res.stdout, holder["out"], nonce, name)
+        except CheckerOutputUnbound as exc:
+            return "checker-output-unbound", f"{exc} (rc {res.rc}): {res.stderr[-2000:]}"
         except CheckerOutputError as exc:
             return "checker-output-malformed", f"{exc} (rc {res.rc}): {res.stderr[-2000:]}"
         if report.get("error"):

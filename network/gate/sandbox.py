@@ -189,8 +189,10 @@ class SandboxRunner(Protocol):
     """
 
     def run(self, argv: Sequence[str], layout: SandboxLayout, caps: Caps, *,
-            cwd: Path | None = None, env: Mapping[str, str] | None = None) -> SandboxResult:
-        """Run ``argv`` sandboxed; raise ``sandbox-unavailable`` rather than run unsandboxed."""
+            cwd: Path | None = None, env: Mapping[str, str] | None = None,
+            stdin: bytes | None = None) -> SandboxResult:
+        """Run ``argv`` sandboxed, ``stdin`` its standard input (none: empty); raise
+        ``sandbox-unavailable`` rather than run unsandboxed."""
         ...
 
 
@@ -345,14 +347,14 @@ class Sandbox:
 
     def _exec(self, argv: Sequence[str], layout: SandboxLayout, caps: Caps, *,
               cwd: Path | None, env: Mapping[str, str] | None,
-              extra_ro: Sequence[Path] = ()) -> SandboxResult:
+              extra_ro: Sequence[Path] = (), stdin: bytes | None = None) -> SandboxResult:
         """Run once without probing (the probe itself uses this)."""
         self._prepare(layout)
         cmd = self.command(argv, layout, caps, cwd=cwd, env=env, extra_ro=extra_ro)
         start = time.monotonic()
         try:
             done = proc.run(cmd, env={"PATH": "/usr/bin:/bin"},
-                            timeout_s=caps.wall_s + BACKSTOP_GRACE_S)
+                            timeout_s=caps.wall_s + BACKSTOP_GRACE_S, input_bytes=stdin)
         except LemmataError as exc:
             if exc.code != "subprocess-timeout":
                 raise LemmataError("sandbox-unavailable", f"bubblewrap failed: {exc}") from exc
@@ -436,7 +438,8 @@ class Sandbox:
         return report
 
     def run(self, argv: Sequence[str], layout: SandboxLayout, caps: Caps, *,
-            cwd: Path | None = None, env: Mapping[str, str] | None = None) -> SandboxResult:
+            cwd: Path | None = None, env: Mapping[str, str] | None = None,
+            stdin: bytes | None = None) -> SandboxResult:
         """Probe this layout, then run ``argv`` in it under ``caps`` (D-4 step 3).
 
         Args:
@@ -446,6 +449,8 @@ class Sandbox:
                 process), ``wall_s`` (seconds), ``threads``.
             cwd: working directory inside; default scratch.
             env: toolchain variables to add to the allowlisted environment.
+            stdin: the command's standard input (a checker's nonce, issue 32); None
+                gives it an empty one.
 
         Returns:
             A :class:`SandboxResult`; a non-zero ``rc`` or a ``killed_by`` is a result,
@@ -456,7 +461,7 @@ class Sandbox:
                 probe fails; the command is then never run.
         """
         self.probe(layout, caps)
-        return self._exec(argv, layout, caps, cwd=cwd, env=env)
+        return self._exec(argv, layout, caps, cwd=cwd, env=env, stdin=stdin)
 
 
 def _under_dev(path: Path) -> bool:

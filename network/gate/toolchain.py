@@ -21,13 +21,16 @@ constants, holes, findings) comes from a Lean program's JSON, never from message
 from __future__ import annotations
 
 import json
+import os
+import re
 import shutil
 from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Literal, Protocol, runtime_checkable
 
-from network.errors import define
+from network.errors import LemmataError, define
+from network.gate import safe_io
 from network.gate.sandbox import SandboxRunner
 from network.gate.toolchain_results import (
     JOIN_KINDS,
@@ -96,6 +99,11 @@ define("witness-failed", 7, 422,
 define("checker-output-malformed", 4, 500,
        "A Lean checker program did not print exactly one well-formed JSON report.",
        "This is a gate fault or an incompatible toolchain; report it with the log.")
+define("checker-output-unbound", 4, 422,
+       "A checker run's report was not bound to the run's nonce: its stdout carried a "
+       "report-shaped line, or it left no report under the nonce it was given (issue 32).",
+       "A module imported by the checker wrote output it should not; the submission is "
+       "refused. If no submitted module could have, report it with the log.")
 define("checker-failed", 4, 500, "A Lean checker program could not complete its check.",
        "Read the checker's error; often a module failed to import (build it first).")
 
@@ -417,6 +425,64 @@ class CheckerOutputError(ValueError):
     """A checker program's stdout is not exactly one well-formed report."""
 
 
+class CheckerOutputUnbound(CheckerOutputError):
+    """A checker run's report is not bound to its nonce (``checker-output-unbound``)."""
+
+
+#: the most bytes a checker report file may hold (a report lists names and short texts)
+MAX_REPORT_BYTES = 16 * 1024 * 1024
+_NONCE_RE = re.compile(r"[0-9a-f]{32}")
+
+
+def bound_report(stdout: str, out_dir: Path, nonce: str, checker: str) -> dict[str, Any]:
+    """The report a checker run wrote under its nonce (issue 32's report channel).
+
+    A checker (Common.lean ``mainWith``) reads ``nonce`` from stdin before it reads its
+    request or imports a module, and writes its one report to
+    ``out_dir/report-<nonce>.json`` through a handle it opens after every import; it prints
+    no report. So:
+
+    * a stdout line that looks like a report (starts with ``{``) is refused: only a
+      module's code could have printed it;
+    * the file must be a regular file (read without following links, at most
+      :data:`MAX_REPORT_BYTES`); absent, it is refused;
+    * any other ``report-*`` entry in ``out_dir`` is refused (a guessed name);
+    * the file's content is then read by :func:`parse_checker_output`.
+
+    Args:
+        stdout: the run's standard output (Lean's messages about the checker's own source
+            may appear there and are ignored).
+        out_dir: the run's output folder (its only writable place).
+        nonce: the 32 lowercase hex digits the run was given.
+        checker: the checker's name.
+
+    Raises:
+        CheckerOutputUnbound: any of the refusals above.
+        CheckerOutputError: the bound file is not one well-formed report.
+        ValueError: ``nonce`` is not 32 lowercase hex digits.
+    """
+    if not _NONCE_RE.fullmatch(nonce):
+        raise ValueError("a nonce is 32 lowercase hexadecimal digits")
+    if any(ln.strip().startswith("{") for ln in stdout.splitlines()):
+        raise CheckerOutputUnbound(f"{checker}'s stdout carries a report-shaped line")
+    name = f"report-{nonce}.json"
+    try:
+        others = sorted(n for n in os.listdir(out_dir) if n.startswith("report-") and n != name)
+    except OSError as exc:
+        raise CheckerOutputUnbound(f"{checker}'s output folder is unreadable: {exc}") from exc
+    if others:
+        raise CheckerOutputUnbound(f"{checker}'s output folder holds reports under other "
+                                   f"names: {others[:3]}")
+    try:
+        data = safe_io.read_optional(out_dir, name, max_bytes=MAX_REPORT_BYTES)
+    except LemmataError as exc:
+        raise CheckerOutputUnbound(f"{checker}'s report is not a plain file: {exc.detail}") \
+            from exc
+    if data is None:
+        raise CheckerOutputUnbound(f"{checker} left no report under its nonce")
+    return parse_checker_output(data.decode("utf-8", "replace"), checker)
+
+
 def parse_checker_output(stdout: str, checker: str) -> dict[str, Any]:
     """The one JSON report a ``network/gate/lean`` checker printed.
 
@@ -455,6 +521,7 @@ __all__ = [
     "AxiomIdentity",
     "BuildResult",
     "CheckerOutputError",
+    "CheckerOutputUnbound",
     "CompareResult",
     "DefEqResult",
     "HazardChecker",
@@ -476,6 +543,7 @@ __all__ = [
     "ToolchainInfo",
     "UsedConstantsResult",
     "WitnessResult",
+    "bound_report",
     "detect_toolchain",
     "parse_checker_output",
     "parse_lean_messages",

@@ -151,6 +151,18 @@ class GraphView:
                 return str(c.pseudonym)
         return None
 
+    def common_network_commit(self) -> str | None:
+        """The ``network_commit`` most of this graph's gate-specs pin (issue 32), or None
+        when none pins one."""
+        seen: Counter[str] = Counter()
+        for tid in self.target_ids():
+            spec = self.record(f"targets/{tid}/gate-spec.json", m.GateSpec)
+            if spec is not None and spec.network_commit is not None:
+                seen[spec.network_commit] += 1
+        if not seen:
+            return None
+        return max(seen.items(), key=lambda kv: (kv[1], kv[0]))[0]
+
     def common_pins(self) -> tuple[str, m.LakePackage | None] | None:
         """The Lean toolchain and Mathlib pin most targets of this graph use, or None."""
         seen: Counter[tuple[str, str]] = Counter()
@@ -290,3 +302,19 @@ def pull_request_body(plan: ImportPlan) -> str:
         lines += [f"- [{a.code}] {a.target}{'/' + a.node if a.node else ''}: {a.detail}"
                   for a in plan.attention]
     return "\n".join(lines) + "\n"
+
+
+def running_network_commit() -> str | None:
+    """The commit of the network checkout this code runs from (``HEAD`` of the git
+    repository holding this package), or None when it is not a git checkout (an installed
+    wheel). What an importer pins as ``network_commit`` when the graph pins none (issue 32).
+    """
+    import pygit2
+
+    found = pygit2.discover_repository(str(Path(__file__).resolve().parent))
+    if found is None:
+        return None
+    try:
+        return str(pygit2.Repository(found).head.target)
+    except (pygit2.GitError, KeyError):
+        return None

@@ -76,10 +76,8 @@ target's files and the plan, and re-exports every public name of the three (issu
 from __future__ import annotations
 
 import datetime as dt
-import json
 import re
 import textwrap
-from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -120,6 +118,13 @@ from network.importers.fc_naming import (
     classify,
     target_id,
     variant_node_id,
+)
+from network.importers.fc_pins import (
+    _PIN_WORDS,
+    DEFAULT_MATHLIB,
+    DEFAULT_TOOLCHAIN,
+    _Pins,
+    read_pins,
 )
 from network.importers.fc_source import (
     CALIBRATION,
@@ -167,10 +172,6 @@ __all__ = [
 ]
 
 FC_PACKAGE = "formal_conjectures"
-DEFAULT_TOOLCHAIN = "leanprover/lean4:v4.34.0"
-DEFAULT_MATHLIB = m.LakePackage(name="mathlib",
-                                url="https://github.com/leanprover-community/mathlib4",
-                                rev="5ed2965256430c3649e86755f9576b54eca72435")
 
 
 
@@ -208,45 +209,6 @@ def _witness_statement(binders: str) -> tuple[str, bool]:
         groups.append(f"({inner})")
         k = end
     return f"∃ {' '.join(groups)}, True", False
-
-
-@dataclass
-class _Pins:
-    toolchain: str
-    mathlib: m.LakePackage | None
-    source: str
-
-
-def read_pins(co: Checkout, graph: GraphView) -> _Pins:
-    """Toolchain and Mathlib pins: the checkout's ``lean-toolchain`` and
-    ``lake-manifest.json``, else the graph's common pins, else the module defaults."""
-    raw = co.read("lean-toolchain")
-    toolchain = raw.decode("utf-8", "replace").strip() if raw else ""
-    mathlib: m.LakePackage | None = None
-    manifest = co.read("lake-manifest.json")
-    if manifest:
-        try:
-            for pkg in json.loads(manifest).get("packages", []):
-                if isinstance(pkg, dict) and pkg.get("name") == "mathlib":
-                    mathlib = m.LakePackage(name="mathlib", url=str(pkg.get("url", "")).removesuffix(".git"),
-                                            rev=str(pkg.get("rev", "")))
-        except (ValueError, AttributeError):
-            mathlib = None
-    ok_tc = bool(re.fullmatch(
-        r"leanprover/lean4:(v\d+\.\d+\.\d+(-rc\d+)?|nightly-\d{4}-\d{2}-\d{2})", toolchain))
-    if ok_tc and mathlib is not None:
-        return _Pins(toolchain, mathlib, "checkout")
-    common = graph.common_pins()
-    if common is not None:
-        return _Pins(common[0], common[1], "graph")
-    return _Pins(DEFAULT_TOOLCHAIN, DEFAULT_MATHLIB, "default")
-
-
-_PIN_WORDS = {
-    "checkout": "read from the checkout's lean-toolchain and lake-manifest.json",
-    "graph": "not readable from the checkout; taken from the pins the graph's targets use",
-    "default": "not readable from the checkout and none in the graph; the importer's defaults",
-}
 
 
 class _Render:
@@ -367,7 +329,8 @@ class _Render:
 
     def gate_spec(self) -> bytes:
         spec = m.GateSpec(lean_toolchain=self.pins.toolchain, mathlib=self.pins.mathlib,
-                          packages=[self.fc_package()] if self.pf.uses_fc else [])
+                          packages=[self.fc_package()] if self.pf.uses_fc else [],
+                          network_commit=self.pins.network_commit)
         return json_bytes(record_dict(spec))
 
     def provenance(self, st: Statement) -> m.Provenance:

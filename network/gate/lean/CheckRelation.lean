@@ -94,8 +94,9 @@ def runCheck (req : Json) : IO Json := do
     | some (_, rDecl) => pure (some (← findDecl stmtEnv rDecl "statement"))
     | none => pure none
   let (exp, lps) ← expected stmtEnv kind l r
-  let expPP ← ppIn stmtEnv exp
   let solEnv ← loadEnv #[solMod]
+  let penv ← printEnv #[stmtEnv, solEnv]
+  let expPP ← ppClosed stmtEnv penv exp
   match solEnv.find? thm with
   | some c@(.thmInfo _) =>
     let sameArity := c.levelParams.length == lps.length
@@ -103,7 +104,7 @@ def runCheck (req : Json) : IO Json := do
     let eq := sameArity && actual == exp
     let bad := mismatches stmtEnv solEnv graphPrefix exp.getUsedConstants #[thm]
     return report "CheckRelation" [("expected_type", Json.str expPP),
-      ("actual_type", Json.str (← ppIn solEnv c.type)), ("detail", Json.str ""),
+      ("actual_type", Json.str (← ppClosed solEnv penv c.type)), ("detail", Json.str ""),
       ("theorems", Json.arr #[row solEnv thm true eq bad (axiomsOf solEnv thm)])]
   | _ =>
     return report "CheckRelation" [("expected_type", Json.str expPP),
@@ -129,7 +130,7 @@ def runJoin (req : Json) : IO Json := do
     | "implies" => pure c.type
     | "implies-not" => pure (notOf c.type)
     | k => throw (IO.userError s!"unknown join kind {k}")
-  let expPP ← ppIn stmtEnv exp
+  let expPP ← ppClosed stmtEnv (← printEnv #[stmtEnv, solEnv]) exp
   let bad := mismatches stmtEnv solEnv graphPrefix exp.getUsedConstants
   let value := mkApp (mkConst rDecl) (mkConst pDecl)
   let decl := Declaration.thmDecl

@@ -7,10 +7,18 @@ request.json`. Each checker defines `run : Json → IO Json` and
 `def main (args : List String) : IO UInt32 := LemmataGate.mainWith "<Checker>" run args`.
 
 Rules every checker follows (LEAN_NOTES "Lean API"):
-* imports only the compiled modules it is asked about, never elaborates their text, and
-  never calls `enableInitializersExecution`, so none of the contributor's code runs;
-* prints exactly one JSON object on stdout: {"checker", "version": 1, ...} or, on any
-  failure, {"checker", "version": 1, "error": "<message>"};
+* imports the compiled modules it is asked about as data (`loadExts := false`): their
+  environment extensions' entries (macro, elab, delab, unexpander, parser, simproc, ...)
+  are never evaluated, it never elaborates their text and never calls
+  `enableInitializersExecution`, so none of the contributor's code runs (issue 32);
+* prints terms only in an environment built from the toolchain's and the pinned packages'
+  modules alone (`printEnv`), with the contributor's constants added as axioms of their
+  kernel types: notation and delaborators come from trusted oleans only;
+* reads a fresh nonce from stdin before it reads its request or imports anything, and
+  writes exactly one JSON object, {"checker", "version": 1, ...} or on any failure
+  {"checker", "version": 1, "error": "<message>"}, to `<out>/report-<nonce>.json` through
+  a handle it opens itself after every import; stdout carries no report (the host refuses
+  a run whose stdout holds a report-shaped line, `checker-output-unbound`);
 * receives names as arrays of components, so no name parsing happens here.
 
 API read against leanprover/lean4's own sources (the index holds several versions of each;
@@ -19,7 +27,17 @@ only names present in the v4.2x-v4.3x ones are used):
   (loadExts) (level := .private)`, `Import.module`, `Environment.find?`,
   `getModuleIdxFor?`, `allImportedModuleNames` (= header.moduleNames; `ModuleIdx` indexes
   an Array through its GetElem? instance);
-* src/Lean/Util/Path.lean: `initSearchPath`, `findSysroot` (LEAN_PATH from `lake env`);
+* src/Lean/Util/Path.lean: `initSearchPath`, `findSysroot` (LEAN_PATH from `lake env`),
+  `findOLean : Name → IO FilePath` (the search path's `.olean`; the sysroot's library is
+  `<sysroot>/lib/lean`, `getBuiltinSearchPath`);
+* releases_drafts/environment.md (lean4): `importModules`/`finalizeImport` take
+  `loadExts : Bool := false`; `true` loads extension states, which runs the extensions'
+  import code (`evalConstCheck` of attribute entries), `false` leaves every entry unread;
+  `withImportModules` (leanchecker's) always passes `false`;
+* src/Lean/AddDecl.lean: `addDecl : Declaration → CoreM Unit` (kernel-checked);
+  src/Lean/Declaration.lean: `Declaration.axiomDecl`, `AxiomVal` {name, levelParams, type,
+  isUnsafe};
+* src/Init/System/IO.lean: `IO.getStdin`, `IO.FS.Stream.getLine`, `IO.FS.writeFile`;
 * src/Lean/CoreM.lean: `Core.Context` {fileName, fileMap, maxHeartbeats}, `Core.State`
   {env}, `CoreM.toIO`; `Elab.async` defaults to false with empty options;
 * src/Lean/Meta/Basic.lean: `MetaM.run'`, `forallTelescope`, `withLocalDecl`,
@@ -73,10 +91,32 @@ def nameJson (n : Name) : Json := Json.str n.toString
 def namesJson (ns : Array Name) : Json :=
   Json.arr (ns.map nameJson)
 
-/-- Import `mods` at private level (theorem bodies included) with extension states, so
-MetaM and the pretty printer work; no initializer runs. -/
+/-- Import `mods` at private level (theorem bodies included) as data: constants only, no
+extension state loaded (`loadExts := false`), so no entry of a contributor's module (an
+`@[macro]`, `@[delab]`, `simproc`, parser or `initialize`) is ever evaluated. MetaM works
+on it with default reducibility (an `@[irreducible]` mark is extension data, so isDefEq may
+unfold more, never accept a term the kernel would not); printing uses `printEnv`. -/
 def loadEnv (mods : Array Name) : IO Environment := do
   initSearchPath (← findSysroot)
+  importModules (mods.map fun m => { module := m }) {} (loadExts := false)
+
+/-- Whether an `.olean` path lies in the toolchain's own library (`<sysroot>/lib/lean/`) or
+in a pinned package the gate installed (`…/.lake/packages/…`). The check workspace's own
+build (`.lake/build`) and the carried folder (`<root>.host/carried`) are neither. -/
+def trustedOLean (sysroot : System.FilePath) (p : System.FilePath) : Bool :=
+  let s := p.toString
+  String.isPrefixOf ((sysroot / "lib" / "lean").toString ++ "/") s ||
+    (s.splitOn "/.lake/packages/").length > 1
+
+/-- The environment terms of `datas` are printed in: every module one of them imports whose
+`.olean` is trusted (`trustedOLean`), imported with its extension states (their code is the
+toolchain's and the pinned packages', D-4 v3.16), and none of the contributor's. -/
+def printEnv (datas : Array Environment) : IO Environment := do
+  let sysroot ← findSysroot
+  let mut mods : Array Name := #[]
+  for data in datas do
+    for m in data.allImportedModuleNames do
+      if !mods.contains m && trustedOLean sysroot (← findOLean m) then mods := mods.push m
   importModules (mods.map fun m => { module := m }) {} (loadExts := true)
 
 /-- Run a MetaM action against `env` with no heartbeat limit (the sandbox caps time). -/
@@ -86,8 +126,6 @@ def runMeta (env : Environment) (x : MetaM α) : IO α := do
   let (a, _) ← (x.run' {} {}).toIO ctx st
   pure a
 
-def ppIn (env : Environment) (e : Expr) : IO String :=
-  runMeta env do return toString (← ppExpr e)
 
 /-- The module that defines `n` in `env`, if imported. -/
 def moduleOf (env : Environment) (n : Name) : Option Name := do
@@ -135,6 +173,38 @@ partial def closureGo (env : Environment) (deps : ConstantInfo → Array Name)
 def closure (env : Environment) (deps : ConstantInfo → Array Name) (follow : Name → Bool)
     (roots : Array Name) : NameSet :=
   closureGo env deps follow roots.toList {}
+
+/-- Add to the current environment, as axioms of their kernel types, the constants of `data`
+that a closed term `e` mentions and the environment lacks (and those their types mention),
+types' dependencies first. Values are never needed to print. A constant the kernel refuses
+as a safe axiom (an `unsafe` one) is left out; the printer then shows it by name. -/
+def addForPrinting (data : Environment) (e : Expr) : CoreM Unit := do
+  let env0 ← getEnv
+  let typeDeps := fun (ci : ConstantInfo) => ci.type.getUsedConstants
+  let wanted := closure data typeDeps (fun n => !env0.contains n) e.getUsedConstants
+  let mut todo := wanted.toList.filter fun n => !env0.contains n && data.contains n
+  let mut progress := true
+  while progress && !todo.isEmpty do
+    progress := false
+    let mut rest : List Name := []
+    for n in todo do
+      let env ← getEnv
+      let some ci := data.find? n | continue
+      if ci.type.getUsedConstants.all env.contains then
+        try
+          addDecl (.axiomDecl { name := n, levelParams := ci.levelParams, type := ci.type,
+                                isUnsafe := false })
+          progress := true
+        catch _ => pure ()
+      else
+        rest := n :: rest
+    todo := rest
+
+/-- A closed term of `data` pretty-printed in `penv` (from `printEnv data`). -/
+def ppClosed (data penv : Environment) (e : Expr) : IO String :=
+  runMeta penv do
+    addForPrinting data e
+    return toString (← ppExpr e)
 
 def kindTag : ConstantInfo → String
   | .axiomInfo _ => "axiom"
@@ -278,19 +348,35 @@ def hypothesesExists (type : Expr) (keep : Option (Array String)) : MetaM Expr :
 def report (checker : String) (fields : List (String × Json)) : Json :=
   Json.mkObj ([("checker", Json.str checker), ("version", toJson (1 : Nat))] ++ fields)
 
-/-- The shared `main`: read the request file, run, print one JSON object; exit 0 when the
-check ran (its findings are data), 1 when it could not. -/
+/-- A nonce the host sent: 32 lowercase hexadecimal digits. -/
+def isNonce (s : String) : Bool :=
+  s.length == 32 && s.all fun c => c.isDigit || ('a' ≤ c && c ≤ 'f')
+
+/-- The shared `main` (issue 32's report channel): read the nonce from stdin before anything
+else (the request, every import), then read the request file, run, and write one JSON
+object to `<out>/report-<nonce>.json` with `IO.FS.writeFile`, which opens its own handle
+after the imports; exit 0 when the check ran (its findings are data), 1 when it could not.
+Nothing is printed: a module's code that wrote to stdout, or replaced the stdout stream,
+reaches no report the host reads. Usage: `lean --run <Checker>.lean request.json <out>`
+with the nonce on stdin. -/
 def mainWith (checker : String) (run : Json → IO Json) (args : List String) : IO UInt32 := do
-  try
-    let path ← match args with
-      | [p] => pure p
-      | _ => throw (IO.userError "usage: lean --run <Checker>.lean request.json")
-    let req ← IO.ofExcept (Json.parse (← IO.FS.readFile path))
-    let out ← run req
-    IO.println (out.compress)
-    return 0
-  catch e =>
-    IO.println (report checker [("error", Json.str (toString e))]).compress
+  let nonce := (← (← IO.getStdin).getLine).trim
+  match args with
+  | [path, outDir] =>
+    unless isNonce nonce do
+      IO.eprintln "no nonce on stdin"
+      return 1
+    let file := System.FilePath.mk outDir / s!"report-{nonce}.json"
+    try
+      let req ← IO.ofExcept (Json.parse (← IO.FS.readFile path))
+      let out ← run req
+      IO.FS.writeFile file (out.compress ++ "\n")
+      return 0
+    catch e =>
+      IO.FS.writeFile file ((report checker [("error", Json.str (toString e))]).compress ++ "\n")
+      return 1
+  | _ =>
+    IO.eprintln "usage: lean --run <Checker>.lean request.json <out> (nonce on stdin)"
     return 1
 
 end LemmataGate
@@ -305,15 +391,14 @@ def binderInfoStr : BinderInfo → String
   | .strictImplicit => "strictImplicit"
   | .instImplicit => "instImplicit"
 
-/-- One hole: its `have` name (or `hole<k>`), goal and binders pretty-printed in its local
-context, its statement closed over that context (as an expression and printed), and the
-source position a labelled sorry carries (Lean.Meta.isLabeledSorry?). -/
+/-- One hole: its `have` name (or `hole<k>`), its statement (the goal closed over the
+local context it sits in, `binderCount` binders: `∀` for a local, `let` for a let-bound
+one), and the source position a labelled sorry carries (Lean.Meta.isLabeledSorry?). No text
+here: ExtractHoles prints the statement in `printEnv` (`holeRow`). -/
 structure HoleData where
   name : Name
-  goal : String
-  binders : Array Json
   statement : Expr
-  statementPP : String
+  binderCount : Nat
   line : Option Nat
   column : Option Nat
 
@@ -321,20 +406,62 @@ def recordHole (acc : IO.Ref (Array HoleData)) (e : Expr) (hname : Option Name) 
     MetaM Unit := do
   let goal ← instantiateMVars (← inferType e)
   let fvars := (← getLCtx).getFVars
-  let mut binders := #[]
-  for x in fvars do
-    let d ← x.fvarId!.getDecl
-    binders := binders.push (Json.mkObj [
-      ("name", Json.str d.userName.toString), ("type", Json.str (toString (← ppExpr d.type))),
-      ("binder_info", Json.str (binderInfoStr d.binderInfo))])
   let stmt ← mkForallFVars fvars goal
   let k := (← acc.get).size + 1
   let (line, column) := match isLabeledSorry? e with
     | some { module? := some (_, pos, _) } => (some pos.line, some pos.column)
     | _ => (none, none)
   acc.modify (·.push {
-    name := hname.getD (Name.mkSimple s!"hole{k}"), goal := toString (← ppExpr goal),
-    binders, statement := stmt, statementPP := toString (← ppExpr stmt), line, column })
+    name := hname.getD (Name.mkSimple s!"hole{k}"), statement := stmt,
+    binderCount := fvars.size, line, column })
+
+/-- Open the first `n` binders of `e` (`∀` as a local, `let` as a let-bound local, as
+`mkForallFVars` closed them) and hand the locals and the rest to `k`. -/
+def openBinders (k : Array Expr → Expr → MetaM α) : Nat → Expr → Array Expr → MetaM α
+  | n + 1, .forallE nm t b bi, acc =>
+    withLocalDecl nm bi t fun x => openBinders k n (b.instantiate1 x) (acc.push x)
+  | n + 1, .letE nm t v b _, acc =>
+    withLetDecl nm t v fun x => openBinders k n (b.instantiate1 x) (acc.push x)
+  | _, e, acc => k acc e
+
+/-- Where a checker's terms come from (`data`, from `loadEnv`) and where they are printed
+(`penv`, from `printEnv`). -/
+structure PrintCtx where
+  data : Environment
+  penv : Environment
+
+/-- `e`, a term of `pc.data` in the current MetaM local context, printed in `pc.penv`: closed
+over every local in scope, the constants it needs added there as axioms
+(`addForPrinting`), reopened under the same binder names and printed. The text is what
+`ppExpr e` gives in the current context, with notation from trusted modules only. -/
+def ppHere (pc : PrintCtx) (e : Expr) : MetaM String := do
+  let fvars := (← getLCtx).getFVars
+  let closed ← mkForallFVars fvars (← instantiateMVars e)
+  let out ← (runMeta pc.penv do
+      addForPrinting pc.data closed
+      openBinders (fun _ body => do return toString (← ppExpr body)) fvars.size closed #[]
+    : IO String)
+  return out
+
+/-- A hole of `data`'s partial as ExtractHoles reports it, printed in `penv`
+(`printEnv`): its goal and binders in the reopened local context, and its statement. -/
+def holeRow (data penv : Environment) (index : Nat) (h : HoleData) : IO Json :=
+  runMeta penv do
+    addForPrinting data h.statement
+    let statementPP := toString (← ppExpr h.statement)
+    openBinders (fun xs goal => do
+      let mut binders := #[]
+      for x in xs do
+        let d ← x.fvarId!.getDecl
+        binders := binders.push (Json.mkObj [
+          ("name", Json.str d.userName.toString),
+          ("type", Json.str (toString (← ppExpr d.type))),
+          ("binder_info", Json.str (binderInfoStr d.binderInfo))])
+      return Json.mkObj [
+        ("index", toJson index), ("name", nameJson h.name),
+        ("goal", Json.str (toString (← ppExpr goal))), ("binders", Json.arr binders),
+        ("statement", Json.str statementPP), ("line", toJson h.line),
+        ("column", toJson h.column)]) h.binderCount h.statement #[]
 
 /-- Walk a term left to right, outside in, entering binders with their locals in scope;
 every `sorryAx` application is a hole. `have h : T := sorry` (a `letFun` application or a

@@ -7,8 +7,11 @@ Report:  {"checker": "ExtractHoles", "version": 1, "found": bool, "holes": [
             "statement", "line", "column"}]}
 
 Every `sorry` in the declaration's proof term is a hole; its expected type may mention the
-locals of enclosing binders, so it is printed inside a MetaM telescope, and the hole's
-statement is the goal closed over every local in scope (D-29 v3.22).
+locals of enclosing binders, and the hole's statement is the goal closed over every local in
+scope (D-29 v3.22). The module is read as data (`loadEnv`, no extension entry evaluated);
+goal, binders and statement are printed in `printEnv` (the toolchain's and pinned
+packages' modules, the partial's constants added as axioms), the goal and binders inside
+the statement's reopened binders (Common.holeRow, issue 32).
 
 Checked against leanprover/lean4: src/Lean/Meta/Sorry.lean (isLabeledSorry?), src/Lean/LocalContext.lean
 (getFVars), src/Lean/Meta/Basic.lean (withLocalDecl, withLetDecl, mkForallFVars).
@@ -20,14 +23,12 @@ def runExtractHoles (req : Json) : IO Json := do
   let env ← loadEnv #[mod]
   let some holes ← holesOf env decl
     | return report "ExtractHoles" [("found", Json.bool false), ("holes", Json.arr #[])]
+  let penv ← printEnv #[env]
   let mut rows := #[]
   let mut k := 0
   for h in holes do
     k := k + 1
-    rows := rows.push (Json.mkObj [
-      ("index", toJson k), ("name", nameJson h.name), ("goal", Json.str h.goal),
-      ("binders", Json.arr h.binders), ("statement", Json.str h.statementPP),
-      ("line", toJson h.line), ("column", toJson h.column)])
+    rows := rows.push (← holeRow env penv k h)
   return report "ExtractHoles" [("found", Json.bool true), ("holes", Json.arr rows)]
 
 def main (args : List String) : IO UInt32 :=

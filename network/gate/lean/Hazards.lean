@@ -17,9 +17,12 @@ admission), walked inside a telescope so subterms print with their binder names:
                      exempt: proofs never occur in a statement's body);
 * off-by-one-ranges: ranges with an open end (Finset.range, Ico, Ioc, Ioo, List.range).
 A finding's location is "<decl>: <subterm>", what META.yaml's acknowledged_hazards name.
+The module is read as data (`loadEnv`: no extension entry evaluated, issue 32), so its
+declaration ranges (`declRangeExt`, extension data) are not read: `line` is always null and
+the gate finds the declaration's line in the statement's own source (step6_hazards.py).
+Subterms print in `printEnv` (Common.ppHere).
 
-Checked against leanprover/lean4: src/Lean/DeclarationRange.lean (findDeclarationRanges?, DeclarationRanges.range.pos),
-src/Lean/Expr.lean (isAppOfArity, getAppFn, consumeMData, rawNatLit?, containsFVar),
+Checked against leanprover/lean4: src/Lean/Expr.lean (isAppOfArity, getAppFn, consumeMData, rawNatLit?, containsFVar),
 src/Lean/Meta/Basic.lean (forallTelescope, withLocalDecl, withLetDecl).
 -/
 namespace LemmataGate.Hazards
@@ -50,6 +53,7 @@ def isNonzeroNumeral (e : Expr) : Bool :=
 def isConstOf' (e : Expr) (n : Name) : Bool := e.consumeMData.isConstOf n
 
 structure Ctx where
+  pc : PrintCtx
   decl : Name
   checkers : Array String
   acc : IO.Ref (Array Json)
@@ -57,8 +61,8 @@ structure Ctx where
 
 def emit (c : Ctx) (checker : String) (sub prop : Expr) (msg : String) : MetaM Unit := do
   unless c.checkers.contains checker do return
-  let s := toString (← ppExpr sub)
-  let p := toString (← ppExpr prop)
+  let s ← ppHere c.pc sub
+  let p ← ppHere c.pc prop
   let loc := s!"{c.decl}: {s}"
   c.acc.modify (·.push (Json.mkObj [
     ("checker", Json.str checker), ("decl", nameJson c.decl),
@@ -135,6 +139,7 @@ def runHazards (req : Json) : IO Json := do
   let decls ← namesField req "decls"
   let checkers ← IO.ofExcept ((← field req "checkers").getArr? >>= (·.mapM (·.getStr?)))
   let env ← loadEnv #[mod]
+  let pc : PrintCtx := { data := env, penv := ← printEnv #[env] }
   let acc ← IO.mkRef #[]
   let mut missing := #[]
   for d in decls do
@@ -142,8 +147,8 @@ def runHazards (req : Json) : IO Json := do
     | none => missing := missing.push d
     | some ci =>
       runMeta env do
-        let line := (← findDeclarationRanges? d).map (·.range.pos.line)
-        let c : Ctx := { decl := d, checkers, acc, line }
+        let line : Option Nat := none  -- declaration ranges are extension data (issue 32)
+        let c : Ctx := { pc, decl := d, checkers, acc, line }
         visit c ci.type ci.type
         unusedBinders c ci.type
   return report "Hazards" [("missing", namesJson missing), ("findings", Json.arr (← acc.get))]

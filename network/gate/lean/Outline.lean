@@ -105,11 +105,11 @@ def olTextProblem (s : String) : Option String :=
   else if (s.splitOn "sorry").length > 1 then some "sorry-in-claim"
   else none
 
-/-- `e` pretty-printed in the current local context, none when the printer fails. -/
-def olPP (e : Expr) : MetaM (Option String) := do
+/-- `e` pretty-printed in the current local context (in `pc.penv`, `ppHere`), none when
+the printer fails. -/
+def olPP (pc : PrintCtx) (e : Expr) : MetaM (Option String) := do
   try
-    let f ← ppExpr (← instantiateMVars e)
-    return some (toString f)
+    return some (← ppHere pc e)
   catch _ =>
     return none
 
@@ -121,9 +121,9 @@ def olShadowing : MetaM Bool := do
   return (← getLCtx).any fun d => env.contains d.userName
 
 /-- `e` pretty-printed in the current local context, or the reason it cannot be shown. -/
-def olPrint (e : Expr) : MetaM (Except String String) := do
+def olPrint (pc : PrintCtx) (e : Expr) : MetaM (Except String String) := do
   if (← olShadowing) then return .error "shadowing-name"
-  let some s ← olPP e | return .error "print-failed"
+  let some s ← olPP pc e | return .error "print-failed"
   return match olTextProblem s with
     | some why => .error why
     | none => .ok s
@@ -134,17 +134,17 @@ structure OlState where
 
 /-- Record one step: label `n`, claim `t`, value `v`, and the goal it leaves, computed by
 `goal` with the step's local in scope (none: the step closes its goal). -/
-def olRecord (env : Environment) (decl : Name) (acc : IO.Ref OlState) (n : Name)
+def olRecord (pc : PrintCtx) (decl : Name) (acc : IO.Ref OlState) (n : Name)
     (kind : String) (depth : Nat) (t v : Expr) (goal : MetaM (Option (Except String String))) :
     MetaM Unit := do
   let consts := v.getUsedConstants.qsort Name.lt
   let hole := v.consumeMData.isAppOf ``sorryAx
-  let claim ← olPrint t
+  let claim ← olPrint pc t
   let goalR ← goal
   let why : Option String :=
     if n.isAnonymous then some "anonymous-name"
     else if n.hasMacroScopes then some "inaccessible-name"
-    else if kind != "theorem" && env.contains n then some "shadowing-name"
+    else if kind != "theorem" && pc.data.contains n then some "shadowing-name"
     else if t.getUsedConstants.contains ``sorryAx then some "sorry-in-claim"
     else match claim, goalR with
       | .error w, _ => some w
@@ -160,7 +160,7 @@ def olRecord (env : Environment) (decl : Name) (acc : IO.Ref OlState) (n : Name)
   let whyJ : Json := match why with
     | some w => Json.str w
     | none => Json.null
-  let autos := (olAutomation env decl consts).map Json.str
+  let autos := (olAutomation pc.data decl consts).map Json.str
   let st ← acc.get
   let k := st.index + 1
   let row := Json.mkObj [
@@ -179,13 +179,14 @@ def olOpen (exp : Option Expr) (x : Expr) : Option Expr :=
 
 /-- The goal left after a step: `exp` when the enclosing binders give it, else the body's
 inferred type; printed in the current context. -/
-def olGoal (exp : Option Expr) (body : Expr) : MetaM (Except String String) := do
+def olGoal (pc : PrintCtx) (exp : Option Expr) (body : Expr) :
+    MetaM (Except String String) := do
   match exp with
-  | some g => olPrint g
+  | some g => olPrint pc g
   | none =>
     try
       let ty ← inferType body
-      olPrint ty
+      olPrint pc ty
     catch _ =>
       return .error "goal-not-inferred"
 
@@ -209,57 +210,58 @@ def olLetFun? (e : Expr) : Option (Name × Expr × Expr × Expr) :=
 mutual
 /-- Walk `e` (expected type `exp` where known), recording each propositional `have`/`let`
 step. `depth` counts the steps enclosing this one's value. -/
-partial def olVisit (env : Environment) (decl : Name) (acc : IO.Ref OlState) (depth : Nat)
+partial def olVisit (pc : PrintCtx) (decl : Name) (acc : IO.Ref OlState) (depth : Nat)
     (exp : Option Expr) (e : Expr) : MetaM Unit := do
   match e with
-  | .mdata _ b => olVisit env decl acc depth exp b
+  | .mdata _ b => olVisit pc decl acc depth exp b
   | .lam n t b bi =>
-    withLocalDecl n bi t fun x => olVisit env decl acc depth (olOpen exp x) (b.instantiate1 x)
+    withLocalDecl n bi t fun x => olVisit pc decl acc depth (olOpen exp x) (b.instantiate1 x)
   | .letE n t v b nonDep =>
-    olStep env decl acc depth exp n (if nonDep then "have" else "let") t v b
+    olStep pc decl acc depth exp n (if nonDep then "have" else "let") t v b
   | .app .. =>
     if e.isAppOf ``sorryAx then return
     if let some (n, t, v, b) := olLetFun? e then
-      olStep env decl acc depth exp n "have" t v b
+      olStep pc decl acc depth exp n "have" t v b
     else
-      olVisit env decl acc depth none e.getAppFn
+      olVisit pc decl acc depth none e.getAppFn
       for a in e.getAppArgs do
-        olVisit env decl acc depth none a
-  | .proj _ _ s => olVisit env decl acc depth none s
+        olVisit pc decl acc depth none a
+  | .proj _ _ s => olVisit pc decl acc depth none s
   | _ => pure ()
 
 /-- One `have`/`let` binding `n : t := v` with body `b` (bound variable 0 is `n`). -/
-partial def olStep (env : Environment) (decl : Name) (acc : IO.Ref OlState) (depth : Nat)
+partial def olStep (pc : PrintCtx) (decl : Name) (acc : IO.Ref OlState) (depth : Nat)
     (exp : Option Expr) (n : Name) (kind : String) (t v b : Expr) : MetaM Unit := do
   if (← olIsProp t) then
-    olRecord env decl acc n kind depth t v
-      (withLetDecl n t v fun x => do return some (← olGoal exp (b.instantiate1 x)))
-    olVisit env decl acc (depth + 1) (some t) v
+    olRecord pc decl acc n kind depth t v
+      (withLetDecl n t v fun x => do return some (← olGoal pc exp (b.instantiate1 x)))
+    olVisit pc decl acc (depth + 1) (some t) v
   else
-    olVisit env decl acc depth none v
-  withLetDecl n t v fun x => olVisit env decl acc depth exp (b.instantiate1 x)
+    olVisit pc decl acc depth none v
+  withLetDecl n t v fun x => olVisit pc decl acc depth exp (b.instantiate1 x)
 end
 
 /-- The steps of `decl` in `env`: its named steps, or the whole theorem as one. -/
-def olStepsOf (env : Environment) (decl : Name) (ci : ConstantInfo) : IO (Array Json) := do
+def olStepsOf (pc : PrintCtx) (decl : Name) (ci : ConstantInfo) : IO (Array Json) := do
   let some v := ci.value? | return #[]
-  runMeta env do
+  runMeta pc.data do
     let acc ← IO.mkRef ({} : OlState)
-    olVisit env decl acc 0 (some ci.type) v
+    olVisit pc decl acc 0 (some ci.type) v
     if (← acc.get).rows.isEmpty then
       -- no named step: the whole theorem is one, and it closes its goal
-      olRecord env decl acc decl "theorem" 0 ci.type v (pure none)
+      olRecord pc decl acc decl "theorem" 0 ci.type v (pure none)
     return (← acc.get).rows
 
 def runOutline (req : Json) : IO Json := do
   let mod ← nameField req "module"
   let decls ← namesField req "decls"
   let env ← loadEnv #[mod]
+  let pc : PrintCtx := { data := env, penv := ← printEnv #[env] }
   let missing := decls.filter fun d => (env.find? d).isNone
   let mut steps : Array Json := #[]
   for d in decls do
     if let some ci := env.find? d then
-      steps := steps ++ (← olStepsOf env d ci)
+      steps := steps ++ (← olStepsOf pc d ci)
   return report "Outline" [("missing", namesJson missing), ("steps", Json.arr steps)]
 
 end Outline

@@ -45,8 +45,9 @@ def runWitness (req : Json) : IO Json := do
   let some s := stmtEnv.find? decl
     | throw (IO.userError s!"statement module does not declare {decl}")
   let expected ← runMeta stmtEnv (expectedType s.type keep)
-  let expectedPP ← ppIn stmtEnv expected
   let witEnv ← if witMod == stmtMod then pure stmtEnv else loadEnv #[witMod]
+  let penv ← printEnv #[stmtEnv, witEnv]
+  let expectedPP ← ppClosed stmtEnv penv expected
   let some w := witEnv.find? witDecl
     | return report "Witness" [("found", Json.bool false), ("type_matches", Json.bool false),
         ("expected_type", Json.str expectedPP), ("witness_type", Json.null),
@@ -56,7 +57,7 @@ def runWitness (req : Json) : IO Json := do
   let typeOk ← if bad.isEmpty then runMeta witEnv (isDefEq expected w.type) else pure false
   let axs := axiomsOf witEnv witDecl
   return report "Witness" [("found", Json.bool true), ("type_matches", Json.bool typeOk),
-    ("expected_type", Json.str expectedPP), ("witness_type", Json.str (← ppIn witEnv w.type)),
+    ("expected_type", Json.str expectedPP), ("witness_type", Json.str (← ppClosed witEnv penv w.type)),
     ("mismatched_constants", namesJson bad), ("axioms", namesJson axs),
     ("axiom_info", axiomRows witEnv axs)]
 

@@ -9,8 +9,10 @@ re-exports every name.
 
 from __future__ import annotations
 
+import itertools
+
 from network.errors import define
-from network.gate import answers
+from network.gate import answers, lean_lex
 from network.gate.result import Diagnostic, StepResult
 from network.gate.steps.context import _Ctx, _fail
 from network.gate.steps.plan import WorkPlan
@@ -43,6 +45,28 @@ def hazard_location_key(checker: str, location: str) -> tuple[str, str]:
     return checker.strip(), " ".join(location.split())
 
 
+#: Lean's declaration keywords (src/Lean/Parser/Command.lean ``declaration``'s alternatives)
+_DECL_KEYWORDS = frozenset({"theorem", "lemma", "def", "abbrev", "instance", "opaque",
+                            "axiom", "structure", "inductive", "class", "example"})
+
+
+def declaration_line(text: str, decl: str) -> int | None:
+    """The 1-based line where ``decl`` is declared in ``text``, read from the code tokens
+    (comments never match): the first declaration keyword followed by an identifier that
+    is ``decl`` or a suffix of it at a ``.`` boundary (a ``namespace`` prefixes the rest).
+    None when no such declaration is found.
+
+    Hazards.lean reads a module as data, so Lean's declaration ranges (extension data,
+    issue 32) are not in its report; the statement's source is gate-owned base bytes.
+    """
+    toks = lean_lex.lex(text).code_tokens()
+    for kw, name in itertools.pairwise(toks):
+        if kw.text in _DECL_KEYWORDS and name.text and (
+                decl == name.text or decl.endswith("." + name.text)):
+            return kw.line
+    return None
+
+
 def _step6(ctx: _Ctx, tc: Toolchain, ws: Workspace, plan: WorkPlan, caps: m.Caps,
            meta: m.Meta, stmt_path: str) -> StepResult:
     """Step 6 (D-4): hazards, then the definitional anti-echo layer for each answer probe
@@ -52,16 +76,19 @@ def _step6(ctx: _Ctx, tc: Toolchain, ws: Workspace, plan: WorkPlan, caps: m.Caps
     if not res.ok:
         return _fail(6, res.code or "checker-failed", res.detail, stmt_path)
     acked = {hazard_location_key(a.checker, a.location) for a in meta.acknowledged_hazards}
+    stmt_src = next((s for s in plan.sources if s.module == plan.statement_module), None)
+    line = (declaration_line(stmt_src.data.decode("utf-8", "replace"), plan.decl)
+            if stmt_src is not None else None)
     refused: list[Diagnostic] = []
     notes: list[Diagnostic] = []
     for f in res.findings:
         msg = f"{f.checker} at {f.location}: {f.message}"
         if hazard_location_key(f.checker, f.location) in acked:
-            notes.append(Diagnostic("hazard-acknowledged", msg, stmt_path, f.line))
+            notes.append(Diagnostic("hazard-acknowledged", msg, stmt_path, f.line or line))
         elif meta.hole is not None:
-            notes.append(Diagnostic("hazard-on-hole", msg, stmt_path, f.line))
+            notes.append(Diagnostic("hazard-on-hole", msg, stmt_path, f.line or line))
         else:
-            refused.append(Diagnostic("hazard-found", msg, stmt_path, f.line))
+            refused.append(Diagnostic("hazard-found", msg, stmt_path, f.line or line))
     for probe in plan.answer_probes:  # the definitional anti-echo layer (issue 12)
         found = answers.definitional_echo(
             tc, ws, TermRef(plan.statement_module, plan.decl),
