@@ -36,6 +36,7 @@ from network.api import (
     frontier_page,
     git_http,
     identity,
+    mcp_errors,
     precheck,
     proof_reviews,
     reads,
@@ -252,6 +253,8 @@ def create_app(
     app.add_middleware(contract.CredentialHeaders, render=error_response)
     transport.install(app)  # gzip, ETag and 304 on the product routes (issue 17)
     app.add_middleware(contract.SecurityHeaders, docs_paths=(app.docs_url or "/docs",))
+    # outermost: a refusal on /mcp is a JSON-RPC error (issue 35, item 5)
+    app.add_middleware(mcp_errors.McpRefusals, max_body_bytes=settings.max_body_bytes)
     _install_error_handlers(app)
     _install_routes(app, svc)
     submission_routes.install(app, svc)
