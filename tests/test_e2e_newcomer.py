@@ -158,7 +158,10 @@ def test_a_newcomer_without_lean_works_on_the_embedded_defaults(tmp_path: Path) 
         pm_path = work / "targets" / T / "nodes" / NODE / "attempts" / \
             "20261201T000000Z-newcomer-c-postmortem.yaml"
         pm_path.parent.mkdir(parents=True, exist_ok=True)
-        pm_path.write_text(POSTMORTEM.replace("by hand", "by hand, over git"), "utf-8")
+        # a whole record: step 2 runs at push time (issue 35, item 4), and a file of the
+        # service's body alone (no schema, node, contributor) is refused there
+        pm_path.write_text(f"schema: d13/v1\nnode: {T}/{NODE}\ncontributor: newcomer-c\n"
+                           + POSTMORTEM.replace("by hand", "by hand, over git"), "utf-8")
         _git("add", "-A", cwd=work, env=env)
         _git("commit", "-qm", f"postmortem of {T}/{NODE}", "-s", cwd=work, env=env)
         url = net.api.replace("http://", f"http://newcomer-c:{tok_c}@") + "/git/graph.git"

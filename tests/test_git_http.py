@@ -198,7 +198,9 @@ def test_nobody_moves_an_opened_branch(served: Served, tmp_path: Path) -> None:
     ann = clone_and_commit(served, tmp_path / "ann")
     assert git("push", served.with_token("ann"), "HEAD:submit/mine", cwd=ann).rc == 0
     (pr,) = _prs(served)
-    bob = clone_and_commit(served, tmp_path / "bob", text="# bob's\n")
+    bob = clone_and_commit(  # a valid record of bob's: step 2 now runs at push time
+        served, tmp_path / "bob", path=POSTMORTEM.replace("141320Z-ann", "141321Z-bob"),
+        text=PM_TEXT.replace("contributor: ann", "contributor: bob"))
     done = git("push", served.with_token("bob"), "HEAD:submit/mine", cwd=bob)
     assert done.rc != 0, done.err  # git itself sees a non-fast-forward
     for spec in ("+HEAD:submit/mine", "HEAD:submit/MINE"):  # the forge refuses these
@@ -435,4 +437,40 @@ def test_a_push_of_main_itself_is_refused(served: Served, tmp_path: Path) -> Non
     done = git("push", served.with_token("ann"), "HEAD:submit/empty", cwd=work)
     assert done.rc != 0 and "git-push-nothing-new" in done.err, done.err
     assert "refs/heads/submit/empty" not in served.app.state.svc.forge.repo.references  # type: ignore[attr-defined]
+    assert _prs(served) == []
+
+
+# --- step 2 at push time (issue 35, item 4) -------------------------------------------------
+
+
+def _commit_bytes(s: Served, dest: Path, path: str, data: bytes) -> Path:
+    done = git("clone", s.git_url, str(dest))
+    assert done.rc == 0, done.err
+    f = dest / path
+    f.parent.mkdir(parents=True, exist_ok=True)
+    f.write_bytes(data)
+    assert git("add", path, cwd=dest).rc == 0
+    assert git("commit", "-q", "-m", f"change {path}", cwd=dest).rc == 0
+    return dest
+
+
+@pytest.mark.parametrize(("path", "data", "code", "says"), [
+    ("frontier.json", b"{}\n", "gate-only-path", "only the gate writes here"),
+    ("targets/demo/NOTES.md", b"notes\n", "path-not-permitted", "targets/demo/NOTES.md"),
+    (POSTMORTEM, PM_TEXT.replace("missing-library", "caf\xe9").encode("latin-1"),
+     "not-utf8", "byte "),
+    (POSTMORTEM, PM_TEXT.encode() + b"# " + b"x" * 3_000_000 + b"\n", "file-too-large",
+     "the limit for this file is"),
+])
+def test_what_step_2_refuses_is_refused_at_push_time(served: Served, tmp_path: Path,
+                                                     path: str, data: bytes, code: str,
+                                                     says: str) -> None:
+    """Before: each push was answered 'opened pull request #N' and refused seconds later
+    by the gate. Now git prints step 2's catalog code, with the limit or the byte offset,
+    and no pull request opens."""
+    work = _commit_bytes(served, tmp_path / "w", path, data)
+    done = git("push", served.with_token("ann"), "HEAD:submit/step2", cwd=work)
+    assert done.rc != 0 and code in done.err and says in done.err, done.err
+    forge = served.app.state.svc.forge  # type: ignore[attr-defined]
+    assert "refs/heads/submit/step2" not in forge.repo.references
     assert _prs(served) == []

@@ -510,20 +510,58 @@ def _text_at(forge: LocalForge, commit: str, path: str | None) -> str:
     return bytes(blob.data).decode("utf-8", "replace") if isinstance(blob, pygit2.Blob) else ""
 
 
-def check_before_opening(svc: Service, forge: LocalForge, head: str) -> dict[str, Any]:
+def step2_refusal(forge: LocalForge, graph: Any, head: str, submitter: str | None) -> None:
+    """Gate steps 1 and 2 on a pushed commit, at push time (issue 35, item 4): the same
+    :func:`network.gate.step2.run_steps_1_2` the merge queue runs, over the commit's
+    changes since its merge base with main. What it refuses (a path no kind admits, a
+    gate-only path such as ``frontier.json``, a file over its size limit, a file that is
+    not UTF-8, a record that does not validate, a role the pusher lacks, ...) is refused
+    now, so git prints the catalog code with the limit or the byte offset, and no pull
+    request opens to be refused seconds later.
+
+    Raises:
+        LemmataError: the first failing finding's own code (every finding in the
+            detail), as :func:`network.api.record_pr.refuse_findings` raises it.
+    """
+    import pygit2
+
+    from network.api.record_pr import refuse_findings
+    from network.gate.diff import diff_commits
+    from network.gate.step2 import run_steps_1_2
+
+    main = forge.main_sha()
+    mb = forge.repo.merge_base(pygit2.Oid(hex=main), pygit2.Oid(hex=head))
+    result = run_steps_1_2(diff_commits(forge.path, str(mb) if mb else main, head), graph,
+                           submitter)
+    failing = [d for step in (result.step1, result.step2) if not step.ok
+               for d in step.diagnostics]
+    refuse_findings(failing)
+
+
+def check_before_opening(svc: Service, forge: LocalForge, head: str,
+                         submitter: str | None = None) -> dict[str, Any]:
     """The refusals :func:`network.api.submissions.submit_proof` makes before a pull
-    request opens, applied to a pushed commit whose first artifact is one it submits
-    (the Lean kinds and a witness): shelved and unclaimable nodes, an unlabelled partial,
+    request opens, applied to a pushed commit: first gate steps 1 and 2
+    (:func:`step2_refusal`), then, where its first artifact is one ``submit_proof`` takes
+    (the Lean kinds and a witness), shelved and unclaimable nodes, an unlabelled partial,
     a copy of a merged or open artifact, a taken witness slot (D-25 v3.21, D-12 v3.44,
     D-14 v3.47). Call it holding ``submissions._lock``.
+
+    Args:
+        svc: the service.
+        forge: the local forge holding the pushed commit.
+        head: the pushed commit.
+        submitter: the pusher's pseudonym (step 2's role rules); None when unknown.
 
     Returns:
         The index facts of the head (target, node, kind, chain_head, normalized_sha256).
 
     Raises:
-        LemmataError: ``git-push-nothing-new`` for a commit main holds;
-            ``submission-node-shelved``; ``alternate-without-proof``; ``claimable()``'s
-            codes; ``partial-unlabelled``; ``submission-copy``; ``witness-slot-taken``.
+        LemmataError: ``git-push-nothing-new`` for a commit main holds; any step-1/2 code
+            (``path-not-permitted``, ``gate-only-path``, ``file-too-large``, ``not-utf8``,
+            ...); ``submission-node-shelved``; ``alternate-without-proof``;
+            ``claimable()``'s codes; ``partial-unlabelled``; ``submission-copy``;
+            ``witness-slot-taken``.
     """
     from types import SimpleNamespace
 
@@ -536,6 +574,7 @@ def check_before_opening(svc: Service, forge: LocalForge, head: str) -> dict[str
     except LemmataError:
         return {"target": "-", "node": "-", "kind": "unclassified", "chain_head": None,
                 "normalized_sha256": "0" * 64}
+    step2_refusal(forge, graph, head, submitter)
     facts = submissions._classify_pr(svc, graph, SimpleNamespace(head_sha=head))
     kind, target, node = facts["kind"], facts["target"], facts["node"]
     if node == "-" or kind not in (*submissions.SUBMITTABLE, "witness"):
@@ -569,7 +608,7 @@ def open_pushed(svc: Service, forge: LocalForge, who: Who,
     """
     title, body = _title_and_body(forge, cmd, who)
     with submissions._lock:  # the index's one check-then-open, as submit_proof holds it
-        facts = check_before_opening(svc, forge, cmd.new)
+        facts = check_before_opening(svc, forge, cmd.new, who.pseudonym)
         try:
             return _open(svc, forge, who, cmd, title, body, facts)
         except Exception as exc:  # reported to the pusher with its cause
