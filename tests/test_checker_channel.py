@@ -130,6 +130,30 @@ def test_a_module_that_silenced_the_checker_and_printed_a_report_is_refused(
     assert not r.ok and r.code == "checker-output-unbound"
 
 
+def test_a_checker_that_failed_without_reporting_is_a_gate_fault(tmp_path: Path) -> None:
+    """A checker that does not compile on the pinned Lean exits non-zero and writes no
+    report: ``checker-failed`` (500), never blamed on the submission; Lean's messages on
+    stdout, a line starting with ``{`` among them, are not a forged report."""
+    sb = Checker(bound=None, printed="Checker.lean:3:4: error: unknown identifier\n"
+                                     "{ x := 1 }\n")
+    sb_rc = _check_rc(tmp_path, sb, rc=1)
+    assert not sb_rc.ok and sb_rc.code == "checker-failed", sb_rc
+
+
+def _check_rc(tmp_path: Path, sb: Checker, rc: int) -> Any:
+    class Exiting(Checker):
+        def run(self, *a: Any, **k: Any) -> SandboxResult:
+            got = super().run(*a, **k)
+            return SandboxResult(rc, got.stdout, "boom", None, 0.1, got.argv)
+    fake = Exiting(bound=sb.bound, printed=sb.printed)
+    return _check(tmp_path, fake)
+
+
+def test_a_report_on_stdout_with_a_bom_or_spaces_is_still_refused(tmp_path: Path) -> None:
+    r = _check(tmp_path, Checker(bound=HONEST_SORRY, printed="\ufeff  " + FORGED_PASS + "\n"))
+    assert not r.ok and r.code == "checker-output-unbound"
+
+
 @pytest.mark.parametrize("planted", [
     {"report-" + "0" * 32 + ".json": FORGED_PASS},  # a guessed nonce
     {"report-latest.json": FORGED_PASS},
@@ -158,6 +182,7 @@ def test_bound_report_rules(tmp_path: Path) -> None:
     assert bound_report("lean: a message\n", tmp_path, nonce, "CheckStatement")["theorems"]
     with pytest.raises(CheckerOutputUnbound):
         bound_report("  {\"checker\": 1}\n", tmp_path, nonce, "CheckStatement")
+    assert bound_report("{ x := 1 }\n{}\n", tmp_path, nonce, "CheckStatement")  # not reports
     with pytest.raises(CheckerOutputUnbound):
         bound_report("", tmp_path, "cd" * 16, "CheckStatement")
     with pytest.raises(ValueError):
@@ -173,15 +198,61 @@ def test_bound_report_rules(tmp_path: Path) -> None:
 
 def test_contributor_modules_are_imported_as_data_only() -> None:
     common = _code((LEAN / "Common.lean").read_text())
-    load = common[common.index("def loadEnv"):common.index("def trustedOLean")]
+    load = common[common.index("def loadEnv"):common.index("def trustedDirs")]
     assert "(loadExts := false)" in load and "loadExts := true" not in load
     # the one import with extension states is printEnv's, of trusted oleans only
     assert common.count("loadExts := true") == 1
     pe = common[common.index("def printEnv"):]
     pe = pe[:pe.index("\ndef ")]
-    assert "loadExts := true" in pe and "trustedOLean sysroot (← findOLean m)" in pe
-    trusted = common[common.index("def trustedOLean"):common.index("def printEnv")]
-    assert '"lib" / "lean"' in trusted and "/.lake/packages/" in trusted
+    assert "loadExts := true" in pe and "(← trustedModule dirs m)" in pe
+    dirs = common[common.index("def trustedDirs"):common.index("def printEnv")]
+    # real paths of exactly two folders, never a substring anywhere in the path
+    assert '"lib" / "lean"' in dirs and '".lake" / "packages"' in dirs
+    assert "IO.FS.realPath (← findOLean m)" in dirs and "splitOn" not in dirs
+
+
+#: the checkers that reduce a contributor's terms (Meta whnf/isDefEq, the kernel's addDecl)
+REDUCING = ("DefEq", "Witness", "CheckRelation", "ExtractHoles", "Hazards", "Outline")
+
+
+def test_every_reducing_checker_refuses_native_reduction_first() -> None:
+    """Lean records an imported module's compiled code whatever ``loadExts`` says, and
+    ``Lean.reduceBool c`` makes whnf or the kernel run ``c``: each reducing checker calls
+    the guard before its first reduction; the two that only walk terms do not (they must
+    still report native axioms)."""
+    common = _code((LEAN / "Common.lean").read_text())
+    guard = common[common.index("def requireNoNativeReduction"):]
+    guard = guard[:guard.index("\ndef ")]
+    assert "``Lean.reduceBool" in guard and "``Lean.reduceNat" in guard
+    assert "closure env termDeps follow roots" in guard
+    markers = ("isDefEq", "runMeta", "addDecl", "holesOf", "olStepsOf", "expected stmtEnv",
+               "visit c", "unusedBinders")
+    for name in REDUCING:
+        code = _code((LEAN / f"{name}.lean").read_text())
+        runs = [m.start() for m in re.finditer(r"\ndef run\w+", code)]
+        assert runs, name
+        for at in runs:
+            body = code[at + 1:]
+            nxt = re.search(r"\n(def|partial def|end) ", body)
+            body = body[:nxt.start()] if nxt else body
+            first = min((body.index(k) for k in markers if k in body), default=None)
+            if first is None:
+                continue
+            assert "requireNoNativeReduction" in body[:first], (name, body[:80])
+    for name in ("UsedConstants", "CheckStatement"):
+        assert "requireNoNativeReduction" not in (LEAN / f"{name}.lean").read_text()
+
+
+def test_printing_reopens_every_local_let_bound_ones_included() -> None:
+    common = _code((LEAN / "Common.lean").read_text())
+    here = common[common.index("def ppHere"):]
+    here = here[:here.index("\ndef ")]
+    assert "(usedLetOnly := false)" in here and "fvars.size" in here
+    rec = common[common.index("def recordHole"):]
+    rec = rec[:rec.index("\ndef ")]
+    assert "mkForallFVars fvars goal (usedLetOnly := false)" in rec
+    row = common[common.index("def holeRow"):]
+    assert "h.binderCount h.context" in row
     for f in LEAN.glob("*.lean"):
         code = _code(f.read_text())
         assert "enableInitializersExecution" not in code, f.name

@@ -478,7 +478,7 @@ def test_real_adapter_runs_checkers_in_the_sandbox(tmp_path: Path) -> None:
 
 
 @pytest.mark.parametrize("stdout,rc,killed,code", [
-    ("", 1, None, "checker-output-unbound"),
+    ("", 1, None, "checker-failed"),  # exited non-zero, no report: a gate fault
     (report(error="unknown constant"), 1, None, "checker-failed"),
     (report(theorems=[row()]), 0, "memory", "resource-cap-exceeded"),
     (report(theorems=[row()]) + "\n" + report(theorems=[row()]), 0, None,

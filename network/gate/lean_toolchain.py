@@ -251,9 +251,10 @@ class LeanToolchain:
         stdin, which the checker reads before its request and before any import
         (Common.lean ``mainWith``); the report is accepted only from
         ``out/report-<nonce>.json`` (:func:`~network.gate.toolchain.bound_report`). A run
-        whose stdout carries a report-shaped line, or that left no report under the nonce,
-        is ``checker-output-unbound``: a module's code that printed or wrote a report could
-        not have known the nonce.
+        whose stdout carries a report, or that exited 0 with no report under the nonce, is
+        ``checker-output-unbound``: a module's code that printed or wrote a report could
+        not have known the nonce. A run that exited non-zero with no report is
+        ``checker-failed`` (a gate fault, e.g. a checker that does not compile).
 
         Raises:
             ValueError: ``workspace`` is a scratch workspace.
@@ -275,6 +276,11 @@ class LeanToolchain:
             return exc.code, exc.detail
         if res.killed_by is not None:
             return "resource-cap-exceeded", f"{name} hit the {res.killed_by} cap"
+        if res.rc != 0 and not (holder["out"] / f"report-{nonce}.json").exists():
+            # it failed before it could report (e.g. it did not compile on this toolchain):
+            # a gate fault, closed, never blamed on the submission
+            return "checker-failed", (f"{name} exited {res.rc} and wrote no report: "
+                                      f"{(res.stderr or res.stdout)[-2000:]}")
         try:
             report = bound_report(res.stdout, holder["out"], nonce, name)
         except CheckerOutputUnbound as exc:

@@ -101,7 +101,7 @@ define("checker-output-malformed", 4, 500,
        "This is a gate fault or an incompatible toolchain; report it with the log.")
 define("checker-output-unbound", 4, 422,
        "A checker run's report was not bound to the run's nonce: its stdout carried a "
-       "report-shaped line, or it left no report under the nonce it was given (issue 32).",
+       "report, or it exited 0 with no report under the nonce it was given (issue 32).",
        "A module imported by the checker wrote output it should not; the submission is "
        "refused. If no submitted module could have, report it with the log.")
 define("checker-failed", 4, 500, "A Lean checker program could not complete its check.",
@@ -434,6 +434,19 @@ MAX_REPORT_BYTES = 16 * 1024 * 1024
 _NONCE_RE = re.compile(r"[0-9a-f]{32}")
 
 
+def _is_report_line(line: str) -> bool:
+    """Whether a stdout line is a checker report: a JSON object with a ``checker`` key
+    (whitespace and a byte-order mark around it ignored)."""
+    text = line.strip().lstrip("\ufeff").strip()
+    if not text.startswith("{"):
+        return False
+    try:
+        obj = json.loads(text)
+    except ValueError:
+        return False
+    return isinstance(obj, dict) and "checker" in obj
+
+
 def bound_report(stdout: str, out_dir: Path, nonce: str, checker: str) -> dict[str, Any]:
     """The report a checker run wrote under its nonce (issue 32's report channel).
 
@@ -442,8 +455,9 @@ def bound_report(stdout: str, out_dir: Path, nonce: str, checker: str) -> dict[s
     ``out_dir/report-<nonce>.json`` through a handle it opens after every import; it prints
     no report. So:
 
-    * a stdout line that looks like a report (starts with ``{``) is refused: only a
-      module's code could have printed it;
+    * a stdout line that is a report (a JSON object naming a ``checker``) is refused: only
+      a module's code could have printed it (Lean's own messages about the checker's
+      source are never such an object);
     * the file must be a regular file (read without following links, at most
       :data:`MAX_REPORT_BYTES`); absent, it is refused;
     * any other ``report-*`` entry in ``out_dir`` is refused (a guessed name);
@@ -463,8 +477,8 @@ def bound_report(stdout: str, out_dir: Path, nonce: str, checker: str) -> dict[s
     """
     if not _NONCE_RE.fullmatch(nonce):
         raise ValueError("a nonce is 32 lowercase hexadecimal digits")
-    if any(ln.strip().startswith("{") for ln in stdout.splitlines()):
-        raise CheckerOutputUnbound(f"{checker}'s stdout carries a report-shaped line")
+    if any(_is_report_line(ln) for ln in stdout.splitlines()):
+        raise CheckerOutputUnbound(f"{checker}'s stdout carries a report")
     name = f"report-{nonce}.json"
     try:
         others = sorted(n for n in os.listdir(out_dir) if n.startswith("report-") and n != name)

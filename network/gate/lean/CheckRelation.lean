@@ -93,6 +93,8 @@ def runCheck (req : Json) : IO Json := do
   let r ← match right with
     | some (_, rDecl) => pure (some (← findDecl stmtEnv rDecl "statement"))
     | none => pure none
+  requireNoNativeReduction stmtEnv (l.type.getUsedConstants ++
+    (r.map (·.type.getUsedConstants)).getD #[])
   let (exp, lps) ← expected stmtEnv kind l r
   let solEnv ← loadEnv #[solMod]
   let penv ← printEnv #[stmtEnv, solEnv]
@@ -132,6 +134,8 @@ def runJoin (req : Json) : IO Json := do
     | k => throw (IO.userError s!"unknown join kind {k}")
   let expPP ← ppClosed stmtEnv (← printEnv #[stmtEnv, solEnv]) exp
   let bad := mismatches stmtEnv solEnv graphPrefix exp.getUsedConstants
+  requireNoNativeReduction solEnv (exp.getUsedConstants ++ p.type.getUsedConstants ++
+    r.type.getUsedConstants)
   let value := mkApp (mkConst rDecl) (mkConst pDecl)
   let decl := Declaration.thmDecl
     { name := joinName, levelParams := [], type := exp, value, all := [joinName] }

@@ -91,37 +91,56 @@ def nameJson (n : Name) : Json := Json.str n.toString
 def namesJson (ns : Array Name) : Json :=
   Json.arr (ns.map nameJson)
 
-/-- Import `mods` at private level (theorem bodies included) as data: constants only, no
-extension state loaded (`loadExts := false`), so no entry of a contributor's module (an
-`@[macro]`, `@[delab]`, `simproc`, parser or `initialize`) is ever evaluated. MetaM works
-on it with default reducibility (an `@[irreducible]` mark is extension data, so isDefEq may
-unfold more, never accept a term the kernel would not); printing uses `printEnv`. -/
+/-- Import `mods` at private level (theorem bodies included) as data: no extension state
+loaded (`loadExts := false`), so no extension entry of a contributor's module (an
+`@[macro]`, `@[delab]`, `simproc`, parser or `initialize` entry) is ever evaluated at
+import. Lean still records the modules' raw entries, compiled code included
+(`setImportedEntries` runs whatever `loadExts` says), so a term that reaches
+`Lean.reduceBool`/`Lean.reduceNat` could make Meta's `whnf` or the kernel run that code:
+every checker that reduces contributor terms calls `requireNoNativeReduction` first. The
+`lean` binary enables initializer execution itself; nothing here relies on it being off.
+MetaM works on this environment without matcher or smart-unfolding data (`runMeta` turns
+smart unfolding off); printing uses `printEnv`. -/
 def loadEnv (mods : Array Name) : IO Environment := do
   initSearchPath (← findSysroot)
   importModules (mods.map fun m => { module := m }) {} (loadExts := false)
 
-/-- Whether an `.olean` path lies in the toolchain's own library (`<sysroot>/lib/lean/`) or
-in a pinned package the gate installed (`…/.lake/packages/…`). The check workspace's own
-build (`.lake/build`) and the carried folder (`<root>.host/carried`) are neither. -/
-def trustedOLean (sysroot : System.FilePath) (p : System.FilePath) : Bool :=
-  let s := p.toString
-  String.isPrefixOf ((sysroot / "lib" / "lean").toString ++ "/") s ||
-    (s.splitOn "/.lake/packages/").length > 1
+/-- The folders whose `.olean` files are trusted, each a real path ending in `/`: the
+toolchain's own library (`<sysroot>/lib/lean`) and the check workspace's pinned packages
+(`./.lake/packages`, a link to the gate image's pin directory; `lake env` runs in the
+workspace root). Neither the workspace's own build (`.lake/build`) nor the carried folder
+(`<root>.host/carried`) is among them. A folder that does not exist is left out. -/
+def trustedDirs : IO (Array String) := do
+  let sysroot ← findSysroot
+  let mut out := #[]
+  for d in [sysroot / "lib" / "lean", (← IO.currentDir) / ".lake" / "packages"] do
+    if (← d.pathExists) then
+      out := out.push ((← IO.FS.realPath d).toString ++ "/")
+  return out
+
+/-- Whether module `m`'s `.olean` (its real path: links resolved) lies in a trusted folder. -/
+def trustedModule (dirs : Array String) (m : Name) : IO Bool := do
+  let p := (← IO.FS.realPath (← findOLean m)).toString
+  return dirs.any fun d => d.isPrefixOf p
 
 /-- The environment terms of `datas` are printed in: every module one of them imports whose
-`.olean` is trusted (`trustedOLean`), imported with its extension states (their code is the
-toolchain's and the pinned packages', D-4 v3.16), and none of the contributor's. -/
+`.olean` is trusted (`trustedModule`), imported with its extension states (their code is
+the toolchain's and the pinned packages', D-4 v3.16), and none of the contributor's. -/
 def printEnv (datas : Array Environment) : IO Environment := do
-  let sysroot ← findSysroot
+  let dirs ← trustedDirs
   let mut mods : Array Name := #[]
   for data in datas do
     for m in data.allImportedModuleNames do
-      if !mods.contains m && trustedOLean sysroot (← findOLean m) then mods := mods.push m
+      if !mods.contains m && (← trustedModule dirs m) then mods := mods.push m
   importModules (mods.map fun m => { module := m }) {} (loadExts := true)
 
-/-- Run a MetaM action against `env` with no heartbeat limit (the sandbox caps time). -/
+/-- Run a MetaM action against `env` with no heartbeat limit (the sandbox caps time) and
+smart unfolding off. -/
 def runMeta (env : Environment) (x : MetaM α) : IO α := do
-  let ctx : Core.Context := { fileName := "<lemmata-gate>", fileMap := default, maxHeartbeats := 0 }
+  -- smart unfolding needs matcher data, an extension `loadEnv` does not load (issue 32)
+  let opts : Options := KVMap.setBool {} `smartUnfolding false
+  let ctx : Core.Context := { fileName := "<lemmata-gate>", fileMap := default, maxHeartbeats := 0,
+                              options := opts }
   let st : Core.State := { env := env }
   let (a, _) ← (x.run' {} {}).toIO ctx st
   pure a
@@ -173,6 +192,27 @@ partial def closureGo (env : Environment) (deps : ConstantInfo → Array Name)
 def closure (env : Environment) (deps : ConstantInfo → Array Name) (follow : Name → Bool)
     (roots : Array Name) : NameSet :=
   closureGo env deps follow roots.toList {}
+
+/-- Refuse, before any reduction, terms that could make Lean run compiled code (issue 32):
+the closure of `roots` under `termDeps`, followed through the constants of untrusted modules
+(not `trustedModule`; a constant of the file itself too), must not reach `Lean.reduceBool`
+or `Lean.reduceNat`. Meta's `whnf` (`reduceNative?`) and the kernel (`reduce_native`)
+evaluate their argument's compiled code, which `loadEnv` leaves findable.
+
+Raises: an IO error naming the constant that reaches one (the checker then fails closed). -/
+def requireNoNativeReduction (env : Environment) (roots : Array Name) : IO Unit := do
+  let dirs ← trustedDirs
+  let mut untrusted : NameSet := {}
+  for m in env.allImportedModuleNames do
+    unless (← trustedModule dirs m) do untrusted := untrusted.insert m
+  let follow := fun (n : Name) => match moduleOf env n with
+    | some m => untrusted.contains m
+    | none => true
+  let reached := closure env termDeps follow roots
+  for bad in [``Lean.reduceBool, ``Lean.reduceNat] do
+    if reached.contains bad then
+      throw (IO.userError (s!"a contributor's term reaches {bad}: refused before any " ++
+        "reduction, since evaluating it would run compiled code (issue 32)"))
 
 /-- Add to the current environment, as axioms of their kernel types, the constants of `data`
 that a closed term `e` mentions and the environment lacks (and those their types mention),
@@ -392,12 +432,15 @@ def binderInfoStr : BinderInfo → String
   | .instImplicit => "instImplicit"
 
 /-- One hole: its `have` name (or `hole<k>`), its statement (the goal closed over the
-local context it sits in, `binderCount` binders: `∀` for a local, `let` for a let-bound
-one), and the source position a labelled sorry carries (Lean.Meta.isLabeledSorry?). No text
-here: ExtractHoles prints the statement in `printEnv` (`holeRow`). -/
+local context it sits in; `mkForallFVars` leaves out let-bound locals the goal does not
+use), its context (the goal closed over every local, `binderCount` binders: `∀` for a
+local, `let` for a let-bound one; what its goal and binders are printed in), and the source
+position a labelled sorry carries (Lean.Meta.isLabeledSorry?). No text here: ExtractHoles
+prints them in `printEnv` (`holeRow`). -/
 structure HoleData where
   name : Name
   statement : Expr
+  context : Expr
   binderCount : Nat
   line : Option Nat
   column : Option Nat
@@ -407,12 +450,13 @@ def recordHole (acc : IO.Ref (Array HoleData)) (e : Expr) (hname : Option Name) 
   let goal ← instantiateMVars (← inferType e)
   let fvars := (← getLCtx).getFVars
   let stmt ← mkForallFVars fvars goal
+  let context ← mkForallFVars fvars goal (usedLetOnly := false)
   let k := (← acc.get).size + 1
   let (line, column) := match isLabeledSorry? e with
     | some { module? := some (_, pos, _) } => (some pos.line, some pos.column)
     | _ => (none, none)
   acc.modify (·.push {
-    name := hname.getD (Name.mkSimple s!"hole{k}"), statement := stmt,
+    name := hname.getD (Name.mkSimple s!"hole{k}"), statement := stmt, context,
     binderCount := fvars.size, line, column })
 
 /-- Open the first `n` binders of `e` (`∀` as a local, `let` as a let-bound local, as
@@ -436,7 +480,7 @@ over every local in scope, the constants it needs added there as axioms
 `ppExpr e` gives in the current context, with notation from trusted modules only. -/
 def ppHere (pc : PrintCtx) (e : Expr) : MetaM String := do
   let fvars := (← getLCtx).getFVars
-  let closed ← mkForallFVars fvars (← instantiateMVars e)
+  let closed ← mkForallFVars fvars (← instantiateMVars e) (usedLetOnly := false)
   let out ← (runMeta pc.penv do
       addForPrinting pc.data closed
       openBinders (fun _ body => do return toString (← ppExpr body)) fvars.size closed #[]
@@ -447,7 +491,7 @@ def ppHere (pc : PrintCtx) (e : Expr) : MetaM String := do
 (`printEnv`): its goal and binders in the reopened local context, and its statement. -/
 def holeRow (data penv : Environment) (index : Nat) (h : HoleData) : IO Json :=
   runMeta penv do
-    addForPrinting data h.statement
+    addForPrinting data h.context
     let statementPP := toString (← ppExpr h.statement)
     openBinders (fun xs goal => do
       let mut binders := #[]
@@ -461,7 +505,7 @@ def holeRow (data penv : Environment) (index : Nat) (h : HoleData) : IO Json :=
         ("index", toJson index), ("name", nameJson h.name),
         ("goal", Json.str (toString (← ppExpr goal))), ("binders", Json.arr binders),
         ("statement", Json.str statementPP), ("line", toJson h.line),
-        ("column", toJson h.column)]) h.binderCount h.statement #[]
+        ("column", toJson h.column)]) h.binderCount h.context #[]
 
 /-- Walk a term left to right, outside in, entering binders with their locals in scope;
 every `sorryAx` application is a hole. `have h : T := sorry` (a `letFun` application or a

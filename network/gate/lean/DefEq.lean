@@ -41,6 +41,7 @@ def runDefEq (req : Json) : IO Json := do
   unless bad.isEmpty do
     return report "DefEq" [("comparable", Json.bool false), ("defeq", Json.null),
       ("detail", Json.str s!"constants differ or are missing on the left: {bad.toList}")]
+  requireNoNativeReduction lEnv (l.getUsedConstants ++ r.getUsedConstants)
   let d ← runMeta lEnv (isDefEq l r)
   return report "DefEq" [("comparable", Json.bool true), ("defeq", Json.bool d),
     ("detail", Json.str "")]

@@ -21,6 +21,7 @@ def runExtractHoles (req : Json) : IO Json := do
   let mod ← nameField req "module"
   let decl ← nameField req "decl"
   let env ← loadEnv #[mod]
+  requireNoNativeReduction env #[decl]
   let some holes ← holesOf env decl
     | return report "ExtractHoles" [("found", Json.bool false), ("holes", Json.arr #[])]
   let penv ← printEnv #[env]

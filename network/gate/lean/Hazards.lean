@@ -139,6 +139,7 @@ def runHazards (req : Json) : IO Json := do
   let decls ← namesField req "decls"
   let checkers ← IO.ofExcept ((← field req "checkers").getArr? >>= (·.mapM (·.getStr?)))
   let env ← loadEnv #[mod]
+  requireNoNativeReduction env (decls.filter fun d => (env.find? d).isSome)
   let pc : PrintCtx := { data := env, penv := ← printEnv #[env] }
   let acc ← IO.mkRef #[]
   let mut missing := #[]

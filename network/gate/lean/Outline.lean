@@ -256,6 +256,7 @@ def runOutline (req : Json) : IO Json := do
   let mod ← nameField req "module"
   let decls ← namesField req "decls"
   let env ← loadEnv #[mod]
+  requireNoNativeReduction env (decls.filter fun d => (env.find? d).isSome)
   let pc : PrintCtx := { data := env, penv := ← printEnv #[env] }
   let missing := decls.filter fun d => (env.find? d).isNone
   let mut steps : Array Json := #[]

@@ -44,6 +44,7 @@ def runWitness (req : Json) : IO Json := do
   let stmtEnv ← loadEnv #[stmtMod]
   let some s := stmtEnv.find? decl
     | throw (IO.userError s!"statement module does not declare {decl}")
+  requireNoNativeReduction stmtEnv s.type.getUsedConstants
   let expected ← runMeta stmtEnv (expectedType s.type keep)
   let witEnv ← if witMod == stmtMod then pure stmtEnv else loadEnv #[witMod]
   let penv ← printEnv #[stmtEnv, witEnv]
@@ -54,6 +55,7 @@ def runWitness (req : Json) : IO Json := do
         ("mismatched_constants", Json.arr #[]), ("axioms", Json.arr #[]),
         ("axiom_info", Json.arr #[])]
   let bad := mismatches stmtEnv witEnv graphPrefix expected.getUsedConstants
+  requireNoNativeReduction witEnv (expected.getUsedConstants ++ w.type.getUsedConstants)
   let typeOk ← if bad.isEmpty then runMeta witEnv (isDefEq expected w.type) else pure false
   let axs := axiomsOf witEnv witDecl
   return report "Witness" [("found", Json.bool true), ("type_matches", Json.bool typeOk),
