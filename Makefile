@@ -3,19 +3,28 @@ PY ?= python3
 VENV := .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
+NET_STAMP := $(VENV)/.installed-network
 
 .PHONY: run test test-all lint bench clean lock
 
-# Everything installed comes from requirements.lock (exact versions and hashes, made by
-# uv from pyproject.toml's bounds: `make lock`); the project itself is installed without
-# resolving anything further.
+# Everything installed comes from a lock (exact versions and hashes, made by uv from
+# pyproject.toml's bounds: `make lock`); the project itself is installed without resolving
+# anything further. `make run` installs requirements-network.lock, the network's own part
+# (about 160 MB); `make test` installs the whole requirements.lock, with the test, trainer
+# and Ray extras (issue 35).
+$(NET_STAMP): pyproject.toml requirements-network.lock
+	$(PY) -m venv $(VENV)
+	$(BIN)/pip install --quiet --require-hashes -r requirements-network.lock
+	$(BIN)/pip install --quiet --no-deps --no-build-isolation -e .
+	touch $(NET_STAMP)
+
 $(STAMP): pyproject.toml requirements.lock
 	$(PY) -m venv $(VENV)
 	$(BIN)/pip install --quiet --require-hashes -r requirements.lock
 	$(BIN)/pip install --quiet --no-deps --no-build-isolation -e .
-	touch $(STAMP)
+	touch $(NET_STAMP) $(STAMP)
 
-run: $(STAMP)
+run: $(NET_STAMP)
 	bash .ci/ensure-system-packages
 	$(BIN)/lemmata up
 
@@ -45,6 +54,7 @@ lock:
 	  --find-links /opt/wheels --emit-find-links --constraint .ci/torch-cpu.txt \
 	  --python-version 3.11 --universal --generate-hashes --no-header -o requirements.lock
 	rm -rf .lock-tools
+	$(PY) scripts/network_lock.py
 
 clean:
 	rm -rf $(VENV) .pytest_cache build *.egg-info

@@ -5,6 +5,7 @@ stays ML-free; it is registered on the root group by :mod:`network.cli`.
 
 from __future__ import annotations
 
+import importlib.util
 import json
 from collections.abc import Callable
 from pathlib import Path
@@ -13,6 +14,7 @@ from typing import Any, TypeVar
 import click
 
 from network.cli_base import EXIT_OK, guarded
+from network.errors import LemmataError, define
 
 F = TypeVar("F", bound=Callable[..., Any])
 
@@ -63,6 +65,30 @@ def _history(folder: str) -> Callable[[F], F]:
 
 
 
+#: the commands that load a model (torch, transformers, peft, TRL); compile and status
+#: read files only and run on the network's own install
+ML_COMMANDS = frozenset({"sft", "eval", "iterate", "grpo", "propose"})
+#: the trainer extra's modules (pyproject.toml ``[project.optional-dependencies] trainer``)
+ML_MODULES = ("torch", "transformers", "peft", "trl")
+
+define("trainer-extra-missing", None, 500,
+       "This trainer command needs the trainer's ML stack (torch, transformers, peft, TRL), "
+       "which `make run` does not install: the network runs without it (issue 35).",
+       "Install the locked extra once: .venv/bin/pip install --require-hashes -r "
+       "requirements.lock (what `make test` installs), then run the command again.")
+
+
+def require_ml_stack() -> None:
+    """Refuse a model-loading trainer command on an install without the trainer extra.
+
+    Raises:
+        LemmataError: ``trainer-extra-missing``, naming the modules not found.
+    """
+    missing = [m for m in ML_MODULES if importlib.util.find_spec(m) is None]
+    if missing:
+        raise LemmataError("trainer-extra-missing", f"not installed: {', '.join(missing)}")
+
+
 @click.group("trainer")
 def trainer_group() -> None:
     """Proposer policies learned from the record, judged only by the gate (issue 14)."""
@@ -109,6 +135,7 @@ def trainer_sft(dataset: Path, base: Path, run_dir: Path, steps: int, batch_size
                 lr: float, max_length: int, seed: int, rank: int, alpha: int,
                 history: Path | None) -> int:
     """LoRA SFT of BASE on DATASET's training rows into RUN_DIR, then admission."""
+    require_ml_stack()  # the trainer extra, which `make run` does not install
     from network.trainer.pipeline import sft
     from network.trainer.sft import LoraSettings, SFTConfig
 
@@ -144,6 +171,7 @@ def trainer_eval(dataset: Path, graph: Path, base: Path, run_dir: Path, samples:
                  minif2f: tuple[Path, ...], report: Path | None,
                  history: Path | None) -> int:
     """Judge RUN_DIR's admitted policy and the untrained BASE on DATASET's sealed items."""
+    require_ml_stack()  # the trainer extra, which `make run` does not install
     from network.gate.sandbox import Sandbox
     from network.gate.toolchain import detect_toolchain
     from network.trainer.evaluate import Budget
@@ -181,6 +209,7 @@ def trainer_iterate(dataset: Path, graph: Path, base: Path, work: Path, rounds: 
                     minif2f: tuple[Path, ...], history: Path | None) -> int:
     """Expert iteration on DATASET's pool from the record: sample, judge by the gate (proved
     nodes as alternates), train SFT on new passes, admit, sync."""
+    require_ml_stack()  # the trainer extra, which `make run` does not install
     from dataclasses import asdict
 
     from network.gate.sandbox import Sandbox
@@ -230,6 +259,7 @@ def trainer_grpo(dataset: Path, graph: Path, base: Path, run_dir: Path, init_run
                  history: Path | None) -> int:
     """GRPO on DATASET's train pool, the gate's verdict as the reward, into RUN_DIR (resumes
     only into the same identity), then saved-policy admission."""
+    require_ml_stack()  # the trainer extra, which `make run` does not install
     from network.gate.sandbox import Sandbox
     from network.gate.toolchain import detect_toolchain
     from network.trainer.grpo import GRPOSettings
@@ -276,6 +306,7 @@ def trainer_propose(service: str, base: Path, adapter: Path | None, adapter_vers
                     targets: tuple[str, ...]) -> int:
     """Work SERVICE's frontier as a contributor with BASE (+ an adapter): claim, precheck,
     submit passes with the disclosure block, release the rest."""
+    require_ml_stack()  # the trainer extra, which `make run` does not install
     from network.trainer.engines import HFEngine
     from network.trainer.propose import ProposeConfig, ServiceClient, propose
 
