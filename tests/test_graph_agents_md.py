@@ -154,6 +154,28 @@ def test_every_tool_named_in_backticks_exists() -> None:
     assert not unknown, f"not MCP tools (network.api.tools.TOOLS) nor known names: {unknown}"
 
 
+def test_section_0_calls_no_existing_tool_unbuilt() -> None:
+    """Issue 35, item 7: section 0's "Not built yet" list named list_registrations,
+    list_sufficient_sets, propose_literature (as "no tool files a literature record") and
+    plain-git pushes as absent while all of them existed. Every snake_case word in that list
+    must be no tool of tools/list, and the built list names the plain-git push route."""
+    text = _text()
+    sec0 = text[text.index("## 0."):text.index("## 1.")]
+    built, unbuilt = sec0.split("Not built yet", 1)
+    names = {op.tool for op in tools.TOOLS}
+    d28 = unbuilt[unbuilt.index("- D-28's"):]
+    d28 = d28[:d28.index("\n- ")] if "\n- " in d28 else d28
+    d28 = d28[:d28.index(";")]  # the tools it calls unbuilt, before the other items
+    words = set(re.findall(r"\b[a-z]+(?:_[a-z]+)+\b", d28))
+    assert words and not words & names, sorted(words & names)
+    for tool in ("list_registrations", "list_sufficient_sets", "propose_literature"):
+        assert tool not in unbuilt, tool
+    assert "literature record" not in unbuilt and "Hand-opened" not in unbuilt
+    for tool in ("list_registrations", "list_sufficient_sets", "propose_literature"):
+        assert tool in built, tool
+    assert "/git/graph.git" in built and "submit/<name>" in built
+
+
 def test_the_session_names_the_issue_6_steps() -> None:
     text = _text()
     for tool in ("list_frontier", "get_node", "precheck_submission", "get_precheck", "get_token",
