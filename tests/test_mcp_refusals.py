@@ -105,3 +105,19 @@ def test_jsonrpc_error_shape() -> None:
     assert out["error"]["data"]["retry_after_s"] == 7
     assert out["error"]["code"] == INVALID_REQUEST
     assert jsonrpc_error(body, 503)["error"]["code"] == -32603
+
+
+def test_a_ttl_refusal_names_the_argument_the_tool_takes(api: Api) -> None:
+    """Issue 35, item 7: claim_node takes ``ttl``; its refusal said ``ttl_s`` (the route's
+    name), an argument the MCP caller never sent. The plain route keeps ``ttl_s``."""
+    import json
+
+    token = api.token("alice")["token"]
+    res = _call(api, "claim_node", {"target_id": "demo", "node_id": "root", "ttl": 1,
+                                    "token": token})
+    body = json.loads(res.content[0].text)
+    assert res.is_error and body["code"] == "claim-ttl-out-of-range", body
+    assert body["detail"].startswith("ttl 1 is outside") and body["field"] == "ttl", body
+    r = api.client.post("/claims", json={"target": "demo", "node": "root", "ttl_s": 1},
+                        headers=auth(token))
+    assert r.json()["detail"].startswith("ttl_s 1 is outside") and r.json()["field"] == "ttl_s"

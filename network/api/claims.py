@@ -43,8 +43,8 @@ from network.record.loader import Graph
 
 define("claim-ttl-out-of-range", None, 422,
        "The declared claim TTL is outside the published flat caps (D-25).",
-       "Declare ttl_s between the caps GET /info.json publishes, or omit it to get the "
-       "minimum.")
+       "Declare the TTL (`ttl_s` on the route, `ttl` on the tool) between the caps GET "
+       "/info.json publishes, or omit it to get the minimum.")
 define("claim-limit-reached", None, 409,
        "This identity already holds as many live claims as one identity may (D-25, D-19).",
        "Release a claim you no longer work on (release_claim; list_my_claims lists them), "
@@ -90,7 +90,7 @@ def _ttl(svc: Service, target: str, ttl_s: int | None) -> int:
         return caps.min_s
     if not caps.min_s <= ttl_s <= caps.max_s:
         raise LemmataError("claim-ttl-out-of-range", f"ttl_s {ttl_s} is outside "
-                           f"[{caps.min_s}, {caps.max_s}] seconds")
+                           f"[{caps.min_s}, {caps.max_s}] seconds", field="ttl_s")
     return ttl_s
 
 

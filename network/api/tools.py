@@ -21,6 +21,7 @@ from __future__ import annotations
 
 import inspect
 import json
+import re
 from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any, Literal
@@ -465,6 +466,27 @@ def _sdk_annotation(annotation: Any) -> Any:
     return str if annotation == (str | None) else annotation
 
 
+def in_tool_names(exc: LemmataError, op: Op) -> LemmataError:
+    """``exc`` as the tool's caller should read it (issue 35, item 7): where the operation
+    names an argument by its route name (``ttl_s``) and the tool by another (``ttl``), the
+    detail and the field say the tool's name. Other errors, and tools whose argument names
+    are the route's, come back unchanged; ``retry_after`` is kept."""
+    renames = {p.kwarg: p.name for p in op.params if p.kwarg != p.name}
+    if not renames:
+        return exc
+    detail = exc.detail
+    for kwarg, name in renames.items():
+        detail = re.sub(rf"\b{re.escape(kwarg)}\b", name, detail)
+    field = renames.get(exc.field, exc.field) if exc.field else exc.field
+    if detail == exc.detail and field == exc.field:
+        return exc
+    out = LemmataError(exc.code, detail, path=exc.path, field=field)
+    retry = getattr(exc, "retry_after", None)
+    if retry is not None:
+        out.retry_after = retry  # type: ignore[attr-defined]
+    return out
+
+
 def _make_tool(svc: Service, op: Op, default_token: str | None) -> Callable[..., CallToolResult]:
     """A function with the tool's own signature that calls ``op.function`` and answers
     :func:`tool_result` (a refusal: :func:`error_result`)."""
@@ -480,7 +502,7 @@ def _make_tool(svc: Service, op: Op, default_token: str | None) -> Callable[...,
                                                                  default_token), **args))
             return tool_result(op.function(svc, **args))
         except LemmataError as exc:
-            return error_result(exc)
+            return error_result(in_tool_names(exc, op))
 
     params = [inspect.Parameter(p.name, inspect.Parameter.KEYWORD_ONLY,
                                 annotation=_sdk_annotation(p.annotation),
