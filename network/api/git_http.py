@@ -511,13 +511,10 @@ def _text_at(forge: LocalForge, commit: str, path: str | None) -> str:
 
 
 def step2_refusal(forge: LocalForge, graph: Any, head: str, submitter: str | None) -> None:
-    """Gate steps 1 and 2 on a pushed commit, at push time (issue 35, item 4): the same
-    :func:`network.gate.step2.run_steps_1_2` the merge queue runs, over the commit's
-    changes since its merge base with main. What it refuses (a path no kind admits, a
-    gate-only path such as ``frontier.json``, a file over its size limit, a file that is
-    not UTF-8, a record that does not validate, a role the pusher lacks, ...) is refused
-    now, so git prints the catalog code with the limit or the byte offset, and no pull
-    request opens to be refused seconds later.
+    """Gate steps 1 and 2 on a pushed commit at push time (issue 35, item 4): the queue's
+    :func:`network.gate.step2.run_steps_1_2` over its changes since the merge base with
+    main. What it refuses (``gate-only-path``, ``file-too-large``, ``not-utf8``, ...) git
+    prints with the limit or byte offset, and no pull request opens.
 
     Raises:
         LemmataError: the first failing finding's own code (every finding in the
