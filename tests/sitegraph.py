@@ -75,6 +75,17 @@ def build_rich_graph(root: Path, *, commit: bool = True) -> tuple[GraphBuilder, 
         "steps": [{"step": 1, "name": "paths", "ok": True},
                   {"step": 3, "name": "build", "ok": False, "code": "lean-build-failed"}],
         "timestamp": "2026-01-09"})
+    # a merged postmortem's run (a record, not a proof: issue 35) and a refusal of a pull
+    # request that touched no node (an edit of frontier.json), published on root
+    b.attest([f"targets/{T}/nodes/root--h2/attempts/20260106T000000Z-dave-postmortem.yaml"],
+             artifact_kind="postmortem", date="2026-01-06", name="pm-dave")
+    b.write_json("attestations/unplaced-1.json", {
+        "schema": "attestation/v1", "graph_id": b.graph_id, "target": T, "node": "root",
+        "artifact_kind": "unplaced", "artifacts": [], "toolchain": DEFAULT_TOOLCHAIN,
+        "gate_spec_sha256": "0" * 64, "base_commit": ZERO40, "head_commit": ZERO40,
+        "graph_commit": ZERO40, "verdict": "fail", "first_failing_step": 2,
+        "steps": [{"step": 2, "name": "paths", "ok": False, "code": "gate-only-path"}],
+        "timestamp": "2026-01-09"})
     # the calibration target, proved
     b.target(C, cls="calibration", calibration=True, title="Calibration: a proved fact",
              steward=None)

@@ -110,9 +110,30 @@ def test_node_page(rich: tuple[Path, Path, str]) -> None:
     assert page.index('class="outline"') < page.index('id="file-Proof"') + 2000
     assert "Gloss (unverified)" in page
     h2 = _read(out, "targets/demo/nodes/root--h2.html")
-    assert "Verdict: fail" in h2 and "build-failed" in h2
+    # issue 35: a refused proof and a merged postmortem are gate-log lines in their own
+    # words, never a "Verdict" under "Proof and attestation"
+    proof_part = h2[h2.index('id="verdict"'):h2.index('id="gatelog"')]
+    assert "Verdict: fail" not in proof_part and "postmortem" not in proof_part
+    log_part = h2[h2.index('id="gatelog"'):h2.index('id="explainer"')]
+    assert re.search(r"refused at step 3</strong>: <span class=\"catalog-code\"><code>lean-build-failed", log_part), log_part
+    assert "postmortem recorded" in log_part
     assert "No one has written an explainer" in h2
     assert "case-split" in h2 and "induction" in h2 and "3 attempts" in h2
+
+
+def test_a_refusal_that_touched_no_node_is_on_no_node_page(rich: tuple[Path, Path, str]
+                                                            ) -> None:
+    """Issue 35, item 2: a pull request that only edited frontier.json was refused and
+    published on the first target's root; its page showed "Verdict: fail". It is now on the
+    gate log only, as touching no node."""
+    _, out, _ = rich
+    root = _read(out, "targets/demo/nodes/root.html")
+    assert "gate-only-path" not in root and "Verdict: fail" not in root
+    log = _read(out, "gate-log.html")
+    row = next(r for r in log.split("<tr") if "unplaced-1.json" in r)
+    assert "refused at step 2</strong>: " in row and "<code>gate-only-path</code>" in row
+    assert "no target or node" in row
+    assert "postmortem recorded" in log and 'href="gate-log.html"' in log
 
 
 def test_contributors_show_revoked(rich: tuple[Path, Path, str]) -> None:

@@ -44,7 +44,7 @@ from network.gate.kernels import pin_soundness
 from network.importers.erdosproblems import target_provenance
 from network.record import derive, outlines, panel, pertinence
 from network.record.loader import Graph, load_graph
-from network.site import informal, pages
+from network.site import gate_log, informal, pages
 from network.site.config import SiteConfig
 from network.site.csp import meta_policy, service_origin
 from network.site.layout import DOT_BATCH, Layout, dot_program, layout_targets
@@ -346,6 +346,7 @@ def _render(graph: Graph, config: SiteConfig, d: _Derived, layouts: dict[str, La
     _render_nodes(graph, config, d, w)
     _render_frontier(graph, d, w)
     _render_contributors(graph, config, d, w)
+    _render_gate_log(graph, w)
     _render_docs(graph, config, w)
     if trainer is not None:
         w.page("trainer.html", "trainer.html", **trainer)
@@ -597,6 +598,17 @@ def _render_contributors(graph: Graph, config: SiteConfig, d: _Derived, w: _Writ
         for k, (page_path, chunk) in enumerate(lines):
             w.page("contributor.html", page_path, person=p, lines=chunk,
                    pg=pages.pager(lines, k, per))
+
+
+def _render_gate_log(graph: Graph, w: _Writer) -> None:
+    """``gate-log.html`` (and its pages): every gate run, newest first, the refusals that
+    touched no node included (issue 35, item 2; :mod:`network.site.gate_log`)."""
+    rows = gate_log.gate_log_rows(graph)
+    per = pages.LIST_PER_PAGE
+    chunks = pages.paged("gate-log.html", rows, per)
+    for k, (page_path, chunk) in enumerate(chunks):
+        w.page("gate_log.html", page_path, rows=chunk, total=len(rows),
+               pg=pages.pager(chunks, k, per))
 
 
 def _markdown(text: str, config: SiteConfig) -> Markup:

@@ -13,6 +13,7 @@ from typing import Any
 
 from network.record import derive
 from network.record.loader import Graph, Node
+from network.site import gate_log
 from network.site.layout import Layout
 
 STATUS_WORDS = {
@@ -273,14 +274,16 @@ def attestations_of(graph: Graph, tid: str, nid: str,
                     index: dict[tuple[str, str], list[Any]] | None = None
                     ) -> list[dict[str, Any]]:
     """The node's attestations (D-5), newest first: verdict, toolchain, Mathlib, steps,
-    reviewer or the first failing step's code as the reason. ``index`` is
-    :func:`attestation_index` of ``graph`` (built here when None)."""
+    reviewer or the first failing step's code as the reason, ``section`` ("proof" or
+    "log") and ``words`` (:mod:`network.site.gate_log`). An unplaced run holding no file
+    of this node is left out (issue 35). ``index`` is :func:`attestation_index` of
+    ``graph`` (built here when None)."""
     out = []
     refs = (index if index is not None else attestation_index(graph)).get((tid, nid), [])
     for rf in refs:
         a = rf.record
         failing = next((s for s in a.steps if not s.ok), None)
-        out.append({
+        row = {
             "path": rf.path, "verdict": a.verdict, "timestamp": a.timestamp,
             "artifact_kind": a.artifact_kind, "artifacts": [x.path for x in a.artifacts],
             "toolchain": a.toolchain, "toolchain_hash": a.toolchain_hash,
@@ -292,7 +295,12 @@ def attestations_of(graph: Graph, tid: str, nid: str,
                         else None)),
             "submitter": a.submitter, "disclosure": a.disclosure.model_dump(),
             "merge_commit": a.merge_commit, "head_commit": a.head_commit,
-        })
+        }
+        if not gate_log.touches_node(row, tid, nid):
+            continue  # a refusal that touched no file of this node (issue 35)
+        row["section"], row["words"] = gate_log.section(row), gate_log.words(row)
+        row["code"] = gate_log.refusal_code(row)
+        out.append(row)
     out.sort(key=lambda x: (derive.norm_date(str(x["timestamp"])), str(x["path"])), reverse=True)
     return out
 
