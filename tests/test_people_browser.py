@@ -135,7 +135,8 @@ class Net:
     def build(self) -> None:
         """Rebuild the site from the forge's main, as the queue runner does."""
         build_site(SiteConfig(graph=self.forge_path, out=self.site_dir,
-                              commit="refs/heads/main", service_url=self.api))
+                              commit="refs/heads/main", service_url=self.api,
+                              sign_in="github"))
 
     def merge(self, expect: int) -> list[Q.QueueItem]:
         """One queue pass: ``expect`` pull requests pass and merge (a held one waiting on

@@ -228,3 +228,24 @@ def test_docs_page_screenshots(sites: tuple[Path, Path]) -> None:
                  "Open a motion", "Vote yes", "confirm", "shelve"):
         assert flow in page, flow
     assert 'href="people.html"' in (out / "docs" / "index.html").read_text(encoding="utf-8")
+
+
+def test_sign_in_is_what_this_network_has(tmp_path: Path) -> None:
+    """Issue 35, item 8: on `make run` (no OAuth app) every page offered "Sign in with
+    GitHub", which ended on a raw JSON 404 (signin-not-configured). Without an app the
+    pages say how a steward signs in here; with one, the link is in the HTML itself."""
+    require_dot()
+    b, _ = build_rich_graph(tmp_path / "graph", commit=False)
+    operator, github = tmp_path / "operator", tmp_path / "github"
+    build_site(SiteConfig(graph=tmp_path / "graph", out=operator, service_url=SERVICE))
+    build_site(SiteConfig(graph=tmp_path / "graph", out=github, service_url=SERVICE,
+                          sign_in="github"))
+    for page in ("index.html", f"targets/{T}/index.html"):
+        off = (operator / page).read_text("utf-8")
+        assert "Sign in with GitHub" not in off and "/auth/github/start" not in off
+        assert "lemmata session link" in off and 'data-sign-in="operator"' in off
+        on = (github / page).read_text("utf-8")
+        assert f'<a class="sign-in" href="{SERVICE}/auth/github/start">Sign in with GitHub</a>' \
+            in on and 'data-sign-in="github"' in on
+    js = (operator / "assets" / "session.js").read_text("utf-8")
+    assert 'bar.dataset.signIn !== "github"' in js  # the script draws no GitHub button either

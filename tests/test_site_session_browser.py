@@ -154,7 +154,7 @@ def network(tmp_path: Path) -> Iterator[tuple[str, str, StandIn, Callable[[], An
     port = free_port()
     service = f"http://127.0.0.1:{port}"
     report = build_site(SiteConfig(graph=tmp_path / "graph", out=tmp_path / "site",
-                                   service_url=service))
+                                   service_url=service, sign_in="github"))
     assert all("assets/screens/" in w for w in report.warnings), report.warnings
     state = StandIn()
     with serve(tmp_path / "site") as base:

@@ -335,7 +335,8 @@ def _render(graph: Graph, config: SiteConfig, d: _Derived, layouts: dict[str, La
               "toolchain_note": config.toolchain_note, "as_of": derive.now(graph),
               "math_client": not math.server_side, "graph_id": graph.policy.graph_id,
               "csp": meta_policy(config.service_url),
-              "service_url": service_origin(config.service_url) if config.service_url else None}
+              "service_url": service_origin(config.service_url) if config.service_url else None,
+              "sign_in": config.sign_in}
     w = _Writer(env, out, common, report)
     drawings = {tid: pages.drawing(graph, tid, d.views[tid], layouts[tid], False)
                 for tid in graph.targets}

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from pathlib import Path
+from typing import Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
@@ -63,6 +64,13 @@ class SiteConfig(BaseModel):
     lets the page connect to it, and the page loads ``session.js``, which draws the person
     controls (sign in, stewards, approvals, reviews, motions, literature, shelving) only
     after ``GET <service>/session`` answers. None: the site has no controls at all."""
+
+    sign_in: Literal["github", "operator"] = "operator"
+    """How a person signs in on the network the site names (issue 35, item 8): ``github``
+    when the service has a GitHub OAuth app (GET /info.json ``github_sign_in`` true): the
+    "Sign in with GitHub" link is in every page's HTML; ``operator`` otherwise: pages offer
+    no GitHub button and say that the network's operator gives a steward or curator a
+    sign-in link (``lemmata session link``). Used only with ``service_url``."""
 
     trainer_history: Path | None = None
     """A trainer ``history.json`` (trainer-history/v1, :mod:`network.trainer.history`;

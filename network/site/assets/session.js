@@ -109,7 +109,9 @@
       if (!s || !s.signed_in) {
         answers.textContent = "";
         answers.appendChild(el("p", { "class": "answer refused" }, el("strong", { text: what + ": " }),
-                               "you are signed out, so nothing was sent. Sign in with GitHub and try again."));
+                               "you are signed out, so nothing was sent. " +
+                               (bar.dataset.signIn === "github" ? "Sign in with GitHub" :
+                                "Open the sign-in link this network's operator gave you") + " and try again."));
         clearControls();
         drawBar({ signed_in: false });
         return { status: 401, body: null };
@@ -172,6 +174,11 @@
   // --- the session bar --------------------------------------------------------------------
 
   function signIn() {
+    // issue 35: no GitHub button where the network has no OAuth app; the operator's link
+    if (bar.dataset.signIn !== "github") {
+      return el("span", { "class": "sign-in-operator",
+                          text: "Stewards and curators sign in with a link from this network's operator (lemmata session link)." });
+    }
     var back = service + "/auth/github/start?return_to=" + encodeURIComponent(window.location.href);
     return el("a", { "class": "sign-in", href: back, text: "Sign in with GitHub" });
   }
