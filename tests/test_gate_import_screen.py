@@ -270,8 +270,12 @@ def _lean_files(root: Path) -> list[Path]:
 
 def test_every_recorded_lean_file_passes_the_screen() -> None:
     """graph/ and the recorded stand-in sources under tests/fixtures: no false positive
-    (the one fixture built to be unreadable is the lexer's, not this screen's)."""
-    files = _lean_files(ROOT / "graph") + _lean_files(ROOT / "tests" / "fixtures")
+    (the one fixture built to be unreadable is the lexer's, not this screen's). The
+    import-fidelity fixtures are registry sources as upstream writes them, some holding a
+    notation the importer must hold for a curator (issue 28), so they are not among them."""
+    fidelity = ROOT / "tests" / "fixtures" / "import_fidelity"
+    files = _lean_files(ROOT / "graph") + [
+        p for p in _lean_files(ROOT / "tests" / "fixtures") if fidelity not in p.parents]
     assert len(files) > 50
     flagged = {str(p.relative_to(ROOT)): [x.why for x in probs] for p in files
                if (probs := [x for x in import_time_problems(p.read_text("utf-8"))

@@ -163,6 +163,8 @@ def _expected_disagreements(real: Real) -> dict[str, tuple[str, str, str | None]
         assert cat is not None, (tid, prov.declaration)
         checked += 1
         num = tid.split("-")[1]
+        if tid != f"erdos-{num}":
+            continue  # issue 28: a part or side result is never compared with the whole's status
         status = db[num]["status"]
         state = status["state"]
         fc_solved = True if cat.startswith(_FC_SOLVED) else \
@@ -178,7 +180,7 @@ def test_every_disagreement_is_flagged_with_both_dates(real: Real) -> None:
     expected = _expected_disagreements(real)
     # issue 12: FC calls these solved and the database open; they passed unflagged
     fc_solved_db_open = {tid for tid, (cat, _, _) in expected.items() if cat != "research open"}
-    assert len({t.split("-")[1] for t in fc_solved_db_open}) >= 20
+    assert len({t.split("-")[1] for t in fc_solved_db_open}) >= 10
     assert {tid for tid, (cat, _, _) in expected.items() if cat == "research open"}  # and back
     for plan in (real.first, real.second):  # flagged on every run, not only the first
         got: dict[str, Any] = {d["target"]: d for d in plan.report["disagreements"]}

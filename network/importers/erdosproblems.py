@@ -29,7 +29,10 @@ are added only when absent, so the first re-run already changes nothing (issue 1
 
 Disagreements (issue 12): where the target came from Formal Conjectures and its category
 (``research open`` / ``research solved``, ``textbook``, …) and the database's ``status``
-differ on solved/open, the import reports it (``disagreements``, with the Formal Conjectures
+differ on solved/open, the import reports it — comparing like with like (issue 28): the
+database's status is the whole problem's, so only the target stating the whole problem
+(``erdos-N``) is compared, never a part or a side result (``erdos-N-<suffix>``, whose
+paragraph says so); the caveat beside a status follows the status (:func:`status_caveat`) — (``disagreements``, with the Formal Conjectures
 commit and date and the database state and date), lists it for curator attention
 (``registries-disagree``) on every run, and says so in the database paragraph of the
 target's prior-art summary, so the record and its site page carry it. No record model
@@ -350,13 +353,27 @@ class Disagreement:
                              "status": self.db_status, "date": self.db_date}}
 
 
+def is_whole_problem(target: str, number: str) -> bool:
+    """Whether ``target`` states problem ``number`` as a whole (``erdos-N``), rather than a
+    part or a side result of it (``erdos-N-<suffix>``: a ``.parts.`` statement, a lettered
+    one, a root under another name)."""
+    return target == f"erdos-{number}"
+
+
 def disagreement(rec: m.TargetRecord, number: str, db_status: str | None,
                  db_date: str | None) -> Disagreement | None:
     """The solved/open disagreement between a Formal Conjectures target and the database's
     ``status`` for its problem, or None when they agree or either says nothing (a target not
-    imported from Formal Conjectures, a category such as ``test``, no status)."""
+    imported from Formal Conjectures, a category such as ``test``, no status).
+
+    Like with like (issue 28): the database records one status per problem, the whole
+    problem's, so only the target stating the whole problem (:func:`is_whole_problem`) is
+    compared with it; a part's or a side result's category says nothing about the whole
+    (a part can be solved while the problem is open), so it is never flagged."""
     if rec.intake is None or rec.intake.provenance.source != "formal-conjectures":
         return None
+    if not is_whole_problem(rec.id, number):
+        return None  # like with like (issue 28): the database's status is the whole problem's
     prov = rec.intake.provenance
     fc = fc_says_solved(prov.category)
     if fc is None or not db_status or fc == is_solved(db_status):
@@ -367,7 +384,7 @@ def disagreement(rec: m.TargetRecord, number: str, db_status: str | None,
 
 
 def _paragraph(num: str, entry: dict[str, Any], where: str,
-               dis: Disagreement | None) -> str:
+               dis: Disagreement | None, part: str | None = None) -> str:
     parts = []
     for key in _STATUS_FIELDS:
         st, d = state_of(entry, key)
@@ -384,16 +401,25 @@ def _paragraph(num: str, entry: dict[str, Any], where: str,
     if entry.get("comments"):
         extra.append(f"comments: {entry['comments']}")
     st, _ = state_of(entry, "status")
-    verdict = (
-        "The database marks the problem settled, so this target is a calibration candidate "
-        "and is never labelled an open problem." if is_solved(st) else
-        "These are the database's records with their dates, not proof that the problem is "
-        "open: a prior-art check of the literature is still required.")
+    whole = "" if part is None else (
+        f" These records are problem {num}'s as a whole; this target states a part or a side "
+        "result of it, so its category is not compared with them.")
     return textwrap.fill(
         f"{DB_PARAGRAPH_MARK} {where}, entry {num} — prior-art check required (D-6 item 1). "
         "Records " + "; ".join(parts or ["no status"]) +
-        (". " + "; ".join(extra) if extra else "") + f". {verdict}"
+        (". " + "; ".join(extra) if extra else "") + f". {status_caveat(st)}{whole}"
         + (f" {dis.sentence()}" if dis else ""), 90)
+
+
+def status_caveat(state: str | None) -> str:
+    """The caveat a database status carries, following the status (issue 28): a settled one
+    makes the target a calibration candidate; any other is the database's word, never
+    proof that the problem is open."""
+    if is_solved(state):
+        return ("The database marks the problem settled, so this target is a calibration "
+                "candidate and is never labelled an open problem.")
+    return ("These are the database's records with their dates, not proof that the problem "
+            "is open: a prior-art check of the literature is still required.")
 
 
 def _strip_old_paragraph(summary: str) -> str:
@@ -547,7 +573,8 @@ def _attach(plan: ImportPlan, view: GraphView, tid: str, num: str, entry: dict[s
     refs = _references(list(intake.prior_art.references), num, entry, db_url, page,
                        intake.provenance)
     rest = _strip_old_paragraph(intake.prior_art.summary)
-    summary = _paragraph(num, entry, where, dis) + ("\n\n" + rest if rest else "")
+    part = None if is_whole_problem(tid, num) else tid
+    summary = _paragraph(num, entry, where, dis, part) + ("\n\n" + rest if rest else "")
     prior = intake.prior_art.model_copy(update={"summary": summary, "references": refs})
     area = list(old.area) + [t for t in entry.get("tags") or [] if t not in old.area]
     update: dict[str, Any] = {"intake": intake.model_copy(update={"prior_art": prior}),
@@ -575,7 +602,8 @@ def _attach(plan: ImportPlan, view: GraphView, tid: str, num: str, entry: dict[s
         plan.attention.append(Attention("registries-disagree", tid, None, dis.sentence()))
     plan.report["attached"].append({"target": tid, "number": num, "status": state,
                                     "calibration_candidate": solved,
-                                    "registries_disagree": dis is not None})
+                                    "registries_disagree": dis is not None,
+                                    "compared": part is None})
     if new != old:
         plan.files[tpath] = yaml_bytes(record_dict(new))
 
@@ -621,6 +649,12 @@ class DatabaseStatus:
             if key == "status":
                 return st, d
         return None, None
+
+    @property
+    def caveat(self) -> str:
+        """The caveat the status carries (:func:`status_caveat`): what a page says beside
+        the database's word, following the status rather than fixed."""
+        return status_caveat(self.status[0])
 
 
 @dataclass(frozen=True)

@@ -21,8 +21,11 @@ from network.importers.fc_naming import _cap_id, _slug
 FC_REPOSITORY = "https://github.com/google-deepmind/formal-conjectures"
 ERDOS_DIR = "FormalConjectures/ErdosProblems"
 _PROBLEM_ID_RE = re.compile(r"[0-9]{1,6}")
+#: a file or folder name of a collection: the graph layout's portable segment
+#: (``network.record.source.check_graph_path``: no leading dot, no ``..``), dots included,
+#: so arXiv-id folders such as ``0911.2077`` are read (issue 28)
 _SAFE_NAME_RE = re.compile(r"[A-Za-z0-9_][A-Za-z0-9_.-]*")
-_SAFE_FOLDER_RE = re.compile(r"[A-Za-z0-9_][A-Za-z0-9_-]*")
+_SAFE_FOLDER_RE = _SAFE_NAME_RE
 MAX_LEAN_BYTES = 1_000_000
 MAX_FILES = 20_000
 
@@ -142,11 +145,13 @@ def collection_of(co: Checkout, folder: str | None) -> Collection:
 
     Raises:
         LemmataError: ``import-hostile-path`` for an absolute path, ``..``, an empty or
-            non-portable segment; ``import-source-invalid`` when HEAD has no such folder.
+            non-portable segment (a portable one may hold dots: ``Arxiv/0911.2077``);
+            ``import-source-invalid`` when HEAD has no such folder.
     """
     folder = ERDOS_DIR if folder is None else folder
     segs = folder.strip("/").split("/") if not folder.startswith("/") else [""]
-    if not segs or any(not _SAFE_FOLDER_RE.fullmatch(s) for s in segs) or len(folder) > 300:
+    if not segs or any(not _SAFE_FOLDER_RE.fullmatch(s) or ".." in s for s in segs) or \
+            len(folder) > 300:
         raise LemmataError("import-hostile-path", "a collection is a relative folder of plain "
                            "portable names", path=repr(folder)[:300])
     folder = "/".join(segs)

@@ -13,12 +13,11 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from network.errors import LemmataError
+from network.gate.lean_commands import DECL, PREAMBLE, Command, read_commands
 from network.importers.lean_text import (
     DEF_KEYWORDS,
     THEOREM_KEYWORDS,
-    Command,
     TheoremParts,
-    commands,
     is_question,
     mask,
     theorem_parts,
@@ -28,12 +27,7 @@ from network.importers.lean_text import (
 OPEN, CALIBRATION, TEST, SKIP = "open", "calibration", "test", "skip"
 _CALIBRATION_CATEGORIES = ("research solved", "research formally solved", "textbook",
                            "undergraduate", "graduate", "high_school")
-_FC_ATTRS = ("category", "AMS", "formal_proof")
-_PREAMBLE_KINDS = frozenset({
-    "open", "variable", "universe", "local", "scoped", "notation", "set_option", "attribute",
-    "include", "omit", "macro", "macro_rules", "syntax", "infix", "infixl", "infixr", "prefix",
-    "postfix", "instance_priority"})
-_DECL_KINDS = DEF_KEYWORDS | THEOREM_KEYWORDS | {"example", "axiom"}
+_FC_ATTRS = ("category", "AMS", "formal_proof", "conditional")
 _FC_IMPORT_RE = re.compile(r"^import\s+FormalConjectures", re.MULTILINE)
 
 
@@ -100,13 +94,21 @@ class ProblemFile:
         erdos_page: the erdosproblems.com page the module doc links, or None.
         authors: from the header's copyright line or an ``Authors:`` line.
         licence: ``Apache-2.0`` when the header says so, else None.
-        preamble: ``open``/``variable``/notation commands outside declarations.
+        preamble: the commands whose effect reaches later declarations in their scope
+            (``open``, ``variable``, ``universe``, ``include``, ``omit``, ``set_option``,
+            ``attribute``, ``export``; not those scoped to one command by ``in``).
         defs: definition commands (def, abbrev, structure, inductive, class, instance).
         statements: every theorem or lemma that could be read, in file order.
         others: ``(declaration, why)`` for declarations that are skipped while reading.
         notes: ``{"line", "text"}`` column-0 comments and formalisation notes (D-9).
         uses_fc: whether the file imports Formal Conjectures modules.
         base_id: the id of the file's main target.
+        decl_count: how many declarations the file holds.
+        commands: every command of the file, as :mod:`network.gate.lean_commands`
+            reads it (the landed files are cut from these, issue 28).
+        unknown: ``(line, why)`` for each command the importer cannot land; a file with
+            any is held for a curator (``import-command-unknown``).
+        text: the file's text.
     """
 
     number: str | None
@@ -125,6 +127,9 @@ class ProblemFile:
     uses_fc: bool = False
     base_id: str = ""
     decl_count: int = 0
+    commands: list[Command] = field(default_factory=list)
+    unknown: list[tuple[int, str]] = field(default_factory=list)
+    text: str = ""
 
 
 def category_kind(category: str | None) -> str:
@@ -180,10 +185,17 @@ def _attributes(attrs: list[str]) -> tuple[str | None, list[str], list[str],
                 category = " ".join(rest.split())
             elif word == "AMS":
                 ams.extend(t for t in rest.split() if re.fullmatch(r"[0-9]{1,2}[A-Z0-9]*", t))
-            elif word == "formal_proof":
+            elif word == "formal_proof" or (word == "conditional" and
+                                            rest.split(None, 1)[:1] == ["formal_proof"]):
                 mt = _FORMAL_PROOF_RE.search(entry)
-                proofs.append({"using": mt.group(1)[:100], "at": mt.group(2)} if mt else
-                              {"text": " ".join(entry.split())[:500]})
+                proof = ({"using": mt.group(1)[:100], "at": mt.group(2)} if mt else
+                         {"text": " ".join(entry.split())[:500]})
+                if word == "conditional":  # a deduction from named assumptions (FC util)
+                    proof["conditional"] = "true"
+                    assumed = re.search(r"\bassuming\s+(.+)$", entry, re.DOTALL)
+                    if assumed:
+                        proof["assuming"] = " ".join(assumed.group(1).split())[:500]
+                proofs.append(proof)
             elif word not in _FC_ATTRS:
                 kept.append(entry)
     return category, ams, kept, proofs
@@ -237,18 +249,20 @@ def parse_problem_file(number: str | None, path: str, data: bytes, *,
         base_id: the id of its main target (default ``erdos-<number>``).
 
     Raises:
-        LemmataError: ``not-utf8``; ``import-malformed-lean`` (unterminated comment or
-            string). A theorem whose parts cannot be found is listed in ``others`` with the
-            reason, not raised.
+        LemmataError: ``not-utf8``; ``import-malformed-lean`` (text the lexer cannot place,
+            brackets that do not balance, an ``end`` that closes no scope). A theorem whose
+            parts cannot be found is listed in ``others`` with the reason, not raised; a
+            command the reader does not know is in ``unknown``.
     """
     try:
         text = data.decode("utf-8")
     except UnicodeDecodeError as exc:
         raise LemmataError("not-utf8", f"byte {exc.start}", path=path) from exc
     try:
-        cmds = commands(text)
+        read = read_commands(text)
     except LemmataError as exc:
         raise LemmataError(exc.code, exc.detail, path=path) from exc
+    cmds = read.commands
     imports = [c.text for c in cmds if c.kind == "import"]
     stem = path.rsplit("/", 1)[-1].removesuffix(".lean")
     title = f"Erdős Problem {number}" if number else stem
@@ -280,20 +294,21 @@ def parse_problem_file(number: str | None, path: str, data: bytes, *,
     notes = _merge_line_comments(sorted(notes, key=lambda n: int(n["line"])))
     pf = ProblemFile(number, path, imports, title, reference, page, authors[:20], licence, [], [], [],
                      notes=notes[:200], uses_fc=any(_FC_IMPORT_RE.match(i) for i in imports),
-                     base_id=base_id or f"erdos-{number}")
+                     base_id=base_id or f"erdos-{number}", commands=cmds,
+                     unknown=list(read.unknown), text=text)
     for c in cmds:
-        if c.kind in _DECL_KINDS:
+        if c.cls == DECL:
             pf.decl_count += 1
-        if c.kind in _PREAMBLE_KINDS:
+        if c.cls == PREAMBLE and not c.in_scoped:
             pf.preamble.append(c)
-        elif c.kind in DEF_KEYWORDS:
+        elif c.cls == DECL and c.kind in DEF_KEYWORDS | {"coinductive"}:
             pf.defs.append(c)
         elif c.kind in THEOREM_KEYWORDS and c.name:
             try:
-                pf.statements.append(_statement(c, path))
+                pf.statements.append(_statement(c, path, text))
             except LemmataError as exc:
                 pf.others.append((c.full_name, f"could not be read ({exc.code}): {exc.detail}"))
-        elif c.kind in THEOREM_KEYWORDS | {"example", "axiom"}:
+        elif c.cls == DECL:
             pf.others.append((c.full_name, f"{c.kind} not imported"))
     return pf
 
@@ -312,9 +327,9 @@ def _merge_line_comments(notes: list[dict[str, Any]]) -> list[dict[str, Any]]:
     return out
 
 
-def _statement(c: Command, path: str) -> Statement:
+def _statement(c: Command, path: str, text: str) -> Statement:
     try:
-        parts = theorem_parts(c)
+        parts = theorem_parts(c, text)
         category, ams, kept, proofs = _attributes(c.attrs)
         question = is_question(parts.conclusion)
         unhedged = unhedged_answer(parts.conclusion)

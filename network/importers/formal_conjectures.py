@@ -67,17 +67,28 @@ No steward record is written (ruling 13): an open-problem target stays listed an
 claims until a real steward signs up. Everything is read from the checkout's HEAD commit,
 never from its work tree, so the recorded commit is exactly what was imported.
 
+Fidelity (D-9, issue 28): a file is read by the token reader of
+:mod:`network.gate.lean_commands`; each landed Lean file is cut from the source's own
+commands (:mod:`network.importers.fc_project`: the scopes and preamble a declaration needs,
+``… in`` commands scoping only their declaration, the lemmas a landed declaration calls)
+and checked against the source without Lean (:mod:`network.importers.fc_roundtrip`): any
+difference refuses the file (``import-round-trip-differs``). A file holding a command the
+reader does not know, or a notation, infix or macro a landed declaration uses, is *held*
+(report ``status: held``, ``import-command-unknown``), as is one whose declarations need a
+lemma proved by ``sorry`` (``import-closure-missing``): nothing of it lands and the curator
+is told why; it is never truncated.
+
 The checkout and its files are :mod:`network.importers.fc_checkout`'s, reading one file
-:mod:`network.importers.fc_source`'s, and which statement is which target's root or variant
-:mod:`network.importers.fc_naming`'s; this module holds the pins, the rendering of a
-target's files and the plan, and re-exports every public name of the three (issue 17).
+:mod:`network.importers.fc_source`'s, which statement is which target's root or variant
+:mod:`network.importers.fc_naming`'s, and the files a target gets
+:mod:`network.importers.fc_render`'s; this module holds the plan, and re-exports every
+public name of those (issue 17).
 """
 
 from __future__ import annotations
 
 import datetime as dt
 import re
-import textwrap
 from pathlib import Path
 from typing import Any
 
@@ -91,14 +102,7 @@ from network.gate.unicode_screen import (
     identifier_problems,
     strip_comment_hidden_characters,
 )
-from network.importers import (
-    Attention,
-    GraphView,
-    ImportPlan,
-    json_bytes,
-    record_dict,
-    yaml_bytes,
-)
+from network.importers import Attention, GraphView, ImportPlan, json_bytes, record_dict
 from network.importers.fc_checkout import (
     ERDOS_DIR,
     FC_REPOSITORY,
@@ -111,14 +115,7 @@ from network.importers.fc_checkout import (
     open_checkout,
     problem_files,
 )
-from network.importers.fc_naming import (
-    _imported,
-    _root_suffix,
-    _slug,
-    classify,
-    target_id,
-    variant_node_id,
-)
+from network.importers.fc_naming import _imported, classify, target_id, variant_node_id
 from network.importers.fc_pins import (
     _PIN_WORDS,
     DEFAULT_MATHLIB,
@@ -126,6 +123,9 @@ from network.importers.fc_pins import (
     _Pins,
     read_pins,
 )
+from network.importers.fc_project import closure
+from network.importers.fc_render import FC_PACKAGE, _Render
+from network.importers.fc_roundtrip import round_trip_differences
 from network.importers.fc_source import (
     CALIBRATION,
     OPEN,
@@ -133,13 +133,10 @@ from network.importers.fc_source import (
     TEST,
     ProblemFile,
     Statement,
-    _category,
     category_kind,
     parse_problem_file,
 )
-from network.importers.lean_text import mask, matching
 from network.record import models as m
-from network.record.loader import sha256_hex
 from network.record.source import CommitSource, Source
 
 __all__ = [
@@ -171,253 +168,9 @@ __all__ = [
     "variant_node_id",
 ]
 
-FC_PACKAGE = "formal_conjectures"
-
-
-
-def _docstring_text(doc: str | None) -> str | None:
-    if not doc:
-        return None
-    inner = doc[3:-2]
-    return textwrap.dedent(inner).strip() or None
-
-
-def _witness_statement(binders: str) -> tuple[str, bool]:
-    """The witness proposition for a statement's binders and whether its proof is complete.
-
-    No binders: ``True`` (proved by ``trivial``). Otherwise ``∃ <binders as explicit>,
-    True``, whose proof is left to the curator (D-4 step 7, D-6 item 5).
-    """
-    if not binders.strip():
-        return "True", True
-    masked = mask(binders)
-    groups: list[str] = []
-    k = 0
-    while k < len(masked):
-        c = masked[k]
-        if c.isspace():
-            k += 1
-            continue
-        if c not in "([{⦃":
-            return "True", False
-        end = matching(masked, k)
-        inner = binders[k + 1:end - 1].strip()
-        if c == "{" and inner.startswith("{"):
-            inner = inner[1:-1].strip()
-        if ":" not in mask(inner):
-            inner = f"_ : {inner}"
-        groups.append(f"({inner})")
-        k = end
-    return f"∃ {' '.join(groups)}, True", False
-
-
-class _Render:
-    """Builds one problem file's graph files (bytes) for one checkout."""
-
-    def __init__(self, co: Checkout, pf: ProblemFile, pins: _Pins, curator: str) -> None:
-        self.co, self.pf, self.pins, self.curator = co, pf, pins, curator
-
-    @property
-    def file_url(self) -> str:
-        return f"{self.co.repository}/blob/{self.co.commit}/{self.pf.path}"
-
-    def defs_stem(self) -> str:
-        ns = next((d.namespace for d in self.pf.defs if d.namespace), "")
-        fallback = f"Erdos{self.pf.number}Defs" if self.pf.number else \
-            "Defs" + "".join(w.capitalize() for w in _slug(self.pf.base_id).split("-"))
-        stem = ns.split(".")[0] if ns else fallback
-        return re.sub(r"[^A-Za-z0-9_]", "_", stem)
-
-    def header(self, heading: str, what: str) -> str:
-        ref = f"\n{self.pf.reference}\n" if self.pf.reference else ""
-        lic = f" ({self.pf.licence}" + (f"; © {', '.join(self.pf.authors)}" if self.pf.authors
-                                        else "") + ")" if self.pf.licence else ""
-        body = textwrap.fill(
-            f"Imported from {self.co.repository.removeprefix('https://github.com/')}, "
-            f"`{self.pf.path}`{lic}: {what}. Formal Conjectures attributes (category, AMS) "
-            "are removed here and recorded in the provenance; the source commit is pinned "
-            "in gate-spec.json and recorded in META.yaml.", 90)
-        return f"/-!\n# {heading}\n{ref}\n{body}\n-/\n"
-
-    def _preamble(self, before_line: int, namespace: str) -> tuple[list[str], list[str]]:
-        outside, inside = [], []
-        for c in self.pf.preamble:
-            if c.line >= before_line:
-                continue
-            if not c.namespace:
-                outside.append(c.text)
-            elif namespace and (namespace == c.namespace or namespace.startswith(c.namespace + ".")):
-                inside.append(c.text)
-        return outside, inside
-
-    def _imports(self, with_defs: bool, tid: str) -> str:
-        lines = list(self.pf.imports)
-        if with_defs and self.pf.defs:
-            lines.append(f"import {ids.defs_module_name(tid, self.defs_stem())}")
-        return "\n".join(lines) + "\n"
-
-    def _wrap(self, namespace: str, outside: list[str], inside: list[str], body: str) -> str:
-        out = ""
-        if outside:
-            out += "\n".join(outside) + "\n\n"
-        if namespace:
-            out += f"namespace {namespace}\n\n"
-        if inside:
-            out += "\n".join(inside) + "\n\n"
-        out += body.rstrip() + "\n"
-        if namespace:
-            out += f"\nend {namespace}\n"
-        return out
-
-    def statement(self, st: Statement, tid: str) -> bytes:
-        c = st.cmd
-        text = c.text if st.parts.sorry_body else f"{st.parts.signature} := by\n  sorry"
-        pieces = list(c.prefix)
-        if c.doc:
-            pieces.append(c.doc)
-        if st.kept_attrs:
-            pieces.append(f"@[{', '.join(st.kept_attrs)}]")
-        pieces.append(text)
-        outside, inside = self._preamble(c.line, c.namespace)
-        what = f"declaration `{st.declaration}`, statement only"
-        src = (self._imports(True, tid) + "\n" + self.header(self.pf.title, what) + "\n"
-               + self._wrap(c.namespace, outside, inside, "\n".join(pieces)))
-        return src.encode("utf-8")
-
-    def witness(self, st: Statement, tid: str) -> tuple[bytes, bool]:
-        prop, complete = _witness_statement(st.parts.binders)
-        name = st.cmd.name or ""
-        what = textwrap.fill(
-            f"non-vacuity witness for `{st.declaration}` (D-4 step 7): its hypotheses are "
-            "satisfiable" + ("; it has none" if complete else
-                             "; the curator proves this before the import merges"), 90)
-        body = f"theorem {name}.witness : {prop} :=\n  trivial" if complete else \
-            f"theorem {name}.witness : {prop} := by\n  sorry"
-        outside, inside = self._preamble(st.cmd.line, st.cmd.namespace)
-        src = (self._imports(True, tid) + "\n/-!\n" + what + "\n-/\n\n"
-               + self._wrap(st.cmd.namespace, outside, inside, body))
-        return src.encode("utf-8"), complete
-
-    def defs(self, tid: str) -> bytes:
-        blocks: list[tuple[str, list[str]]] = []
-        for d in self.pf.defs:
-            text = re.sub(r"^((?:protected|noncomputable|nonrec|unsafe|partial)\s+)*private\s+",
-                          r"\1", d.text)
-            text = re.sub(r"^private\s+", "", text)
-            pieces = list(d.prefix) + ([d.doc] if d.doc else [])
-            _, _, kept = _category(d.attrs)
-            if kept:
-                pieces.append(f"@[{', '.join(kept)}]")
-            pieces.append(text)
-            if blocks and blocks[-1][0] == d.namespace:
-                blocks[-1][1].append("\n".join(pieces))
-            else:
-                blocks.append((d.namespace, ["\n".join(pieces)]))
-        names = ", ".join(f"`{d.full_name}`" for d in self.pf.defs if d.name)
-        out = self._imports(False, tid) + "\n" + self.header(
-            f"{self.pf.title}: definitions", f"the definitions {names}")
-        outside, _ = self._preamble(10**9, "")
-        if outside:
-            out += "\n" + "\n".join(outside) + "\n"
-        for ns, items in blocks:
-            _, inside = self._preamble(10**9, ns)
-            out += "\n" + self._wrap(ns, [], inside, "\n\n".join(items))
-        return out.encode("utf-8")
-
-    def fc_package(self) -> m.LakePackage:
-        return m.LakePackage(name=FC_PACKAGE, url=self.co.repository, rev=self.co.commit)
-
-    def gate_spec(self) -> bytes:
-        spec = m.GateSpec(lean_toolchain=self.pins.toolchain, mathlib=self.pins.mathlib,
-                          packages=[self.fc_package()] if self.pf.uses_fc else [],
-                          network_commit=self.pins.network_commit)
-        return json_bytes(record_dict(spec))
-
-    def provenance(self, st: Statement) -> m.Provenance:
-        return m.Provenance(
-            source="formal-conjectures", repository=self.co.repository, commit=self.co.commit,
-            file=self.pf.path, declaration=st.declaration,
-            authors=[f"{a} (copyright line of the file)" for a in self.pf.authors],
-            adversarially_reviewed=False, category=(st.category or "")[:100] or None,
-            ams=st.ams)
-
-    def target(self, st: Statement, tid: str) -> bytes:
-        calibration = st.kind != OPEN
-        informal = _docstring_text(st.cmd.doc) or (
-            f"The source gives no docstring for `{st.declaration}`; see "
-            f"{self.pf.erdos_page or self.file_url}.")
-        if st.question:
-            informal += "\n\n" + textwrap.fill(
-                "This statement asks for a value: it is written with `answer(sorry)`, so its "
-                "root is a question, held and not provable as written. Progress comes through "
-                "variants that fix a value.", 90)
-        refs = [m.Reference(title=f"Formal Conjectures: {self.pf.path}", url=self.file_url,
-                            note=f"{st.declaration} is tagged `{st.category}` at this commit.")]
-        if self.pf.erdos_page:
-            num = self.pf.erdos_page.rstrip("/").rsplit("/", 1)[-1]
-            refs.append(m.Reference(title=f"Erdős Problem #{num} (erdosproblems.com)",
-                                    url=self.pf.erdos_page))
-        for fp in st.formal_proofs:
-            if re.fullmatch(r"https?://\S{1,490}", fp.get("at", "")):
-                refs.append(m.Reference(
-                    title=f"Formal proof using {fp['using']}, cited by Formal Conjectures",
-                    url=fp["at"], note=f"Cited in `{st.declaration}`'s formal_proof attribute; "
-                                       "not checked by this import."))
-        summary = (
-            "Prior-art check required (D-6 item 1); none has been made. Formal Conjectures "
-            f"(commit {self.co.commit}) tags `{st.declaration}` as `{st.category}`: that is "
-            "the registry's word, recorded with its date, not evidence about whether the "
-            "problem is open. "
-            + ("The category says it is solved or a known result, so the target is a "
-               "calibration candidate and is never labelled open." if calibration else
-               "A curator checks the literature"
-               + (" and the erdosproblems database" if self.pf.erdos_page else "")
-               + " before relying on it; a later finding that it is solved relabels the "
-               "target a known result (D-6)."))
-        coverage = (
-            "Not assessed at import (D-6 item 2). Pins "
-            f"{_PIN_WORDS[self.pins.source]}: {self.pins.toolchain}, Mathlib "
-            f"{self.pins.mathlib.rev if self.pins.mathlib else 'unpinned'}, with Formal "
-            f"Conjectures {self.co.commit} as a lake package beside Mathlib.")
-        intake = m.Intake(
-            prior_art=m.PriorArt(summary=summary, checked_on=self.co.date, references=refs),
-            library_coverage=m.LibraryCoverage(summary=coverage),
-            provenance=self.provenance(st),
-            witness=f"{ids.node_dir(tid, ids.ROOT)}/Witness.lean",
-            curator=self.curator)
-        title = self.pf.title if st.target == self.pf.base_id else \
-            f"{self.pf.title} ({_root_suffix(st, self.pf)})"
-        rec = m.TargetRecord.model_validate({
-            "id": tid, "title": title[:200],
-            "class": "calibration" if calibration else "open-problem",
-            "calibration": calibration, "informal_statement": informal,
-            "listed": self.co.date, "intake": intake, "answer_question": st.question})
-        return yaml_bytes(record_dict(rec))
-
-    def meta(self, st: Statement, tid: str, node: str, statement: bytes,
-             attention: list[Attention]) -> bytes:
-        prov: dict[str, Any] = self.provenance(st).model_dump(mode="json", exclude_defaults=True)
-        if st.question:
-            prov["answer_question"] = True
-        if not st.parts.sorry_body:
-            prov["upstream_proof"] = True
-        if st.formal_proofs:
-            prov["formal_proofs"] = st.formal_proofs
-        if self.pf.notes:
-            prov["source_notes"] = self.pf.notes
-        if attention:
-            prov["curator_attention"] = [{"code": a.code, "detail": a.detail} for a in attention]
-        variant = None
-        if st.variant:
-            variant = m.VariantOf(
-                of=ids.ROOT, relation="related",
-                pertinence=f"Imported from Formal Conjectures as `{st.declaration}`; no "
-                           "relation proof supplied, so the relation is related (D-30).")
-        meta = m.Meta(id=node, target=tid, declaration=st.declaration,
-                      statement_hash=sha256_hex(statement),
-                      origin="variant" if variant else "authored", provenance=prov,
-                      variant=variant)
-        return yaml_bytes(record_dict(meta, exclude_defaults=True))
+#: what holds a file for a curator rather than refusing it: the source is readable, but
+#: what it says cannot be landed exactly (issue 28)
+HELD_CODES = frozenset({"import-command-unknown", "import-closure-missing"})
 
 
 # --- the plan --------------------------------------------------------------------------
@@ -516,10 +269,11 @@ def plan_formal_conjectures_import(
 
 
 def _counts(lines: list[dict[str, Any]]) -> dict[str, int]:
-    keys = ("declarations", "imported", "skipped", "roots", "variants", "definitions")
+    keys = ("declarations", "imported", "skipped", "held", "roots", "variants", "definitions")
     out = {k: sum(int(f.get(k, 0)) for f in lines) for k in keys}
     out["files"] = len(lines)
     out["files_refused"] = sum(1 for f in lines if f["status"] == "refused")
+    out["files_held"] = sum(1 for f in lines if f["status"] == "held")
     out["files_imported"] = sum(1 for f in lines if f["status"] == "imported")
     return out
 
@@ -535,22 +289,28 @@ def _plan_one_file(plan: ImportPlan, view: GraphView, co: Checkout, sf: SourceFi
         return
     sub = ImportPlan(report={"targets": [], "skipped": [], "declarations": []})
     used = set(taken)
+    pf: ProblemFile | None = None
     try:
         data = co.read(sf.path)
         if data is None:
             raise LemmataError("import-problem-not-found", "not a file at HEAD", path=sf.path)
         data, removed = _without_comment_hidden_characters(data, sf.path)
         pf = parse_problem_file(sf.number, sf.path, data, base_id=sf.base_id)
+        if pf.unknown:
+            raise LemmataError("import-command-unknown", "; ".join(
+                f"line {n}: {why}" for n, why in pf.unknown[:5]), path=sf.path)
         _plan_file(sub, view, co, pf, pins, curator, include_test, used)
     except LemmataError as exc:
         line["code"], line["detail"] = exc.code, exc.detail
+        if exc.code in HELD_CODES and pf is not None:
+            _hold(plan, line, pf, sf)
         return
     if removed:
         line["warning"] = _removed_words(removed)
         sub.attention.extend(Attention("hidden-character-removed", t["id"], None,
                                        line["warning"]) for t in sub.report["targets"])
     decls = sub.report["declarations"]
-    imported = [d for d in decls if d["outcome"] != "skipped"]
+    imported = [d for d in decls if d["outcome"] not in ("skipped", "held")]
     line.update({
         "status": "imported" if any(d["outcome"] == "root" for d in decls) else
         "nothing-imported", "declarations": pf.decl_count, "imported": len(imported),
@@ -570,6 +330,21 @@ def _plan_one_file(plan: ImportPlan, view: GraphView, co: Checkout, sf: SourceFi
     plan.attention.extend(sub.attention)
     for key in ("targets", "skipped", "declarations"):
         plan.report[key].extend(sub.report[key])
+
+
+def _hold(plan: ImportPlan, line: dict[str, Any], pf: ProblemFile, sf: SourceFile) -> None:
+    """Hold a readable file whose declarations cannot be landed as the source says (issue
+    28): its report line says ``held`` with the code, every declaration is accounted for as
+    ``held``, and the curator is told; nothing of it lands."""
+    names = [c.full_name for c in pf.commands if c.cls == "declaration"]
+    line.update({"status": "held", "declarations": pf.decl_count, "held": len(names)})
+    for name in names:
+        plan.report["declarations"].append({"declaration": name, "file": pf.path,
+                                            "outcome": "held", "reason": line["code"]})
+    plan.attention.append(Attention(
+        line["code"], sf.base_id, None,
+        f"{pf.path} is held, nothing of it imported: {line['detail']}. A curator reads the "
+        "file and imports what it states by hand, exactly as it says."))
 
 
 def _without_comment_hidden_characters(data: bytes, path: str
@@ -617,9 +392,43 @@ def _screen_names(files: dict[str, bytes], path: str) -> None:
     """
     for gpath, data in sorted(files.items()):
         if gpath.endswith(".lean"):
-            problems = identifier_problems(data.decode("utf-8"))
+            problems = _identifier_problems(data)
             if problems:
                 raise LemmataError(problems[0].code, f"{gpath}: {problems[0].why}", path=path)
+
+
+_SCREENED: dict[bytes, list[Any]] = {}
+
+
+def _identifier_problems(data: bytes) -> list[Any]:
+    """:func:`identifier_problems` of a landed file, remembered by its bytes (a file's
+    definitions module is the same for each of its targets)."""
+    if data not in _SCREENED:
+        if len(_SCREENED) > 256:
+            _SCREENED.clear()
+        _SCREENED[data] = identifier_problems(data.decode("utf-8"))
+    return _SCREENED[data]
+
+
+def _check_round_trip(files: dict[str, bytes], pf: ProblemFile, r: _Render, tid: str) -> None:
+    """Hold every Lean file a target would land to its source (issue 28,
+    :func:`~network.importers.fc_roundtrip.round_trip_differences`); the witness is the
+    importer's own theorem and is not a source declaration.
+
+    Raises:
+        LemmataError: ``import-round-trip-differs`` naming the graph file and the first
+            differences.
+    """
+    for gpath, data in sorted(files.items()):
+        if not gpath.endswith(".lean") or gpath.endswith("/Witness.lean"):
+            continue
+        in_defs = "/defs/" in gpath
+        diffs = round_trip_differences(
+            pf.text, data.decode("utf-8"), defs_import=None if in_defs else r.defs_module(tid),
+            proof_dropped_ok=not in_defs, private_dropped_ok=in_defs)
+        if diffs:
+            raise LemmataError("import-round-trip-differs", f"{gpath}: " + "; ".join(diffs[:3]),
+                               path=pf.path)
 
 
 def _skip(plan: ImportPlan, decl: str, why: str, path: str = "") -> None:
@@ -630,19 +439,39 @@ def _skip(plan: ImportPlan, decl: str, why: str, path: str = "") -> None:
 
 def _plan_file(plan: ImportPlan, view: GraphView, co: Checkout, pf: ProblemFile,
                pins: _Pins, curator: str, include_test: bool, used: set[str]) -> None:
-    r = _Render(co, pf, pins, curator)
+    """Plan one parsed file's targets.
+
+    Raises:
+        LemmataError: ``import-closure-missing`` / ``import-command-unknown`` when a landed
+            declaration needs what cannot be carried (the file is held);
+            ``import-round-trip-differs``; the look-alike name codes.
+    """
+    groups = classify(pf, include_test, used)
+    landed = [st.cmd.index for g in groups for st in g]
+    carried: list[int] = []
+    if groups:
+        need = closure(pf.commands, pf.text, landed + [d.index for d in pf.defs])
+        if need.missing:
+            code = "import-closure-missing" if all(
+                "sorry" in why for _, why in need.missing) else "import-command-unknown"
+            raise LemmataError(code, "; ".join(f"`{n}` {why}" for n, why in need.missing[:3]),
+                               path=pf.path)
+        carried = need.lemmas
+    r = _Render(co, pf, pins, curator, [d.index for d in pf.defs] + carried)
     for name, reason in pf.others:
         _skip(plan, name, reason, pf.path)
     for st in pf.statements:
         why = _imported(st, include_test)
-        if why is not None:
+        if why is not None and st.cmd.index not in carried:
             _skip(plan, st.declaration, why, pf.path)
-    groups = classify(pf, include_test, used)
     decls = plan.report["declarations"]
-    for d in pf.defs:
+    for i in r.defs_keep:
+        d = pf.commands[i]
         if groups:
             decls.append({"declaration": d.full_name, "file": pf.path, "outcome": "definition",
-                          "targets": [g[0].target for g in groups]})
+                          "targets": [g[0].target for g in groups],
+                          **({"carried": "a lemma the landed declarations use"}
+                             if i in carried else {})})
         else:
             _skip(plan, d.full_name, "no statement of this file is imported", pf.path)
     for group in groups:
@@ -667,7 +496,7 @@ def _plan_file(plan: ImportPlan, view: GraphView, co: Checkout, pf: ProblemFile,
         if not exists:
             files[f"{base}/target.yaml"] = r.target(root, tid)
             files[f"{base}/gate-spec.json"] = r.gate_spec()
-        if pf.defs:
+        if r.defs_keep:
             for d in pf.defs:
                 if not d.doc:
                     plan.attention.append(Attention(
@@ -694,6 +523,7 @@ def _plan_file(plan: ImportPlan, view: GraphView, co: Checkout, pf: ProblemFile,
             entry["nodes"].append(st.node)
         if exists and new_nodes and pf.uses_fc:
             _pin_existing(plan, view, r, files, tid)
+        _check_round_trip(files, pf, r, tid)
         _screen_names(files, pf.path)
         plan.files.update(files)
 

@@ -1,10 +1,10 @@
 """Reading a Formal Conjectures–style Lean file without elaborating it (D-10).
 
-This is a text reader, not a Lean parser: it finds the file's top-level commands the way
-the Formal Conjectures sources are laid out (each command starts in column 0; continuation
-lines are indented), after masking comments and string literals so that brackets, ``:=``
-and keywords inside them are never read as code. What it cannot read it refuses with a
-catalog code; it never guesses what a statement means. The gate (D-4) is what compiles.
+The file's commands come from the token reader of :mod:`network.gate.lean_commands`
+(Lean's command keywords, bracket depth and layout rule; issue 28); this module keeps the
+text helpers the importers share (masking comments and strings, bracket matching, the
+``answer(…)`` convention). What it cannot read it refuses with a catalog code; it never
+guesses what a statement means. The gate (D-4) is what compiles.
 
 Shapes: offsets are indices into the ``str`` text; every returned text is a slice of the
 original file, so imported statements keep the upstream bytes.
@@ -12,24 +12,14 @@ original file, so imported statements keep the upstream bytes.
 
 from __future__ import annotations
 
-import itertools
 import re
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 
-from network.errors import LemmataError, define
-
-define("import-malformed-lean", None, 422,
-       "A Lean file of the registry could not be read: an unterminated comment or string, "
-       "or a declaration whose parts could not be found.",
-       "Fix the file upstream (or pick another commit) and import again.")
+from network.errors import LemmataError
+from network.gate.lean_commands import Command, declaration_parts, read_commands
 
 _OPEN = {"(": ")", "[": "]", "{": "}", "⦃": "⦄"}
 _CLOSE = {v: k for k, v in _OPEN.items()}
-_MODIFIERS = r"(?:(?:private|protected|noncomputable|nonrec|unsafe|partial)\s+)*"
-_DECL_RE = re.compile(
-    _MODIFIERS + r"(?P<kw>theorem|lemma|def|abbrev|instance|structure|inductive|class|"
-    r"example|opaque|axiom)\b\s*(?P<name>[^\s:(\[{⦃]*)"
-)
 DEF_KEYWORDS = frozenset({"def", "abbrev", "instance", "structure", "inductive", "class",
                           "opaque"})
 THEOREM_KEYWORDS = frozenset({"theorem", "lemma"})
@@ -109,235 +99,33 @@ def matching(masked: str, i: int) -> int:
     raise LemmataError("import-malformed-lean", f"unbalanced bracket at offset {i}")
 
 
-def top_level(masked: str, pattern: str) -> int:
-    """Index of the first match of ``pattern`` (a regex) outside every bracket, or -1."""
-    depth = 0
-    rx = re.compile(pattern)
-    for k, c in enumerate(masked):
-        if c in _OPEN:
-            depth += 1
-        elif c in _CLOSE:
-            depth = max(0, depth - 1)
-        elif depth == 0 and rx.match(masked, k):
-            return k
-    return -1
-
-
-def _comment_end(text: str, i: int) -> int:
-    """Index just past the (nested) block comment starting at ``text[i]``."""
-    depth, k = 0, i
-    while k < len(text):
-        if text.startswith("/-", k):
-            depth += 1
-            k += 2
-        elif text.startswith("-/", k):
-            depth -= 1
-            k += 2
-            if not depth:
-                return k
-        else:
-            k += 1
-    raise LemmataError("import-malformed-lean", "unterminated comment")
-
-
-@dataclass
-class Command:
-    """One top-level command with the doc comment and attributes written before it.
-
-    Attributes:
-        kind: the keyword (``theorem``, ``def``, ``namespace``, ``open``, ...), ``comment``
-            for a stand-alone comment, ``moddoc`` for a ``/-!`` module doc.
-        name: the declared name as written (``erdos_242.variants.known_result``), if any.
-        namespace: the enclosing namespaces joined by dots ("" at top level).
-        doc: the ``/-- … -/`` doc comment text, verbatim, or None.
-        attrs: each ``@[…]`` attribute block's inside text, verbatim.
-        prefix: ``open … in`` lines that scope this declaration, verbatim.
-        text: the command itself, verbatim, trailing whitespace removed.
-        masked: ``text`` with comments and strings blanked.
-        line: the 1-based line the command starts on.
-    """
-
-    kind: str
-    name: str | None
-    namespace: str
-    doc: str | None
-    attrs: list[str]
-    prefix: list[str]
-    text: str
-    masked: str
-    line: int
-    modifiers: list[str] = field(default_factory=list)
-
-    @property
-    def full_name(self) -> str:
-        """The declaration's full Lean name: namespace-qualified unless ``_root_.``. An
-        anonymous declaration (``instance : Foo …``) has none; it is labelled
-        ``<anonymous instance, line L>`` so a report can still name it."""
-        if self.name is None:
-            return f"<anonymous {self.kind}, line {self.line}>"
-        if self.name.startswith("_root_."):
-            return self.name[len("_root_."):]
-        return f"{self.namespace}.{self.name}" if self.namespace else self.name
-
-
 def commands(text: str) -> list[Command]:
-    """Split a Lean file into its top-level commands, in file order.
+    """Split a Lean file into its top-level commands, in file order: the token reader of
+    :mod:`network.gate.lean_commands` (issue 28), which starts a command only at a
+    command keyword (or a doc comment, attribute or modifier before one) at bracket depth
+    0, never because a line starts in column 0.
 
     Returns:
-        Every command; ``doc``/``attrs``/``prefix`` attached to the declaration they precede.
+        Every command; ``doc``/``attrs``/``prefix`` attached to the declaration they
+        precede; comments between commands as ``comment``/``moddoc`` commands.
 
     Raises:
-        LemmataError: ``import-malformed-lean`` on unterminated comments or strings, or an
-            unbalanced attribute.
+        LemmataError: ``import-malformed-lean`` (:func:`read_commands`).
     """
-    masked = mask(text)
-    candidates: list[int] = []
-    pos = 0
-    for line in text.splitlines(keepends=True):
-        if line[:1] and not line[:1].isspace():
-            candidates.append(pos)
-        pos += len(line)
-    inside = _inside_offsets(text, candidates) | _inside_brackets(masked, candidates)
-    starts = [c for c in candidates if c not in inside]
-    starts.append(len(text))
-    out: list[Command] = []
-    ns: list[str | None] = []
-    doc: str | None = None
-    attrs: list[str] = []
-    prefix: list[str] = []
-    for a, b in itertools.pairwise(starts):
-        k = a
-        while k < b:
-            if text.startswith("/--", k):
-                end = _comment_end(text, k)
-                doc = text[k:end]
-                k = _skip_ws(text, end, b)
-            elif text.startswith("/-", k):
-                end = _comment_end(text, k)
-                kind = "moddoc" if text.startswith("/-!", k) else "comment"
-                out.append(Command(kind, None, _ns(ns), None, [], [], text[k:end],
-                                   masked[k:end], _line(text, k)))
-                k = _skip_ws(text, end, b)
-            elif text.startswith("--", k):
-                nl = text.find("\n", k, b)
-                end = b if nl < 0 else nl
-                if k == 0 or text[k - 1] == "\n":  # a column-0 comment: kept, for review
-                    out.append(Command("comment", None, _ns(ns), None, [], [],
-                                       text[k:end].rstrip(), masked[k:end].rstrip(),
-                                       _line(text, k)))
-                k = _skip_ws(text, end, b)
-            elif text.startswith("@[", k):
-                end = matching(masked, k + 1)
-                attrs.append(text[k + 2:end - 1])
-                k = _skip_ws(text, end, b)
-            else:
-                break
-        if k >= b:
-            continue
-        body, mbody = text[k:b].rstrip(), masked[k:b].rstrip()
-        lineno = _line(text, k)
-        first = mbody.split(None, 1)[0] if mbody.strip() else ""
-        m = _DECL_RE.match(mbody)
-        if first in ("open", "set_option") and re.search(r"\bin\s*$", mbody):
-            prefix.append(body)
-            continue
-        if m:
-            mods = mbody[: m.start("kw")].split()
-            cmd = Command(m.group("kw"), m.group("name") or None, _ns(ns), doc, attrs,
-                          prefix, body, mbody, lineno, mods)
-            doc, attrs, prefix = None, [], []
-        else:
-            cmd = Command(first, None, _ns(ns), None, [], [], body, mbody, lineno)
-            if first == "namespace":
-                ns.append(mbody.split()[1] if len(mbody.split()) > 1 else "")
-            elif first == "section" or mbody.startswith("noncomputable section"):
-                ns.append(None)
-            elif first == "end" and ns:
-                ns.pop()
-        out.append(cmd)
-    return out
-
-
-def _inside_offsets(text: str, offsets: list[int]) -> set[int]:
-    """Those of ``offsets`` (ascending) that lie inside a comment or string opened earlier."""
-    wanted = iter(offsets)
-    nxt = next(wanted, None)
-    out: set[int] = set()
-    i, depth, in_str = 0, 0, False
-    while nxt is not None:
-        while nxt is not None and nxt <= i:
-            if depth > 0 or in_str:
-                out.add(nxt)
-            nxt = next(wanted, None)
-        if nxt is None or i >= len(text):
-            break
-        if in_str:
-            if text[i] == "\\":
-                i += 2
-                continue
-            if text[i] == '"':
-                in_str = False
-            i += 1
-        elif depth:
-            if text.startswith("/-", i):
-                depth, i = depth + 1, i + 2
-            elif text.startswith("-/", i):
-                depth, i = depth - 1, i + 2
-            else:
-                i += 1
-        elif text.startswith("/-", i):
-            depth, i = 1, i + 2
-        elif text.startswith("--", i):
-            nl = text.find("\n", i)
-            i = len(text) if nl < 0 else nl
-        elif text[i] == '"':
-            in_str, i = True, i + 1
-        else:
-            i += 1
-    return out
-
-
-def _inside_brackets(masked: str, offsets: list[int]) -> set[int]:
-    """Those of ``offsets`` (ascending) that lie inside an open bracket: a column-0 line
-    that continues an attribute or a term (``@[…,\n"https://…"]``) starts no command."""
-    out: set[int] = set()
-    depth, prev = 0, 0
-    for off in offsets:
-        for c in masked[prev:off]:
-            if c in _OPEN:
-                depth += 1
-            elif c in _CLOSE:
-                depth = max(0, depth - 1)
-        prev = off
-        if depth > 0:
-            out.add(off)
-    return out
-
-
-def _skip_ws(text: str, i: int, end: int) -> int:
-    while i < end and text[i].isspace():
-        i += 1
-    return i
-
-
-def _line(text: str, i: int) -> int:
-    return text.count("\n", 0, i) + 1
-
-
-def _ns(stack: list[str | None]) -> str:
-    return ".".join(s for s in stack if s)
+    return read_commands(text).commands
 
 
 @dataclass(frozen=True)
 class TheoremParts:
-    """A theorem split at its top-level ``:`` and ``:=``.
+    """A theorem split at its top-level ``:`` and its value.
 
     Attributes:
         binders: the text between the name and the ``:`` (may be empty).
-        conclusion: the text between ``:`` and ``:=``.
-        signature: everything before ``:=``, trailing whitespace removed.
-        body: everything after ``:=``, stripped.
-        sorry_body: whether the body is exactly ``sorry`` or ``by sorry`` (any spacing).
+        conclusion: the text between ``:`` and the value.
+        signature: everything before the value, trailing whitespace removed.
+        body: the value: what follows ``:=``, stripped, or the whole ``where …`` /
+            ``| …`` part of a theorem proved by structure fields or equations.
+        sorry_body: whether the value is exactly ``:= sorry`` or ``:= by sorry``.
     """
 
     binders: str
@@ -347,32 +135,46 @@ class TheoremParts:
     sorry_body: bool
 
 
-def theorem_parts(cmd: Command) -> TheoremParts:
-    """Split a theorem command into binders, conclusion and body.
+def theorem_parts(cmd: Command, source: str | None = None) -> TheoremParts:
+    """Split a theorem command into binders, conclusion and body, on its tokens
+    (:func:`~network.gate.lean_commands.declaration_parts`): a ``where`` proof or a
+    column-0 line of the statement stays where Lean puts it (issue 28).
+
+    Args:
+        cmd: the command, as :func:`commands` reads it.
+        source: the file it was read from (default: the command's own text, read alone).
 
     Raises:
-        LemmataError: ``import-malformed-lean`` when no top-level ``:=`` or ``:`` is found.
+        LemmataError: ``import-malformed-lean`` when no top-level ``:`` or value is found.
     """
-    m = _DECL_RE.match(cmd.masked)
-    if not m or cmd.name is None:
+    if cmd.name is None:
         raise LemmataError("import-malformed-lean", f"line {cmd.line}: not a named theorem")
-    name_end = m.end("name")
-    assign = top_level(cmd.masked, r":=")
-    if assign < 0:
+    if source is None or not cmd.tokens:
+        alone = read_commands(cmd.text).commands
+        decl = next((c for c in alone if c.cls == "declaration"), None)
+        if decl is None:
+            raise LemmataError("import-malformed-lean", f"line {cmd.line}: not a theorem")
+        cmd, source = decl, cmd.text
+    parts = declaration_parts(cmd, source)
+    toks, base = cmd.tokens, cmd.body_start
+    if parts.body >= len(toks):
         raise LemmataError("import-malformed-lean",
                            f"line {cmd.line}: theorem {cmd.name} has no ':=' body")
-    colon_rel = top_level(cmd.masked[name_end:assign], r":(?!=)")
-    if colon_rel < 0:
+    if parts.colon < 0:
         raise LemmataError("import-malformed-lean",
                            f"line {cmd.line}: theorem {cmd.name} has no ':' before its type")
-    colon = name_end + colon_rel
-    body_masked = " ".join(cmd.masked[assign + 2:].split())
+    name_at = toks[parts.name_end].start - base if parts.name_end < len(toks) else len(cmd.text)
+    colon = toks[parts.colon].start - base
+    value = toks[parts.body]
+    at = value.start - base
+    after = at + len(value.text) if value.text == ":=" else at
+    rest = [t.text for t in toks[parts.body + 1:]]
     return TheoremParts(
-        binders=cmd.text[name_end:colon].strip(),
-        conclusion=cmd.text[colon + 1:assign].strip(),
-        signature=cmd.text[:assign].rstrip(),
-        body=cmd.text[assign + 2:].strip(),
-        sorry_body=body_masked in {"sorry", "by sorry"},
+        binders=cmd.text[name_at:colon].strip(),
+        conclusion=cmd.text[colon + 1:at].strip(),
+        signature=cmd.text[:at].rstrip(),
+        body=cmd.text[after:].strip(),
+        sorry_body=value.text == ":=" and rest in (["sorry"], ["by", "sorry"]),
     )
 
 
@@ -401,58 +203,20 @@ def is_question(conclusion: str) -> bool:
     return any(t == "sorry" for t in answer_terms(conclusion))
 
 
-def normalize_term(term: str) -> str:
-    """A term compared syntactically: comments dropped, whitespace collapsed, spaces next to
-    brackets removed, and redundant parentheses around the whole term removed."""
-    t = " ".join(mask(term).split())
-    t = re.sub(r"\s*([()\[\]{}])\s*", r"\1", t)
-    while t.startswith("(") and matching(t, 0) == len(t):
-        t = t[1:-1].strip()
-    return t
-
-
-_RELATIONS = (r"↔|<->", r"(?<![:=<>≠!])=(?![=>])|≤|≥|<=|>=")
-
-
-def _strip_foralls(masked: str, text: str) -> tuple[str, str]:
-    """Drop leading ``∀ binders,`` quantifier prefixes (top-level comma ends each)."""
-    while masked.lstrip().startswith("∀"):
-        off = len(masked) - len(masked.lstrip())
-        comma = top_level(masked[off:], r",")
-        if comma < 0:
-            break
-        masked, text = masked[off + comma + 1:], text[off + comma + 1:]
-    return masked, text
-
-
 def unhedged_answer(conclusion: str) -> str | None:
-    """The answer term, when the statement's ``answer(…)`` is an unhedged copy of the target
-    expression; None otherwise (D-4 step 9, D-10; Formal Conjectures issue #4923).
+    """The answer term, when the statement's ``answer(…)`` is an unhedged copy of the other
+    side of a relation its conclusion is built from; None otherwise (D-4 step 6, D-10;
+    Formal Conjectures issue #4923).
 
-    Precisely: after dropping leading ``∀ …,`` prefixes, the conclusion splits at its first
-    top-level relation — ``↔`` if one is at top level, else the first of ``=``, ``≤``,
-    ``≥`` — into two sides; one side is exactly ``answer(T)`` with ``T`` not ``sorry``, and
-    ``normalize_term(T) == normalize_term(other side)``. Such a statement is closed by
-    ``rfl`` (or ``le_rfl``) without answering anything. A copy nested deeper, or equal only
-    up to unfolding, notation or type ascription, is not detected.
-
-    Raises:
-        LemmataError: ``import-malformed-lean`` when brackets do not balance.
+    The rule is step 6's own (:func:`network.gate.answers.restated_answer`, issue 28: one
+    parser for the importer's flag and the gate's refusal): the conclusion is read on
+    Lean's tokens and taken apart as its precedences nest it (a binder reaches to the end,
+    then ``↔``, ``→``, ``∨``, ``∧``, ``¬``, down to each relation); where one side of a
+    relation is ``answer(T)`` with ``T`` not ``sorry`` and ``T`` is the other side token
+    for token (redundant parentheses aside), ``T`` as written is returned. A copy nested
+    inside a term, or equal only up to unfolding, notation or type ascription, is not
+    detected here (the gate's definitional layer is).
     """
-    masked, text = _strip_foralls(mask(conclusion), conclusion)
-    for rel in _RELATIONS:
-        k = top_level(masked, rel)
-        if k < 0:
-            continue
-        m = re.compile(rel).match(masked, k)
-        assert m is not None
-        left, right = text[:k].strip(), text[m.end():].strip()
-        for side, other in ((left, right), (right, left)):
-            s = normalize_term(side)
-            mm = re.fullmatch(r"answer\s*\((.*)\)", s, re.DOTALL)
-            if mm and matching(s, s.index("(")) == len(s):
-                term = mm.group(1).strip()
-                if term != "sorry" and normalize_term(term) == normalize_term(other):
-                    return answer_terms(side)[0]
-        return None
-    return None
+    from network.gate.answers import restated_answer
+
+    return restated_answer(conclusion)
