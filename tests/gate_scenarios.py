@@ -260,6 +260,12 @@ def default_answer(method: str, args: dict[str, Any]) -> dict[str, Any]:
         return {"ok": True, "code": None, "holes": []}
     if method == "defeq":
         return {"ok": True, "code": None, "defeq": False, "comparable": True}
+    if method == "olean_entries":
+        # OleanEntries.lean's report: the scenarios' modules are plain theorems (no syntax,
+        # printer, attribute or initializer), so no extension outside the inert set holds
+        # an entry (audited against Lean by tests/test_recordings_audit.py)
+        return {"checker": "OleanEntries", "version": 1,
+                "modules": [{"module": mod, "outside": []} for mod in args["modules"]]}
     if method in ("check_relation", "join_relation"):
         if method == "check_relation":
             name, axioms = args["theorem"], PROOF_AXIOMS[args["theorem"]]

@@ -268,6 +268,17 @@ class RecordedToolchain:
         return DefEqResult(r["ok"], r.get("code"), r.get("defeq"), r.get("comparable", False),
                            r.get("detail", ""))
 
+    def olean_entries(self, workspace: Workspace, modules: Sequence[str],
+                      inert: Sequence[str], sandbox: SandboxRunner,
+                      caps: Caps) -> dict[str, Any] | tuple[str, str]:
+        """The recorded OleanEntries report itself (what the checker writes under its
+        nonce), or ``(toolchain-missing, why)`` when none is recorded."""
+        r = self._call(workspace, "olean_entries",
+                       {"modules": list(modules), "inert": list(inert)})
+        if isinstance(r, str):
+            return NO_RECORDING, r
+        return r
+
     def outline(self, workspace: Workspace, module: str, decls: Sequence[str],
                 sandbox: SandboxRunner, caps: Caps) -> OutlineResult:
         r = self._call(workspace, "outline", {"module": module, "decls": list(decls)})

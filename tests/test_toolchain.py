@@ -18,12 +18,12 @@ import pytest
 from network.errors import CATALOG, LemmataError
 from network.gate import lean_toolchain as lt
 from network.gate import toolchain as tc
+from network.gate.detect import detect_toolchain
 from network.gate.sandbox import SandboxLayout, SandboxResult
 from network.gate.toolchain import (
     MissingToolchain,
     TermRef,
     Toolchain,
-    detect_toolchain,
     parse_checker_output,
     parse_lean_messages,
 )
@@ -126,7 +126,7 @@ def test_every_implementation_satisfies_the_protocol(tmp_path: Path) -> None:
     assert isinstance(lt.LeanToolchain(core_spec(), tmp_path, tmp_path), Toolchain)
     proto = {n for n, _ in inspect.getmembers(Toolchain, inspect.isfunction)
              if not n.startswith("_")}
-    assert len(proto) == 12  # outline: D-3 v3.30
+    assert len(proto) == 13  # outline: D-3 v3.30; olean_entries: issue 32
     for impl in (MissingToolchain, RecordedToolchain, lt.LeanToolchain):
         for name in proto:
             assert (inspect.signature(getattr(Toolchain, name)).parameters.keys()

@@ -57,7 +57,7 @@ _HEX64_RE = re.compile(r"[0-9a-f]{64}")
 #: files (steps 4-8) and the pin directory; never a build
 DELEGATED = frozenset({"replay", "check_statement", "check_witness", "used_constants",
                        "extract_holes", "hazards", "defeq", "check_relation",
-                       "join_relation", "pins_root"})
+                       "join_relation", "olean_entries", "pins_root"})
 
 
 # --- the artifact ---------------------------------------------------------------------

@@ -14,6 +14,7 @@ from pathlib import Path
 from typing import Literal
 
 from network.errors import LemmataError
+from network.gate.olean_screen import screen_carried
 from network.gate.result import Diagnostic, StepResult
 from network.gate.sandbox import SandboxRunner
 from network.gate.steps.context import _fail
@@ -99,7 +100,10 @@ def build_two_domains(tc: Toolchain, sandbox: SandboxRunner, work_dir: Path, nam
     Returns:
         (the scratch build, the failure of the check workspace's set-up as a step-4
         result or None, the check workspace or None); a carried file naming native
-        reduction (:func:`native_reduction_findings`) is such a failure. A failed scratch build returns
+        reduction (:func:`native_reduction_findings`) is such a failure, and so is a
+        carried module the olean screen refuses
+        (:func:`~network.gate.olean_screen.screen_carried`: an extension entry outside
+        the inert set, ``olean-extension-entry``, or no bound report). A failed scratch build returns
         (build, None, None): step 3's to report.
 
     Raises:
@@ -127,4 +131,9 @@ def build_two_domains(tc: Toolchain, sandbox: SandboxRunner, work_dir: Path, nam
         check = place_carried(check, built.artifacts)
     except LemmataError as exc:
         return built, _fail(4, exc.code, exc.detail), None
+    # the carried oleans' extension entries, read as data before any checker imports them
+    # (issue 32): anything outside the inert set, or no bound report, refuses
+    screened = screen_carried(tc, check, [a.module for a in built.artifacts], sandbox, caps)
+    if screened is not None:
+        return built, screened, None
     return built, None, check
