@@ -69,7 +69,7 @@ def _main_ledger(forge: Path) -> list[dict[str, Any]]:
     if "ledger" not in tree:
         return []
     out = [json.loads(repo.get(e.id).data) for e in repo.get(tree["ledger"].id)]
-    return [r for r in out if r.get("schema") == "ledger-line/v1"]
+    return [r for r in out if r.get("schema") in ("ledger-line/v1", "ledger-line/v2")]
 
 
 def _until(fn: Any, done: Any, timeout_s: float, what: str) -> Any:

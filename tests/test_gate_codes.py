@@ -347,6 +347,8 @@ def test_a_record_that_is_not_yaml_is_malformed_yaml(tmp_path: Path) -> None:
 
 @pytest.mark.parametrize(("over", "code"), [
     ({"verdict": "precheck-fail", "first_failing_step": 5}, "precheck-failed"),
+    ({"schema": "precheck-attestation/v2", "verdict": "precheck-toolchain-missing",
+      "first_failing_step": 1}, "precheck-toolchain-missing"),  # issue 35, item 6
     ({"node": "aux"}, "precheck-mismatch"),
     ({"date": "yesterday"}, "precheck-malformed"),
 ])

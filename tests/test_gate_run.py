@@ -106,7 +106,10 @@ def test_missing_toolchain_is_toolchain_missing_never_a_pass(tmp_path: Path) -> 
     out, *_ = gate(tmp_path, "proof-ok", toolchain=MissingToolchain)
     assert out.verdict == "fail" and first_failing(out) == (1, "toolchain-missing")
     pre, *_ = gate(tmp_path / "pre", "proof-ok", toolchain=MissingToolchain, mode="precheck")
-    assert pre.verdict == "fail" and pre.precheck_attestations[0].verdict == "precheck-fail"
+    # neither a pass nor a judgment: its own verdict in a precheck-attestation/v2 (issue 35)
+    assert pre.verdict == "fail" and pre.precheck_attestations[0].verdict == \
+        "precheck-toolchain-missing"
+    assert pre.precheck_attestations[0].schema_ == "precheck-attestation/v2"
 
 
 def test_unknown_bytes_never_pass(tmp_path: Path) -> None:

@@ -39,12 +39,48 @@ define("precheck-mismatch", 0, 422,
        "Run the precheck on exactly the files you submit.")
 define("precheck-failed", 0, 422, "The attached precheck attestation records a failure.",
        "Fix what the precheck reported, run it again, and attach a passing attestation.")
+define("precheck-toolchain-missing", 0, 422,
+       "The attached precheck attestation checked nothing: it ran where the target's "
+       "pinned toolchain is not installed (verdict precheck-toolchain-missing). It is "
+       "neither a pass nor a failure.",
+       "Run the precheck where the target's pinned toolchain is installed (pregate.sh "
+       "after `lemmata toolchain`, or POST /precheck on a network that has it) and attach "
+       "its passing attestation.")
 
 MASKED_FIELDS = ("runner", "merge_commit", "signature")
 
 
+def precheck_verdict(steps: Sequence[StepResult], verdict: str) -> m.PrecheckVerdict:
+    """The one precheck answer of an artifact's precheck run (D-28, issue 35 item 6): the
+    attestation's ``verdict``, the job's ``state`` and ``diagnostics.verdict`` all read it.
+
+    Args:
+        steps: the run's step results in order.
+        verdict: the run's gate verdict (``pass``, ``fail``, ``held``, ``bounced``).
+
+    Returns:
+        ``precheck-pass`` when the run passed; ``precheck-fail`` when a step judged the
+        artifact and found it wanting, or the pin is known unsound (issue 37: said before
+        a missing toolchain); ``precheck-toolchain-missing`` when some step could not run
+        for want of the target's pinned toolchain, so nothing was judged (DESIGN.md
+        "Lean": never a pass; D-28: not a judgment either). The findings that need no Lean
+        stay in ``steps`` in every case.
+    """
+    if verdict == "pass":
+        return "precheck-pass"
+    codes = {st.code for st in steps if not st.ok and st.code}
+    codes |= {d.code for st in steps for d in st.diagnostics}
+    if "toolchain-known-unsound" in codes:
+        return "precheck-fail"
+    if "toolchain-missing" in codes:
+        return "precheck-toolchain-missing"
+    return "precheck-fail"
+
+
 def precheck_block(attestation: m.PrecheckAttestation) -> str:
-    """The fenced block a pull request body carries (ruling 7)."""
+    """The fenced block a pull request body carries (ruling 7): either version of the
+    precheck attestation as sorted, two-space-indented JSON inside a
+    ```` ```precheck-attestation ```` fence."""
     text = json.dumps(attestation.model_dump(by_alias=True, exclude_none=True),
                       sort_keys=True, indent=2, ensure_ascii=False)
     return f"```precheck-attestation\n{text}\n```\n"
@@ -114,6 +150,11 @@ def check_precheck(
 
     Returns:
         (the step-0 result, what was consumed for the attestation's ``precheck`` field).
+        Either version of the precheck attestation is read (D-34). A refusal is the
+        step's data, never an exception: ``precheck-missing``, ``precheck-malformed``,
+        ``precheck-kind-refused``, ``precheck-mismatch``, ``precheck-stale``,
+        ``precheck-unsigned``, ``precheck-toolchain-missing`` (a v2 attestation that
+        checked nothing, issue 35) or ``precheck-failed``.
     """
     def bounce(code: str, message: str) -> tuple[StepResult, None]:
         return StepResult.refused(0, [Diagnostic(code, message)]), None
@@ -121,7 +162,7 @@ def check_precheck(
     if raw is None:
         return bounce("precheck-missing", "no fenced precheck-attestation block")
     try:
-        att = m.PrecheckAttestation.model_validate(json.loads(raw))
+        att = m.precheck_attestation_from_json(raw)
     except (json.JSONDecodeError, ValidationError) as exc:
         return bounce("precheck-malformed", str(exc).splitlines()[0])
     kind = att.signature.kind if att.signature is not None else "none"
@@ -152,6 +193,9 @@ def check_precheck(
                 signing.verify(att, att.signature, keys, att.date)
         except LemmataError as exc:
             return bounce("precheck-unsigned", exc.detail)
+    if att.verdict == m.PRECHECK_TOOLCHAIN_MISSING:  # D-28: nothing was judged
+        return bounce("precheck-toolchain-missing",
+                      "the precheck found no toolchain for the pin and checked nothing")
     if att.verdict != "precheck-pass":
         return bounce("precheck-failed", f"first failing step {att.first_failing_step}")
     digest = sha256_hex(signing.canonical_json(att))

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Sequence
 from pathlib import Path
+from typing import Any
 
 from network.errors import LemmataError
 from network.record import derive
@@ -62,6 +63,10 @@ def ledger_lines(graph: Graph, attestations: Sequence[m.Attestation], seq: int,
     * nothing for annexes, literature, shelving, witnesses, precheck records and other
       records (D-34: no seventh line).
 
+    A line whose attestation records a declared disclosure (anything but the empty
+    ``undisclosed`` block) is a ``ledger-line/v2`` carrying it exactly (D-23 v3.37, issue
+    35 item 3); every other line stays ``ledger-line/v1``.
+
     Args:
         graph: the merged main commit's graph (the merge's files present and attested).
         attestations: the merge's pass attestations.
@@ -74,17 +79,24 @@ def ledger_lines(graph: Graph, attestations: Sequence[m.Attestation], seq: int,
     ix = derive._ix(graph)
 
     def put(line: str, identity: str | None, target: str, node: str | None, path: str,
-            sha: str | None, annotation: str | None = None) -> None:
+            sha: str | None, annotation: str | None = None,
+            disclosure: m.Disclosure | None = None) -> None:
         if identity is None or sha is None:
             return
-        out.append(m.LedgerLine(merge_seq=seq, k=len(out) + 1, line=line,
-                                identity=identity, target=target, node=node,
-                                artifact=path, artifact_sha256=sha, annotation=annotation))
+        body: dict[str, Any] = {
+            "merge_seq": seq, "k": len(out) + 1, "line": line, "identity": identity,
+            "target": target, "node": node, "artifact": path, "artifact_sha256": sha,
+            "annotation": annotation}
+        # a declared disclosure reaches the line as the attestation records it (D-23
+        # v3.37, issue 35 item 3): ledger-line/v2; an undeclared one stays v1 (D-34)
+        out.append(m.LedgerLineV2(**body, disclosure=disclosure)
+                   if disclosure is not None and disclosure != m.Disclosure()
+                   else m.LedgerLine(**body))
 
     def add(line: str, identity: str | None, att: m.Attestation, path: str,
             annotation: str | None = None) -> None:
         sha = next((a.sha256 for a in att.artifacts if a.path == path), None)
-        put(line, identity, att.target, att.node, path, sha, annotation)
+        put(line, identity, att.target, att.node, path, sha, annotation, att.disclosure)
 
     for att in attestations:
         if att.verdict != "pass":

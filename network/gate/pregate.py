@@ -53,9 +53,11 @@ def precheck_record(run: ArtifactRun) -> tuple[str, m.PrecheckRecord] | None:
     ``nodes/<id>/attempts/precheck/<hash>.json``, where ``hash`` is the SHA-256 of
     ``statement hash, goal-state hash, first failing step`` (the deduplication key). The
     terminal goal state is the build's first error message (Lean's own text, kept as a
-    diagnostic). None when the statement hash is unknown."""
+    diagnostic). None when the statement hash is unknown, or when the run checked nothing
+    (``precheck-toolchain-missing``, issue 35: no attempt died, so there is nothing to
+    record; D-28)."""
     att = run.precheck
-    if att is None or att.statement_hash is None:
+    if att is None or att.statement_hash is None or att.verdict == m.PRECHECK_TOOLCHAIN_MISSING:
         return None
     goal = run.build_messages[0] if run.build_messages else None
     goal_sha = sha256_hex(goal.encode()) if goal else None

@@ -414,7 +414,8 @@ def only_toolchain_missing(out: GateOutcome, precheck_raw: str | None = None,
     """Whether a refusal rests on the missing toolchain alone, so nothing was judged.
 
     Each failing artifact's first failing step is either step 1 with
-    ``toolchain-missing``, or step 0's ``precheck-failed`` for a target in ``missing`` (no
+    ``toolchain-missing``, or step 0's ``precheck-failed`` (a v1 attestation) or
+    ``precheck-toolchain-missing`` (v2, issue 35) for a target in ``missing`` (no
     pinned toolchain here either) whose carried precheck failed only at
     ``toolchain-missing``: the precheck could check nothing, and neither can this gate.
     Step 2, which runs first and needs no Lean, found nothing, and no finding lies outside
@@ -434,7 +435,8 @@ def only_toolchain_missing(out: GateOutcome, precheck_raw: str | None = None,
         assert ff is not None
         if ff.code == "toolchain-missing":
             continue
-        if (ff.step == 0 and ff.code == "precheck-failed" and r.artifact.target in missing
+        if (ff.step == 0 and ff.code in ("precheck-failed", "precheck-toolchain-missing")
+                and r.artifact.target in missing
                 and _precheck_unchecked(precheck_raw)):
             continue
         return False
@@ -442,15 +444,17 @@ def only_toolchain_missing(out: GateOutcome, precheck_raw: str | None = None,
 
 
 def _precheck_unchecked(raw: str | None) -> bool:
-    """Whether a precheck attestation failed at ``toolchain-missing`` and nowhere else."""
+    """Whether a precheck attestation failed at ``toolchain-missing`` and nowhere else: a
+    v1 ``precheck-fail`` or a v2 ``precheck-toolchain-missing`` (D-34: both versions read;
+    issue 35)."""
     if not raw:
         return False
     try:
-        att = m.PrecheckAttestation.model_validate_json(raw)
+        att = m.precheck_attestation_from_json(raw)
     except ValueError:
         return False
-    bad = [st for st in att.steps if not st.ok]
-    return bool(bad) and all(st.code == "toolchain-missing" for st in bad)
+    return m.precheck_checked_nothing(att.verdict, att.steps) and all(
+        st.code == "toolchain-missing" for st in att.steps if not st.ok)
 
 
 def read_waiting(forge: LocalForge, number: int) -> dict[str, Any] | None:
@@ -527,7 +531,7 @@ def process_queue(
     Args:
         forge: the local forge.
         toolchain: a Toolchain or ``spec -> Toolchain`` (product code:
-            :func:`~network.gate.toolchain.detect_toolchain`).
+            :func:`~network.gate.detect.detect_toolchain`).
         sandbox: the step-3 sandbox.
         gate_key, key_id: the gate's key; attestations, merge records, ledger lines and
             closures are signed with it.

@@ -73,6 +73,8 @@ from network import ids
 from network.errors import LemmataError, define
 from network.gate.artifacts import Artifact, Kind
 from network.gate.diff import diff_commits
+from network.gate.disclosure import declared_in_files
+from network.gate.disclosure import resolve as resolve_disclosure
 from network.gate.result import Diagnostic, StepResult
 from network.gate.sandbox import SandboxRunner
 from network.gate.scratch import scratch_base
@@ -295,7 +297,7 @@ def run_gate(
         head: the pull request's head commit.
         toolchain: a :class:`~network.gate.toolchain.Toolchain` whose ``spec`` must be the
             target's gate-spec, or a callable ``spec -> Toolchain`` (product code passes
-            :func:`~network.gate.toolchain.detect_toolchain`; tests the recorded stand-in).
+            :func:`~network.gate.detect.detect_toolchain`; tests the recorded stand-in).
         sandbox: the step-3 sandbox every Lean call runs in
             (:class:`~network.gate.sandbox.Sandbox`).
         precheck_raw: the pull request's precheck attestation JSON (ruling 7), or None.
@@ -304,7 +306,11 @@ def run_gate(
         runner: the attestation's runner class (masked in reproduction, D-34).
         mode: ``authoritative`` (steps 0-9) or ``precheck`` (steps 1-8, D-27/D-28).
         review: the approving review, if any (step 9 and the native_decide sign-off).
-        disclosure: model and tooling as the operator declared them (D-23 v3.37).
+        disclosure: model and tooling as the operator declared them in the pull request
+            body (D-23 v3.37). A record that declares its own (a postmortem's
+            ``disclosure``, an approach/v2 record's ``model_and_tooling``) is attested with
+            its own; where both are given and differ, step 2 refuses it with
+            ``disclosure-disagrees`` (:mod:`network.gate.disclosure`, issue 35 item 3).
         work_dir: where workspaces are written (a fresh temporary folder when None,
             removed afterwards).
         recorded_step0: ``"<target>/<node>" -> (step-0 result, consumed)`` to reuse
@@ -431,10 +437,16 @@ def _judge_all(ctx: _Ctx, *, gate_key: Ed25519PrivateKey | None, key_id: str,
             runs_in.append((orphan, [], findings))
     runs: list[ArtifactRun] = []
     for art, mine1, mine2 in runs_in:
+        # the record's own declaration wins; the body's stands for the rest; two that
+        # differ are refused at step 2, neither rewritten (D-23 v3.37, issue 35 item 3)
+        own, disagrees = resolve_disclosure(
+            disclosure, declared_in_files(ctx.diff, art) if arts else None, path=art.main)
+        if disagrees is not None:
+            mine2 = [*mine2, disagrees]
         run = _judge(ctx, art, mine1, mine2) if arts else _Run(
             art, [StepResult.refused(2, mine2)], orphan=True)
         runs.append(_finish(ctx, run, gate_key=gate_key, key_id=key_id, runner=runner,
-                            disclosure=disclosure))
+                            disclosure=own))
     return runs, unplaced
 
 

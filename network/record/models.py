@@ -13,6 +13,7 @@ so every model is imported from here.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from typing import Annotated, Any, ClassVar, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, StringConstraints, model_validator
@@ -358,6 +359,67 @@ class PrecheckAttestation(Record):
     signature: Signature | None = None
 
 
+#: the verdict of a precheck that could check nothing because the target's pinned
+#: toolchain is not installed where it ran: neither a pass nor a judgment (D-28, issue 35)
+PRECHECK_TOOLCHAIN_MISSING = "precheck-toolchain-missing"
+PrecheckVerdict = Literal["precheck-pass", "precheck-fail", "precheck-toolchain-missing"]
+
+
+class PrecheckAttestationV2(PrecheckAttestation):
+    """A precheck attestation, version 2 (issue 35 item 6): a precheck-attestation/v1 whose
+    ``verdict`` also admits ``precheck-toolchain-missing``, the run that found no toolchain
+    for the target's pin and so judged nothing (D-28: neither a pass nor a judgment). New
+    runs write v2; v1 attestations stay valid and are read beside them (D-34: a new
+    version, v1 never edited)."""
+
+    SCHEMA_KIND: ClassVar[str] = "precheck-attestation/v2"
+    schema_: Literal["precheck-attestation/v2"] = Field(  # type: ignore[assignment]
+        "precheck-attestation/v2", alias="schema")
+    verdict: PrecheckVerdict  # type: ignore[assignment]
+
+
+def precheck_checked_nothing(verdict: str, steps: Sequence[StepRecord]) -> bool:
+    """Whether a precheck's verdict is no judgment: it could not run for want of the
+    target's pinned toolchain (D-28, issue 35 item 6).
+
+    Args:
+        verdict: a precheck attestation's or precheck record's ``verdict``.
+        steps: its signed step records.
+
+    Returns:
+        True for ``precheck-toolchain-missing`` (precheck-attestation/v2), and for a
+        ``precheck-fail`` whose every failing step says ``toolchain-missing`` (how v1
+        attestations and precheck/v1 records wrote the same run; D-34: old versions are
+        read, never rewritten). False for a pass and for every judged failure.
+    """
+    if verdict == PRECHECK_TOOLCHAIN_MISSING:
+        return True
+    bad = [st for st in steps if not st.ok]
+    return verdict != "precheck-pass" and bool(bad) and all(
+        st.code == "toolchain-missing" for st in bad)
+
+
+def precheck_attestation_from_json(data: str | bytes | dict[str, Any]) -> PrecheckAttestation:
+    """A precheck attestation's JSON read as the version it declares
+    (``precheck-attestation/v1`` or ``/v2``; D-34: readers take every version).
+
+    Args:
+        data: the JSON text or bytes, or the object already parsed.
+
+    Returns:
+        :class:`PrecheckAttestation` (v1) or :class:`PrecheckAttestationV2`.
+
+    Raises:
+        json.JSONDecodeError: ``data`` is text that does not parse.
+        pydantic.ValidationError: not a precheck attestation of either version.
+    """
+    import json
+    obj = json.loads(data) if isinstance(data, str | bytes) else data
+    model = PrecheckAttestationV2 if isinstance(obj, dict) and obj.get("schema") == \
+        PrecheckAttestationV2.SCHEMA_KIND else PrecheckAttestation
+    return model.model_validate(obj)
+
+
 # --- ledger ----------------------------------------------------------------------------
 
 LedgerLineName = Literal["statement", "proof", "review", "attempts", "upstream", "writeup"]
@@ -378,6 +440,16 @@ class LedgerLine(Record):
     artifact_sha256: Sha256
     annotation: ShortText | None = None
     signature: Signature | None = None
+
+
+class LedgerLineV2(LedgerLine):
+    """A ledger-line/v1 plus ``disclosure``: the models and tooling the merged artifact's
+    attestation records, exactly as declared (D-23 v3.37, issue 35 item 3). Written for a
+    merge that declared one; v1 lines stay as published and are read beside these (D-34)."""
+
+    SCHEMA_KIND: ClassVar[str] = "ledger-line/v2"
+    schema_: Literal["ledger-line/v2"] = Field("ledger-line/v2", alias="schema")  # type: ignore[assignment]
+    disclosure: Disclosure
 
 
 class Revocation(Record):
@@ -704,7 +776,7 @@ class Registration(Record):
 ALL_KINDS: tuple[type[Record], ...] = (
     Policy, PolicyV2, Curators, CuratorsV2, StewardAct, Identity, DisplayName, PublicKey, MergeRecord, Attestation,
     AttestationV2,
-    PrecheckRecord, PrecheckAttestation, LedgerLine, Revocation, Correction, TargetRecord, GateSpec,
+    PrecheckRecord, PrecheckAttestation, PrecheckAttestationV2, LedgerLine, LedgerLineV2, Revocation, Correction, TargetRecord, GateSpec,
     TargetStatusRecord, Steward, Approach, ApproachV2, Registration, Meta, Postmortem, Annex,
     Literature, Gloss, Explainer, Withdrawal, ProposedFor, Shelving, Pertinence, Waiver, Defect,
     Dispute, RevisionRequest, Closure, Approval, Motion, Vote, Writeup, ProofReview,
@@ -718,4 +790,5 @@ SAME_PLACE: dict[str, tuple[type[Record], ...]] = {
     Policy.SCHEMA_KIND: (Policy, PolicyV2),
     Curators.SCHEMA_KIND: (Curators, CuratorsV2),
     Attestation.SCHEMA_KIND: (Attestation, AttestationV2),
+    LedgerLine.SCHEMA_KIND: (LedgerLine, LedgerLineV2),
 }

@@ -445,6 +445,7 @@ _REFERENCE_CHECKS: dict[str, Callable[[ReferenceIndex, RecordDoc], None]] = {
     "merge/v1": _merge,
     "closure/v1": _closure,
     "ledger-line/v1": _ledger_line,
+    "ledger-line/v2": _ledger_line,
     "revocation/v1": _files("revokes"),
     "correction/v1": _files("corrects"),
     "withdrawal/v1": _files("withdraws"),

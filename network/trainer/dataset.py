@@ -243,7 +243,8 @@ def _node_rows(graph: Graph, t: Target, n: Node, it: Item,
                             "first_failing_step": att.first_failing_step,
                             "diagnostics": _diag(att.steps)})
     for pc in n.prechecks:
-        if pc.record.verdict == "precheck-fail":
+        if pc.record.verdict == "precheck-fail" and not m.precheck_checked_nothing(
+                pc.record.verdict, pc.record.steps):  # nothing judged is no negative
             ranking.append({"kind": "precheck", "path": pc.path,
                             "first_failing_step": pc.record.first_failing_step,
                             "diagnostics": _diag(pc.record.steps),

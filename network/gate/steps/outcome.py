@@ -40,7 +40,9 @@ class ArtifactRun:
         steps: every step result in order, ending at the first failing step.
         verdict: pass, fail, held or bounced (D-34).
         attestation: the authoritative attestation (None in precheck mode).
-        precheck: the precheck attestation (precheck mode only).
+        precheck: the precheck attestation (precheck mode only; new runs write
+            precheck-attestation/v2, whose verdict is :func:`~network.gate.attestation.
+            precheck_verdict`'s, issue 35).
         holes: the holes of a partial or reduction, as extracted at step 4.
         build_messages: error messages of the build, for a precheck record's goal state.
     """
@@ -135,13 +137,13 @@ def _finish(ctx: _Ctx, run: _Run, *, gate_key: Ed25519PrivateKey | None, key_id:
     node = art.node or "root"
     if ctx.mode == "precheck":
         spec_sha = t.gate_spec_sha256 if t else "0" * 64
-        pre = m.PrecheckAttestation(
+        pre = m.PrecheckAttestationV2(  # v2: toolchain-missing is its own verdict (D-28)
             graph_id=ctx.base.policy.graph_id, target=art.target, node=node,
             artifact_kind="unplaced" if run.orphan else art.kind.value, artifacts=artifacts,
             statement_hash=statement_hash,
             gate_spec_sha256=spec_sha,
             toolchain=t.gate_spec.lean_toolchain if t else "unknown",
-            verdict="precheck-pass" if verdict == "pass" else "precheck-fail",
+            verdict=A.precheck_verdict(run.steps, verdict),
             first_failing_step=first.step if first else None,
             steps=[s.to_record() for s in run.steps], submitter=ctx.submitter,
             date=ctx.head_date)
