@@ -235,7 +235,7 @@ def test_sign_in_is_what_this_network_has(tmp_path: Path) -> None:
     GitHub", which ended on a raw JSON 404 (signin-not-configured). Without an app the
     pages say how a steward signs in here; with one, the link is in the HTML itself."""
     require_dot()
-    b, _ = build_rich_graph(tmp_path / "graph", commit=False)
+    _b, _ = build_rich_graph(tmp_path / "graph", commit=False)
     operator, github = tmp_path / "operator", tmp_path / "github"
     build_site(SiteConfig(graph=tmp_path / "graph", out=operator, service_url=SERVICE))
     build_site(SiteConfig(graph=tmp_path / "graph", out=github, service_url=SERVICE,

@@ -26,6 +26,7 @@ tree. Nothing here serves, stores or accepts anything.
 from __future__ import annotations
 
 import functools
+import itertools
 import os
 import re
 import shutil
@@ -43,12 +44,14 @@ from network.errors import LemmataError, define
 from network.gate.kernels import pin_soundness
 from network.importers.erdosproblems import target_provenance
 from network.record import derive, outlines, panel, pertinence
+from network.record import words as record_words
 from network.record.loader import Graph, load_graph
-from network.site import gate_log, informal, pages
+from network.record.unverified import unverified
+from network.site import definitions, gate_log, informal, pages
 from network.site.config import SiteConfig
 from network.site.csp import meta_policy, service_origin
 from network.site.layout import DOT_BATCH, Layout, dot_program, layout_targets
-from network.site.lean import highlight_lean, pygments_css
+from network.site.lean import highlight_lean, pygments_css, split_preamble
 from network.site.linkcheck import check_links
 from network.site.mathtex import KATEX_DIR, Typeset, typeset
 
@@ -103,7 +106,10 @@ class _Derived:
     """pages.attestation_index(graph): each node page's attestations without a scan."""
     labels: dict[str, dict[str, str]] = field(default_factory=dict)
     """Per target, statement id → label, built once (not once per node page)."""
-    """derive.unverified(graph), sorted: graph-wide, so derived once, not per target page
+    defs: dict[str, list[dict[str, Any]]] = field(default_factory=dict)
+    """Per target, its definition modules (:func:`definitions.target_definitions`, issue
+    29), read once."""
+    """unverified(graph), sorted: graph-wide, so derived once, not per target page
     (issue 15: once per target it was 64 of the Erdős site's 143 profiled render seconds)."""
 
 
@@ -170,9 +176,10 @@ def _derive(graph: Graph, config: SiteConfig, report: BuildReport) -> _Derived:
     return _Derived(views, summaries, derive.frontier(graph), derive.ledger_views(graph),
                     derive.record_events(graph), featured,
                     {tid: {n["id"]: n for n in v["nodes"]} for tid, v in views.items()},
-                    sorted(derive.unverified(graph)), pages.attestation_index(graph),
+                    sorted(unverified(graph)), pages.attestation_index(graph),
                     {tid: {x["id"]: x["label"] for x in v["nodes"]}
-                     for tid, v in views.items()})
+                     for tid, v in views.items()},
+                    {tid: definitions.target_definitions(graph, tid) for tid in graph.targets})
 
 
 def _layout(derived: _Derived, dot: str) -> dict[str, Layout]:
@@ -231,7 +238,21 @@ def _environment(math: Typeset, config: SiteConfig, graph: Graph) -> Environment
     env.filters["prose"] = prose
     env.filters["prose_inline"] = lambda text: prose(text, True)
     env.filters["maths_title"] = lambda text: informal.render_title(text, math)
+    env.filters["code_spans"] = informal.render_code_spans
     env.filters["lean"] = lean
+    def lean_first(src: str) -> Markup:
+        """A Lean file with its declaration first and the imports, reference comments
+        and namespace lines before it folded in a ``<details>`` after it (issue 29)."""
+        pre, rest = split_preamble(src)
+        if not pre.strip():
+            return lean(src)
+        return (lean(rest) + Markup('<details class="lean-preamble"><summary>Imports, '
+                                    "references and namespace lines ({} lines, above the "
+                                    "declaration in the file)</summary>").format(
+                                        pre.rstrip().count("\n") + 1)
+                + lean(pre.rstrip() + "\n") + Markup("</details>"))
+
+    env.filters["lean_first"] = lean_first
     env.filters["lean_holes"] = lambda src: Markup(pages.mark_holes(str(lean(src))))
     env.filters["short"] = pages.short
     env.filters["day"] = lambda d: (d or "")[:10]
@@ -258,6 +279,8 @@ def _environment(math: Typeset, config: SiteConfig, graph: Graph) -> Environment
     env.globals["route_pages"] = pages.route_pages
     env.globals["ROUTES_ON_PAGE"] = pages.ROUTES_ON_PAGE
     env.globals["LITERATURE_WORDS"] = pages.LITERATURE_WORDS
+    env.globals["BANNER_WORDS"] = pages.BANNER_WORDS
+    env.globals["BANNER_GLYPHS"] = pages.BANNER_GLYPHS
     return env
 
 
@@ -321,7 +344,8 @@ def _render(graph: Graph, config: SiteConfig, d: _Derived, layouts: dict[str, La
 
         trainer = trainer_view(config.trainer_history)
     claims = _claims(d)
-    display, inline = informal.formulas(_informal_texts(graph))
+    docs = (x["doc"] for mods in d.defs.values() for mod in mods for x in mod["definitions"])
+    display, inline = informal.formulas(itertools.chain(_informal_texts(graph), docs))
     math = typeset(claims + display, inline=inline)
     report.math_server_side = math.server_side
     for tex, err in sorted(math.errors.items()):
@@ -359,9 +383,13 @@ def _render_home(graph: Graph, config: SiteConfig, d: _Derived,
                  drawings: dict[str, dict[str, Any]], w: _Writer) -> None:
     rows = d.events[: config.recent_rows]
     tid = d.featured
+    # issue 35 item 10: the problem drawn is stated, informally and in Lean, before its
+    # drawing
     w.page("home.html", "index.html", events=rows, more_events=len(d.events) > len(rows),
            featured=tid, featured_summary=d.summaries[tid] if tid else None,
            featured_view=d.views[tid] if tid else None,
+           featured_target=graph.targets[tid].record if tid else None,
+           featured_root_source=_root_source(graph, tid, d)[1] if tid else None,
            drawing=drawings[tid] if tid else None,
            titles={t: x.record.title for t, x in graph.targets.items()},
            steward_rule=True)
@@ -377,7 +405,7 @@ def _root_source(graph: Graph, tid: str, d: _Derived) -> tuple[str | None, str |
 
 
 def _render_problems(graph: Graph, d: _Derived, w: _Writer) -> None:
-    rows = []
+    rows: list[dict[str, Any]] = []
     for tid, t in graph.targets.items():
         nid, src = _root_source(graph, tid, d)
         spec = t.gate_spec
@@ -391,6 +419,7 @@ def _render_problems(graph: Graph, d: _Derived, w: _Writer) -> None:
                                          if nid and nid in d.node_views[tid] else None),
                      "literature_marks": sum(1 for n in d.views[tid]["nodes"]
                                              if n["literature"])})
+    rows.sort(key=lambda r: pages.problem_order(r["summary"]["id"]))  # issue 29
     filters = pages.problem_filters(rows)
     links = [(path, name, len(sub)) for path, name, sub in filters]
     for path, name, sub in filters:
@@ -425,6 +454,10 @@ def _render_target(graph: Graph, config: SiteConfig, d: _Derived, tid: str, lay:
         # where the target came from: the registry file at its commit, the
         # erdosproblems.com page, the database's status with its date (issue 12)
         "provenance": target_provenance(t.record),
+        "banner": derive.target_banner(graph, tid),  # issue 29: status first
+        # issue 29: the definition modules, and those the root statement uses
+        "defs": d.defs[tid],
+        "defs_used": definitions.definitions_used(src, _flat(d.defs[tid])) if src else [],
         # records that claim a role or a verdict and do not verify (ruling 14): shown,
         # never counted
         "unverified": [p for p in d.unverified
@@ -450,8 +483,8 @@ def _render_target(graph: Graph, config: SiteConfig, d: _Derived, tid: str, lay:
 
 def _words(graph: Graph, tid: str, nid: str) -> tuple[dict[str, dict[str, Any]],
                                                      list[dict[str, Any]]]:
-    glosses = {c["describes"]: c for c in derive.words_chains(graph, tid, nid, "gloss")}
-    return glosses, derive.words_chains(graph, tid, nid, "explainer")
+    glosses = {c["describes"]: c for c in record_words.words_chains(graph, tid, nid, "gloss")}
+    return glosses, record_words.words_chains(graph, tid, nid, "explainer")
 
 
 def _node_context(graph: Graph, config: SiteConfig, d: _Derived, tid: str,
@@ -485,10 +518,19 @@ def _node_context(graph: Graph, config: SiteConfig, d: _Derived, tid: str,
         "proposed_for": [rf.record for rf in n.proposed_for],
         "shelvings": [rf.record for rf in n.shelvings],
         "is_root": d.summaries[tid]["root"] == nid,
+        "banner": derive.node_banner(graph, tid, nid),  # issue 29: status first
+        "defs_used": (definitions.definitions_used(graph.text(n.files["Statement"].path),
+                                                   _flat(d.defs[tid]))
+                      if "Statement" in n.files else []),
         "place": pages.place(view, tid, nid),
         "partials": {r["route"]: graph.text(r["route"]) for r in view["routes"]
                      if r["node"] == nid and r["route"] in graph.files},
     }
+
+
+def _flat(modules: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """Every definition of a target's definition modules, in module then source order."""
+    return [x for mod in modules for x in mod["definitions"]]
 
 
 def _render_node(graph: Graph, config: SiteConfig, d: _Derived, tid: str, nid: str,

@@ -242,3 +242,21 @@ def render(text: str | None, math: Typeset | None, *, inline: bool = False) -> M
     if inline:
         return Markup(md.renderInline(text, env))
     return Markup(md.render(text, env))
+
+
+_CODE_SPAN = re.compile(r"`+([^`]+?)`+")
+
+
+def render_code_spans(text: str | None) -> Markup:
+    """A plain sentence (the footer's ``toolchain_note``) as phrasing HTML: each
+    span in backticks a ``<code>`` element, everything else escaped text, so no backtick is
+    shown raw (issue 35 item 10). An unpaired backtick is dropped. None or empty gives
+    empty markup."""
+    if not text:
+        return Markup("")
+    out = Markup("")
+    at = 0
+    for m in _CODE_SPAN.finditer(text):
+        out += escape(text[at:m.start()]) + Markup("<code>{}</code>").format(m.group(1))
+        at = m.end()
+    return out + escape(text[at:].replace("`", ""))

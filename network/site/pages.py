@@ -27,7 +27,27 @@ LITERATURE_WORDS = {
     "unknown": "literature status unknown",
 }
 """Every literature status (D-25 v3.35/v3.45) with the words the drawing's key uses."""
+BANNER_WORDS = {
+    "proved": "Proved", "disproved": "Disproved", "vacuous": "Vacuous (defective)",
+    "superseded": "Superseded", "question": "Question (an answer is asked for)",
+    "known-literature": "Known in the literature", "solved-upstream": "Solved upstream",
+    "open": "Open",
+}
+"""Every banner kind (:data:`network.record.derive.BANNER_KINDS`) with its heading words
+(issue 29: status first, on every target and node page)."""
+BANNER_GLYPHS = {"proved": "✔", "disproved": "✘", "vacuous": "⚠", "superseded": "↷",
+                 "question": "?", "known-literature": "≡", "solved-upstream": "≡",
+                 "open": "○"}
+"""A glyph for each banner kind, beside its colour and words."""
 LABEL_CHARS = 26
+"""Characters of one line of a statement's label in the drawing (a 168 px box at 12 px)."""
+LABEL_LINES = 2
+"""Lines of a statement's label in the drawing; a longer label is cut at a word boundary
+with an ellipsis (issue 35 item 10), the whole label in the box's tooltip."""
+LABEL_LINE_PX = 13.0
+"""Pixels between the baselines of a label's two lines in the drawing: with the first
+2.5 px below the box's centre they sit under the glyph and literature-mark row and above
+the box's foot."""
 DRAW_LIMIT = 150
 """Past this many statements a target page draws the root's neighbourhood only
 (:func:`drawn_view`) and links the rest, so no page grows without bound (issue 15)."""
@@ -65,9 +85,62 @@ def artifact_href(graph: Graph, path: str) -> str | None:
     return None
 
 
+_BREAK = re.compile(r"[^\s\-‐–—/]*(?:[\-‐–—/]+|\s+|$)")
+"""One word of a label with what ends it: spaces, or a hyphen, dash or slash after which
+the label may break (``variant-granville-`` | ``soundararajan``)."""
+_TRAILING = " \t-‐–—/,;:(["
+"""What a cut label sheds before its ellipsis."""
+
+
+def label_lines(text: str, width: int = LABEL_CHARS, lines: int = LABEL_LINES) -> list[str]:
+    """``text`` wrapped into at most ``lines`` lines of at most ``width`` characters,
+    breaking only after a space, hyphen, dash or slash (issue 35 item 10: no drawn label
+    ends mid-word).
+
+    A text that does not fit ends its last line with ``…`` at a word boundary. Only a single
+    word longer than ``width`` is broken inside itself (there is no boundary to cut at); it
+    is cut to ``width - 1`` characters and ``…``.
+
+    Returns:
+        One string per line, none empty, each at most ``width`` characters; ``[]`` for a
+        blank text.
+    """
+    words = [w for w in _BREAK.findall(" ".join(text.split())) if w]
+    out: list[str] = []
+    line = ""
+    for word in words:
+        if len((line + word).rstrip()) <= width:
+            line += word
+            continue
+        if line:
+            out.append(line.rstrip())
+            line = ""
+        if len(out) == lines:
+            return _ellipsis(out, width)
+        if len(word.rstrip()) > width:  # no boundary inside: the one mid-word cut
+            return [*out, word[: width - 1] + "…"]
+        line = word
+    return [*out, line.rstrip()] if line.strip() else out
+
+
+def _ellipsis(out: list[str], width: int) -> list[str]:
+    """``out`` with ``…`` after its last line's last whole word that leaves room for it."""
+    last = out[-1]
+    if last.endswith("…"):
+        return out
+    while len(last.rstrip(_TRAILING)) + 1 > width:
+        cut = max(last.rstrip(_TRAILING).rfind(c) for c in " -‐–—/")
+        if cut <= 0:
+            last = last[: width - 1]
+            break
+        last = last[:cut + 1]
+    return [*out[:-1], last.rstrip(_TRAILING) + "…"]
+
+
 def short(text: str, n: int = LABEL_CHARS) -> str:
-    """``text`` cut to ``n`` characters with an ellipsis."""
-    return text if len(text) <= n else text[: n - 1] + "…"
+    """``text`` on one line of at most ``n`` characters, cut at a word boundary with an
+    ellipsis (:func:`label_lines`)."""
+    return (label_lines(text, n, 1) or [""])[0]
 
 
 def drawing(graph: Graph, tid: str, view: dict[str, Any], lay: Layout,
@@ -109,9 +182,14 @@ def drawing(graph: Graph, tid: str, view: dict[str, Any], lay: Layout,
         if b.band:
             classes.append("band")
         lit = n["literature"]["status"] if n["literature"] else None
+        wrapped = label_lines(n["label"])
         boxes.append({
             "kind": "statement", "key": b.key, "x": b.x, "y": b.y, "w": b.w, "h": b.h,
-            "label": short(n["label"]), "title": f"{n['label']} ({n['id']}): {n['status']}",
+            # issue 35 item 10: the label wrapped at word boundaries, centred on the box;
+            # the whole label in the tooltip
+            "label": n["label"], "label_lines": wrapped,
+            "label_y": b.y + 5 - 2.5 * (len(wrapped) - 1),
+            "title": f"{n['label']} ({n['id']}): {n['status']}",
             "href": node_href(tid, b.key), "band": b.band, "literature": lit,
             # the sets on the target page only (issue 15): what its selector lights
             "sets": " ".join(str(i) for i in members.get(b.key, []) if i < SETS_ON_PAGE),
@@ -148,7 +226,7 @@ def drawing(graph: Graph, tid: str, view: dict[str, Any], lay: Layout,
             for n in view["nodes"] if n["id"] not in shown]
     return {
         "width": round(lay.width, 1), "height": round(lay.height, 1),
-        "band_rect": band_rect, "glyphs": STATUS_GLYPHS,
+        "band_rect": band_rect, "glyphs": STATUS_GLYPHS, "label_dy": LABEL_LINE_PX,
         "not_drawn": rest[:NOT_DRAWN_LISTED], "not_drawn_count": len(rest),
         "neighbourhood": lay.neighbourhood,
         "boxes": boxes, "lines": lines,
@@ -478,6 +556,15 @@ def paged(path: str, rows: list[Any], per: int = PROBLEMS_PER_PAGE,
 ID_PAGE_SEP = ".page-"
 """The page-number separator of pages named after a target id or an identity (neither
 holds a dot)."""
+
+
+def problem_order(tid: str) -> tuple[int, list[str | int]]:
+    """The problems index's sort key of a target id (issue 29): ids holding a number in
+    numeric order (``erdos-2`` before ``erdos-10`` before ``erdos-100``, ``erdos-218-ge``
+    beside ``erdos-218-le``), then the ids without a number, alphabetically."""
+    parts: list[str | int] = [int(p) if p.isdigit() else p
+                              for p in re.split(r"([0-9]+)", tid)]
+    return (0 if len(parts) > 1 else 1, parts)
 
 
 def problem_filters(rows: list[dict[str, Any]]) -> list[tuple[str, str, list[dict[str, Any]]]]:
