@@ -30,6 +30,7 @@ run: $(NET_STAMP)
 
 test: $(STAMP)
 	bash .ci/ensure-system-packages
+	$(BIN)/lint-imports --no-cache
 	$(BIN)/python -m pytest -n 2 -m "not browser and not lean and not schemathesis"
 
 test-all: $(STAMP)
@@ -39,6 +40,7 @@ test-all: $(STAMP)
 lint: $(STAMP)
 	$(BIN)/ruff check network tests benchmarks
 	$(BIN)/mypy network
+	$(BIN)/lint-imports --no-cache
 
 bench: $(STAMP)
 	for b in benchmarks/*.py; do $(BIN)/python $$b || exit 1; done

@@ -69,9 +69,9 @@ def gate_run(graph: Path, base: str, head: str, precheck: Path | None, submitter
              out_dir: Path | None, key: Path | None, key_id: str, runner: str,
              reviewer: str | None, sign_off: tuple[str, ...], record_cache: Path | None) -> int:
     """Run steps 0-9 on BASE..HEAD of GRAPH; exit 0 merge, 1 refused, 2 held, 3 a bug."""
+    from network.gate.detect import detect_toolchain
     from network.gate.run import Review, attestation_files, run_gate
     from network.gate.sandbox import Sandbox
-    from network.gate.toolchain import detect_toolchain
     from network.record import blob_cache
 
     blob_cache.configure(record_cache)  # the base graph's records (issue 17)
@@ -113,9 +113,9 @@ def gate_export(graph: Path, base: str, head: str, pull_request: int, out_dir: P
     for the trusted job, never a verdict (ruling 14). Exit 0 once the export is written."""
     import pygit2
 
+    from network.gate.detect import detect_toolchain
     from network.gate.github_export import export_build, submitter_of
     from network.gate.sandbox import Sandbox
-    from network.gate.toolchain import detect_toolchain
     from network.record.loader import load_graph
 
     repo = pygit2.Repository(str(graph))
@@ -174,8 +174,8 @@ def gate_trusted(event_path: Path | None, run_id: int | None, repository: str,
     from network.forge.github import GitHubForge, parse_repo
     from network.gate import github_rejudge as R
     from network.gate import github_trusted as T
+    from network.gate.detect import detect_toolchain
     from network.gate.sandbox import Sandbox
-    from network.gate.toolchain import detect_toolchain
     from network.signing import private_key_from_env
 
     if (event_path is None) == (run_id is None):
@@ -280,9 +280,9 @@ def gate_keygen(out: Path, key_id: str, valid_from: str) -> int:
 def gate_reproduce(graph: Path, att_path: Path) -> int:
     """Re-run steps 1-8 for a published attestation; exit 0 when identical once runner,
     merge_commit and signature are masked (D-5)."""
+    from network.gate.detect import detect_toolchain
     from network.gate.pregate import reproduce
     from network.gate.sandbox import Sandbox
-    from network.gate.toolchain import detect_toolchain
     from network.record.models import attestation_from_json
 
     original = attestation_from_json(att_path.read_text(encoding="utf-8"))
@@ -307,9 +307,9 @@ def pregate_cmd(graph: Path, base: str, head: str, submitter: str | None,
                 sign_key: Path | None, record: bool) -> int:
     """Steps 1-2 and 4-8 locally with the gate's own code; prints JSON verdicts and the
     precheck attestation to attach to the pull request (D-27)."""
+    from network.gate.detect import detect_toolchain
     from network.gate.pregate import pregate
     from network.gate.sandbox import Sandbox
-    from network.gate.toolchain import detect_toolchain
 
     res = pregate(graph, base, head, toolchain=detect_toolchain, sandbox=Sandbox(),
                   submitter=submitter, sign_with=sign_key,

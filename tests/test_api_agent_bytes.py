@@ -30,6 +30,7 @@ from network.api.contract import ErrorBody
 from network.record import derive
 from network.record import models as m
 from network.record.loader import load_graph
+from network.record.unverified import unverified
 from tests.agent_bytes_support import GOALS, TARGET, WORKED, build_fixture, measure, with_mcp
 from tests.api_support import Api, make_api
 from tests.graphs import GraphBuilder, git_commit
@@ -321,7 +322,7 @@ def test_list_registrations_reads_the_latest_counting_record(tmp_path: Path) -> 
     assert rows[0]["graph_commit"] == G2 and rows[0]["by"] == "steve"
     every = derive.registrations(graph)
     assert [r["target"] for r in every] == ["demo", "other"]
-    flagged = derive.unverified(graph)
+    flagged = unverified(graph)
     assert paths["unsigned"] in flagged and paths["stranger"] in flagged
     assert paths["registered"] not in flagged
 

@@ -13,8 +13,9 @@ from typing import Any
 import pytest
 from sqlalchemy import text
 
-from network.api import claims, db, frontier_cache, reads
+from network.api import claims, db, frontier_body, frontier_cache, reads
 from network.api.app import create_app
+from network.api.graphs import committed_product
 from network.api.service import Caller
 from network.api.settings import ServiceSettings
 from tests.api_support import Api, auth, github_verifier, make_api
@@ -161,5 +162,5 @@ def test_the_cached_product_is_never_mutated(api: Api) -> None:
     tok = api.token("alice")["token"]
     api.client.post("/claims", json={"target": "demo", "node": "n1"}, headers=auth(tok))
     _same(api)
-    product = reads.frontier_product(api.svc)
-    assert product == reads._product(api.svc.graphs.snapshot().graph, "frontier.json")
+    product = frontier_body.frontier_product(api.svc)
+    assert product == committed_product(api.svc.graphs.snapshot().graph, "frontier.json")

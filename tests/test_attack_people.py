@@ -23,6 +23,7 @@ from network.api import db, web_session
 from network.api.records import dump_yaml, gate_findings
 from network.record import models as m
 from network.record.loader import Graph, load_graph
+from network.record.unverified import unverified
 from tests.api_support import forge_service
 from tests.graphs import BUILDER_APPROVAL_KEY_ID, GraphBuilder, git_commit
 from tests.test_api_panel import GLOSS, as_person
@@ -556,7 +557,7 @@ def test_a_stepped_down_steward_acts_no_more(race: Any) -> None:
 
 
 def test_a_motion_does_not_pass_on_forged_foreign_or_strangers_votes(b: GraphBuilder) -> None:
-    from network.record import derive, panel
+    from network.record import panel
 
     b.steward(T, "sam")
     b.steward(T, "sara")
@@ -591,7 +592,7 @@ def test_a_motion_does_not_pass_on_forged_foreign_or_strangers_votes(b: GraphBui
     assert st is not None and st["yes"] == 0 and st["state"] == "failed", st
     assert not panel.motion_passed(g, T, mp)
     forged = [v["path"] for v in st["votes"] if v["by"] in ("sam", "sara")]
-    assert forged and all(p in derive.unverified(g) for p in forged)
+    assert forged and all(p in unverified(g) for p in forged)
 
 
 def test_hand_opened_pull_requests_carrying_refused_records_never_merge(race: Any) -> None:

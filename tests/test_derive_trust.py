@@ -18,6 +18,8 @@ from network.errors import LemmataError
 from network.record import derive as d
 from network.record import models as m
 from network.record.loader import load_graph
+from network.record.unverified import unverified
+from network.record.words import words_chains
 from tests.graphs import BUILDER_APPROVAL_KEY, BUILDER_APPROVAL_KEY_ID, GraphBuilder
 
 T = "demo"
@@ -42,11 +44,11 @@ def test_an_unsigned_steward_record_is_no_steward(b: GraphBuilder) -> None:
     g = load(b)
     assert d.stewards_of(g, T) == []
     assert d.claimable(g, T, "root") == (False, "claim-no-steward")
-    assert path in d.unverified(g)
+    assert path in unverified(g)
     b.steward(T, "steve")
     g = load(b)
     assert d.stewards_of(g, T) == ["steve"] and d.claimable(g, T, "root") == (True, None)
-    assert path not in d.unverified(g)
+    assert path not in unverified(g)
 
 
 @pytest.mark.skipif(shutil.which("dot") is None, reason="the site draws with Graphviz")
@@ -78,7 +80,7 @@ def test_an_unsigned_attestation_is_no_verdict(b: GraphBuilder) -> None:
     g = load(b)
     assert d.node_status(g, T, "lemma") == "open"
     assert not d.is_merged(g, proof, b.sha(proof))
-    assert att in d.unverified(g)
+    assert att in unverified(g)
     b.attest([proof], name="signed")
     g = load(b)
     assert d.node_status(g, T, "lemma") == "proved" and d.is_merged(g, proof, b.sha(proof))
@@ -109,14 +111,14 @@ def test_an_attestation_not_signed_by_a_valid_gate_key_is_no_verdict(b: GraphBui
     b.write_json(att, {**rec, "signature": sig.model_dump()})
     g = load(b)
     assert d.node_status(g, T, "lemma") == "open" and d.node_status(g, T, "root") == "open"
-    assert att in d.unverified(g)
+    assert att in unverified(g)
 
 
 def test_an_unsigned_withdrawal_by_a_curator_removes_no_steward(b: GraphBuilder) -> None:
     steward = b.steward(T, "steve")
     w = b.withdrawal(T, None, "20260105T000000Z", "curator", steward, signed=False)
     g = load(b)
-    assert d.stewards_of(g, T) == ["steve"] and w in d.unverified(g)
+    assert d.stewards_of(g, T) == ["steve"] and w in unverified(g)
     b.withdrawal(T, None, "20260105T000000Z", "curator", steward)
     assert d.stewards_of(load(b), T) == ["steve"]  # D-22: one role-holder removes no one
     b.curators([{"pseudonym": "curator", "targets": ["*"]},
@@ -130,7 +132,7 @@ def test_an_unsigned_literature_reading_is_a_proposal(b: GraphBuilder) -> None:
     lit = b.literature(T, "root", "20260105T000000Z", "steve", "known-true", signed=False)
     g = load(b)
     st = d.literature_status(g, T, "root")
-    assert st is not None and st["source"] == "proposed" and lit in d.unverified(g)
+    assert st is not None and st["source"] == "proposed" and lit in unverified(g)
     b.literature(T, "root", "20260105T000000Z", "steve", "known-true")
     st = d.literature_status(load(b), T, "root")
     assert st is not None and st["source"] == "confirmed"
@@ -146,14 +148,14 @@ def test_unsigned_shelving_dispute_and_status_records_change_nothing(b: GraphBui
     assert not d.node_flags(g, T, "lemma").shelved
     assert not d.node_flags(g, T, "root").disputed
     assert d.target_status(g, T).status == "listed"
-    assert {sh, dp, st} <= d.unverified(g)
+    assert {sh, dp, st} <= unverified(g)
     b.shelving(T, "lemma", "20260105T000000Z", "steve")
     b.dispute(T, "root", "20260106T000000Z", "curator", defect)
     b.target_status(T, "dormant", "2026-01-07")
     g = load(b)
     assert d.node_flags(g, T, "lemma").shelved and d.node_flags(g, T, "root").disputed
     assert d.target_status(g, T).status == "dormant"
-    assert not ({sh, dp, st} & d.unverified(g))
+    assert not ({sh, dp, st} & unverified(g))
 
 
 def test_a_role_act_before_the_stewardship_counts_for_nothing(b: GraphBuilder) -> None:
@@ -168,14 +170,14 @@ def test_a_forged_approval_leaves_the_words_unapproved(b: GraphBuilder) -> None:
     b.steward(T, "steve")
     good = b.gloss(T, "lemma", "20260105T000000Z", "alice", approved_by=["steve"])
     g = load(b)
-    [chain] = d.words_chains(g, T, "lemma", "gloss")
-    assert chain["current"]["approvals"] == ["steve"] and good not in d.unverified(g)
+    [chain] = words_chains(g, T, "lemma", "gloss")
+    assert chain["current"]["approvals"] == ["steve"] and good not in unverified(g)
     rec = yaml.safe_load(b.read(good))
     rec["sections"][0]["text"] = "Not what steve approved."
     b.write_yaml(good, rec)
     g = load(b)
-    [chain] = d.words_chains(g, T, "lemma", "gloss")
-    assert chain["current"]["approvals"] == [] and good in d.unverified(g)
+    [chain] = words_chains(g, T, "lemma", "gloss")
+    assert chain["current"]["approvals"] == [] and good in unverified(g)
 
 
 @pytest.mark.skipif(shutil.which("ssh-keygen") is None, reason="ssh-keygen is not installed")
@@ -208,10 +210,10 @@ def test_an_unsigned_closure_record_proves_nothing(b: GraphBuilder) -> None:
     b.merge([proof], date="2026-01-03", node="root--h1")
     cl = b.closure(T, "root", "route", [("root--h1", proof)], route=part, signed=False)
     g = load(b)
-    assert d.node_status(g, T, "root") == "open" and cl in d.unverified(g)
+    assert d.node_status(g, T, "root") == "open" and cl in unverified(g)
     b.closure(T, "root", "route", [("root--h1", proof)], route=part)
     g = load(b)
-    assert d.node_status(g, T, "root") == "proved" and cl not in d.unverified(g)
+    assert d.node_status(g, T, "root") == "proved" and cl not in unverified(g)
 
 
 def test_the_forked_verifier_judges_as_the_serial_one(b: GraphBuilder,

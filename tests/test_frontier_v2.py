@@ -13,7 +13,7 @@ import anyio
 import pytest
 from jsonschema import Draft202012Validator
 
-from network.api import claim_history, frontier_cache, frontier_query, reads
+from network.api import claim_history, frontier_body, frontier_cache, frontier_query, reads
 from network.errors import LemmataError
 from network.record import schemas
 from tests.agent_bytes_support import with_mcp
@@ -107,7 +107,7 @@ def test_claim_history_is_overlaid_like_live_claims(api: Api) -> None:
     assert "claim_id" not in json.dumps(entry["claim_history"])  # the holder's alone
     assert [h["pseudonym"] for h in entry["live_claims"]] == ["bob"]
     # the committed product keeps no history: it is service state (D-35)
-    committed = root(reads.frontier_product(api.svc))
+    committed = root(frontier_body.frontier_product(api.svc))
     assert committed["claim_history"] == []
     # the claim expires: the cached body turns its history item to expired at once
     api.clock.advance(10 ** 6)

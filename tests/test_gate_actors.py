@@ -23,6 +23,7 @@ from network.errors import CATALOG, LemmataError
 from network.record import dormancy, trust
 from network.record import models as m
 from network.record.loader import load_graph
+from network.record.unverified import unverified
 from network.record.validate import validate_graph
 from tests.graphs import (
     BUILDER_APPROVAL_KEY,
@@ -263,7 +264,7 @@ def test_a_withdrawal_filed_under_another_target_withdraws_nothing(tmp_path: Pat
     head = git_commit(b.root, "the withdrawal, as if merged")
     g = load_graph(b.root, commit=head)
     assert derive.stewards_of(g, T) == ["steve"]
-    assert w in derive.unverified(g)
+    assert w in unverified(g)
 
 
 def test_an_unsigned_steward_record_is_no_steward(repo: Any, tmp_path: Path) -> None:

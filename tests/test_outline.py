@@ -37,6 +37,7 @@ from network.gate.toolchain import MissingToolchain, OutlineResult, OutlineStep,
 from network.gate.workspace import Workspace
 from network.record import models as m
 from network.record.loader import load_graph
+from network.record.words import words_needed
 from tests.api_support import Api, make_api
 from tests.graphs import GraphBuilder, git_commit
 
@@ -409,8 +410,7 @@ def test_the_post_merge_job_writes_what_the_toolchain_answers_gate_signed(
     [orf] = g.targets["demo"].nodes["mid"].outlines
     assert orf.path == MID_OUTLINE and orf.record == rec  # the loader placed it
     # the words view names the outline of the proof's current bytes (D-3 v3.30)
-    from network.record import derive
-    [row] = [r for r in derive.words_needed(g, "demo")
+    [row] = [r for r in words_needed(g, "demo")
              if r["file"] == "targets/demo/nodes/mid/Proof.lean"]
     assert row["outline"] == MID_OUTLINE
 

@@ -10,10 +10,12 @@ import pytest
 
 from network.api.records import dump_yaml, gate_findings
 from network.gate.postmerge import ledger_lines
-from network.record import approvals, derive, panel, products
+from network.record import approvals, panel, products
 from network.record import models as m
 from network.record.loader import Graph, load_graph
+from network.record.unverified import unverified
 from network.record.validate import validate_graph
+from network.record.words import words_chains
 from tests.graphs import GraphBuilder, _ts_date
 
 T = "demo"
@@ -173,7 +175,7 @@ def test_one_vote_per_member_and_unsigned_votes_do_not_count(b: GraphBuilder) ->
     assert st is not None and (st["yes"], st["no"]) == (1, 1) and st["state"] == "failed"
     assert [v["counted"] for v in st["votes"]] == [True, False, False, True]
     unsigned = st["votes"][2]["path"]
-    assert unsigned in derive.unverified(g) and mp not in derive.unverified(g)
+    assert unsigned in unverified(g) and mp not in unverified(g)
 
 
 def test_the_panel_is_counted_as_it_stood_when_the_motion_opened(b: GraphBuilder) -> None:
@@ -364,7 +366,7 @@ def test_section_states_follow_approvals_and_a_change_over_verified_words_is_pen
     assert approvals.section_states(g, T, node, v2) == ["verified", "pending"]
     assert approvals.section_states(g, T, node, v3) == ["pending", "pending"]
     assert approvals.reading_version(g, T, node, [v1, v2, v3]) == v1
-    [chain] = derive.words_chains(g, T, "root", "gloss")
+    [chain] = words_chains(g, T, "root", "gloss")
     assert chain["reads"] == v1 and chain["current"]["path"] == v3
     assert chain["current"]["section_states"] == ["pending", "pending"]
     assert chain["history"][0]["approvals"] == ["steve"]

@@ -18,10 +18,11 @@ import yaml
 from network import signing
 from network.errors import CATALOG
 from network.gate.pertinence import pertinence_findings
-from network.record import derive, pertinence
 from network.record import models as m
+from network.record import pertinence
 from network.record.loader import load_graph
 from network.record.products import products
+from network.record.unverified import unverified
 from network.record.validate import validate_graph
 from tests.graphs import GraphBuilder, git_commit
 from tests.test_gate_actors import gate
@@ -152,7 +153,7 @@ def test_a_non_role_signer_is_refused_and_counts_for_nothing(repo: Any, tmp_path
     assert gate(b, base, "alice", tmp_path) == (1, ["role-not-permitted", "role-key-unbound"])
     assert not _state(b).signed
     # had it reached the record anyway, the record's flag lists it (ruling 14)
-    assert path in derive.unverified(load_graph(b.root))
+    assert path in unverified(load_graph(b.root))
 
 
 def test_another_targets_steward_holds_no_role_here(repo: Any, tmp_path: Path) -> None:

@@ -38,6 +38,7 @@ from network.gate.sandbox import Sandbox
 from network.record import derive
 from network.record import models as m
 from network.record.loader import load_graph, sha256_hex
+from network.record.unverified import unverified
 from tests.api_support import FakeClock, forge_service
 from tests.graphs import (
     BUILDER_APPROVAL_KEY,
@@ -298,7 +299,7 @@ def test_step_9_ignores_a_review_on_main_that_does_not_count(env: Env, case: str
     if case == "author":
         assert "alice" in derive.stewards_of(env.main(), "demo")
     # a forged or role-less signature is flagged as unverified (ruling 14)
-    assert (_review_path(by) in derive.unverified(env.main())) == (
+    assert (_review_path(by) in unverified(env.main())) == (
         case in ("forged", "other-target"))
     items = env.run_queue()  # main moved: judged again, still held
     assert [(i.number, i.verdict) for i in items] == [(n, "held")], [i.notes for i in items]

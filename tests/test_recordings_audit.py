@@ -34,7 +34,8 @@ import pytest
 sys.path.insert(0, str(Path(__file__).parent))
 from gate_scenarios import RecordingToolchain, Scenario, record_all
 
-from network.gate.toolchain import Toolchain, detect_toolchain
+from network.gate.detect import detect_toolchain
+from network.gate.toolchain import Toolchain
 from network.record.models import GateSpec
 
 _NO_LEAN = shutil.which("lean") is None or shutil.which("lake") is None

@@ -441,7 +441,7 @@ def _snapshot(root: Path, *, git: bool = True) -> dict[str, bytes]:
 def _repin(*args: str, toolchain: Callable[[m.GateSpec], Toolchain] | None = None,
            monkeypatch: pytest.MonkeyPatch) -> Any:
     """``lemmata target repin …`` with no Lean found (or ``toolchain``), its result."""
-    from network.gate import toolchain as tc_mod
+    from network.gate import detect as tc_mod
 
     monkeypatch.setattr(tc_mod, "detect_toolchain", toolchain or MissingToolchain)
     return CliRunner().invoke(main, ["target", "repin", *args])

@@ -22,6 +22,7 @@ from network.gate.artifacts import Kind
 from network.record import derive, panel_roles
 from network.record import models as m
 from network.record.loader import Graph, load_graph
+from network.record.unverified import unverified
 from tests.graphs import GraphBuilder
 
 T = "demo"
@@ -117,7 +118,7 @@ def test_a_forged_approval_signature_is_refused_and_counts_for_nothing(
         ["role-act-unsigned"]
     write(b, forged, act_path("sam"))
     g = load_graph(b.root)
-    assert derive.stewards_of(g, T) == [] and act_path("sam") in derive.unverified(g)
+    assert derive.stewards_of(g, T) == [] and act_path("sam") in unverified(g)
     assert derive.claimable(g, T, "root") == (False, "claim-no-steward")
 
 
@@ -139,7 +140,7 @@ def test_a_second_self_join_needs_an_invitation(b: GraphBuilder) -> None:
     # written anyway (a hand-pushed commit): derive does not count it
     write(b, act(b, "tess"), act_path("tess"))
     g = load_graph(b.root)
-    assert derive.stewards_of(g, T) == ["sam"] and act_path("tess") in derive.unverified(g)
+    assert derive.stewards_of(g, T) == ["sam"] and act_path("tess") in unverified(g)
 
 
 def test_a_join_by_an_invitation_that_is_no_motion_is_refused(

@@ -14,9 +14,10 @@ from typing import Any
 import pytest
 
 from network import proc
+from network.gate.detect import detect_toolchain
 from network.gate.lean_toolchain import LeanToolchain
 from network.gate.sandbox import Sandbox
-from network.gate.toolchain import TermRef, detect_toolchain
+from network.gate.toolchain import TermRef
 from network.gate.workspace import node_source, write_workspace
 from network.record.models import Caps, GateSpec
 

@@ -11,7 +11,7 @@ keeps, per ``(snapshot ETag, registry version, filters)``, the body serialized o
   sharing the database, and it names the earliest live expiry after now: when that moment
   passes the version changes, so an expired claim leaves the overlay at once (D-25).
 * ``If-None-Match`` is answered ``304`` from the cached ETag with nothing rendered.
-* The bytes are exactly ``json.dumps(reads.frontier(svc, filters, where), sort_keys=True,
+* The bytes are exactly ``json.dumps(network.api.reads.frontier(svc, filters, where), sort_keys=True,
   ensure_ascii=False).encode()`` for the same instant, and the ETag is the one every read
   answers (``"<snapshot>-<sha256(body)[:16]>"``, network/api/app.py); the tests compare
   both paths across a claim, a release and an expiry.
@@ -27,7 +27,7 @@ from collections import OrderedDict
 from dataclasses import dataclass, field
 from typing import Any
 
-from network.api import claim_history, claims, frontier_query, reads
+from network.api import claim_history, claims, frontier_body, frontier_query
 from network.api.service import Service, iso
 
 #: Cached bodies kept per service (distinct filters at the current snapshot and registry
@@ -101,7 +101,7 @@ def _cache(svc: Service) -> FrontierCache:
 
 def _template(svc: Service, product: Any, snapshot: str, now: int,
               filters: dict[str, str] | None, where: tuple[str, ...] = ()) -> _Template:
-    body = reads.frontier_overlay(product, claims.registry(svc, now), filters,
+    body = frontier_body.frontier_overlay(product, claims.registry(svc, now), filters,
                                   claim_history.history(svc, now), where)
     slot = "lemmata-as-of-" + secrets.token_hex(16)
     body["live_claims_as_of"] = slot
@@ -113,7 +113,7 @@ def _template(svc: Service, product: Any, snapshot: str, now: int,
 
 def render(svc: Service, filters: dict[str, str] | None = None,
            where: tuple[str, ...] = ()) -> Rendered:
-    """``GET /frontier.json``'s bytes and ETag now: :func:`reads.frontier` serialized,
+    """``GET /frontier.json``'s bytes and ETag now: :func:`network.api.reads.frontier` serialized,
     from the cache when the snapshot, the registry version and the query (``filters``
     and ``where``, :mod:`network.api.frontier_query`) were seen. The claim history
     overlaid (:mod:`network.api.claim_history`) changes only when the registry version
@@ -124,7 +124,7 @@ def render(svc: Service, filters: dict[str, str] | None = None,
         :class:`Rendered` (UTF-8 JSON bytes, quoted ETag, snapshot ETag).
 
     Raises:
-        LemmataError: as :func:`reads.frontier` (``graph-unavailable``,
+        LemmataError: as :func:`network.api.reads.frontier` (``graph-unavailable``,
             ``product-missing``, ``malformed-json``).
     """
     snap = svc.graphs.snapshot()
@@ -141,7 +141,7 @@ def render(svc: Service, filters: dict[str, str] | None = None,
         # The version was read before the registry, so a claim landing in between can only
         # make this body newer than its key: never older (a request that read the old
         # version started before the claim committed).
-        template = _template(svc, reads.frontier_product(svc, snap), snap.etag, now, filters,
+        template = _template(svc, frontier_body.frontier_product(svc, snap), snap.etag, now, filters,
                              where)
         with cache.lock:
             for old in [k for k in cache.templates if k[:2] != key[:2]]:

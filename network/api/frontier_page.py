@@ -34,7 +34,7 @@ import json
 import re
 from typing import Any
 
-from network.api import claim_history, claims, frontier_cache, frontier_query, reads
+from network.api import claim_history, claims, frontier_body, frontier_cache, frontier_query
 from network.api.service import Service, iso
 from network.errors import LemmataError, define
 
@@ -162,7 +162,7 @@ def page(body: dict[str, Any], *, filters: dict[str, str] | None = None,
          where: tuple[str, ...] | list[str] = (), limit: Any = None,
          cursor: str | None = None, fields: list[str] | str | None = None
          ) -> dict[str, Any]:
-    """One page of a frontier ``body`` (as :func:`reads.frontier` answers it for
+    """One page of a frontier ``body`` (as :func:`network.api.reads.frontier` answers it for
     ``filters`` and ``where``): a shallow copy with the entry list cut and ``page`` added
     (module docstring). ``body`` is not changed.
 
@@ -218,7 +218,7 @@ def _overlaid(svc: Service, filters: dict[str, str] | None,
     kept = svc.extra.get("frontier_page_body")
     if isinstance(kept, tuple) and kept[0] == key:
         return kept[1], snap.etag
-    body = reads.frontier_overlay(reads.frontier_product(svc, snap), claims.registry(svc, now),
+    body = frontier_body.frontier_overlay(frontier_body.frontier_product(svc, snap), claims.registry(svc, now),
                                   filters, claim_history.history(svc, now), where)
     svc.extra["frontier_page_body"] = (key, body)
     return body, snap.etag
@@ -228,10 +228,10 @@ def render(svc: Service, filters: dict[str, str] | None, where: tuple[str, ...],
            params: Any) -> tuple[bytes, str, str]:
     """``GET /frontier.json``'s paged answer for the query parameters ``params``: (UTF-8
     JSON bytes, quoted ETag, snapshot ETag). The bytes equal
-    ``serialize(reads.frontier(svc, filters, where, limit=, cursor=, fields=))``.
+    ``serialize(network.api.reads.frontier(svc, filters, where, limit=, cursor=, fields=))``.
 
     Raises:
-        LemmataError: as :func:`page` and :func:`reads.frontier`.
+        LemmataError: as :func:`page` and :func:`network.api.reads.frontier`.
     """
     fields = params.getlist("fields") if "fields" in params else None
     parse_limit(params.get("limit"))  # refuse before any work

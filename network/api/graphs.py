@@ -22,10 +22,13 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from network.errors import LemmataError
+from network.errors import LemmataError, define
 from network.record import blob_cache
 from network.record import models as m
-from network.record.loader import Graph, load_graph
+from network.record.loader import Graph, load_graph, parse_document
+
+define("graph-unavailable", None, 503, "The service cannot read its graph repository now.",
+       "Retry later; the operator should check the configured graph path.")
 
 
 @dataclass(frozen=True)
@@ -161,3 +164,16 @@ class GraphProvider:
             return self.snapshot().graph.policy
         except LemmataError:
             return None
+
+
+def committed_product(graph: Graph, path: str) -> Any | None:
+    """A committed JSON product's parsed body (``frontier.json``, ``info.json``,
+    ``targets/<id>/graph.json``, ...), or None when the graph holds none; read through the
+    one reader of the record (:func:`network.record.loader.parse_document`).
+
+    Raises:
+        LemmataError: ``malformed-json`` when the committed bytes do not parse.
+    """
+    if path not in graph.files:
+        return None
+    return parse_document(path, graph.source.read(path))

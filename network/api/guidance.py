@@ -11,7 +11,15 @@ token, a machine with the pinned toolchain, or ``lemmata toolchain install``
 
 from __future__ import annotations
 
-from typing import Any
+import re
+from typing import TYPE_CHECKING, Any
+
+from network.gate.detect import detect_toolchain
+from network.gate.kernels import pin_soundness
+
+if TYPE_CHECKING:
+    from network.api.service import Service
+    from network.record.loader import Graph
 
 WAY_FORWARD = (
     "Ways forward: ask this network's operator for a token (`lemmata token issue "
@@ -51,8 +59,6 @@ def known_unsound_notice(pin: str, bugs: list[str]) -> str:
 def target_known_unsound(svc: Any, target: str) -> list[str]:
     """The soundness record's bugs that make ``target``'s pin known unsound ([] when it is
     sound or unknown to the graph), as /info.json publishes them."""
-    from network.api.reads import proof_checking
-
     graph = svc.graphs.snapshot().graph
     entry = proof_checking(svc, graph)["targets"].get(target)
     return list(entry["known_unsound"]) if entry is not None else []
@@ -61,16 +67,55 @@ def target_known_unsound(svc: Any, target: str) -> list[str]:
 def target_checkable(svc: Any, target: str) -> tuple[bool, str | None]:
     """Whether ``target``'s pinned toolchain is found by the service's toolchain source.
 
-    Reads :func:`network.api.reads.proof_checking` (cached per pin), so the answer is the
+    Reads :func:`proof_checking` (cached per pin), so the answer is the
     one /info.json publishes.
 
     Returns:
         ``(checkable, pin)``; ``(False, None)`` for a target the graph does not hold.
     """
-    from network.api.reads import proof_checking
-
     graph = svc.graphs.snapshot().graph
     entry = proof_checking(svc, graph)["targets"].get(target)
     if entry is None:
         return False, None
     return bool(entry["checkable"]), str(entry["pinned"])
+
+
+_HOST_PATH_RE = re.compile(r"(?<![\w.:/-])~?/(?:[^\s'\"/]*/)*([^\s'\"/]*)")
+
+
+def without_host_paths(text: str | None) -> str | None:
+    """``text`` with every absolute or home-relative path cut to its last component
+    (``/home/svc/.elan/bin/lean`` → ``…/lean``), so a published toolchain detail never
+    names the service's home directory or layout (issue 16)."""
+    if text is None:
+        return None
+    return _HOST_PATH_RE.sub(lambda m: "…/" + m.group(1), text)
+
+
+def proof_checking(svc: Service, graph: Graph) -> dict[str, Any]:
+    """Whether proofs can be checked here, per target: the toolchain each gate-spec pins is
+    found or not (issue 6: /info.json says it plainly). Never claims a check it cannot do.
+
+    Returns:
+        ``{"checkable": bool (every target's pin found), "targets": {id: {pinned,
+        checkable, code, detail, known_unsound}}}``; ``code`` is None or
+        ``toolchain-missing`` / ``toolchain-mismatch``; ``known_unsound`` lists the
+        soundness record's bugs no kernel catches on that pin (issue 37: such a target
+        passes nothing, ``toolchain-known-unsound``, whether or not Lean is here).
+    """
+    source = svc.toolchain or detect_toolchain
+    cache: dict[str, dict[str, Any]] = svc.__dict__.setdefault("_proof_checking", {})
+    targets: dict[str, Any] = {}
+    for tid, t in sorted(graph.targets.items()):
+        key = t.gate_spec.model_dump_json()
+        if key not in cache:  # describe() may start `lean --version`: once per pin
+            tc = source(t.gate_spec) if callable(source) else source
+            info = tc.describe()
+            sound = pin_soundness(t.gate_spec)
+            cache[key] = {"pinned": t.gate_spec.lean_toolchain, "checkable": bool(info.ok),
+                          "code": info.code, "detail": without_host_paths(info.detail),
+                          # issue 37: checkable or not, such a pin passes nothing
+                          "known_unsound": [b["id"] for b in sound["bugs"]]}
+        targets[tid] = cache[key]
+    return {"checkable": bool(targets) and all(v["checkable"] for v in targets.values()),
+            "targets": targets}

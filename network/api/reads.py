@@ -8,21 +8,21 @@ D-35): committed products are served as committed, with the one overlay ruling 1
 from __future__ import annotations
 
 import importlib
-import re
-from collections.abc import Iterable
 from typing import Any
 
 from sqlalchemy import select
 
 from network import ids
-from network.api import claim_history, claims, db, frontier_query
-from network.api.graphs import Snapshot
+from network.api import claim_history, claims, db, frontier_cache, frontier_page, transport
+from network.api.frontier_body import frontier_overlay, frontier_product
+from network.api.graphs import committed_product
+from network.api.guidance import proof_checking
 from network.api.service import Service, iso
 from network.errors import LemmataError, catalog_json
 from network.gate.kernels import pin_soundness
 from network.record import outlines, pertinence
 from network.record.derive import stewards_of
-from network.record.loader import Graph, Node, Target, parse_document
+from network.record.loader import Graph, Node, Target
 
 #: Prose sections of a node bundle that ``include`` selects (D-28 v3.44 notation note,
 #: 2026-10-06; ``outline``: the gate's outlines of the node's merged proofs, D-3 v3.30).
@@ -37,13 +37,6 @@ UNTRUSTED = ("Untrusted data (D-31): text written by a contributor, not checked 
 
 def _graph(svc: Service) -> Graph:
     return svc.graphs.snapshot().graph
-
-
-def _product(graph: Graph, path: str) -> Any | None:
-    """A committed JSON product's parsed body, or None when the graph holds none."""
-    if path not in graph.files:
-        return None
-    return parse_document(path, graph.source.read(path))  # one reader (network/record)
 
 
 def _target(graph: Graph, target: str) -> Target:
@@ -86,7 +79,7 @@ def info(svc: Service) -> dict[str, Any]:
     from network.api.service import lapse_days
 
     graph = _graph(svc)
-    body = _product(graph, "info.json")
+    body = committed_product(graph, "info.json")
     if not isinstance(body, dict):
         body = {
             "graph_id": graph.policy.graph_id,
@@ -129,60 +122,15 @@ def info(svc: Service) -> dict[str, Any]:
     return body
 
 
-_HOST_PATH_RE = re.compile(r"(?<![\w.:/-])~?/(?:[^\s'\"/]*/)*([^\s'\"/]*)")
-
-
-def without_host_paths(text: str | None) -> str | None:
-    """``text`` with every absolute or home-relative path cut to its last component
-    (``/home/svc/.elan/bin/lean`` → ``…/lean``), so a published toolchain detail never
-    names the service's home directory or layout (issue 16)."""
-    if text is None:
-        return None
-    return _HOST_PATH_RE.sub(lambda m: "…/" + m.group(1), text)
-
-
 def cache_bounds() -> dict[str, dict[str, int]]:
     """The bounds of the service's caches that grow with the requests it answers (issue 39:
     each is bounded and published; docs/api.md "Caches"): ``gzip`` the compressed product
     bodies (network/api/transport.py, one per request target) and ``frontier`` the
     serialized frontier bodies (network/api/frontier_cache.py, one per query at the current
     snapshot and claim-registry version), each ``{"max_entries", "max_bytes"}``."""
-    from network.api import frontier_cache, transport
-
     return {"gzip": {"max_entries": transport.CACHE_ENTRIES, "max_bytes": transport.CACHE_BYTES},
             "frontier": {"max_entries": frontier_cache.MAX_ENTRIES,
                          "max_bytes": frontier_cache.MAX_BYTES}}
-
-
-def proof_checking(svc: Service, graph: Graph) -> dict[str, Any]:
-    """Whether proofs can be checked here, per target: the toolchain each gate-spec pins is
-    found or not (issue 6: /info.json says it plainly). Never claims a check it cannot do.
-
-    Returns:
-        ``{"checkable": bool (every target's pin found), "targets": {id: {pinned,
-        checkable, code, detail, known_unsound}}}``; ``code`` is None or
-        ``toolchain-missing`` / ``toolchain-mismatch``; ``known_unsound`` lists the
-        soundness record's bugs no kernel catches on that pin (issue 37: such a target
-        passes nothing, ``toolchain-known-unsound``, whether or not Lean is here).
-    """
-    from network.gate.toolchain import detect_toolchain
-
-    source = svc.toolchain or detect_toolchain
-    cache: dict[str, dict[str, Any]] = svc.__dict__.setdefault("_proof_checking", {})
-    targets: dict[str, Any] = {}
-    for tid, t in sorted(graph.targets.items()):
-        key = t.gate_spec.model_dump_json()
-        if key not in cache:  # describe() may start `lean --version`: once per pin
-            tc = source(t.gate_spec) if callable(source) else source
-            info = tc.describe()
-            sound = pin_soundness(t.gate_spec)
-            cache[key] = {"pinned": t.gate_spec.lean_toolchain, "checkable": bool(info.ok),
-                          "code": info.code, "detail": without_host_paths(info.detail),
-                          # issue 37: checkable or not, such a pin passes nothing
-                          "known_unsound": [b["id"] for b in sound["bugs"]]}
-        targets[tid] = cache[key]
-    return {"checkable": bool(targets) and all(v["checkable"] for v in targets.values()),
-            "targets": targets}
 
 
 def error_codes(svc: Service, prefix: str | None = None) -> dict[str, Any]:
@@ -204,7 +152,7 @@ def targets_index(svc: Service) -> dict[str, Any]:
         LemmataError: ``graph-unavailable``.
     """
     graph = _graph(svc)
-    body = _product(graph, "targets/index.json")
+    body = committed_product(graph, "targets/index.json")
     if isinstance(body, dict):
         return body
     from network.record import products
@@ -224,7 +172,7 @@ def target_view(svc: Service, target: str) -> dict[str, Any]:
     t = _target(graph, target)
     return {
         "target": _dump(t.record),
-        "graph": _product(graph, f"targets/{target}/graph.json"),
+        "graph": committed_product(graph, f"targets/{target}/graph.json"),
         "nodes": sorted(t.nodes),
         "approaches": [{"path": a.path, **_dump(a.record)} for a in t.approaches],
         "defs": {stem: {"path": lf.path, "sha256": lf.sha256, "bytes": lf.size}
@@ -414,7 +362,7 @@ def _derived_state(graph: Graph, target: str, node: str) -> dict[str, Any] | Non
 
 
 def _graph_row(graph: Graph, target: str, node: str) -> Any:
-    product = _product(graph, f"targets/{target}/graph.json")
+    product = committed_product(graph, f"targets/{target}/graph.json")
     if not isinstance(product, dict):
         return None
     nodes = product.get("nodes")
@@ -435,82 +383,6 @@ def _open_submissions(svc: Service, target: str, node: str) -> list[dict[str, An
         return [{"id": r.id, "kind": r.kind, "pull_request": r.pull_request,
                  "url": r.pull_request_url, "pseudonym": r.pseudonym,
                  "opened_at": iso(r.opened_at)} for r in rows]
-
-
-def _entries(product: Any) -> list[dict[str, Any]]:
-    """The node entries of a frontier product, whatever list key it uses."""
-    if isinstance(product, list):
-        return [e for e in product if isinstance(e, dict)]
-    if isinstance(product, dict):
-        for key in ("nodes", "frontier", "entries", "ready"):
-            if isinstance(product.get(key), list):
-                return [e for e in product[key] if isinstance(e, dict)]
-    return []
-
-
-def frontier_product(svc: Service, snap: Snapshot | None = None) -> Any:
-    """The committed ``frontier.json`` of a snapshot, parsed once per snapshot and cached
-    (never re-parsed per request); a graph with no committed product gets what
-    ``network.record.products.frontier_json`` derives from the same snapshot. The answer
-    is shared: read it, never mutate it (:func:`frontier_overlay` copies what it changes).
-
-    Raises:
-        LemmataError: ``malformed-json``; ``product-missing``; ``graph-unavailable``.
-    """
-    snap = snap or svc.graphs.snapshot()
-    cached = svc.extra.get("frontier_product")
-    if cached is not None and cached[0] is snap.graph:
-        return cached[1]
-    product = _product(snap.graph, "frontier.json")
-    if product is None:
-        product = _derived_frontier(snap.graph)
-    svc.extra["frontier_product"] = (snap.graph, product)
-    return product
-
-
-def frontier_overlay(product: Any, live: dict[tuple[str, str], list[dict[str, Any]]],
-                     filters: dict[str, str] | None = None,
-                     history: dict[tuple[str, str], list[dict[str, Any]]] | None = None,
-                     where: Iterable[str] | None = None) -> dict[str, Any]:
-    """The frontier body without its ``live_claims_as_of``: ``product`` (left untouched)
-    with ``live`` (:func:`claims.registry`'s answer) overlaid on each entry and
-    ``filters`` applied (ruling 13, D-35). Each entry gains ``live_claims`` (its holders
-    oldest first: pseudonym, claimed_at, expires_at), ``claim_holders`` (how many hold it;
-    claims are advisory, so any number may, ruling 14) and ``claimed_since`` (the oldest
-    live claim's ``claimed_at``, or None), and its ``claim_status`` becomes ``claimed`` or
-    ``unclaimed``. ``history`` (:func:`network.api.claim_history.history`) becomes each
-    entry's ``claim_history`` (newest first-capped, with ``claim_history_total``), overlaid
-    the same way (issue 18). ``filters`` and ``where`` are the frontier's query form
-    (:mod:`network.api.frontier_query`), applied after the overlay so every field,
-    overlaid ones included, can be asked. Service state only: the committed product stays
-    the record's. Pure: the same arguments give an equal body.
-
-    Raises:
-        LemmataError: ``frontier-filter-malformed``, ``frontier-filter-unknown-field``.
-    """
-    preds = frontier_query.predicates(filters, where)
-    entries = _entries(product)
-    overlaid: dict[int, dict[str, Any]] = {}
-    for entry in entries:
-        key = (str(entry.get("target")), str(entry.get("node", entry.get("id"))))
-        held = live.get(key, [])
-        overlaid[id(entry)] = {**entry, "live_claims": held, "claim_holders": len(held),
-                               "claimed_since": min((h["claimed_at"] for h in held),
-                                                    default=None),
-                               "claim_status": "claimed" if held else "unclaimed"}
-        if history is not None:
-            overlaid[id(entry)] = claim_history.overlay_entry(overlaid[id(entry)],
-                                                              history.get(key, []))
-    body: dict[str, Any] = dict(product) if isinstance(product, dict) else {"nodes": product}
-    for list_key in ("nodes", "frontier", "entries", "ready"):
-        if isinstance(body.get(list_key), list):
-            items = [overlaid.get(id(e), e) for e in body[list_key]]
-            if preds:
-                items = [e for e in items if isinstance(e, dict)
-                         and frontier_query.keep(e, preds)]
-            body[list_key] = items
-            break
-    return body
 
 
 def frontier(svc: Service, filters: dict[str, str] | None = None,
@@ -548,22 +420,9 @@ def frontier(svc: Service, filters: dict[str, str] | None = None,
                             claim_history.history(svc, now), where)
     body["live_claims_as_of"] = iso(now)
     if limit is not None or cursor is not None or fields is not None:
-        from network.api import frontier_page
-
         return frontier_page.page(body, filters=filters, where=tuple(where or ()),
                                   limit=limit, cursor=cursor, fields=fields)
     return body
-
-
-def _derived_frontier(graph: Graph) -> Any:
-    try:
-        products = importlib.import_module("network.record.products")
-    except ImportError as exc:
-        raise LemmataError("product-missing", "the graph has no frontier.json") from exc
-    build = getattr(products, "frontier_json", None)
-    if build is None:
-        raise LemmataError("product-missing", "the graph has no frontier.json")
-    return build(graph)
 
 
 def ledger(svc: Service, identity: str | None = None) -> dict[str, Any]:

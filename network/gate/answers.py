@@ -10,8 +10,10 @@ closable that way. The gate refuses them in two layers:
 * **syntactic** (:func:`answer_echoes`): no Lean needed, so the finding is reported even
   where no toolchain is installed (the gate runs it beside step 2, issue 9). The theorem's
   type is read through :mod:`network.gate.lean_lex` (comments, strings and nesting as
-  Lean reads them) and taken apart as Lean's precedences nest it: a binder ``∀``/``∃ …,``
-  reaches to the end, then the top-level ``↔`` (whose two sides are also compared), ``→``,
+  Lean reads them; its declarations by the importers' command reader,
+  :mod:`network.gate.lean_commands`, issue 28) and taken apart as Lean's precedences
+  nest it: a binder ``∀``/``∃ …,`` (or ``fun``, a big operator, ``if``) reaches to the
+  end wherever it stands, then the top-level ``↔`` (whose two sides are also compared), ``→``,
   ``∨``, ``∧``, then ``¬``, down to each relation (the first top-level ``=``, ``≤``,
   ``≥``, ``<=``, ``>=``, ``∣``, ``⊆``, ``≍``, or ``Eq a b``/``Iff p q``/``HEq a b`` applied
   to two arguments; ``=Θ[…]``-style asymptotics are not relations). Wherever one side
@@ -39,6 +41,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 from network.errors import LemmataError, define
+from network.gate.lean_commands import declaration_parts, read_commands
 from network.gate.lean_lex import Token, lex
 from network.gate.result import Diagnostic
 from network.gate.sandbox import SandboxRunner
@@ -153,6 +156,10 @@ def _relation_at(toks: Sequence[Token], i: int) -> str | None:
 
 
 _BINDERS = ("∀", "forall", "∃", "exists", "∃!", "∀'")
+_SCOPING = frozenset({*_BINDERS, "fun", "λ", "∑", "∏", "⋃", "⋂", "⨆", "⨅", "∫", "∮", "∀ᶠ",
+                      "∃ᶠ", "Π", "Σ", "if", "let", "have", "show", "match"})
+"""Tokens that open a term reaching as far right as it can (a binder's body, a big
+operator's summand, an ``if``'s branches): nothing after one splits the proposition."""
 _CONNECTIVES = (("↔",), ("→", "->"), ("∨",), ("∧",))
 """Top-level connectives in the order Lean's precedences nest them (``↔`` 20, ``→`` 25,
 ``∨`` 30, ``∧`` 35; a relation 50 binds tighter than all of them)."""
@@ -171,7 +178,13 @@ def _connective_at(toks: Sequence[Token], i: int) -> tuple[str, int] | None:
 
 def _sides(toks: list[Token], out: list[tuple[str, list[Token], list[Token]]]) -> None:
     """Collect ``(relation, left, right)`` for every relation a proposition is built from
-    by binders, ``¬`` and the connectives (a relation inside a term is not reached)."""
+    by binders, ``¬`` and the connectives (a relation inside a term is not reached).
+
+    A binder (``∀``/``∃ …,``, ``fun``, a big operator, ``if``) reaches as far right as it
+    can wherever it stands: the connectives and relations after it are inside its body, so
+    the split looks only at what stands before the first one (issue 28:
+    ``answer(∃ n, 0<n ∧ n<1) = ∃ n, 0<n ∧ n<1`` is one ``=`` whose right side is the whole
+    ``∃``, never an ``∧`` of two halves)."""
     while toks and toks[0].text == "(" and _match(toks, 0) == len(toks) - 1:
         toks = toks[1:-1]
     if not toks:
@@ -182,6 +195,9 @@ def _sides(toks: list[Token], out: list[tuple[str, list[Token], list[Token]]]) -
         if comma >= 0:
             _sides(toks[comma + 1:], out)
         return
+    scope = next((i for i in top if i > 0 and toks[i].kind not in (
+        "string", "char", "raw", "symbol") and toks[i].text in _SCOPING), len(toks))
+    top = [i for i in top if i < scope]
     for level in _CONNECTIVES:
         cuts = [(i, c[1]) for i in top if (c := _connective_at(toks, i)) and c[0] in level]
         if not cuts:
@@ -320,6 +336,64 @@ def _theorem_types(code: list[Token]) -> list[tuple[str, int, list[Token]]]:
     return out
 
 
+def _declared_types(text: str) -> list[tuple[str, int, list[Token]]]:
+    """``(name, line, type tokens)`` of every theorem/lemma, read by the importers' command
+    reader (:func:`network.gate.lean_commands.read_commands`, issue 28: one reader
+    for the importers and the gate), so a column-0 line or a ``where`` proof stays where Lean puts it; the token
+    scan :func:`_theorem_types` where that reader refuses the text."""
+    try:
+        cmds = read_commands(text).commands
+        out = []
+        for c in cmds:
+            if c.cls == "declaration" and c.kind in _DECL_KEYWORDS and c.name is not None:
+                parts = declaration_parts(c, text)
+                if parts.colon >= 0:
+                    out.append((c.name, c.line, c.tokens[parts.colon + 1:parts.body]))
+        return out
+    except LemmataError:
+        return _theorem_types(_code(lex(text).tokens))
+
+
+def _echoes(text: str, name: str, typ: Sequence[Token]) -> list[AnswerEcho]:
+    """The echo findings of one theorem type (its tokens read from ``text``)."""
+    out: list[AnswerEcho] = []
+    sides: list[tuple[str, list[Token], list[Token]]] = []
+    _sides(list(typ), sides)
+    for rel, left, right in sides:
+        if not left or not right:
+            continue
+        for side, other in ((left, right), (right, left)):
+            inner = _answer_inner(side)
+            if not inner or [t.text for t in _unwrap(list(inner))] == list(_SORRY):
+                continue
+            bare = _bare(side)
+            same = [t.text for t in _unwrap(list(inner))] == [t.text for t in _unwrap(other)]
+            o_span = _span(text, other)
+            i0, i1 = _span(text, inner)
+            out.append(AnswerEcho(name, bare[0].line, rel, text[i0:i1],
+                                  text[o_span[0]:o_span[1]], same, _span(text, bare), o_span))
+            break
+    return out
+
+
+def restated_answer(type_text: str) -> str | None:
+    """The answer term, as written, when a theorem type's ``answer(T)`` restates the other
+    side of a relation it is built from (the rule of :func:`answer_echoes`); else None.
+    What the importers flag as ``answer-copies-target`` is exactly what step 6 refuses
+    (issue 28: one parser for both).
+
+    Args:
+        type_text: a theorem's type (the text after its ``:``), decoded.
+
+    Implements D-4 step 6's anti-echo check, syntactic layer, for D-10 imports.
+    """
+    lexed = lex(type_text)
+    if lexed.ambiguities:
+        return None
+    found = [e for e in _echoes(type_text, "", _code(lexed.tokens)) if e.restates]
+    return found[0].answer if found else None
+
+
 def answer_echoes(text: str) -> list[AnswerEcho]:
     """Every ``answer(T)`` (``T`` not ``sorry``) that is one side of a relation a theorem's
     type is built from, with the syntactic verdict (the module docstring gives the rule).
@@ -338,27 +412,7 @@ def answer_echoes(text: str) -> list[AnswerEcho]:
     lexed = lex(text)
     if lexed.ambiguities:
         return []
-    out: list[AnswerEcho] = []
-    for name, _line, typ in _theorem_types(_code(lexed.tokens)):
-        sides: list[tuple[str, list[Token], list[Token]]] = []
-        _sides(list(typ), sides)
-        for rel, left, right in sides:
-            if not left or not right:
-                continue
-            for side, other in ((left, right), (right, left)):
-                inner = _answer_inner(side)
-                if not inner or [t.text for t in _unwrap(list(inner))] == list(_SORRY):
-                    continue
-                bare = _bare(side)
-                same = [t.text for t in _unwrap(list(inner))] == [
-                    t.text for t in _unwrap(other)]
-                o_span = _span(text, other)
-                i0, i1 = _span(text, inner)
-                out.append(AnswerEcho(name, bare[0].line, rel, text[i0:i1],
-                                      text[o_span[0]:o_span[1]], same, _span(text, bare),
-                                      o_span))
-                break
-    return out
+    return [e for name, _line, typ in _declared_types(text) for e in _echoes(text, name, typ)]
 
 
 def syntactic_findings(text: str, path: str) -> list[Diagnostic]:

@@ -21,7 +21,7 @@ from pathlib import Path
 
 from network import proc
 from network.errors import LemmataError, define
-from network.gate.toolchain import detect_toolchain
+from network.gate.detect import detect_toolchain
 from network.gate.workspace import lakefile_text, lean_toolchain_text, pins_key
 from network.record.models import GateSpec
 

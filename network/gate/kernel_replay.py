@@ -29,18 +29,37 @@ from __future__ import annotations
 
 import json
 import re
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import Protocol
 
 from network.errors import LemmataError
 from network.gate.kernels import KernelVerdict, replayed_kernels
 from network.gate.sandbox import SandboxResult, SandboxRunner
 from network.gate.workspace import Workspace
-from network.record.models import Caps
+from network.record.models import Caps, GateSpec
 
-if TYPE_CHECKING:
-    from network.gate.lean_toolchain import LeanToolchain
+
+class CheckRunner(Protocol):
+    """What a replay needs of the toolchain adapter: one sandboxed check run
+    (:meth:`network.gate.lean_toolchain.LeanToolchain._run_check` implements it; typed here
+    so this module does not import the adapter that calls it, issue 34): the pins, the
+    helper binaries, the toolchain's own tools and one sandboxed check run."""
+
+    spec: GateSpec
+    pins_root: Path
+    lean4export: Path | None
+    nanoda: Path | None
+
+    def _tool(self, name: str) -> Path: ...
+
+    def _helper(self, given: Path | None, name: str) -> Path | None: ...
+
+    def _run_check(self, sandbox: SandboxRunner, workspace: Workspace, label: str,
+                   inputs: Mapping[str, bytes], argv: Callable[[Path], Sequence[str]],
+                   caps: Caps, extra_read_only: Sequence[Path] = (),
+                   stdin: bytes | None = None) -> SandboxResult: ...
+
 
 #: the binary of each independent kernel under ``<pins_root>/tools/``
 KERNEL_BINARIES = {"nanoda": "nanoda_bin", "lean4lean": "lean4lean"}
@@ -83,7 +102,7 @@ def _verdict(name: str, version: str | None, res: SandboxResult) -> KernelVerdic
     return KernelVerdict(name, version, "accept", None, log)
 
 
-def _per_module(tc: LeanToolchain, workspace: Workspace, modules: Sequence[str],
+def _per_module(tc: CheckRunner, workspace: Workspace, modules: Sequence[str],
                 sandbox: SandboxRunner, caps: Caps, name: str, version: str | None,
                 argv: Callable[[str], list[str]], tools: Sequence[Path] = ()) -> KernelVerdict:
     """One replay per module, ``tools`` (the kernel's binary) bound read-only; the first
@@ -104,7 +123,7 @@ def _per_module(tc: LeanToolchain, workspace: Workspace, modules: Sequence[str],
     return KernelVerdict(name, version, "accept", None, "\n".join(logs)[-4000:])
 
 
-def _nanoda(tc: LeanToolchain, workspace: Workspace, modules: Sequence[str],
+def _nanoda(tc: CheckRunner, workspace: Workspace, modules: Sequence[str],
             sandbox: SandboxRunner, caps: Caps, binary: Path, version: str,
             decls: Sequence[str]) -> KernelVerdict:
     """Export the modules with lean4export into a run's output folder (only ``decls`` and
@@ -145,7 +164,7 @@ def _nanoda(tc: LeanToolchain, workspace: Workspace, modules: Sequence[str],
     return _verdict("nanoda", version, run)
 
 
-def replay_kernels(tc: LeanToolchain, workspace: Workspace, modules: Sequence[str],
+def replay_kernels(tc: CheckRunner, workspace: Workspace, modules: Sequence[str],
                    sandbox: SandboxRunner, caps: Caps, fresh: bool,
                    decls: Sequence[str] = ()) -> tuple[KernelVerdict, ...]:
     """Every kernel of :func:`network.gate.kernels.replayed_kernels` on ``modules``, in

@@ -1,7 +1,7 @@
 """The real toolchain adapter: lake, lean, leanchecker, Comparator and the gate's checkers.
 
 Everything here follows LEAN_NOTES.md; nothing here can run on a machine without Lean, and
-:func:`network.gate.toolchain.detect_toolchain` only returns a :class:`LeanToolchain` when it
+:func:`network.gate.detect.detect_toolchain` only returns a :class:`LeanToolchain` when it
 found ``lean`` and ``lake``. Every Lean process runs inside the step-3 sandbox with the
 target's caps (D-4 step 3), including the verdict runs that execute none of the
 contributor's code (v3.27): defence in depth costs nothing there.
@@ -97,7 +97,7 @@ from network.record.models import Caps, GateSpec
 
 LOG_TAIL = 20_000
 CHECKERS = ("CheckStatement", "UsedConstants", "ExtractHoles", "Hazards", "Witness", "DefEq",
-            "CheckRelation", "Outline")
+            "CheckRelation", "Outline", "OleanEntries")
 _VERSION_RE = re.compile(r"version ([^\s,]+)")
 _COMMIT_RE = re.compile(r"commit ([0-9a-f]{40})")
 
@@ -601,6 +601,23 @@ class LeanToolchain:
         if isinstance(report, tuple):
             return OutlineResult(False, report[0], module, tuple(decls), detail=report[1])
         return outline_from_report(report, module, decls)
+
+    def olean_entries(self, workspace: Workspace, modules: Sequence[str],
+                      inert: Sequence[str], sandbox: SandboxRunner,
+                      caps: Caps) -> dict[str, Any] | tuple[str, str]:
+        """Run OleanEntries.lean on the carried ``modules`` (issue 32): their compiled files
+        are read as data (``readModuleDataParts``), never imported, and the bound report
+        lists each module's extensions outside ``inert`` that hold entries. Returns that
+        report, or (code, detail) as :meth:`run_checker` does; the typed reading and the
+        verdict are :mod:`network.gate.olean_screen`'s (added without any new import here,
+        while this module's imports are being untangled).
+
+        Raises:
+            ValueError: ``workspace`` is a scratch workspace.
+        """
+        request = {"modules": [name_components(m) for m in modules],
+                   "inert": [name_components(n) for n in inert]}
+        return self.run_checker("OleanEntries", request, workspace, sandbox, caps)
 
     def defeq(self, workspace: Workspace, left: TermRef, right: TermRef, sandbox: SandboxRunner,
               caps: Caps) -> DefEqResult:

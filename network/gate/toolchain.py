@@ -7,7 +7,8 @@ exist:
 
 * :class:`~network.gate.lean_toolchain.LeanToolchain`: the real one, for machines that have
   Lean (GitHub runners, the gate image, a contributor's laptop).
-* :class:`MissingToolchain`: what :func:`detect_toolchain` returns when no Lean is found.
+* :class:`MissingToolchain`: what :func:`network.gate.detect.detect_toolchain` returns when
+  no Lean is found.
   Every method answers ``toolchain-missing``; none ever reports a pass.
 * the recorded stand-in of ``tests/standin.py``, which lives in tests/ only. Nothing in
   ``network/`` can name or select it: no environment variable, no setting.
@@ -23,7 +24,6 @@ from __future__ import annotations
 import json
 import os
 import re
-import shutil
 from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -67,9 +67,6 @@ define("toolchain-missing", 1, 503,
        "or install the pins (`lemmata toolchain install`); without them the gate never "
        "reports a pass. On a service without them, its operator can still issue a token "
        "(`lemmata token issue`) for the work that needs no Lean.")
-define("toolchain-mismatch", 1, 503,
-       "The installed Lean toolchain or prebuilt packages differ from gate-spec.json's pins.",
-       "Install exactly the pinned toolchain and Mathlib revision (elan, lake exe cache get).")
 define("lean-build-failed", 3, 422, "The sandboxed lake build reported an error.",
        "Read the build messages, fix the Lean file and run the precheck again.")
 define("resource-cap-exceeded", 3, 422,
@@ -234,6 +231,21 @@ class Toolchain(Protocol):
         module."""
         ...
 
+    def olean_entries(self, workspace: Workspace, modules: Sequence[str],
+                      inert: Sequence[str], sandbox: SandboxRunner,
+                      caps: Caps) -> dict[str, Any] | tuple[str, str]:
+        """The OleanEntries checker's report on the carried ``modules`` (issue 32, D-4
+        v3.27): each module's compiled files read as data (``readModuleDataParts``),
+        never imported, and every environment extension that holds an entry and is not
+        named in ``inert`` listed with its entry count. Returns the bound report, a JSON
+        object ``{"checker": "OleanEntries", "version": 1, "modules": [{"module",
+        "outside": [{"name", "entries"}]}]}``, or ``(code, detail)`` when no bound report
+        came back (``checker-output-unbound``, ``checker-failed``,
+        ``toolchain-missing``, ...); :mod:`network.gate.olean_screen` reads it into a
+        typed result and judges it. The raw report is returned because the result type
+        lives beside the screen."""
+        ...
+
 
 # --- the missing toolchain -------------------------------------------------------------
 
@@ -330,6 +342,12 @@ class MissingToolchain:
         return OutlineResult(False, "toolchain-missing", module, tuple(decls),
                              detail=self.detail)
 
+    def olean_entries(self, workspace: Workspace, modules: Sequence[str],
+                      inert: Sequence[str], sandbox: SandboxRunner,
+                      caps: Caps) -> dict[str, Any] | tuple[str, str]:
+        """``("toolchain-missing", detail)``: nothing was read, so nothing passes."""
+        return "toolchain-missing", self.detail
+
 
 # --- detection -------------------------------------------------------------------------
 
@@ -338,50 +356,6 @@ def toolchain_dir_name(pin: str) -> str:
     """The directory elan installs a pin under: ``leanprover/lean4:v4.34.0`` →
     ``leanprover--lean4---v4.34.0`` (elan's escaping of ``/`` and ``:``)."""
     return pin.replace("/", "--").replace(":", "---")
-
-
-def detect_toolchain(spec: GateSpec, *, search_path: str | None = None,
-                     elan_home: Path | None = None,
-                     pins_root: Path | None = None) -> Toolchain:
-    """Find the real toolchain for ``spec``'s pin, or return :class:`MissingToolchain`.
-
-    Looks, in order, for the elan toolchain directory ``<elan_home>/toolchains/<pin>/bin``
-    holding ``lean`` and ``lake``, then for ``lean`` and ``lake`` on ``search_path``.
-    Whether the found version matches the pin is :meth:`Toolchain.describe`'s answer.
-
-    Args:
-        spec: the target's gate-spec (pins).
-        search_path: a PATH string; None means the process's PATH. An empty string finds
-            nothing on PATH.
-        elan_home: elan's home; None means ``~/.elan``.
-        pins_root: where the gate image keeps prebuilt lake packages per Mathlib rev
-            (see :mod:`network.gate.workspace`); None means ``~/.cache/lemmata/pins``.
-
-    Returns:
-        A :class:`~network.gate.lean_toolchain.LeanToolchain` or a
-        :class:`MissingToolchain`. There is no way to get any other implementation here.
-
-    Implements DESIGN.md "Lean" and D-4 step 1.
-    """
-    from network.gate.lean_toolchain import LeanToolchain  # the real adapter only
-
-    home = elan_home if elan_home is not None else Path.home() / ".elan"
-    searched: list[str] = []
-    bindir = home / "toolchains" / toolchain_dir_name(spec.lean_toolchain) / "bin"
-    searched.append(str(bindir))
-    lean = bindir / "lean"
-    lake = bindir / "lake"
-    if lean.is_file() and lake.is_file():
-        return LeanToolchain(spec, bindir=bindir,
-                             pins_root=pins_root or Path.home() / ".cache/lemmata/pins")
-    searched.append(f"PATH={search_path if search_path is not None else '<process PATH>'}")
-    if search_path != "":
-        found_lean = shutil.which("lean", path=search_path)
-        found_lake = shutil.which("lake", path=search_path)
-        if found_lean and found_lake:
-            return LeanToolchain(spec, bindir=Path(found_lean).resolve().parent,
-                                 pins_root=pins_root or Path.home() / ".cache/lemmata/pins")
-    return MissingToolchain(spec, tuple(searched))
 
 
 # --- parsing ---------------------------------------------------------------------------
@@ -558,7 +532,6 @@ __all__ = [
     "UsedConstantsResult",
     "WitnessResult",
     "bound_report",
-    "detect_toolchain",
     "parse_checker_output",
     "parse_lean_messages",
     "toolchain_dir_name",

@@ -31,8 +31,9 @@ from __future__ import annotations
 
 from typing import Any
 
-from network.record import derive
 from network.record import models as m
+from network.record.derive._common import norm_date
+from network.record.derive._index import _ix
 from network.record.loader import Graph, Node, RecordFile
 
 SECTION_STATES = ("drafted", "written", "verified", "pending")
@@ -53,7 +54,7 @@ def approval_counts(graph: Graph, target: str, node: Node,
     """Whether the approval record ``rf`` on ``node`` counts (see the module docstring).
 
     Raises: nothing; an approval that does not count is simply not read."""
-    ix = derive._ix(graph)
+    ix = _ix(graph)
     rec = rf.record
     if not ix.present(rf.path):
         return False
@@ -69,20 +70,20 @@ def approvals_of(graph: Graph, target: str, node: Node, words: str) -> list[dict
     """The approvals that count of the version at ``words``: ``[{path, by, date,
     sections}]`` in record order (date, path); an embedded approval reads ``{path: the
     version's own path, by: signer, date: the version's date, sections: all}``."""
-    ix = derive._ix(graph)
+    ix = _ix(graph)
     ver = _version(node, words)
     if ver is None or not ix.present(ver.path):
         return []
     out: list[dict[str, Any]] = []
     for sig in ix.approved(target, ver.record):
-        out.append({"path": ver.path, "by": sig.signer, "date": derive.norm_date(
+        out.append({"path": ver.path, "by": sig.signer, "date": norm_date(
             ver.record.date), "sections": list(range(len(ver.record.sections)))})
     recs = sorted((rf for rf in node.approvals if rf.record.words == words),
-                  key=lambda rf: (derive.norm_date(rf.record.date), rf.path))
+                  key=lambda rf: (norm_date(rf.record.date), rf.path))
     for rf in recs:
         if approval_counts(graph, target, node, rf):
             out.append({"path": rf.path, "by": rf.record.by,
-                        "date": derive.norm_date(rf.record.date),
+                        "date": norm_date(rf.record.date),
                         "sections": sorted(set(rf.record.sections))})
     return out
 
@@ -133,7 +134,7 @@ def credited_version(graph: Graph, target: str, node: Node,
     ver = _version(node, rf.record.words)
     if ver is None:
         return None
-    ix = derive._ix(graph)
+    ix = _ix(graph)
     if ix.approved(target, ver.record):
         return None
     if any(isinstance(ln.record, m.LedgerLine) and ln.record.line == "writeup"

@@ -16,7 +16,7 @@ import re
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Generic, TypeVar
+from typing import Any, Generic, TypeVar
 
 from pydantic import BaseModel
 
@@ -45,9 +45,6 @@ from network.record.source import (
     open_source,
     sha256_hex,
 )
-
-if TYPE_CHECKING:
-    from network.record.scoped import Scope
 
 define("unknown-file", None, 422, "A file sits where the record layout has no place for it.",
        "Move or remove it; docs/record.md lists every path a graph may hold.")
@@ -152,6 +149,19 @@ class Target:
     motions: list[RecordFile[m.Motion]] = field(default_factory=list)
     votes: list[RecordFile[m.Vote]] = field(default_factory=list)
     writeups: list[RecordFile[m.Writeup]] = field(default_factory=list)
+
+
+@dataclass(frozen=True)
+class Scope:
+    """What a scoped load read (:func:`network.record.scoped.load_scoped`).
+
+    Attributes:
+        targets: the targets read whole.
+        skipped_logs: graph paths of the attestations and merge records left unread.
+    """
+
+    targets: frozenset[str]
+    skipped_logs: frozenset[str]
 
 
 @dataclass

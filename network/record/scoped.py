@@ -45,7 +45,6 @@ targets and the shared records, and a broken record elsewhere no longer refuses 
 from __future__ import annotations
 
 from collections.abc import Iterable
-from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -70,19 +69,6 @@ class ScopeExceeded(BaseException):
     """A judgment on a scoped graph reached a record the scope left out: judge again on
     the whole graph. A BaseException, so no ``except Exception`` of a gate step can turn
     it into a finding."""
-
-
-@dataclass(frozen=True)
-class Scope:
-    """What :func:`load_scoped` read.
-
-    Attributes:
-        targets: the targets read whole.
-        skipped_logs: graph paths of the attestations and merge records left unread.
-    """
-
-    targets: frozenset[str]
-    skipped_logs: frozenset[str]
 
 
 class _OutOfScopeNodes(dict[str, L.Node]):
@@ -271,7 +257,7 @@ def _load(source: CommitSource, scope: frozenset[str],
         if t is not None:
             t.nodes = _OutOfScopeNodes(tid)
     g.files = _ScopedFiles(every, source, frozenset(out_of_scope))
-    g.scope = Scope(scope, frozenset(skipped))
+    g.scope = L.Scope(scope, frozenset(skipped))
     return g
 
 

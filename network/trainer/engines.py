@@ -30,6 +30,7 @@ from pathlib import Path
 from typing import Any, Protocol
 
 from network.errors import LemmataError, define
+from network.trainer.gguf_base import convert_gguf  # defines trainer-model-missing
 
 define("trainer-adapter-sync-failed", None, 500,
        "After an adapter sync the engine does not hold the adapter's tensors: the weights "
@@ -41,10 +42,6 @@ define("trainer-adapter-version-stale", None, 409,
        "An adapter sync named a version that is not newer than the one the engine serves, "
        "so a stale adapter could replace a newer one under a reused name.",
        "Sync with a version number greater than the served one (Engine.serving()).")
-define("trainer-model-missing", None, 422,
-       "The base model folder does not hold a model transformers can load from disk alone "
-       "(config.json, the weights and a tokenizer); nothing is fetched from a hub.",
-       "Pass a folder written by save_pretrained (or build_tiny_model for tests).")
 
 TINY_VOCAB_SPECIALS = ("<s>", "</s>", "<pad>")
 
@@ -226,8 +223,6 @@ class HFEngine:
         Raises:
             LemmataError: ``trainer-model-missing``; ``trainer-out-not-empty``.
         """
-        from network.trainer.gguf_base import convert_gguf
-
         return cls(convert_gguf(gguf_path, work_dir))
 
     def serving(self) -> Serving:

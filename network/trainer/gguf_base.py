@@ -23,9 +23,13 @@ import json
 from pathlib import Path
 from typing import Any
 
-from network.errors import LemmataError
+from network.errors import LemmataError, define
 from network.trainer import dataset as _dataset  # noqa: F401  (trainer-out-not-empty)
-from network.trainer import engines as _engines  # noqa: F401  (trainer-model-missing)
+
+define("trainer-model-missing", None, 422,
+       "The base model folder does not hold a model transformers can load from disk alone "
+       "(config.json, the weights and a tokenizer); nothing is fetched from a hub.",
+       "Pass a folder written by save_pretrained (or build_tiny_model for tests).")
 
 SMOLLM2_GGUF = "SmolLM2-135M-Instruct.Q4_1.gguf"
 

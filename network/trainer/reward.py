@@ -85,7 +85,7 @@ def gate_reward(repo: str | Path, base: str, files: Mapping[str, str], *, target
         target, node: the node the candidate's artifact is for; the verdict read is that
             artifact's (a candidate touching several artifacts passes only if all pass).
         toolchain: a Toolchain or ``spec -> Toolchain`` (product code:
-            :func:`network.gate.toolchain.detect_toolchain`; tests: the recorded stand-in).
+            :func:`network.gate.detect.detect_toolchain`; tests: the recorded stand-in).
         sandbox: the sandbox every Lean call runs in.
         submitter: the pseudonym the artifact is filed under (attempt paths name it).
 

@@ -18,7 +18,7 @@ Conventions:
   withdrawal resting on its author's role, a steward's or curator's literature reading, an
   approval) counts only when its signature verifies for a holder of that role on the
   record's date (:mod:`network.record.trust`); one that does not is listed by
-  :func:`unverified` and changes no status.
+  :func:`network.record.unverified.unverified` and changes no status.
 * A withdrawn record (D-18 v3.27) reads as absent everywhere.
 * The record's order is: targets and nodes by id, attempts by (timestamp, path), records by
   (date, path). Nothing is ranked.
@@ -35,8 +35,9 @@ interface and the modules are where to read:
   :func:`carry_index` (a merged graph's index from the one before it, issue 17),
   :func:`index_if_built` and :func:`attestation_targets`;
 * ``_shared``: private helpers several families read (attempt facts, readiness, frontier
-  membership, route liveness, a proof's footprint);
-* ``roles``: the clock, merged and withdrawn paths, who holds a role, :func:`unverified`;
+  membership, route liveness, a proof's footprint) and the rules the index calls (a
+  root's vouching, a target's status);
+* ``roles``: the clock, merged and withdrawn paths, who holds a role;
 * ``status``: node status, flags, questions, :func:`claimable`;
 * ``targets``: target status and root vouching;
 * ``labels``: node labels and route approaches; ``literature``: literature status;
@@ -46,7 +47,8 @@ interface and the modules are where to read:
 * ``ledger``: ledger views and credit corrections;
 * ``graph_json``: graph.json's body, the target summary, proofs, closures, approaches;
 * ``site_views``: merges, route-class histograms, record events;
-* ``words``: words chains and words needed; ``registry``: registrations.
+* ``registry``: registrations;
+* ``banner``: what a statement or target is, in one word (issue 29).
 """
 
 from __future__ import annotations
@@ -69,6 +71,19 @@ from network.record.derive._common import (
 from network.record.derive._index import _Index as _Index
 from network.record.derive._index import _ix as _ix
 from network.record.derive._index import attestation_targets, carry_index, index_if_built
+from network.record.derive._shared import (
+    completed_review_vouches,
+    root_vouched_ix,
+    target_status_ix,
+)
+from network.record.derive.banner import (
+    BANNER_KINDS,
+    UPSTREAM_KNOWN,
+    UPSTREAM_SOLVED,
+    category_kind,
+    node_banner,
+    target_banner,
+)
 from network.record.derive.frontier_view import (
     attempt_facts,
     frontier,
@@ -101,7 +116,6 @@ from network.record.derive.roles import (
     policy_numbers,
     steward_targets,
     stewards_of,
-    unverified,
     withdrawn,
 )
 from network.record.derive.routes import (
@@ -120,16 +134,10 @@ from network.record.derive.site_views import (
     route_class_histogram,
 )
 from network.record.derive.status import claimable, is_question, node_flags, node_state, node_status
-from network.record.derive.targets import (
-    completed_review_vouches,
-    root_vouched,
-    root_vouched_ix,
-    target_status,
-    target_status_ix,
-)
-from network.record.derive.words import WORDS_KINDS, words_chains, words_needed
+from network.record.derive.targets import root_vouched, target_status
 
 __all__ = [
+    "BANNER_KINDS",
     "CATALOG_EVIDENCE_POINTS",
     "CLOSED",
     "EVENT_KINDS",
@@ -139,7 +147,8 @@ __all__ = [
     "ROUTE_KINDS",
     "SET_ENUMERATION_CAP",
     "STATUSES",
-    "WORDS_KINDS",
+    "UPSTREAM_KNOWN",
+    "UPSTREAM_SOLVED",
     "Label",
     "NodeFlags",
     "NodeState",
@@ -149,6 +158,7 @@ __all__ = [
     "attempt_facts",
     "attestation_targets",
     "carry_index",
+    "category_kind",
     "claimable",
     "completed_review_vouches",
     "correction_marker",
@@ -164,6 +174,7 @@ __all__ = [
     "literature_awaiting",
     "literature_status",
     "merge_of",
+    "node_banner",
     "node_flags",
     "node_label",
     "node_routes",
@@ -194,6 +205,7 @@ __all__ = [
     "steward_targets",
     "stewards_of",
     "sufficient_sets",
+    "target_banner",
     "target_closures",
     "target_edges",
     "target_frontier",
@@ -202,8 +214,5 @@ __all__ = [
     "target_status",
     "target_status_ix",
     "target_summary",
-    "unverified",
     "withdrawn",
-    "words_chains",
-    "words_needed",
 ]

@@ -26,6 +26,7 @@ from network.record.derive._common import (
     _TargetIndex,
     norm_date,
 )
+from network.record.derive._shared import root_vouched_ix, target_status_ix
 from network.record.loader import Graph, Node, RecordFile, Target
 from network.record.target_scan import TargetScan, scan_targets
 
@@ -742,8 +743,3 @@ def _check(ix: _Index, target: str, node: str) -> None:
 
     if not ix.has(target, node):
         raise LemmataError("unknown-node", f"no node {target}/{node}")
-
-
-# The index's closure and dormancy rules read the target's vouching and status, which live
-# with the target derivations; they import this module, so they are bound once it is whole.
-from network.record.derive.targets import root_vouched_ix, target_status_ix

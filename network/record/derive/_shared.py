@@ -2,17 +2,27 @@
 
 A node's attempt facts and postmortems (D-13), when it entered the ready set (D-25), its
 frontier membership, a route's liveness (D-14 v3.47, D-25 v3.46) and a proof's footprint
-(the nodes it rests on through closures and deps, D-12 v3.42).
+(the nodes it rests on through closures and deps, D-12 v3.42); and the rules the index's
+closure and dormancy derivations call: whether a root is vouched and a target's status
+(D-33), read over an index passed in, so this module imports the index only for its type.
 """
 
 from __future__ import annotations
 
 from collections import Counter
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from network.record.derive._common import norm_date
-from network.record.derive._index import _Index
-from network.record.loader import Attempt, Node
+from network.record.derive._common import (
+    CATALOG_EVIDENCE_POINTS,
+    CLOSED,
+    GRADES_VOUCHING,
+    TargetStatus,
+    norm_date,
+)
+from network.record.loader import Attempt, Graph, Node
+
+if TYPE_CHECKING:  # the index calls the rules below; they read it as a parameter
+    from network.record.derive._index import _Index
 
 
 def _footprint(ix: _Index, tid: str, nid: str) -> list[str]:
@@ -111,3 +121,104 @@ def _route_alive(ix: _Index, tid: str, route: str) -> bool:
         return False
     return not any(ix.status(tid, h) in ("refuted", "defective")
                    for h in ix.route_holes(tid, route))
+
+
+def completed_review_vouches(graph: Graph, target: str) -> bool:
+    """Whether a completed, non-background formalization review vouches for the root
+    (D-9 v3.39). The review record is not modelled yet, so this is always False."""
+    return False
+
+
+def root_vouched_ix(ix: _Index, tid: str) -> bool:
+    """:func:`root_vouched` over an index (private helper shared by closure)."""
+    t = ix.g.targets[tid]
+    root = ix.root_of(tid)
+    if root is not None and ix.disputed(tid, root):
+        return False
+    rec = t.record
+    if rec.calibration or rec.target_class == "calibration":
+        return True
+    if rec.fidelity.grade in GRADES_VOUCHING:
+        return True
+    if rec.fidelity.catalog_evidence_points >= CATALOG_EVIDENCE_POINTS:
+        return True
+    return completed_review_vouches(ix.g, tid)
+
+
+def target_status_ix(ix: _Index, tid: str) -> TargetStatus:
+    """:func:`target_status` over an index (private helper)."""
+    if tid in ix._target_status:
+        return ix._target_status[tid]
+    ix._target_status[tid] = TargetStatus("listed")  # recursion guard
+    val = _target_status_uncached(ix, tid)
+    ix._target_status[tid] = val
+    return val
+
+
+def _target_status_uncached(ix: _Index, tid: str) -> TargetStatus:
+    t = ix.g.targets[tid]
+    root = ix.root_of(tid)
+    if root is not None:
+        st = ix.status(tid, root)
+        if st in CLOSED:
+            return TargetStatus("resolved", _digestion(ix, tid, root), st)
+    cur = ix.curators_of(tid)
+    recs = sorted(((norm_date(rf.record.date), rf.path, rf.record) for rf in t.status_records
+                   if ix.present(rf.path) and rf.record.curator in cur
+                   and ix.role_signed(rf.path, rf.record, rf.record.curator, rf.record.date,
+                                      tid, stewards=False)),
+                  key=lambda x: (x[0], x[1]))
+    if not recs:
+        return TargetStatus("listed")
+    date, path, rec = recs[-1]
+    if rec.declaration == "dormant":
+        progress = _progress_since(ix, tid, date, ix.merge_seq_of.get(path))
+        if progress is not None:
+            return TargetStatus("active", declaration=path, reactivated_by=progress)
+    return TargetStatus(rec.declaration, declaration=path)
+
+
+def _is_progress_path(ix: _Index, tid: str, path: str) -> bool:
+    parts = path.split("/")
+    if len(parts) < 5 or parts[0] != "targets" or parts[1] != tid or parts[2] != "nodes":
+        return False
+    nid, rest = parts[3], "/".join(parts[4:])
+    if rest in ("Proof.lean", "Refutation.lean", "Vacuity.lean"):
+        return True
+    if rest.startswith("attempts/") and (rest.endswith(("-partial.lean", "-reduction.lean"))):
+        return True
+    if rest in ("Statement.lean", "META.yaml") and ix.has(tid, nid):
+        return ix.node(tid, nid).meta.variant is not None
+    if rest.endswith("-postmortem.yaml") and ix.has(tid, nid):
+        for a in ix.node(tid, nid).attempts:
+            if a.path == path and a.postmortem is not None:
+                return a.postmortem.outcome == "refuted-route"
+    return False
+
+
+def _progress_since(ix: _Index, tid: str, date: str, seq: int | None) -> str | None:
+    for mr in ix.g.merges:
+        rec = mr.record
+        later = rec.seq > seq if seq is not None else norm_date(rec.date) > date
+        if not later:
+            continue
+        for p in rec.artifacts:
+            if _is_progress_path(ix, tid, p):
+                return p
+    return None
+
+
+def _digestion(ix: _Index, tid: str, root: str) -> str:
+    footprint = _footprint(ix, tid, root)
+    for nid in footprint:
+        n = ix.node(tid, nid)
+        proof = n.files.get("Proof")
+        if proof is None:
+            if ix.proved_by_closure(tid, nid):
+                continue  # the join earns nothing and needs no explainer of its own
+            return "undigested"
+        ok = any(rf.record.describes == proof.path and ix.present(rf.path)
+                 and ix.approved(tid, rf.record) for rf in n.explainers)
+        if not ok:
+            return "undigested"
+    return "explained"

@@ -1,14 +1,14 @@
 """The record's clock, what is merged and withdrawn, who holds a role, and what does not
-verify (Foundation rulings 2 and 14; D-18 v3.27, D-22, D-32 v3.34).
+verify (Foundation rulings 2 and 14; D-18 v3.27, D-22, D-32 v3.34). What does not
+verify across every kind of record is :func:`network.record.unverified.unverified`, above
+the panel and pertinence rules it reads (issue 34: no circle).
 """
 
 from __future__ import annotations
 
-from typing import Any
-
 from network.record import panel_roles
 from network.record.derive._index import _ix
-from network.record.loader import Graph, RecordFile
+from network.record.loader import Graph
 
 
 def now(graph: Graph) -> str | None:
@@ -87,61 +87,3 @@ def policy_numbers(graph: Graph, target: str | None = None) -> panel_roles.Polic
     steward_cap, vote_window_days, vote_threshold, vote_minimum), ``target``'s overrides
     applied (D-32 v3.34; :func:`network.record.panel_roles.policy_numbers`)."""
     return panel_roles.policy_numbers(graph, target)
-
-
-def unverified(graph: Graph) -> frozenset[str]:
-    """Paths of the records that claim a role or a verdict and do not verify (ruling 14):
-    attestations no gate key of ``keys/`` signs on their timestamp, closure records no
-    gate key signs as of their merge; steward records not
-    signed by the steward they name or a curator; dormancy, dispute, shelving, proof-review,
-    pertinence (D-30 v3.12) and registration records,
-    role-resting withdrawals, and steward's or curator's literature readings not signed by
-    their actor while holding the role; words versions carrying an approval that does not
-    verify; approval, motion, vote and write-up records not signed by their actor in the
-    role the act needs (:func:`network.record.panel.unverified_records`). None of them
-    changes a status; the products and the site may show the flag."""
-    from network.record import pertinence  # imports this package
-
-    ix = _ix(graph)
-    for t in graph.targets.values():
-        for n in t.nodes.values():
-            for cl in n.closures:
-                ix.closure_signed(cl)
-    ix.t.all()  # a target's index lists its shelvings that do not verify
-    out = set(ix.unverified)
-    for tid, t in graph.targets.items():
-        cur = ix.curators_of(tid)
-        for rg in t.registrations:
-            if not ix.role_signed(rg.path, rg.record, rg.record.by, rg.record.date, tid):
-                out.add(rg.path)
-        for st in t.status_records:
-            if not ix.role_signed(st.path, st.record, st.record.curator, st.record.date, tid,
-                                  stewards=False) or st.record.curator not in cur:
-                out.add(st.path)
-        roles = ix.roles_of(tid)
-        for n in t.nodes.values():
-            for dp in n.disputes:
-                if not ix.role_signed(dp.path, dp.record, dp.record.curator, dp.record.date,
-                                      tid, stewards=False) or dp.record.curator not in cur:
-                    out.add(dp.path)
-            for sh in n.shelvings:
-                if not ix.role_signed(sh.path, sh.record, sh.record.by, sh.record.date, tid):
-                    out.add(sh.path)
-            for pr in n.pertinences:  # a related variant's signed sentence (D-30 v3.12)
-                if pertinence.signature_problem(graph, tid, pr.record) is not None:
-                    out.add(pr.path)
-            for rv in n.reviews:  # a held proof's review (issue 13), as step 9 reads it
-                if not ix.role_signed(rv.path, rv.record, rv.record.by, rv.record.date, tid):
-                    out.add(rv.path)
-            for lit in n.literature:
-                if lit.record.by in roles and not ix.role_signed(
-                        lit.path, lit.record, lit.record.by, lit.record.date, tid):
-                    out.add(lit.path)
-            words: list[RecordFile[Any]] = [*n.glosses, *n.explainers]
-            for w in words:
-                if len(ix.approved(tid, w.record)) != len(w.record.approvals):
-                    out.add(w.path)
-        from network.record import panel  # imports this module
-
-        out.update(panel.unverified_records(graph, tid))  # D-32 v3.34, ruling 11
-    return frozenset(out)

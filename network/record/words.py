@@ -1,12 +1,14 @@
 """Words: a node's gloss and explainer chains and every file still lacking words (ruling 11,
-D-3 v3.30/v3.31/v3.44, D-28 list_words_needed).
+D-3 v3.30/v3.31/v3.44, D-28 list_words_needed). A derivation above
+:mod:`network.record.approvals`, which reads the derivation index (issue 34: no circle).
 """
 
 from __future__ import annotations
 
 from typing import Any
 
-from network.record import outlines
+from network.errors import LemmataError
+from network.record import approvals, outlines
 from network.record.derive._common import ROUTE_KINDS, norm_date
 from network.record.derive._index import _check, _ix
 from network.record.loader import Graph, Node
@@ -31,8 +33,6 @@ def words_chains(graph: Graph, target: str, node: str, kind: str) -> list[dict[s
     Raises:
         LemmataError: ``unknown-node``. ValueError: an unknown ``kind``.
     """
-    from network.record import approvals  # imports this module
-
     ix = _ix(graph)
     _check(ix, target, node)
     n = ix.node(target, node)
@@ -108,8 +108,6 @@ def words_needed(graph: Graph, target: str | None = None,
         LemmataError: ``unknown-node`` when ``target`` names no target. ValueError: an
             unknown ``kind`` (the service checks it first).
     """
-    from network.errors import LemmataError
-
     if kind is not None and kind not in WORDS_KINDS:
         raise ValueError(f"no words kind {kind!r}")
     if target is not None and target not in graph.targets:
