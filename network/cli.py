@@ -23,6 +23,7 @@ from network.cli_gate import gate_group, pregate_cmd, toolchain_group
 from network.cli_target import target_group
 from network.cli_trainer import trainer_group
 from network.errors import LemmataError, ValidationFailed
+from network.record import schemas
 
 __all__ = [
     "EXIT_BUG",
@@ -58,6 +59,7 @@ __all__ = [
 
 if TYPE_CHECKING:
     from network.api.settings import ServiceSettings
+
 
 
 @click.group()
@@ -149,8 +151,6 @@ def products(graph: Path, check: bool, commit: str | None) -> int:
 @guarded
 def schemas_cmd(check_: bool, write_: bool, force: bool, root: Path | None) -> int:
     """List, --check or --write the JSON Schemas of every record kind (D-34, ruling 10)."""
-    from network.record import schemas
-
     base = root or schemas.SCHEMAS_DIR
     if write_:
         written = schemas.write(base, force=force)
@@ -341,7 +341,10 @@ def _operator_service(data_dir: Path | None, database_url: str | None,
     The data directory (``--data``, default ``.lemmata``: the one ``lemmata up`` runs
     on) is read as every process on it reads it (:func:`_network_settings`): the database
     its ``service.json`` names, and in a ``lemmata up`` directory its forge's main
-    branch, unless ``--database-url``/``--graph`` say otherwise.
+    branch, unless ``--database-url``/``--graph`` say otherwise. The service's URL and
+    the site's origin are the ones ``service.json`` records for the network last run on
+    the folder (``lemmata up``, issue 40), unless ``LEMMATA_PUBLIC_URL`` or
+    ``LEMMATA_SITE_ORIGIN`` say otherwise.
 
     Raises:
         LemmataError: ``network-state-missing`` when the SQLite database is not there (a
@@ -355,18 +358,73 @@ def _operator_service(data_dir: Path | None, database_url: str | None,
     from network.api import db
     from network.api.graphs import GraphProvider
     from network.api.service import Service
+    from network.up import DataDir
 
     settings, loader = _network_settings(record=False, data_dir=data_dir,
                                          database_url=database_url, graph=graph)
+    # the running network's own addresses (issue 40), unless the environment names others
+    served = {k: v for k, v in DataDir(settings.data_dir).addresses().items()
+              if k not in settings.model_fields_set}
+    if served:
+        settings = settings.model_copy(update=served)
     url = settings.resolved_database_url()
     if url.startswith("sqlite:///") and not Path(url.removeprefix("sqlite:///")).is_file():
-        raise LemmataError("network-state-missing", f"{settings.data_dir} holds no service "
-                           "database; no network runs on it")
+        raise LemmataError("network-state-missing", f"{settings.data_dir.resolve()} holds no "
+                           "service database; no network runs on it")
     engine = db.make_engine(url)
     db.migrate(engine)
     return Service(settings=settings, engine=engine,
                    sessions=sessionmaker(engine, expire_on_commit=False),
                    graphs=loader or GraphProvider.for_path(settings.graph), clock=time.time)
+
+
+def _filing_service(svc: Any) -> Any:
+    """``svc`` as an operator's command files a record with it (issue 40): the data
+    folder's LocalForge (``lemmata up``'s ``forge.git``) and the graph its main branch
+    holds, and the keys the folder holds (none created). None where the folder holds no
+    forge: nothing can be filed from here, and the receipt says so. The merge queue is
+    not asked: a pull request opened while the network is stopped waits for it."""
+    import dataclasses
+
+    from network.forge.local import LocalForge
+    from network.up import DataDir, existing_keys
+
+    data = DataDir(svc.settings.data_dir)
+    if not (data.forge / "HEAD").exists():
+        return None
+    return dataclasses.replace(svc, graphs=data.graph_provider(), keys=existing_keys(data),
+                               forge=LocalForge(data.forge, svc.sessions), queue=None)
+
+
+def _bind(svc: Any, pseudonym: str) -> dict[str, Any]:
+    """File the operator binding of ``pseudonym`` from the data folder
+    (:func:`network.api.identity_records.bind_operator_identity`), or say why not."""
+    from network.api.identity_records import bind_operator_identity
+
+    filer = _filing_service(svc)
+    if filer is None:
+        return {"state": "not-filed", "path": f"identities/{pseudonym}.yaml",
+                "code": "forge-not-configured",
+                "reason": f"{svc.settings.data_dir} holds no forge (forge.git): run this "
+                          "on the data folder of `lemmata up`"}
+    return bind_operator_identity(filer, pseudonym)
+
+
+def _echo_binding(binding: dict[str, Any] | None) -> None:
+    """One line saying where the identity's binding stands (issue 40)."""
+    if binding is None:
+        return
+    state, path = binding["state"], binding["path"]
+    if state == "on-record":
+        click.echo(f"binding:       {path} is on main: the roles the graph names are this "
+                   "identity's")
+    elif state == "open":
+        click.echo(f"binding:       {path} filed as pull request {binding['pull_request']}; "
+                   "once the merge queue merges it, the roles the graph names are this "
+                   "identity's")
+    else:
+        click.echo(f"binding:       not filed ({binding['code']}: {binding['reason']}); "
+                   "until it is on main, an act resting on a role is refused")
 
 
 def _os_user() -> str:
@@ -411,26 +469,39 @@ def _name_graphs(svc: Any) -> list[Any]:
               "Origin (GET /dco.json) in its current version; refused without it.")
 @click.option("--operator", default=None,
               help="Your name, recorded as vouching for the identity (default: the OS user).")
+@click.option("--holds-role", "holds_role", is_flag=True,
+              help="Vouch that this person holds the role the graph names under the "
+              "pseudonym (a curator, steward or the owner with no GitHub or SSH binding): "
+              "the identity is made and its binding identities/<pseudonym>.yaml, signed "
+              "by the network's approval key, is filed (issue 40).")
 @click.option("--json", "as_json", is_flag=True, help="Print the receipt as JSON.")
 @_state_options
 @guarded
-def token_issue(pseudonym: str, dco: bool, operator: str | None, as_json: bool,
-                data_dir: Path | None, database_url: str | None, graph: Path | None) -> int:
+def token_issue(pseudonym: str, dco: bool, operator: str | None, holds_role: bool,
+                as_json: bool, data_dir: Path | None, database_url: str | None,
+                graph: Path | None) -> int:
     """Issue a write token for an identity you vouch for, under POST /tokens's rules
     (reserved, role and look-alike pseudonyms refused, the DCO, a recovery code, the
-    lapse). The token and recovery code are printed once."""
+    lapse). The token and recovery code are printed once. For a pseudonym the graph names
+    as a role holder (with --holds-role, or for an identity you vouched for before), the
+    binding that lets the identity hold the role is filed as a pull request."""
     import dataclasses
 
+    from network.api import pseudonyms
     from network.api.identity import check_new_name, issue_operator_token
 
     svc = _operator_service(data_dir, database_url, graph)
     graphs = _name_graphs(svc)
     for names in graphs:  # issue 39: whatever --graph says
-        check_new_name(dataclasses.replace(svc, graphs=names), pseudonym)
+        check_new_name(dataclasses.replace(svc, graphs=names), pseudonym,
+                       holds_role=holds_role)
     svc = dataclasses.replace(svc, graphs=graphs[0])
     receipt = issue_operator_token(
         svc, pseudonym=pseudonym, dco=svc.settings.dco_version if dco else None,
-        operator=operator if operator is not None else _os_user())
+        operator=operator if operator is not None else _os_user(), holds_role=holds_role)
+    if holds_role or any(pseudonyms.role_holder(dataclasses.replace(svc, graphs=names),
+                                                pseudonym) for names in graphs):
+        receipt["binding"] = _bind(svc, receipt["pseudonym"])
     if as_json:
         click.echo(json.dumps(receipt, indent=2))
         return EXIT_OK
@@ -446,6 +517,7 @@ def token_issue(pseudonym: str, dco: bool, operator: str | None, as_json: bool,
     click.echo(f"  HTTP / MCP client header:  Authorization: Bearer {receipt['token']}")
     click.echo(f"  lemmata mcp (stdio):       LEMMATA_TOKEN={receipt['token']} lemmata mcp")
     click.echo(f"  {receipt['next']}")
+    _echo_binding(receipt.get("binding"))
     return EXIT_OK
 
 
@@ -502,19 +574,25 @@ def session_link(pseudonym: str, operator: str | None, return_to: str | None,
                  as_json: bool, data_dir: Path | None, database_url: str | None,
                  graph: Path | None) -> int:
     """Print a one-time sign-in URL that opens a web session for an existing identity
-    (good for fifteen minutes, once). The service's address is LEMMATA_PUBLIC_URL and the
-    site's LEMMATA_SITE_ORIGIN (make run's by default)."""
+    (good for fifteen minutes, once). The addresses are the running network's, as the
+    data folder's service.json records them (LEMMATA_PUBLIC_URL and LEMMATA_SITE_ORIGIN
+    override them). For an identity you vouched for, the binding that lets it hold the
+    roles the graph gives its pseudonym is filed first, if main lacks it (issue 40)."""
+    from network.api import pseudonyms
     from network.api.web_session import issue_sign_in_link
 
     svc = _operator_service(data_dir, database_url, graph)
     out = issue_sign_in_link(svc, pseudonym=pseudonym, return_to=return_to,
                              operator=operator if operator is not None else _os_user())
+    if pseudonyms.operator_made(svc, out["pseudonym"]):
+        out["binding"] = _bind(svc, out["pseudonym"])
     if as_json:
         click.echo(json.dumps(out, indent=2))
         return EXIT_OK
     click.echo(f"sign in as {out['pseudonym']} (once, until {out['expires_at']}):")
     click.echo(f"  {out['url']}")
     click.echo(f"open it in the browser that will use the site ({out['return_to']}).")
+    _echo_binding(out.get("binding"))
     return EXIT_OK
 
 
@@ -537,13 +615,17 @@ def site_group() -> None:
 @click.option("--service-url", default=None,
               help="The service's origin (scheme://host[:port]): pages then load session.js, "
               "which draws the person controls once GET /session answers (D-36 v3.33).")
+@click.option("--sign-in", "sign_in", type=click.Choice(["github", "operator"]),
+              default="operator", show_default=True,
+              help="github: the service has a GitHub OAuth app, and pages carry the Sign in "
+              "with GitHub link; operator: pages say the operator gives sign-in links.")
 @click.option("--trainer-history", type=click.Path(path_type=Path, dir_okay=False,
                                                    exists=True), default=None,
               help="A trainer history.json (lemmata trainer sft/eval): trainer.html shows it.")
 @guarded
 def site_build(graph: Path, out: Path, commit: str | None, strict: bool,
                featured: str | None, repository_url: str | None,
-               database_url: str | None, service_url: str | None,
+               database_url: str | None, service_url: str | None, sign_in: str,
                trainer_history: Path | None) -> int:
     """Build the static site of GRAPH into OUT, in named stages (D-36)."""
     from network.site.build import build_site
@@ -557,6 +639,7 @@ def site_build(graph: Path, out: Path, commit: str | None, strict: bool,
     config = SiteConfig(graph=graph, out=out, commit=commit, strict=strict,
                         featured_target=featured, repository_url=repository_url,
                         vouched=vouched, service_url=service_url,
+                        sign_in="github" if sign_in == "github" else "operator",
                         trainer_history=trainer_history)
     report = build_site(config, log=lambda line: click.echo(line, err=True))
     click.echo(json.dumps({"pages": len(report.pages), "warnings": len(report.warnings),

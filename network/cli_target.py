@@ -23,7 +23,16 @@ from typing import Any
 import click
 
 from network.cli_base import EXIT_OK, guarded
-from network.errors import LemmataError
+from network.errors import LemmataError, define
+
+define("network-state-missing", None, 404,
+       "The data directory holds no network state (no service database or forge), so a "
+       "token issued there would reach no running service. A relative --data (the "
+       "default, .lemmata) is read from the folder the command runs in.",
+       "Point at the data directory the network runs on: run the command from the checkout "
+       "where `make run` runs (it keeps its state in CHECKOUT/.lemmata), or pass --data "
+       "CHECKOUT/.lemmata, or set LEMMATA_DATA_DIR=CHECKOUT/.lemmata; or pass the "
+       "network's --database-url.")
 
 
 @click.group("target")
@@ -56,11 +65,9 @@ def _forge_at(data_dir: Path | None, database_url: str | None, *, required: bool
     if not (data.forge / "HEAD").exists():
         if not required:
             return None
-        import network.api.identity  # noqa: F401 - defines network-state-missing
-
         raise LemmataError("network-state-missing",
-                           f"{settings.data_dir} holds no forge (forge.git); run `lemmata up` "
-                           "there, or pass --graph")
+                           f"{settings.data_dir.resolve()} holds no forge (forge.git); run "
+                           "`lemmata up` there, or pass --graph")
     url = settings.resolved_database_url()
     data.bind_database(url, given=settings.database_url is not None, record=False)
     return LocalForge(data.forge, sessionmaker(db.make_engine(url), expire_on_commit=False))
@@ -107,10 +114,10 @@ def target_repin(target: str, toolchain: str, mathlib: str | None, packages: tup
     unknown or malformed TARGET, a pin gate-spec.json cannot hold, a change that changes
     nothing, and a pin that is itself known unsound. Exit 0 written, 1 refused, 3 a bug."""
     from network.gate import repin_branch as rb
+    from network.gate.detect import detect_toolchain
     from network.gate.kernels import pin_soundness
     from network.gate.repin import drift_report
     from network.gate.sandbox import Sandbox
-    from network.gate.toolchain import detect_toolchain
     from network.ids import check_target_id
 
     check_target_id(target)  # before anything is opened: ../x, a/b

@@ -4,6 +4,11 @@ Every refusal the network makes, from the record loader, the gate, the service o
 names a code from :data:`CATALOG`. The catalog is published as ``errors.json`` (a product,
 D-25/D-28) so an agent can look up what a code means and what to do about it.
 
+A module defines the codes it raises with :func:`define` at import time, or imports a
+module that does: never a code only a sibling defines, which would exist only if that
+sibling happened to be imported first (issue 41; ``tests/test_catalog_defined_before_raised.py``
+imports each module alone and holds it).
+
 Expected failures raise :class:`LemmataError`. Gate steps do not raise: they return a
 ``StepResult`` whose ``code`` is a catalog code (STYLE.md rule 1 and 5).
 """
@@ -372,3 +377,22 @@ define("subprocess-timeout", None, 504, "A subprocess ran past its time limit an
        "Retry; if it keeps happening the limit is too small for the work.")
 define("subprocess-failed", None, 500, "A subprocess could not be started.",
        "Check the program is installed and on PATH.")
+
+# --- codes the command line raises as a deeper module does ------------------------------
+# Defined here, the one module both import: the command modules import their deeper
+# modules inside each command, so a code defined there would be missing when the command
+# raises it first (issue 41: a code is defined by its raiser or a module it imports).
+define("forge-misconfigured", None, 503,
+       "The service was asked to use a GitHub forge without a repository OWNER/NAME or "
+       "without a token.",
+       "The operator starts the service with --github-repo OWNER/NAME and sets "
+       "LEMMATA_GITHUB_TOKEN in its environment.")
+define("path-not-permitted", 2, 422, "A file lies outside the paths this artifact may touch.",
+       "Touch only the paths graph/AGENTS.md lists for your artifact type.")
+define("bad-private-key", None, 422, "A private key could not be read as an Ed25519 PEM key.",
+       "Pass an unencrypted PKCS#8 PEM Ed25519 key (`lemmata` writes one with mode 0600).")
+define("trusted-event-malformed", None, 422,
+       "The trusted job's event is not a completed `workflow_run` of a `pull_request` gate "
+       "run, or a field it needs (head SHA, repository) is missing or malformed.",
+       "Run `lemmata gate trusted` only from the workflow_run workflow, with "
+       "--event $GITHUB_EVENT_PATH.")

@@ -10,6 +10,7 @@ builds a node's path or module name.
 from __future__ import annotations
 
 import re
+import secrets
 from dataclasses import dataclass
 from pathlib import PurePosixPath
 
@@ -20,6 +21,10 @@ define("bad-target-id", None, 422, "A target id does not match [a-z0-9]+(-[a-z0-
 define("bad-node-id", None, 422,
        "A node id is not root, a named first segment, <parent>--h<k> or <id>@v<n>.",
        "Use the node id grammar of graph/AGENTS.md.")
+define("pseudonym-invalid", None, 422,
+       "A pseudonym is not 1-39 ASCII letters, digits, '_', '.', '-' starting with a letter "
+       "or digit.",
+       "Choose a pseudonym matching [A-Za-z0-9][A-Za-z0-9_.-]{0,38}.")
 
 TARGET_ID_RE = re.compile(r"[a-z0-9]+(?:-[a-z0-9]+)*")
 _FIRST = r"[a-z][a-z0-9]*(?:-[a-z0-9]+)*"
@@ -180,3 +185,14 @@ def defs_module_name(target: str, stem: str) -> str:
     """
     check_target_id(target)
     return ".".join(["Lemmata", lean_component(target), "Defs", lean_component(stem)])
+
+
+SUBMISSION_ID_RE = re.compile(r"sub-[0-9a-f]{20}")
+"""The one form of a submission id on every path (issue 35, item 7): ``sub-`` and 20 hex
+digits, for proofs, record writes and plain-git pushes alike."""
+
+
+def new_submission_id() -> str:
+    """A fresh submission id, ``sub-`` and 20 random hex digits (:data:`SUBMISSION_ID_RE`;
+    D-35: every submission becomes a pull request named by it)."""
+    return "sub-" + secrets.token_hex(10)

@@ -57,8 +57,6 @@ define("key-expired", None, 422,
 define("key-file-insecure", None, 422,
        "A private key file is readable by others than its owner.",
        "chmod 600 the key file; private keys must be readable by their owner only.")
-define("bad-private-key", None, 422, "A private key could not be read as an Ed25519 PEM key.",
-       "Pass an unencrypted PKCS#8 PEM Ed25519 key (`lemmata` writes one with mode 0600).")
 
 SSH_NAMESPACE = "lemmata"
 """The sshsig namespace every contributor signature uses (``ssh-keygen -Y ... -n``)."""

@@ -33,6 +33,7 @@ from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
 
 from network import signing
 from network.errors import LemmataError, define
+from network.record import derive
 from network.up_forge import MAIN, publish_keys, seed_forge
 from network.up_site import LIVE_CLAIMS_PATH, live_claims_json, static_server
 
@@ -47,8 +48,10 @@ __all__ = [
     "QueueRunner",
     "banner",
     "build_site",
+    "calibration_nodes",
     "calibration_targets",
     "ensure_keys",
+    "existing_keys",
     "key_id_for",
     "live_claims_json",
     "publish_keys",
@@ -156,6 +159,53 @@ class DataDir:
         raise LemmataError("data-dir-other-database", f"the network on {self.root} keeps "
                            f"its state in {recorded}; {how}")
 
+    def record_addresses(self, public_url: str, site_origin: str) -> None:
+        """Record where the network this directory runs is served, beside the database
+        in ``service.json`` (``public_url``: the service's base URL; ``site_origin``: its
+        site's origin), so an operator's command on the folder (``lemmata session link``)
+        prints links that reach it whatever ports it runs on (issue 40). ``lemmata up``
+        writes them at each start; the database entry is kept as it is.
+
+        Raises:
+            LemmataError: ``data-dir-invalid`` when ``service.json`` is not this format.
+        """
+        path = self.root / SERVICE_FILE
+        recorded = self._service_json(path) if path.exists() else {}
+        recorded.update({"public_url": public_url, "site_origin": site_origin})
+        self.root.mkdir(parents=True, exist_ok=True)
+        tmp = path.with_name(path.name + ".tmp")
+        tmp.write_text(json.dumps(recorded, indent=2) + "\n", encoding="utf-8")
+        tmp.replace(path)
+
+    def addresses(self) -> dict[str, str]:
+        """``{public_url, site_origin}`` as ``service.json`` records them (those of the
+        last ``lemmata up`` on this folder, :meth:`record_addresses`); empty when none
+        are recorded or the file is unreadable (an operator's command then falls back to
+        its settings)."""
+        path = self.root / SERVICE_FILE
+        try:
+            recorded = self._service_json(path)
+        except (OSError, LemmataError):
+            return {}
+        return {k: v for k in ("public_url", "site_origin")
+                if isinstance(v := recorded.get(k), str) and v}
+
+    @staticmethod
+    def _service_json(path: Path) -> dict[str, Any]:
+        """``service.json``'s object.
+
+        Raises:
+            OSError: it cannot be read.
+            LemmataError: ``data-dir-invalid`` when it is not a JSON object.
+        """
+        try:
+            recorded = json.loads(path.read_text(encoding="utf-8"))
+        except ValueError:
+            recorded = None
+        if not isinstance(recorded, dict):
+            raise LemmataError("data-dir-invalid", f"{path} is not a service.json")
+        return recorded
+
     def graph_provider(self) -> Any:
         """The :class:`network.api.graphs.GraphProvider` of the network's record: its
         forge's main branch, versioned by main's commit (what ``lemmata up`` serves)."""
@@ -186,6 +236,25 @@ def key_id_for(kind: str, key: Ed25519PrivateKey) -> str:
     """``<kind>-<first 12 hex of SHA-256 of the raw public key>``: stable for a key."""
     raw = signing.public_key_b64(key).encode("ascii")
     return f"{kind}-{hashlib.sha256(raw).hexdigest()[:12]}"
+
+
+def existing_keys(data: DataDir) -> dict[str, tuple[str, Ed25519PrivateKey]]:
+    """The gate, approval and service keys the data directory holds, creating none (an
+    operator's command on the folder signs with them, issue 40).
+
+    Returns:
+        kind → (key id, private key), for each key file present.
+
+    Raises:
+        LemmataError: ``bad-key`` (from :mod:`network.signing`) for an unreadable key file.
+    """
+    out: dict[str, tuple[str, Ed25519PrivateKey]] = {}
+    for kind in KEY_KINDS:
+        path = data.keys / f"{kind}.pem"
+        if path.is_file():
+            key = signing.load_private_key(path)
+            out[kind] = (key_id_for(kind, key), key)
+    return out
 
 
 def ensure_keys(data: DataDir) -> dict[str, tuple[str, Ed25519PrivateKey]]:
@@ -256,21 +325,23 @@ def banner(*, api: str, site: str, toolchain_line: str, checkable: bool = True,
             it is not, the first steps start from an operator token and say that proofs
             end ``toolchain-missing`` (issue 11), in the words of
             :mod:`network.api.guidance`.
-        calibration: the ids of the graph's calibration targets, named in the steps.
+        calibration: the graph's calibration nodes as ``<target>/<node>``
+            (:func:`calibration_nodes`), named once, in full, in the step that claims one.
     """
     from network.api.guidance import WAY_FORWARD
 
     mcp = f"{api}/mcp"
     generic = json.dumps({"mcpServers": {"lemmata": {"type": "http", "url": mcp}}}, indent=2)
-    cal = (", ".join(f"`{c}`" for c in calibration) if calibration
-           else "(this graph has none)")
+    cal = (("the calibration node " if len(calibration) == 1 else "a calibration node: ")
+           + ", ".join(f"`{c}`" for c in calibration) if calibration
+           else "a node of a calibration target (this graph has none)")
     if checkable:
         steps = f"""First three steps for an agent:
   1. list_frontier, then get_node on the tutorial node (target `tutorial`).
   2. precheck_submission of a tutorial proof, then get_token with that precheck:
      keep the token where the machine remembers it, and tell your operator the
      recovery code.
-  3. claim_node on a node of a calibration target ({cal}), precheck,
+  3. claim_node on {cal}, precheck,
      submit_proof, and poll get_submission until the merge queue has judged it."""
     else:
         steps = f"""Proofs are not checked here, so a tutorial precheck cannot prove an identity.
@@ -279,7 +350,7 @@ First three steps:
        .venv/bin/lemmata token issue --pseudonym NAME --dco
      and hand it the token; keep the recovery code.
   2. Agent: list_frontier, then get_node on the tutorial node (target `tutorial`);
-     claim_node on a node of a calibration target ({cal}).
+     claim_node on {cal}.
   3. Agent: precheck_submission returns every finding that needs no Lean (step 2)
      and then ends `toolchain-missing`; postmortems (submit_postmortem) need no
      Lean and merge through the queue.
@@ -305,6 +376,12 @@ Plain git (README, "Contributing with plain git"):
 
 {steps}
 
+People on the site (stewards, curators; docs/api.md, "The operator's way in"):
+  .venv/bin/lemmata token issue --pseudonym NAME --dco [--holds-role]
+  .venv/bin/lemmata session link --pseudonym NAME
+  print a one-time sign-in link; --holds-role vouches for a curator or steward the
+  graph names (graph/curators.json).
+
 Ctrl-C stops everything; `make run` again resumes this network.
 """
 
@@ -318,6 +395,22 @@ def calibration_targets(graph: Any) -> list[str]:
     ``calibration: true``), sorted: the banner and graph/AGENTS.md name them by id."""
     return sorted(tid for tid, t in graph.targets.items()
                   if t.record.target_class == "calibration" or t.record.calibration)
+
+
+def calibration_nodes(graph: Any) -> list[str]:
+    """Each calibration target's root as a full node id, ``<target>/<node>`` (e.g.
+    ``infinite-primes/root``): those authored for this network (no intake, or an intake
+    whose provenance is ``authored``) before those imported from a registry, then class ``calibration`` before ``calibration: true`` alone, then by
+    id. The banner names the first, once (issue 35, item 7; D-6 v3.17: calibration targets
+    need no steward). A target with no root is left out."""
+    def first(tid: str) -> tuple[bool, bool, str]:
+        rec = graph.targets[tid].record
+        imported = rec.intake is not None and rec.intake.provenance.source != "authored"
+        return imported, rec.target_class != "calibration", tid
+
+    summaries = (derive.target_summary(graph, tid)
+                 for tid in sorted(calibration_targets(graph), key=first))
+    return [f"{s['id']}/{s['root']}" for s in summaries if s.get("root")]
 
 
 def toolchain_line(specs: dict[str, Any], source: Callable[[Any], Any]) -> str:
@@ -355,7 +448,7 @@ def run(data_root: Path, graph_dir: Path, *, host: str = "127.0.0.1", port: int 
         stop: an event that ends the run when set (Ctrl-C sets it too).
         ready: called with the URLs once everything listens (tests use it).
         toolchain: ``GateSpec -> Toolchain`` for prechecks and the merge queue; None
-            means :func:`~network.gate.toolchain.detect_toolchain`, the only choice product
+            means :func:`~network.gate.detect.detect_toolchain`, the only choice product
             code makes (a test launcher injects the recorded stand-in here).
 
     Returns:
@@ -388,6 +481,7 @@ def run(data_root: Path, graph_dir: Path, *, host: str = "127.0.0.1", port: int 
                                graph=data.forge, host=host, port=port,
                                public_url=f"http://{host}:{port}",
                                site_origin=f"http://{host}:{site_port}")
+    data.record_addresses(settings.public_url, settings.site_origin)  # issue 40
     from network.record import blob_cache
 
     blob_cache.configure(blob_cache.default_dir(data.root))  # records by blob id (issue 17)
@@ -396,7 +490,7 @@ def run(data_root: Path, graph_dir: Path, *, host: str = "127.0.0.1", port: int 
     def load_main() -> Any:
         return load_graph(data.forge, "refs/heads/main", cache=blob_cache.configured())
 
-    from network.gate.toolchain import detect_toolchain
+    from network.gate.detect import detect_toolchain
 
     toolchain_source = toolchain or detect_toolchain
     provider = data.graph_provider()
@@ -422,7 +516,8 @@ def run(data_root: Path, graph_dir: Path, *, host: str = "127.0.0.1", port: int 
     runner = QueueRunner(lambda: threading.Thread(
         target=_queue_loop,
         args=(data, forge, keys, stop, queue_interval_s, note, toolchain_source), name="queue",
-        kwargs={"service_url": settings.public_url, "settle_writes": settle_writes},
+        kwargs={"service_url": settings.public_url, "settle_writes": settle_writes,
+                "github_sign_in": bool(settings.github_client_id)},
         daemon=True), health)
     app = create_app(settings, graph_loader=provider, toolchain=toolchain_source,
                      forge=forge, keys=keys,
@@ -437,7 +532,8 @@ def run(data_root: Path, graph_dir: Path, *, host: str = "127.0.0.1", port: int 
     main_graph = load_main()
     note = toolchain_line({tid: t.gate_spec for tid, t in main_graph.targets.items()},
                           toolchain_source)
-    build_site(data, note, service_url=settings.public_url)
+    github_sign_in = bool(settings.github_client_id)
+    build_site(data, note, service_url=settings.public_url, github_sign_in=github_sign_in)
     say("[5/5] service, merge queue and site server")
     logging.getLogger("mcp").setLevel(logging.WARNING)  # the banner, not library chatter
     config = uvicorn.Config(app, host=host, port=port, log_level="warning", lifespan="on")
@@ -459,7 +555,7 @@ def run(data_root: Path, graph_dir: Path, *, host: str = "127.0.0.1", port: int 
         first_steps = {
             "checkable": tutorial is None or bool(
                 toolchain_source(tutorial.gate_spec).describe().ok),
-            "calibration": calibration_targets(main_graph)}
+            "calibration": calibration_nodes(main_graph)[:1]}
         _serve(data, server, api_thread, runner, stop, host, port, site_port, note, ready,
                first_steps)
     finally:
@@ -583,10 +679,13 @@ def _serve(data: DataDir, server: Any, api_thread: threading.Thread, runner: Que
         runner.beat(beat, time.time(), every_s=0)  # says "stopped" to any other reader
 
 
-def build_site(data: DataDir, toolchain_note: str, *, service_url: str | None = None) -> None:
+def build_site(data: DataDir, toolchain_note: str, *, service_url: str | None = None,
+               github_sign_in: bool = False) -> None:
     """Render main of the forge into ``data.site`` (D-36); the footer says ``toolchain_note``;
     with ``service_url`` (the service's origin) the pages draw the person controls (D-36
-    v3.33, :attr:`network.site.config.SiteConfig.service_url`).
+    v3.33, :attr:`network.site.config.SiteConfig.service_url`), offering GitHub sign-in only
+    with ``github_sign_in`` (the service has an OAuth app) and the operator's sign-in link
+    otherwise (issue 35).
 
     Raises:
         LemmataError: ``site-tool-missing`` (no Graphviz) and the builder's other codes.
@@ -597,14 +696,16 @@ def build_site(data: DataDir, toolchain_note: str, *, service_url: str | None = 
 
     site_build(SiteConfig(graph=data.forge, out=data.site, commit="refs/heads/main",
                           toolchain_note=toolchain_note, service_url=service_url,
-                          vouched=read_vouches(data.database_url)))
+                          vouched=read_vouches(data.database_url),
+                          sign_in="github" if github_sign_in else "operator"))
 
 
 def _queue_loop(data: DataDir, forge: Any, keys: dict[str, tuple[str, Ed25519PrivateKey]],
                 stop: threading.Event, interval_s: float, note: str,
                 toolchain: Callable[[Any], Any], *, max_backoff_s: float = 60.0,
                 service_url: str | None = None,
-                settle_writes: Callable[[], object] | None = None) -> None:
+                settle_writes: Callable[[], object] | None = None,
+                github_sign_in: bool = False) -> None:
     """Run merge-queue passes until ``stop`` is set; rebuild the site when main moves
     (naming ``service_url``, see :func:`build_site`); after each pass, ``settle_writes``
     (the service's :func:`network.api.openings.reconcile_pending`: a record write whose
@@ -624,7 +725,7 @@ def _queue_loop(data: DataDir, forge: Any, keys: dict[str, tuple[str, Ed25519Pri
     while not stop.is_set():
         try:
             _queue_passes(data, forge, keys, stop, interval_s, note, toolchain, health,
-                          max_backoff_s, service_url, settle_writes)
+                          max_backoff_s, service_url, settle_writes, github_sign_in)
         except Exception:  # the loop itself restarts (issue 16)
             logging.getLogger(__name__).exception("merge queue: runner loop restarted")
             health.restarted()
@@ -636,7 +737,8 @@ def _queue_passes(data: DataDir, forge: Any, keys: dict[str, tuple[str, Ed25519P
                   stop: threading.Event, interval_s: float, note: str,
                   toolchain: Callable[[Any], Any], health: Any, max_backoff_s: float,
                   service_url: str | None = None,
-                  settle_writes: Callable[[], object] | None = None) -> None:
+                  settle_writes: Callable[[], object] | None = None,
+                  github_sign_in: bool = False) -> None:
     """The body of :func:`_queue_loop`: passes until ``stop``; a pass's exception is
     logged, recorded in ``health`` and retried after the back-off."""
     from network.gate.queue import process_queue
@@ -657,7 +759,7 @@ def _queue_passes(data: DataDir, forge: Any, keys: dict[str, tuple[str, Ed25519P
                 settle_writes()
             if forge.main_sha() != seen:
                 seen = forge.main_sha()
-                build_site(data, note, service_url=service_url)
+                build_site(data, note, service_url=service_url, github_sign_in=github_sign_in)
             health.passed(time.time())
         except Exception as exc:  # noqa: BLE001 - logged, retried with a back-off
             code, detail = ((exc.code, exc.detail) if isinstance(exc, LemmataError) else

@@ -23,6 +23,7 @@ import respx
 import yaml
 from fastapi.testclient import TestClient
 
+from network import ids
 from network.api import db
 from network.forge.local import LocalForge
 from network.gate.artifacts import Kind
@@ -153,6 +154,8 @@ def test_postmortem_opens_one_pr_the_gate_accepts(env: Env) -> None:
         row = s.get(db.SubmissionRow, body["submission_id"])
         assert row is not None and row.state == "open" and row.kind == "postmortem"
         assert row.pull_request == str(pr.number) and row.opened_by_service == 1
+    # issue 35, item 7: one form of submission id on every path
+    assert ids.SUBMISSION_ID_RE.fullmatch(body["submission_id"]), body["submission_id"]
 
 
 def test_a_record_submission_is_tracked_to_its_merge(env: Env) -> None:

@@ -15,6 +15,7 @@ from typing import Any
 import pytest
 from fastapi.testclient import TestClient
 
+from network import ids
 from network.api import precheck, submissions
 from network.api.app import create_app
 from network.api.settings import ServiceSettings
@@ -154,7 +155,7 @@ def test_without_a_toolchain_the_precheck_ends_toolchain_missing(tmp_path: Path,
         precheck.pool(client.app.state.svc).drain()  # type: ignore[attr-defined]
         job = client.get(f"/precheck/{r.json()['job_id']}").json()
         assert job["state"] == "toolchain-missing" and job["code"] == "toolchain-missing"
-        assert job["attestation"]["verdict"] == "precheck-fail"
+        assert job["attestation"]["verdict"] == "precheck-toolchain-missing"  # issue 35
         assert "No proof was checked" in job["next"]
         t = client.post("/tokens", json={"pseudonym": "x", "dco": "1.1", "proof": {
             "kind": "precheck", "job_id": job["job_id"]}})
@@ -313,6 +314,7 @@ def test_withdraw_and_mine(n: Net) -> None:
     job = n.precheck(alice, target="demo", node="mid", artifact_type="proof", text=PROOF_MID)
     sub = n.submit(alice, precheck_id=job["job_id"]).json()
     assert sub["claim"]["claimed"] is True
+    assert ids.SUBMISSION_ID_RE.fullmatch(sub["id"]), sub["id"]  # issue 35, item 7
     mine = n.client.get("/submissions/mine", headers=auth(alice)).json()
     assert [s["id"] for s in mine["open"]] == [sub["id"]]
     assert mine["open"][0]["queue_position"] == 1
@@ -349,3 +351,26 @@ def test_my_module_codes_are_documented() -> None:
         assert codes
         for code in codes:
             assert f"| `{code}` |" in doc, code
+
+
+def test_a_queued_precheck_says_what_this_networks_toolchain_does(
+        tmp_path: Path, monkeypatch: Any, n: Net) -> None:
+    """Issue 35, item 7: "takes minutes" only where the pinned toolchain is here; without
+    it the job says it runs the checks that need no Lean and ends toolchain-missing."""
+    body = {"target": "tutorial", "node": "tutorial", "artifact_type": "proof",
+            "text": TUTORIAL_PROOF}
+    r = n.client.post("/precheck", json=body)
+    assert r.status_code == 202, r.text
+    assert "with the pinned Lean toolchain found here, which takes minutes" in r.json()["next"]
+    monkeypatch.setenv("PATH", "/nonexistent")
+    monkeypatch.setenv("HOME", str(tmp_path / "home"))
+    bare = FlowNet.create(tmp_path / "bare", None)  # product default: detect_toolchain
+    with TestClient(bare.app()) as client:
+        r = client.post("/precheck", json=body)
+        assert r.status_code == 202, r.text
+        said = r.json()["next"]
+        assert "no toolchain for this target's pin" in said and "within seconds" in said
+        assert "takes minutes" not in said
+        again = client.get(f"/precheck/{r.json()['job_id']}").json()
+        if again["state"] in ("queued", "running"):
+            assert again["next"] == said

@@ -70,7 +70,9 @@ def test_the_cli_defaults_name_one_data_directory(tmp_path: Path,
         assert settings.resolved_database_url() == want_db, command
     r = CliRunner().invoke(cli.main, ["token", "list"])
     assert r.exit_code == 1 and "network-state-missing" in r.output
-    assert ".lemmata" in r.output
+    # issue 35, item 7: outside the checkout it names the folder it read and how to point
+    assert str((tmp_path / ".lemmata").resolve()) in r.output
+    assert "--data CHECKOUT/.lemmata" in r.output and "LEMMATA_DATA_DIR" in r.output
     # $LEMMATA_DATA_DIR moves them all together
     monkeypatch.setenv("LEMMATA_DATA_DIR", str(tmp_path / "net"))
     assert choose("up") == tmp_path / "net"

@@ -11,7 +11,9 @@ found and no stand-in. Then, as a new user would:
 3. A prechecks a broken proof: the answer says up front that proofs are not checked
    here, and the finished job carries the step-2 findings and ends ``toolchain-missing``;
 4. A submits a postmortem, which merges through the queue and shows on the rebuilt site;
-5. A's proof submission waits at ``toolchain-missing``: never merged, never closed;
+5. A's proof prechecks ``toolchain-missing``: it checked nothing, so it is no pass, and
+   ``submit_proof`` refuses it ``precheck-not-passed`` by the bundle with that attestation
+   as by its ``precheck_id`` (issue 40, D-4, D-28): no pull request opens to wait;
 6. a third identity clones the forge over git's smart HTTP, commits a postmortem and
    pushes ``submit/<name>`` with its token: a pull request appears under its pseudonym.
 """
@@ -90,20 +92,20 @@ async def _session(api: str, tok_a: str, tok_b: str) -> dict[str, Any]:
         out["postmortem"] = await poll(
             lambda: call("get_submission", submission_id=pm["submission_id"]),
             lambda s: s["state"] in ("merged", "closed"), 120, "the postmortem's merge")
-        # a proof: its precheck ends toolchain-missing with no other finding, and the
-        # submission (bundle + that attestation) waits open in the queue
+        # a proof: its precheck ends toolchain-missing with no other finding; it checked
+        # nothing, so both submit paths refuse it alike and nothing opens (issue 40)
         job2 = await call("precheck_submission", target_id=T, node_id=NODE,
                           artifact_type="proof", text=PROOF, token=tok_a)
         out["proof_precheck"] = await poll(
             lambda: call("get_precheck", job_id=job2["job_id"]),
             lambda j: j["state"] not in ("queued", "running"), 120, "the proof's precheck")
-        sub = await call("submit_proof", target_id=T, node_id=NODE, artifact_type="proof",
-                         text=PROOF, attestation=json.dumps(out["proof_precheck"]["attestation"]),
-                         token=tok_a)
-        out["proof"] = await poll(
-            lambda: call("get_submission", submission_id=sub["id"]),
-            lambda s: s.get("waiting") is not None or s["state"] != "open", 120,
-            "the proof's wait at toolchain-missing")
+        by_bundle = await c.call_tool("submit_proof", {
+            "target_id": T, "node_id": NODE, "artifact_type": "proof", "text": PROOF,
+            "attestation": json.dumps(out["proof_precheck"]["attestation"]), "token": tok_a})
+        by_id = await c.call_tool("submit_proof", {"precheck_id": job2["job_id"],
+                                                   "token": tok_a})
+        out["proof_refusals"] = [(r.is_error, r.content[0].text) for r in (by_bundle, by_id)]
+        out["mine"] = await call("get_my_submissions", token=tok_a)
     return out
 
 
@@ -128,7 +130,7 @@ def test_a_newcomer_without_lean_works_on_the_embedded_defaults(tmp_path: Path) 
         banner = net.output()
         assert "Context impl" not in banner  # no library chatter in the banner
         assert "NOT checkable here" in banner and "lemmata token issue" in banner, banner
-        assert f"`{T}`" in banner
+        assert f"claim_node on the calibration node `{T}/{NODE}`" in banner  # issue 35, item 7
         tok_a = _issue_token(data, "newcomer-a")
         tok_b = _issue_token(data, "newcomer-b")
         got = anyio.run(_session, net.api, tok_a, tok_b)
@@ -143,10 +145,13 @@ def test_a_newcomer_without_lean_works_on_the_embedded_defaults(tmp_path: Path) 
         assert "lemmata token issue" in job["next"]
         assert got["postmortem"]["state"] == "merged", got["postmortem"]
         assert got["proof_precheck"]["state"] == "toolchain-missing", got["proof_precheck"]
-        proof = got["proof"]
-        assert proof["state"] == "open" and proof["waiting"]["code"] == "toolchain-missing", \
-            proof
-        assert "lemmata token issue" in proof["next"]
+        # issue 35, item 6: the diagnostics say what the state says, not "fail"
+        assert got["proof_precheck"]["diagnostics"]["verdict"] == "toolchain-missing"
+        for is_error, text in got["proof_refusals"]:  # one answer on both paths
+            assert is_error and "precheck-not-passed" in text, text
+            assert "no proof was checked" in text, text
+        assert "lemmata token issue" in got["proof_refusals"][1][1]  # this service: no Lean
+        assert not [s for s in got["mine"]["open"] if s.get("kind") == "proof"], got["mine"]
 
         # the third user class: plain git over the forge's smart HTTP
         tok_c = _issue_token(data, "newcomer-c")

@@ -18,7 +18,7 @@ from fastapi.testclient import TestClient
 from network.api import precheck
 from network.api.guidance import WAY_FORWARD, not_checkable
 from network.errors import CATALOG
-from network.up import banner, calibration_targets
+from network.up import banner, calibration_nodes, calibration_targets
 from tests.api_flow_support import TUTORIAL_PROOF, FlowNet
 
 REPO = Path(__file__).resolve().parents[1]
@@ -80,14 +80,27 @@ def test_the_catalog_actions_name_the_operator_token() -> None:
 
 def test_the_banner_without_lean_starts_from_an_operator_token() -> None:
     text = banner(api="http://h:1", site="http://h:2", toolchain_line="NOT checkable",
-                  checkable=False, calibration=["infinite-primes"])
+                  checkable=False, calibration=["infinite-primes/root"])
     assert "lemmata token issue --pseudonym NAME --dco" in text
-    assert "`infinite-primes`" in text
+    # issue 35, item 7: the node's full id, once
+    assert text.count("infinite-primes") == 1 and "`infinite-primes/root`" in text
     assert "get_token with that precheck" not in text  # a step that cannot pass here
     assert "toolchain-missing" in text and "submit_postmortem" in text
     with_lean = banner(api="http://h:1", site="http://h:2", toolchain_line="checkable",
-                       checkable=True, calibration=["infinite-primes"])
-    assert "get_token with that precheck" in with_lean and "`infinite-primes`" in with_lean
+                       checkable=True, calibration=["infinite-primes/root"])
+    assert "get_token with that precheck" in with_lean
+    assert with_lean.count("infinite-primes") == 1 and "`infinite-primes/root`" in with_lean
+
+
+def test_the_banner_names_each_calibration_node_of_the_sample_graph_in_full() -> None:
+    from network.record.loader import load_graph
+
+    nodes = calibration_nodes(load_graph(REPO / "graph"))
+    assert nodes[0] == "infinite-primes/root" and len(nodes) > 1
+    assert all(n.endswith("/root") for n in nodes)
+    text = banner(api="http://h:1", site="http://h:2", toolchain_line="x", checkable=False,
+                  calibration=nodes[:1])  # what `lemmata up` passes
+    assert "claim_node on the calibration node `infinite-primes/root`" in text
 
 
 def test_the_sample_graph_names_its_calibration_target_by_id() -> None:

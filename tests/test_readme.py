@@ -41,3 +41,19 @@ def test_the_lean_posture_is_stated(repo_root: Path) -> None:
     readme = (repo_root / "README.md").read_text("utf-8")
     for phrase in ("toolchain-missing", "recorded stand-in", "marked `lean`", "fails closed"):
         assert phrase in readme, phrase
+
+
+def test_the_plain_git_example_writes_a_postmortem_of_a_sample_node(repo_root: Path) -> None:
+    """Issue 35, item 7: the example names a node the sample graph holds, at a path the
+    record layout takes for a postmortem, and says where the format is written down."""
+    from network.record.loader import ATTEMPT_RE, load_graph
+
+    readme = (repo_root / "README.md").read_text("utf-8")
+    section = readme.split("## Contributing with plain git", 1)[1].split("\n## ", 1)[0]
+    [path] = re.findall(r"targets/\S+-postmortem\.yaml", section)
+    _, target, _, node, _, name = path.split("/")
+    assert node in load_graph(repo_root / "graph").targets[target].nodes
+    assert ATTEMPT_RE.fullmatch(name), name
+    assert f"postmortem of {target}/{node}" in section
+    assert "graph/AGENTS.md, section 11" in section
+    assert "## 11. Postmortems" in (repo_root / "graph" / "AGENTS.md").read_text("utf-8")

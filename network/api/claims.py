@@ -37,7 +37,8 @@ from sqlalchemy import BigInteger, Select, and_, bindparam, case, func, select, 
 
 from network import ids
 from network.api import db
-from network.api.service import Caller, Service, authenticate, iso, write_identity
+from network.api.pseudonyms import write_identity
+from network.api.service import Caller, Service, authenticate, iso
 from network.errors import CATALOG, LemmataError, define
 from network.record.loader import Graph
 

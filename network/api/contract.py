@@ -42,16 +42,9 @@ from pydantic import BaseModel, Field
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 from network.api.precheck import SUBMITTABLE
-from network.errors import CATALOG, LemmataError, define
+from network.errors import CATALOG, LemmataError
 from network.ids import MAX_ID_LEN, NODE_ID_RE, PSEUDONYM_RE, TARGET_ID_RE
-from network.record.derive import WORDS_KINDS
-
-define("credentials-conflict", None, 400,
-       "The request carries conflicting credentials: more than one Authorization header, or "
-       "an MCP tool's token argument that differs from the Authorization header's token "
-       "(issue 39); none of them is guessed at.",
-       "Send one credential: a single `Authorization: Bearer <token>` header, or the "
-       "`token` argument without a different header.")
+from network.record.words import WORDS_KINDS
 
 #: Where FastAPI's Swagger UI page loads its script and stylesheet from.
 SWAGGER_CDN = "https://cdn.jsdelivr.net"
@@ -101,7 +94,7 @@ ROUTE_GRAMMAR: dict[tuple[str, str], dict[str, Any]] = {
     ("/precheck", "artifact_type"): {"enum": list(SUBMITTABLE)},  # artifact-type-unsupported
 }
 
-#: The write guard's refusals (network.api.service.write_identity).
+#: The write guard's refusals (network.api.pseudonyms.write_identity).
 _GUARD = ("rate-limited", "token-missing", "token-invalid", "token-expired",
           "pseudonym-reserved", "dco-not-accepted")
 _CODE_RE = re.compile(r"``([a-z0-9]+(?:-[a-z0-9]+)+)``")

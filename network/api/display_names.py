@@ -13,6 +13,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
+from network.api.pseudonyms import write_identity
 from network.api.record_pr import file_role_act
 from network.api.records import (
     IndexKey,
@@ -21,7 +22,7 @@ from network.api.records import (
     receipt,
     validate_record,
 )
-from network.api.service import Caller, Service, iso, write_identity
+from network.api.service import Caller, Service, iso
 from network.gate.artifacts import Kind
 from network.record import models as m
 

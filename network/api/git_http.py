@@ -11,7 +11,7 @@ bare repository and nothing else: the path the CGI sees is built here from a fix
   (``POST /tokens``, ``lemmata token issue``); the user name is ignored. No or a wrong
   token answers ``401`` with ``WWW-Authenticate: Basic``, and counts against the address's
   failed authentications like any token route (:func:`network.api.service.authenticate`).
-  The push itself passes the write guard (:func:`network.api.service.write_identity`:
+  The push itself passes the write guard (:func:`network.api.pseudonyms.write_identity`:
   write limits, role binding, the DCO) and, as it opens a pull request, is refused
   ``queue-down`` while the merge queue is down (:func:`network.api.service.require_queue`).
 * **A push may only create ``refs/heads/submit/<name>``.** The service reads the ref
@@ -58,15 +58,15 @@ from starlette.requests import Request
 from starlette.responses import Response
 from starlette.routing import Route
 
-from network import proc
+from network import ids, proc
 from network.api import db, deps, submissions
+from network.api.pseudonyms import write_identity
 from network.api.service import (
     Caller,
     Service,
     Who,
     authenticate,
     require_queue,
-    write_identity,
 )
 from network.errors import LemmataError, define
 from network.forge.local import LocalForge
@@ -622,7 +622,7 @@ def _open(svc: Service, forge: LocalForge, who: Who, cmd: Command, title: str, b
     row = dict(pull_request_url=None, identity_id=who.id, pseudonym=who.pseudonym,
                opened_by_service=1, state="open", opened_at=svc.now(),
                head_sha=pr.head_sha, **facts)
-    sub_id = "sub-" + secrets.token_hex(10)
+    sub_id = ids.new_submission_id()
     try:
         with db.transaction(svc.sessions) as s:
             s.add(db.SubmissionRow(id=sub_id, pull_request=key, **row))

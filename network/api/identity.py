@@ -6,8 +6,10 @@ Each public function here is the one function both an HTTP route and its MCP too
 * A pseudonym matches ``[A-Za-z0-9][A-Za-z0-9_.-]{0,38}`` (ASCII only, so Unicode
   look-alikes are refused), is unique without regard to case, and may not be reserved.
   A pseudonym the graph names as a curator, steward or identity is held only by the
-  GitHub login its ``identities/`` record binds, and a new pseudonym may not look like a
-  reserved, role-holding or existing one (TR39 skeletons; network/api/pseudonyms.py).
+  identity its ``identities/`` record binds (the GitHub login it names, or, for an
+  operator binding, the identity the network's operator vouched for: issue 40), and a new
+  pseudonym may not look like a reserved, role-holding or existing one (TR39 skeletons;
+  network/api/pseudonyms.py).
 * The proof is a GitHub login (through an injected verifier) or a passing, unspent
   precheck of a tutorial node (D-27).
 * A token lapses only after ``token_lapse_days`` without use; with every token comes a
@@ -26,6 +28,7 @@ from sqlalchemy.exc import IntegrityError
 
 from network.api import db, pseudonyms
 from network.api.guidance import not_checkable
+from network.api.pseudonyms import write_identity
 from network.api.service import (
     Caller,
     Service,
@@ -35,25 +38,10 @@ from network.api.service import (
     new_secret,
     rate_hit,
     sha256_hex,
-    write_identity,
 )
-from network.errors import LemmataError, define
+from network.api.session_store import end_sessions_of
+from network.errors import LemmataError
 from network.ids import PSEUDONYM_RE
-
-define("identity-unknown", None, 404,
-       "No identity of the network holds this pseudonym (compared without regard to case).",
-       "Run `lemmata token list` on the network's data directory to see the identities "
-       "an operator vouched for.")
-define("operator-invalid", None, 422,
-       "The operator's name recorded as vouching for an identity is empty, too long "
-       "(over 64 characters) or holds characters other than letters, digits and _.@-.",
-       "Pass --operator NAME (or run as an OS user whose name is such a name).")
-
-define("network-state-missing", None, 404,
-       "The data directory holds no network state (no service database), so a token "
-       "issued there would reach no running service.",
-       "Pass the data directory the network runs on (--data; `make run` uses .lemmata) "
-       "or its --database-url.")
 
 OPERATOR_RE = re.compile(r"[A-Za-z0-9][A-Za-z0-9_.@-]{0,63}")
 DCO_TEXT_PATH = Path(__file__).with_name("dco.txt")
@@ -216,7 +204,7 @@ def _check_name(svc: Service, pseudonym: str, login: str | None) -> None:
     Raises:
         LemmataError: ``pseudonym-reserved``; ``pseudonym-confusable``.
     """
-    pseudonyms.check_role_binding(svc, pseudonym, login)
+    pseudonyms.check_role_binding(svc, pseudonym, login, operator=False)
     with svc.sessions() as s:
         exists = s.execute(select(db.IdentityRow.id).where(
             db.IdentityRow.pseudonym_key == pseudonym.casefold())).first() is not None
@@ -224,11 +212,20 @@ def _check_name(svc: Service, pseudonym: str, login: str | None) -> None:
         pseudonyms.check_look_alikes(svc, pseudonym, reserved_pseudonyms(svc))
 
 
-def check_new_name(svc: Service, pseudonym: str) -> None:
-    """Every name refusal a new operator-vouched pseudonym meets, read from ``svc``'s graph
-    and identities: :func:`check_pseudonym` (syntax, reserved names by the one name rule)
-    and the role and look-alike refusals (network/api/pseudonyms.py). ``lemmata token
-    issue`` runs it against each graph in play (issue 39).
+def check_new_name(svc: Service, pseudonym: str, *, holds_role: bool = False) -> None:
+    """Every name refusal an operator-vouched pseudonym meets, read from ``svc``'s graph
+    and identities (ruling 14; issue 39, issue 40): the syntax; the reserved names, unless
+    the graph itself names the pseudonym as a curator, steward or owner and the operator
+    vouches for its holder (``holds_role``, or the operator made this identity before);
+    the role binding (:func:`network.api.pseudonyms.check_operator_binding`: never a
+    pseudonym bound to a GitHub login or SSH keys; one with no binding only with
+    ``holds_role`` or for the identity the operator made before); and, for a new name, the
+    look-alike refusal. ``lemmata token issue`` runs it against each graph in play.
+
+    Args:
+        pseudonym: the identity's name.
+        holds_role: the operator vouches that this person holds the role the graph
+            names under ``pseudonym`` (``--holds-role``).
 
     Raises:
         LemmataError: ``graph-unavailable`` (no graph, so no role names: refused rather
@@ -236,8 +233,29 @@ def check_new_name(svc: Service, pseudonym: str) -> None:
             ``pseudonym-confusable``.
     """
     svc.graphs.snapshot()  # the role names come from the graph: none read, none issued
-    check_pseudonym(svc, pseudonym)
-    _check_name(svc, pseudonym, None)
+    _operator_name_rules(svc, pseudonym, holds_role=holds_role)
+
+
+def _operator_name_rules(svc: Service, pseudonym: str, *, holds_role: bool) -> None:
+    """:func:`check_new_name` on the graph ``svc`` serves, if any."""
+    if not isinstance(pseudonym, str) or not PSEUDONYM_RE.fullmatch(pseudonym):
+        raise LemmataError("pseudonym-invalid", f"{pseudonym!r} is not a pseudonym")
+    with svc.sessions() as s:
+        kind = s.execute(select(db.IdentityRow.proof_kind).where(
+            db.IdentityRow.pseudonym_key == pseudonym.casefold())).scalar_one_or_none()
+    existing = kind == "operator"
+    holder = pseudonyms.role_holder(svc, pseudonym)
+    named = holder is not None and bool(holder.roles & pseudonyms.NAMED_ROLES)
+    if pseudonym.casefold() in reserved_pseudonyms(svc) \
+            and not (named and (holds_role or existing)):
+        hint = (f"; the graph names it ({', '.join(sorted(holder.roles))}): pass "
+                "--holds-role if you vouch that this person is its holder"
+                if named and holder is not None else "")
+        raise LemmataError("pseudonym-reserved", f"{pseudonym!r} is reserved{hint}")
+    pseudonyms.check_operator_binding(svc, pseudonym, holds_role=holds_role,
+                                      existing=existing)
+    if kind is None:
+        pseudonyms.check_look_alikes(svc, pseudonym, reserved_pseudonyms(svc))
 
 
 def _issue_github(svc: Service, pseudonym: str, login: str, now: int) -> dict[str, Any]:
@@ -312,23 +330,30 @@ OPERATOR_GUIDANCE = (
 
 
 def issue_operator_token(svc: Service, *, pseudonym: str, dco: str | None,
-                         operator: str) -> dict[str, Any]:
+                         operator: str, holds_role: bool = False) -> dict[str, Any]:
     """Issue a token for an identity the network's operator vouches for (``lemmata token
     issue``; ruling 14, issue 11). Not an HTTP route: POST /tokens stays the one endpoint
     that touches identity (D-35); this is an act of whoever holds the data directory.
 
-    The D-19 rules are POST /tokens's own: :func:`check_pseudonym` (syntax, reserved
-    names), the role binding (a role pseudonym is never operator-vouched: it needs the
-    GitHub login its identities/ record binds) and the look-alike refusal, the current
-    DCO version, a recovery code and the lapse. A new identity is created with
-    ``proof_kind`` ``operator``; an identity the same kind of act made before (its tokens
-    revoked, say) gets a fresh token and code; any other existing one is refused.
+    The D-19 rules are POST /tokens's own, with the operator's reading of the role rule
+    (:func:`check_new_name`; issue 40, D-32 v3.33): syntax, reserved names, the role
+    binding (a pseudonym bound to a GitHub login or SSH keys is never operator-vouched;
+    one the graph names as a role holder with no binding, or with the operator binding,
+    only for the identity the operator made before or with ``holds_role``) and the
+    look-alike refusal, the current DCO version, a recovery code and the lapse. A new
+    identity is created with ``proof_kind`` ``operator``; an identity the same kind of act
+    made before (its tokens revoked, say) gets a fresh token and code; any other existing
+    one is refused. The binding a role needs is filed by
+    :func:`network.api.identity_records.bind_operator_identity`, which ``lemmata token
+    issue`` calls next.
 
     Args:
         pseudonym: the identity's name.
         dco: the DCO version the identity's holder accepted (the operator confirms it);
             must equal ``GET /dco.json``'s; None when not confirmed.
         operator: the name recorded as vouching (``vouched_by``), ``OPERATOR_RE``.
+        holds_role: the operator vouches that this person holds the role the graph names
+            under ``pseudonym`` (``--holds-role``).
 
     Returns:
         ``{pseudonym, github_login: None, created, token, recovery_code, lapse_days,
@@ -343,8 +368,7 @@ def issue_operator_token(svc: Service, *, pseudonym: str, dco: str | None,
     if dco != svc.settings.dco_version:
         raise LemmataError("dco-not-accepted", f"the DCO version {svc.settings.dco_version} "
                            "was not confirmed for this identity (pass --dco)")
-    check_pseudonym(svc, pseudonym)
-    _check_name(svc, pseudonym, None)
+    _operator_name_rules(svc, pseudonym, holds_role=holds_role)
     now = svc.now()
     try:
         with db.transaction(svc.sessions) as s:
@@ -455,8 +479,6 @@ def revoke_tokens(svc: Service, *, pseudonym: str) -> dict[str, Any]:
                                  db.RecoveryCodeRow.used_at.is_(None),
                                  db.RecoveryCodeRow.retired_at.is_(None))
                           .values(retired_at=now))
-        from network.api.web_session import end_sessions_of
-
         ended = end_sessions_of(svc, s, ident.id)  # a retired identity keeps no session
         return {"pseudonym": ident.pseudonym,
                 "tokens_retired": int(getattr(tokens, "rowcount", 0)),

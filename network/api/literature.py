@@ -24,18 +24,20 @@ import re
 from typing import TYPE_CHECKING, Any
 
 from network.api.names import record_path
+from network.api.pseudonyms import write_identity
 from network.api.record_pr import file_record
 from network.api.records import (
     IndexKey,
     dump_yaml,
     graph_of,
+    merged_copies,
     node_of,
-    normalized_record_sha256,
     receipt,
+    record_copy_key,
     validate_record,
 )
 from network.api.role_acts import sign_role_act
-from network.api.service import Caller, Service, Who, iso, write_identity
+from network.api.service import Caller, Service, Who, iso
 from network.errors import LemmataError, define_once
 from network.gate.artifacts import Kind
 from network.gate.step2 import roles_of
@@ -50,7 +52,9 @@ define_once("role-act-needs-session", None, 403,
             "This act rests on a steward's or curator's role, and only a person signed in "
             "on the network's site makes it through the service (D-35 v3.33/v3.35): a "
             "bearer token or an MCP tool cannot.",
-            "Sign in with GitHub on the site and act from the node's or target's page, or "
+            "Sign in on the site (with GitHub where GET /info.json says github_sign_in "
+            "true, else through the one-time link the network's operator prints: `lemmata "
+            "session link --pseudonym NAME`) and act from the node's or target's page, or "
             "sign the record with your own SSH key and open the pull request by hand.")
 define_once("literature-not-found", None, 404,
             "The path names no literature record of a node on the graph (or one withdrawn).",
@@ -92,15 +96,18 @@ def _references(references: list[dict[str, Any]] | None) -> list[dict[str, Any]]
 
 def _open(svc: Service, who: Who, graph: Graph, target: str, node: str, path: str,
           rec: dict[str, Any], what: str) -> dict[str, Any]:
-    """Judge ``rec`` at ``path`` as step 2 would, refuse an open copy, open one PR."""
-    key = IndexKey(target, node, Kind.LITERATURE.value, None, normalized_record_sha256(
-        {k: v for k, v in rec.items() if k != "signature"}))
+    """Judge ``rec`` at ``path`` as step 2 would, refuse a copy (signer, date, signature
+    and whitespace aside) of a literature record merged on the node or open for it (D-25
+    v3.21), open one PR."""
+    key = IndexKey(target, node, Kind.LITERATURE.value, None, record_copy_key(rec))
+    merged = merged_copies(graph, ((rf.path, rf.record)
+                                   for rf in graph.targets[target].nodes[node].literature))
     opened = file_record(
         svc, who, graph, {path: dump_yaml(rec)}, kind=Kind.LITERATURE, key=key,
         title=f"literature: {target}/{node}",
         what=f"{what}\n\nStewards of {target}: {_stewards_named(graph, target)}.",
         decision="Record-only kind: step 2 alone (ruling 6); D-25 v3.35",
-        copy="this literature record")
+        copy="this literature record", merged=merged)
     return receipt(opened, kind="literature", target=target, node=node, record=rec,
                    next_step=_NEXT)
 
@@ -174,9 +181,11 @@ def confirm_literature(svc: Service, caller: Caller, *, literature: str, action:
             codes; ``record-copy``; ``forge-not-configured``; ``queue-down``.
     """
     if person is None:
+        from network.api.session_store import way_in
+
         raise LemmataError("role-act-needs-session", "confirm_literature is a steward's or "
-                           "curator's signed act, made by a person signed in on the site",
-                           field="literature")
+                           "curator's signed act, made by a person signed in on the site: "
+                           + way_in(svc), field="literature")
     who = write_identity(svc, person.caller)
     if action not in ACTIONS:
         raise LemmataError("bad-request", f"action must be one of {list(ACTIONS)}",

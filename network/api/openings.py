@@ -50,7 +50,10 @@ LIVE_STATES = ("open", "opening")
 STEPS = ("mid_open", "after_open")
 STEP_HOOK = "record_step_hook"
 
-_MARK_RE = re.compile(r"<!-- lemmata-submission: (s_[0-9a-f]{24}) -->")
+#: a record pull request's mark: ``sub-`` and 20 hex digits, the one form of a submission id
+#: on every path (issue 35, item 7); ``s_`` and 24 hex digits, the form record writes took
+#: before, still read so a write cut off before the change is reconciled
+_MARK_RE = re.compile(r"<!-- lemmata-submission: (sub-[0-9a-f]{20}|s_[0-9a-f]{24}) -->")
 _OPENINGS = "openings"
 _INIT = threading.Lock()
 

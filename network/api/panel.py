@@ -22,6 +22,7 @@ from pydantic import BaseModel, ConfigDict, Field
 from network.api import web_session
 from network.api.deps import marks
 from network.api.names import record_path
+from network.api.pseudonyms import write_identity
 from network.api.record_pr import file_role_act
 from network.api.records import (
     IndexKey,
@@ -32,7 +33,7 @@ from network.api.records import (
     target_of,
     validate_record,
 )
-from network.api.service import Service, Who, iso, write_identity
+from network.api.service import Service, Who, iso
 from network.errors import LemmataError
 from network.gate import panel_rules  # noqa: F401  (defines the codes raised here)
 from network.gate.artifacts import Kind

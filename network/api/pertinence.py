@@ -22,6 +22,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any
 
 from network.api.names import record_path
+from network.api.pseudonyms import write_identity
 from network.api.record_pr import file_role_act
 from network.api.records import (
     IndexKey,
@@ -31,7 +32,7 @@ from network.api.records import (
     receipt,
     validate_record,
 )
-from network.api.service import Service, iso, write_identity
+from network.api.service import Service, iso
 from network.errors import LemmataError
 from network.gate.artifacts import Kind
 from network.gate.pertinence import pertinence_findings

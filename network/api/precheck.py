@@ -44,10 +44,12 @@ from network.api.guidance import (
     target_checkable,
     target_known_unsound,
 )
-from network.api.service import Caller, Service, Who, iso, rate_hit, sha256_hex, write_identity
+from network.api.pseudonyms import write_identity
+from network.api.service import Caller, Service, Who, iso, rate_hit, sha256_hex
 from network.errors import LemmataError, define
 from network.gate import attestation as A
 from network.record.loader import ATTEMPT_RE, Graph
+from network.record.models import PRECHECK_TOOLCHAIN_MISSING, precheck_attestation_from_json
 
 log = logging.getLogger(__name__)
 
@@ -270,12 +272,17 @@ def precheck_repository(svc: Service) -> tuple[Path, str]:
 # --- starting and reading jobs -----------------------------------------------------------
 
 
-def _guidance(row: db.PrecheckJobRow) -> str:
+def _guidance(row: db.PrecheckJobRow, checkable: bool | None = None) -> str:
     jid = row.id
     if row.state in ("queued", "running"):
-        return (f"A precheck takes minutes. Poll get_precheck(job_id={jid!r}) (GET /precheck/"
-                f"{jid}) every 10-30 seconds until state is pass, fail, toolchain-missing or "
-                "error.")
+        poll = (f"Poll get_precheck(job_id={jid!r}) (GET /precheck/{jid}) every 10-30 seconds "
+                "until state is pass, fail, toolchain-missing or error.")
+        if checkable is False:  # issue 35, item 7: what this network's toolchain does
+            return ("This network has no toolchain for this target's pin, so the precheck "
+                    "runs only the checks that need no Lean and ends toolchain-missing, "
+                    "within seconds. " + poll)
+        return ("The precheck builds and checks the files with the pinned Lean toolchain "
+                "found here, which takes minutes. " + poll)
     if row.state == "pass" and row.tutorial:
         return (f"Passed. With no token yet, call get_token with proof {{kind: 'precheck', "
                 f"job_id: {jid!r}}} (get_dco first); keep the token where this machine "
@@ -293,10 +300,12 @@ def _guidance(row: db.PrecheckJobRow) -> str:
     return "The precheck could not run; retry later. The code names why."
 
 
-def job_view(row: db.PrecheckJobRow) -> dict[str, Any]:
+def job_view(row: db.PrecheckJobRow, checkable: bool | None = None) -> dict[str, Any]:
     """The public form of a job (``GET /precheck/<id>``, get_precheck): state, the
     diagnostics and the signed attestation, its fenced pull-request block, the files'
-    paths and SHA-256 (never their text) and what to do next."""
+    paths and SHA-256 (never their text) and what to do next. ``checkable``: whether this
+    network has the target's pinned toolchain (:func:`target_checkable`), so a queued
+    job's ``next`` says what the run will do here (issue 35, item 7); None: not known."""
     att = json.loads(row.attestation_json) if row.attestation_json else None
     files: dict[str, str] = {}
     if row.bundle_json:
@@ -304,9 +313,7 @@ def job_view(row: db.PrecheckJobRow) -> dict[str, Any]:
         files = {p: sha256_hex(t) for p, t in sorted(b.files.items())}
     block = None
     if att is not None:
-        from network.record import models as m
-
-        block = A.precheck_block(m.PrecheckAttestation.model_validate(att))
+        block = A.precheck_block(precheck_attestation_from_json(att))
     return {
         "job_id": row.id, "state": row.state, "target": row.target, "node": row.node,
         "artifact_type": row.artifact_type, "tutorial": bool(row.tutorial),
@@ -318,7 +325,7 @@ def job_view(row: db.PrecheckJobRow) -> dict[str, Any]:
         "attestation": att, "pull_request_block": block,
         "signed": bool(att and att.get("signature")),
         "spent_as_identity_proof": row.used_for_identity_id is not None,
-        "next": _guidance(row),
+        "next": _guidance(row, checkable),
     }
 
 
@@ -381,8 +388,8 @@ def precheck_submission(svc: Service, caller: Caller, *, target: str, node: str,
             bundle_json=bundle.to_json())
         s.add(row)
         s.flush()
-        out = job_view(row)
-    checkable, pin = target_checkable(svc, target)
+        checkable, pin = target_checkable(svc, target)
+        out = job_view(row, checkable)
     out["checkable_here"] = checkable
     unsound = target_known_unsound(svc, target)
     if unsound and pin:  # issue 37: said first, whatever is installed here
@@ -404,7 +411,9 @@ def get_precheck(svc: Service, *, job_id: str) -> dict[str, Any]:
         row = s.get(db.PrecheckJobRow, str(job_id)[:40])
         if row is None:
             raise LemmataError("precheck-not-found", f"no precheck job {job_id!r}")
-        return job_view(row)
+        checkable = (target_checkable(svc, row.target)[0]
+                     if row.state in ("queued", "running") else None)
+        return job_view(row, checkable)
 
 
 # --- running jobs ------------------------------------------------------------------------
@@ -449,9 +458,9 @@ def run_job(svc: Service, job_id: str) -> str:
     Implements D-4 (steps 1-2, 4-8), D-27, D-28 precheck_submission, D-35.
     """
     from network.forge.local import LocalForge
+    from network.gate.detect import detect_toolchain
     from network.gate.run import run_gate
     from network.gate.sandbox import Sandbox
-    from network.gate.toolchain import detect_toolchain
 
     with db.transaction(svc.sessions) as s:
         row = s.get(db.PrecheckJobRow, job_id)
@@ -490,18 +499,22 @@ def run_job(svc: Service, job_id: str) -> str:
     codes = [d.code for st in (run.steps if run else ()) for d in st.diagnostics]
     if first is not None and first.code:
         codes.insert(0, first.code)
+    answer = A.precheck_verdict(run.steps, run.verdict) if run is not None else None
     if run is not None and run.verdict == "pass" and out.verdict == "pass":
         state, code = "pass", None
     elif "toolchain-known-unsound" in codes:  # issue 37: said before toolchain-missing
         state, code = "fail", "toolchain-known-unsound"
-    elif "toolchain-missing" in codes:
+    elif answer == PRECHECK_TOOLCHAIN_MISSING:  # the attestation's own answer (issue 35)
         state, code = "toolchain-missing", "toolchain-missing"
     else:
         state = "fail"
         code = first.code if first is not None and first.code else (codes[0] if codes else
                                                                      "precheck-failed")
     att = _sign(svc, run.precheck) if run is not None and run.precheck is not None else None
-    _finish(svc, job_id, state=state, code=code, diagnostics=out.to_dict(),
+    diagnostics = out.to_dict()
+    if state == "toolchain-missing":  # D-28: neither a pass nor a judgment (issue 35)
+        diagnostics["verdict"] = "toolchain-missing"
+    _finish(svc, job_id, state=state, code=code, diagnostics=diagnostics,
             attestation=att, base=base, head=head)
     return state
 

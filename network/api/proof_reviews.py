@@ -26,6 +26,7 @@ from network.api import db, web_session
 from network.api.deps import marks
 from network.api.names import record_path
 from network.api.openings import follow
+from network.api.pseudonyms import write_identity
 from network.api.record_pr import _forge
 from network.api.records import (
     IndexKey,
@@ -40,7 +41,7 @@ from network.api.records import (
     validate_record,
 )
 from network.api.role_acts import sign_role_act
-from network.api.service import Service, Who, iso, write_identity
+from network.api.service import Service, Who, iso
 from network.errors import LemmataError, define
 from network.gate import proof_reviews as gate_reviews
 from network.gate.artifacts import Kind

@@ -8,9 +8,14 @@ squatting. The service therefore reserves, besides its own names and the graph's
 * every **role pseudonym**: each curator, each steward of every target (withdrawn ones
   too), the owner ``policy.json`` names (whose signature alone changes curators.json, D-22
   v3.33), and each pseudonym with an ``identities/<pseudonym>.yaml`` record. A role
-  pseudonym is *bound* when its identity record names a GitHub login: a GitHub proof of
-  that login may hold it, nobody else may (an unbound one is held by no new token until
-  the graph binds it);
+  pseudonym is *bound* by that record (:class:`RoleHolder` ``binding``): one naming a
+  GitHub login is held by a GitHub proof of that login alone; an **operator binding**
+  (no login, no SSH signer, signed for the pseudonym by the network's approval key, which
+  the operator's command files: ``lemmata token issue``/``session link``, ruling 14, D-32
+  v3.33, issue 40) is held by the identity the network's operator vouched for under that
+  name alone; an unbound one, or one bound to SSH keys, by no identity of the service
+  until the graph binds it (a new operator-vouched identity takes an unbound one only
+  when the operator says it holds the role, :func:`check_operator_binding`);
 * every **look-alike** of a reserved, role or existing pseudonym: equal by the one name
   rule (:func:`network.api.confusables.fold`: case and the separators ``_.-`` aside, as
   the reserved-name check compares; issue 39: ``steve.`` is ``steve``), or with a meeting
@@ -29,8 +34,10 @@ from dataclasses import dataclass
 from sqlalchemy import select
 
 from network.api import confusables, db
-from network.api.service import Service
+from network.api.service import Caller, Service, Who, authenticate, rate_hit
+from network.api.session_store import way_in
 from network.errors import LemmataError, define
+from network.record import models as m
 from network.record.loader import Graph
 
 define("pseudonym-confusable", None, 409,
@@ -41,14 +48,32 @@ define("pseudonym-confusable", None, 409,
        "reserved ones.")
 
 
+#: How an ``identities/<pseudonym>.yaml`` record binds its pseudonym (issue 40).
+GITHUB, OPERATOR, SSH, UNVERIFIED = "github", "operator", "ssh", "unverified"
+
+#: The roles the graph names a pseudonym for (the ``identity`` entry is only a record).
+NAMED_ROLES = frozenset({"curator", "steward", "owner"})
+
+
 @dataclass(frozen=True)
 class RoleHolder:
-    """A pseudonym the graph names as a role holder, and the GitHub login it is bound to
-    (from its ``identities/<pseudonym>.yaml``), if any."""
+    """A pseudonym the graph names as a role holder, and how its ``identities/`` record
+    binds it.
+
+    Attributes:
+        pseudonym: the name as the graph spells it.
+        roles: ``curator``, ``steward``, ``owner``, ``identity`` (a record exists).
+        github: the GitHub login the record binds, if any.
+        binding: None (no record), :data:`GITHUB`, :data:`OPERATOR` (no login, no SSH
+            signer, the approval key's signature for the pseudonym verifying against the
+            graph's keys/: the operator's command filed it), :data:`SSH` (SSH signers
+            listed) or :data:`UNVERIFIED` (none of these).
+    """
 
     pseudonym: str
     roles: frozenset[str]
     github: str | None
+    binding: str | None = None
 
 
 _last: list[tuple[Graph, dict[str, RoleHolder]]] = []  # the newest graph's answer only
@@ -88,8 +113,34 @@ def _role_holders(graph: Graph) -> dict[str, RoleHolder]:
     owner = policy_numbers(graph).owner  # D-22 v3.33: curators.json is the owner's alone
     if owner:
         add(owner, "owner")
-    bound = {p.casefold(): ident.github for p, ident in graph.identities.items()}
-    return {k: RoleHolder(name, frozenset(r), bound.get(k)) for k, (name, r) in roles.items()}
+    records = {p.casefold(): ident for p, ident in graph.identities.items()}
+    out: dict[str, RoleHolder] = {}
+    for k, (name, r) in roles.items():
+        ident = records.get(k)
+        out[k] = RoleHolder(name, frozenset(r), ident.github if ident else None,
+                            _binding(graph, ident) if ident else None)
+    return out
+
+
+def _binding(graph: Graph, ident: m.Identity) -> str:
+    """How ``ident`` binds its pseudonym (:class:`RoleHolder` ``binding``)."""
+    if ident.github is not None:
+        return GITHUB
+    if ident.ssh_signers:
+        return SSH
+    sig = ident.signature
+    if sig is None or sig.kind != "approval":
+        return UNVERIFIED
+    from network.record import trust
+
+    try:
+        trust.check_role_signature(ident, sig, actors=frozenset({ident.pseudonym}),
+                                   holds=lambda who, _d: who == ident.pseudonym,
+                                   at_date=ident.since, keys=graph.keys,
+                                   identities=graph.identities)
+    except LemmataError:
+        return UNVERIFIED
+    return OPERATOR
 
 
 def _graph(svc: Service) -> Graph | None:
@@ -99,26 +150,111 @@ def _graph(svc: Service) -> Graph | None:
         return None
 
 
-def check_role_binding(svc: Service, pseudonym: str, github_login: str | None) -> None:
-    """Refuse ``pseudonym`` to anyone but the GitHub login its identity record binds.
+def role_holder(svc: Service, pseudonym: str) -> RoleHolder | None:
+    """The :class:`RoleHolder` the served graph names under ``pseudonym`` (case aside),
+    or None when the graph names it as no role holder (or no graph is served)."""
+    return role_holders(_graph(svc)).get(pseudonym.casefold())
+
+
+def operator_made(svc: Service, pseudonym: str) -> bool:
+    """Whether the service's identity under ``pseudonym`` (case aside) is one the
+    network's operator vouched for (``proof_kind`` ``operator``: ``lemmata token issue``,
+    ruling 14)."""
+    with svc.sessions() as s:
+        kind = s.execute(select(db.IdentityRow.proof_kind).where(
+            db.IdentityRow.pseudonym_key == pseudonym.casefold())).scalar_one_or_none()
+    return kind == "operator"
+
+
+def check_role_binding(svc: Service, pseudonym: str, github_login: str | None, *,
+                       operator: bool | None = None) -> None:
+    """Refuse ``pseudonym`` to anyone but the identity its ``identities/`` record binds
+    (issue 16; issue 40, ruling 14, D-32 v3.33): the GitHub login a GitHub binding names,
+    or, for an operator binding, the identity the network's operator vouched for.
 
     Args:
         pseudonym: the pseudonym asked for (new or existing identity).
-        github_login: the login the request proved, or None (a precheck proof).
+        github_login: the login the request proved, or None (a precheck proof, an
+            operator-vouched identity).
+        operator: whether the identity asking is operator-vouched: True or False for a
+            new identity (its proof says), None to read it from the identity the service
+            holds under ``pseudonym`` (an existing identity's act).
 
     Raises:
         LemmataError: ``pseudonym-reserved`` when the graph names ``pseudonym`` as a role
-            holder and ``github_login`` is not the login bound to it.
+            holder and the asker is not the identity its record binds; the detail says
+            what binds it and how its holder gets in on this network.
     """
-    holder = role_holders(_graph(svc)).get(pseudonym.casefold())
+    holder = role_holder(svc, pseudonym)
     if holder is None:
         return
-    if holder.github is None or github_login is None \
-            or holder.github.casefold() != github_login.casefold():
-        roles = ", ".join(sorted(holder.roles))
+    if holder.binding == GITHUB and holder.github is not None and github_login is not None \
+            and holder.github.casefold() == github_login.casefold():
+        return
+    if holder.binding == OPERATOR:
+        vouched = operator_made(svc, pseudonym) if operator is None else operator
+        if vouched and github_login is None:
+            return
+    roles = ", ".join(sorted(holder.roles))
+    raise LemmataError("pseudonym-reserved", f"{pseudonym!r} holds a role in the graph "
+                       f"({roles}); {_bound_to(svc, holder)}")
+
+
+def _bound_to(svc: Service, holder: RoleHolder) -> str:
+    """What binds a role pseudonym and how its holder gets in, for a refusal's detail."""
+    name = holder.pseudonym
+    if holder.binding == GITHUB:
+        return (f"identities/{name}.yaml binds it to GitHub login {holder.github}, who "
+                "alone holds it: " + way_in(svc, name, github=True))
+    if holder.binding == OPERATOR:
+        return (f"identities/{name}.yaml binds it to the identity this network's operator "
+                "vouched for, who alone holds it: " + way_in(svc, name))
+    if holder.binding == SSH:
+        return (f"identities/{name}.yaml binds it to SSH keys only: its holder signs role "
+                "acts with those keys and pushes them by plain git")
+    return (f"no identities/{name}.yaml binds it yet, so no identity of the service holds "
+            "it: where its holder has no GitHub binding, the network's operator vouches "
+            f"for them (`lemmata token issue --pseudonym {name} --dco --holds-role`, or "
+            f"`lemmata session link --pseudonym {name}` for the operator-made identity "
+            "already holding it), which files that binding; once it merges the holder "
+            "acts")
+
+
+def check_operator_binding(svc: Service, pseudonym: str, *, holds_role: bool,
+                           existing: bool) -> None:
+    """Whether the network's operator may vouch for ``pseudonym`` (``lemmata token
+    issue``, ``lemmata session link``; ruling 14, D-32 v3.33, issue 40): a pseudonym the
+    graph names as no role holder, or one whose ``identities/`` record is an operator
+    binding or absent. An absent binding is taken only by an identity the operator made
+    before (``existing``: it got the role by its own act, through its own session) or
+    when the operator says the person holds the role the graph names (``holds_role``);
+    the command then files the binding (network/api/identity_records.py). A pseudonym
+    bound to a GitHub login or SSH keys is never the operator's to vouch for.
+
+    Args:
+        pseudonym: the identity's pseudonym.
+        holds_role: the operator vouches that this person holds the graph's role
+            (``--holds-role``).
+        existing: the service already holds an operator-made identity under the name.
+
+    Raises:
+        LemmataError: ``pseudonym-reserved``.
+    """
+    holder = role_holder(svc, pseudonym)
+    if holder is None:
+        return
+    if holder.binding in (None, OPERATOR) and (existing or holds_role):
+        return
+    roles = ", ".join(sorted(holder.roles))
+    if holder.binding is None or holder.binding == OPERATOR:
         raise LemmataError("pseudonym-reserved", f"{pseudonym!r} holds a role in the graph "
-                           f"({roles}); only the GitHub login its identities/ record binds "
-                           "may hold it")
+                           f"({roles}) and no identity of this service holds it: pass "
+                           "--holds-role if you vouch that this person is its holder (the "
+                           f"command then files identities/{holder.pseudonym}.yaml, signed "
+                           "by the network's approval key), or choose another pseudonym")
+    raise LemmataError("pseudonym-reserved", f"{pseudonym!r} holds a role in the graph "
+                       f"({roles}); {_bound_to(svc, holder)}; an operator cannot vouch for "
+                       "it")
 
 
 def check_look_alikes(svc: Service, pseudonym: str, reserved: list[str]) -> None:
@@ -143,3 +279,28 @@ def check_look_alikes(svc: Service, pseudonym: str, reserved: list[str]) -> None
         if other.casefold() != own and mine & confusables.keys(other):
             raise LemmataError("pseudonym-confusable", f"{pseudonym!r} looks like "
                                f"{other!r}")
+
+
+def write_identity(svc: Service, caller: Caller, *, check_dco: bool = True) -> Who:
+    """The guard of every token-authenticated write (D-19, D-23, D-35).
+
+    Order: the caller's address is counted, then the token is checked (after the
+    address's failed authentications), then the identity is counted, then an identity
+    whose pseudonym the graph names as a role holder must be the GitHub login bound to
+    it (issue 16: a squatter never acts), then (unless ``check_dco`` is False) the
+    identity's accepted DCO version must be the current one. Each step commits on its own.
+
+    Raises:
+        LemmataError: ``rate-limited``; ``token-missing``/``token-invalid``/
+            ``token-expired``; ``pseudonym-reserved``; ``dco-not-accepted``.
+    """
+    rate_hit(svc, f"address:{caller.address_hash}:writes", svc.settings.rate_writes_per_address)
+    who = caller.who if caller.who is not None else authenticate(svc, caller.token,
+                                                                 caller.address_hash)
+    rate_hit(svc, f"identity:{who.id}:writes", svc.settings.rate_writes_per_identity)
+    check_role_binding(svc, who.pseudonym, who.github_login)  # a squatter never acts
+    if check_dco and who.dco_version != svc.settings.dco_version:
+        raise LemmataError("dco-not-accepted", f"{who.pseudonym} accepted DCO "
+                           f"{who.dco_version or 'none'}; the current version is "
+                           f"{svc.settings.dco_version}")
+    return who

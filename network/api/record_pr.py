@@ -10,8 +10,10 @@ It holds, in order of the path:
 2. the gate's own steps 1-2 on the would-be change held in memory (:class:`MemoryDiff`,
    :func:`gate_findings`, :func:`refuse_findings`): any finding refuses with its own
    catalog code (ruling 6);
-3. the submissions index (ruling 12, D-25 v3.21): :class:`IndexKey`, the open rows synced
-   with the forge, :func:`copy_refusal`;
+3. copies (D-25 v3.21: identical, comments and whitespace aside, to one merged or open
+   for the node): :func:`merged_copy_refusal` against the records merged on main
+   (:func:`merged_copies`, :func:`merged_statements`), then the submissions index (ruling
+   12): :class:`IndexKey`, the open rows synced with the forge, :func:`copy_refusal`;
 4. :func:`open_record_pr`: ONE pull request on the forge, authored by the caller's
    identity (the service is committer, D-23/D-35), indexed; and the receipt and body every
    write answers with.
@@ -26,8 +28,7 @@ from __future__ import annotations
 import hashlib
 import json
 import re
-import secrets
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from typing import Any
@@ -39,6 +40,7 @@ from sqlalchemy.orm import Session
 
 from network import ids
 from network.api import db, openings
+from network.api.precheck import is_tutorial
 from network.api.role_acts import sign_role_act
 from network.api.service import Service, Who, require_queue
 from network.errors import LemmataError, define_once
@@ -46,6 +48,7 @@ from network.gate.artifacts import Kind, strip_comments
 from network.gate.diff import Change, Diff
 from network.gate.result import Diagnostic
 from network.gate.step2 import run_steps_1_2
+from network.record import derive
 from network.record import models as m
 from network.record.loader import Graph, Node, Target, parse_document
 from network.record.source import check_graph_path
@@ -55,10 +58,13 @@ define_once("forge-not-configured", None, 503,
             "Open the pull request by hand against the graph repository (the plain path), "
             "or ask the operator to start the service with its forge.")
 define_once("record-copy", None, 409,
-            "An identical record, statement or annex is already open (or merged) for this "
-            "node (D-25 v3.21).",
-            "Nothing to do: the copy adds no record. Read the named pull request, or submit "
-            "something different.")
+            "A statement, or a postmortem, annex, approach, defect claim, revision request "
+            "or literature record, identical, comments and whitespace aside (and a record's "
+            "author, date and signature), to one merged on the node or open for it is "
+            "refused before a pull request opens (D-25 v3.21); any other record (a role act, "
+            "words, an identity) while an identical one is open.",
+            "Nothing to do: the copy adds no record. Read the named file or pull request, "
+            "or submit something different.")
 define_once("witness-already-open", None, 409,
             "A witness for this hole is already open in another pull request; a hole takes "
             "one witness at a time (D-25 v3.21, D-29).",
@@ -83,22 +89,116 @@ def file_timestamp(svc: Service) -> str:
 
 
 def normalized_lean_sha256(text: str) -> str:
-    """SHA-256 (hex) of Lean text with comments and all whitespace removed: what
-    "identical, comments and whitespace aside" compares (D-25 v3.21)."""
+    """SHA-256 (hex digest) of Lean text with its comments (line, block, doc; as Lean's
+    tokenizer reads them) and every whitespace character removed: what "identical,
+    comments and whitespace aside" compares for a proof, partial, alternate, witness or
+    statement (D-25 v3.21). The one Lean normalisation of the service's copy checks
+    (:func:`network.api.submissions.normalized_sha256` is this function)."""
     bare = re.sub(r"\s+", "", strip_comments(text))
     return hashlib.sha256(bare.encode()).hexdigest()
 
 
 def normalized_text_sha256(text: str) -> str:
-    """SHA-256 (hex) of prose with runs of whitespace collapsed and ends stripped."""
+    """SHA-256 (hex digest) of prose with runs of whitespace collapsed and ends stripped
+    (an annex's text, D-25 v3.21)."""
     return hashlib.sha256(" ".join(text.split()).encode()).hexdigest()
 
 
+def _whitespace_aside(value: Any) -> Any:
+    """``value`` with every string's runs of whitespace collapsed and ends stripped, in
+    lists and mappings too (a YAML record's comments are gone once it is parsed)."""
+    if isinstance(value, str):
+        return " ".join(value.split())
+    if isinstance(value, Mapping):
+        return {k: _whitespace_aside(v) for k, v in value.items()}
+    if isinstance(value, list | tuple):
+        return [_whitespace_aside(v) for v in value]
+    return value
+
+
 def normalized_record_sha256(record: Mapping[str, Any]) -> str:
-    """SHA-256 (hex) of a record's canonical JSON without its author and date fields, so
-    the same record filed by two identities, or twice, compares equal (D-25 v3.21)."""
-    body = {k: v for k, v in record.items() if k not in _IDENTITY_FIELDS}
+    """SHA-256 (hex digest) of a record's canonical JSON without its author and date
+    fields (``contributor``, ``author``, ``by``, ``date``), whitespace in its strings set
+    aside, so the same record filed by two identities, twice, or re-spaced compares equal
+    (D-25 v3.21: identical, comments and whitespace aside)."""
+    body = _whitespace_aside({k: v for k, v in record.items() if k not in _IDENTITY_FIELDS})
     return hashlib.sha256(json.dumps(body, sort_keys=True, ensure_ascii=False).encode()).hexdigest()
+
+
+def record_copy_key(record: m.Record | Mapping[str, Any], *,
+                    fill: Mapping[str, Any] | None = None,
+                    drop: frozenset[str] = frozenset({"signature"})) -> str:
+    """The copy key (hex SHA-256) of one record as filed: its JSON form as
+    :func:`validate_record` returns it (a parsed model is dumped the same way), with the
+    fields of ``fill`` set (what the route fills in, e.g. a postmortem's ``node``) and
+    those in ``drop`` removed, through :func:`normalized_record_sha256`. A record the
+    service builds and the same record read back from the graph give one key, which is
+    what lets a write be compared with the records merged for its node (D-25 v3.21)."""
+    body = (record.model_dump(mode="json", by_alias=True, exclude_none=True)
+            if isinstance(record, m.Record) else dict(record))
+    body.update(fill or {})
+    return normalized_record_sha256({k: v for k, v in body.items() if k not in drop})
+
+
+def merged_copies(graph: Graph, records: Iterable[tuple[str, Any]], *,
+                  key: Callable[[Any], str] = record_copy_key) -> dict[str, str]:
+    """Graph path → copy key (hex SHA-256) of each ``(path, record)`` of ``records`` that
+    stands on ``graph``, for :func:`merged_copy_refusal` (D-25 v3.21: a copy of a record
+    merged for the node is refused). A record a standing withdrawal names reads as absent
+    (D-18 v3.27), and one whose key cannot be read (``LemmataError``), are left out.
+    Raises nothing of its own.
+
+    Args:
+        graph: the graph the write is judged against (main's head).
+        records: the node's (or target's) merged records of one kind, as the loader read
+            them (``(rf.path, rf.record)``).
+        key: a record → its copy key (default :func:`record_copy_key`), computed as the
+            route computes the write's ``IndexKey.normalized_sha256``.
+    """
+    gone = derive.withdrawn(graph)
+    out: dict[str, str] = {}
+    for path, rec in records:
+        if path in gone:
+            continue
+        try:
+            out[path] = key(rec)
+        except LemmataError:  # an unreadable file is no record to copy (the loader says so)
+            continue
+    return out
+
+
+def merged_statements(graph: Graph, target: str) -> dict[str, str]:
+    """Graph path → :func:`normalized_lean_sha256` of every node's ``Statement.lean`` on
+    ``target`` (an unreadable one is left out): what a proposed statement is compared with,
+    a statement being proposed once per target (D-25 v3.21).
+
+    Raises:
+        KeyError: no such target.
+    """
+    out: dict[str, str] = {}
+    for n in graph.targets[target].nodes.values():
+        stmt = n.files.get("Statement")
+        if stmt is None:
+            continue
+        try:
+            out[stmt.path] = normalized_lean_sha256(graph.text(stmt.path))
+        except LemmataError:
+            continue
+    return out
+
+
+def merged_copy_refusal(merged: Mapping[str, str], key: IndexKey, what: str) -> None:
+    """The D-25 v3.21 refusal of a write identical to a record already merged for the
+    node: ``merged`` maps each merged record's graph path to its copy key (computed as
+    ``key.normalized_sha256`` was, e.g. by :func:`merged_copies`).
+
+    Raises:
+        LemmataError: ``record-copy`` naming the merged file.
+    """
+    for path, digest in sorted(merged.items()):
+        if digest == key.normalized_sha256:
+            raise LemmataError("record-copy", f"{what} is identical to {path}, merged",
+                               path=path)
 
 
 def dump_yaml(record: Mapping[str, Any]) -> bytes:
@@ -192,7 +292,7 @@ def same_identity(record: dict[str, Any], key: str, who: Who, path: str) -> None
 
 def precheck_attachment(attestation: Any) -> str | None:
     """A precheck attestation given as JSON text or an object, as the fenced block's JSON
-    (ruling 7), or None.
+    (ruling 7), or None. Either version (precheck-attestation/v1 or /v2, D-34) is read.
 
     Raises:
         LemmataError: ``precheck-malformed``.
@@ -201,7 +301,7 @@ def precheck_attachment(attestation: Any) -> str | None:
         return None
     try:
         obj = json.loads(attestation) if isinstance(attestation, str) else attestation
-        rec = m.PrecheckAttestation.model_validate(obj)
+        rec = m.precheck_attestation_from_json(obj)
     except (json.JSONDecodeError, ValidationError, TypeError) as exc:
         raise LemmataError("precheck-malformed", str(exc).splitlines()[0]) from exc
     return json.dumps(rec.model_dump(by_alias=True, exclude_none=True), sort_keys=True,
@@ -405,7 +505,7 @@ def open_record_pr(svc: Service, who: Who, *, key: IndexKey, files: dict[str, by
         return Opened(None, None, None, paths, title)
     require_queue(svc)
     forge = _forge(svc)
-    sid = "s_" + secrets.token_hex(12)
+    sid = ids.new_submission_id()
     body = f"{body}\n{openings.mark(sid)}\n"  # how a crashed write is reconciled
     if precheck_attestation:
         body = f"{body}\n\n```precheck-attestation\n{precheck_attestation}\n```\n"
@@ -493,10 +593,12 @@ def pr_body(what: str, who: Who, decision: str) -> str:
 def file_record(svc: Service, who: Who, graph: Graph, files: dict[str, bytes], *,
                 kind: Kind, key: IndexKey, title: str, what: str, decision: str,
                 copy: str | None, conflicts: Sequence[Conflict] = (),
-                precheck_attestation: str | None = None) -> Opened:
-    """Judge ``files`` as the gate's steps 1-2 would, then open ONE pull request for them:
-    :func:`refuse_findings` of :func:`gate_findings`, then :func:`open_record_pr` with the
-    body :func:`pr_body` writes (D-35, ruling 6, D-25 v3.21).
+                precheck_attestation: str | None = None,
+                merged: Mapping[str, str] | None = None) -> Opened:
+    """Judge ``files`` as the gate's steps 1-2 would, refuse a copy of a record merged for
+    the node, then open ONE pull request for them: :func:`refuse_findings` of
+    :func:`gate_findings`, :func:`merged_copy_refusal`, then :func:`open_record_pr` with
+    the body :func:`pr_body` writes (D-35, ruling 6, D-25 v3.21).
 
     Args:
         graph: the graph the pull request is opened against (:func:`graph_of`).
@@ -509,15 +611,23 @@ def file_record(svc: Service, who: Who, graph: Graph, files: dict[str, bytes], *
             identical one, :func:`copy_refusal`); None for no copy refusal.
         conflicts: further index checks, run after the copy refusal.
         precheck_attestation: the fenced precheck block's JSON (ruling 7), if any.
+        merged: graph path → copy key of the records of this kind merged for the node
+            (:func:`merged_copies`); None for a role act, which repeats legitimately
+            (a join after a step-down) and is compared with open ones alone. The
+            tutorial node's records are never compared with merged ones: it stays open
+            to rehearsal (D-27).
 
     Returns:
         :class:`Opened` for the route's receipt.
 
     Raises:
-        LemmataError: the first finding's code; ``record-copy`` and whatever
-            ``conflicts`` raise; :func:`open_record_pr`'s codes.
+        LemmataError: the first finding's code; ``record-copy`` (identical to a merged
+            record or an open submission) and whatever ``conflicts`` raise;
+            :func:`open_record_pr`'s codes.
     """
     refuse_findings(gate_findings(graph, files, who.pseudonym, kind))
+    if merged and copy is not None and not is_tutorial(graph, key.target, key.node):
+        merged_copy_refusal(merged, key, copy)
     checks = ([copy_refusal(key, copy)] if copy is not None else []) + list(conflicts)
     return open_record_pr(svc, who, key=key, files=files, title=title,
                           body=pr_body(what, who, decision), conflicts=checks,

@@ -4,7 +4,7 @@ Each public ``submit_*``/``propose_*``/``file_*`` function is the one function a
 route and its MCP tool both call (D-28; the table in ``network/api/tools.py``). Every one
 follows the same path, :func:`open_record_pr`:
 
-1. the write guard (:func:`network.api.service.write_identity`): address and identity
+1. the write guard (:func:`network.api.pseudonyms.write_identity`): address and identity
    rate limits, the bearer token, the current DCO;
 2. the record is built from the caller's fields plus what only the service may fill in
    (the token's pseudonym as author, the service clock's date, and the file name
@@ -13,9 +13,10 @@ follows the same path, :func:`open_record_pr`:
    (:func:`network.gate.step2.run_steps_1_2`) against the graph the service serves, so
    the files land exactly where the gate accepts them, and any finding refuses with its
    own catalog code (ruling 6);
-4. copies are refused against the submissions index (ruling 12, D-25 v3.21): an annex,
-   postmortem or approach record identical to one open for the same node, a statement
-   already proposed and open, a second witness for a hole;
+4. copies are refused (D-25 v3.21): a statement, annex, postmortem, approach record,
+   defect claim or revision request identical, comments and whitespace aside, to one
+   merged for the same node (the graph at main) or open for it (the submissions index,
+   ruling 12), a second witness for a hole;
 5. only then is ONE pull request opened on the forge, authored by the token's identity
    (the service is committer, D-23/D-35), and indexed in the submissions index.
 
@@ -38,6 +39,7 @@ from typing import Any
 from network import ids
 from network.api import db, openings
 from network.api.names import record_path
+from network.api.pseudonyms import write_identity
 from network.api.record_pr import (  # re-exported: the route modules import them from here
     Conflict,
     IndexKey,
@@ -51,6 +53,9 @@ from network.api.record_pr import (  # re-exported: the route modules import the
     gate_findings,
     graph_of,
     memory_diff,
+    merged_copies,
+    merged_copy_refusal,
+    merged_statements,
     node_of,
     normalized_lean_sha256,
     normalized_record_sha256,
@@ -60,13 +65,14 @@ from network.api.record_pr import (  # re-exported: the route modules import the
     pr_body,
     precheck_attachment,
     receipt,
+    record_copy_key,
     refuse_findings,
     same_identity,
     sync_open_rows,
     target_of,
     validate_record,
 )
-from network.api.service import Caller, Service, iso, write_identity
+from network.api.service import Caller, Service, iso
 from network.errors import LemmataError, define_once
 from network.gate.artifacts import Kind
 from network.record import derive
@@ -91,6 +97,9 @@ __all__ = [
     "get_schema",
     "graph_of",
     "memory_diff",
+    "merged_copies",
+    "merged_copy_refusal",
+    "merged_statements",
     "node_of",
     "normalized_lean_sha256",
     "normalized_record_sha256",
@@ -103,6 +112,7 @@ __all__ = [
     "propose_variant",
     "propose_witness",
     "receipt",
+    "record_copy_key",
     "refuse_findings",
     "same_identity",
     "submit_approach_record",
@@ -150,12 +160,14 @@ def submit_postmortem(svc: Service, caller: Caller, *, target: str, node: str,
     Raises:
         LemmataError: the write guard's codes; ``target-not-found``; ``node-not-found``;
             ``malformed-yaml``; ``invalid-record``; ``unknown-schema``;
-            ``record-identity-mismatch``; step-2 codes; ``record-copy``;
+            ``record-identity-mismatch``; step-2 codes; ``record-copy`` (the same
+            postmortem, contributor, date and whitespace aside, merged on the node or open
+            for it: D-25 v3.21, so ``failure_classes`` counts each failure once);
             ``forge-not-configured``.
     """
     who = write_identity(svc, caller)
     graph = graph_of(svc)
-    node_of(graph, target, node)
+    n = node_of(graph, target, node)
     d = f"targets/{target}/nodes/{node}"
     path = record_path(svc, f"{d}/attempts", who.pseudonym, "-postmortem.yaml")
     rec = parse_yaml_mapping(yaml_text, path)
@@ -166,13 +178,17 @@ def submit_postmortem(svc: Service, caller: Caller, *, target: str, node: str,
     rec["node"] = f"{target}/{node}"
     same_identity(rec, "contributor", who, path)
     rec = validate_record(m.Postmortem, rec, path)
-    key = IndexKey(target, node, Kind.POSTMORTEM.value, None, normalized_record_sha256(rec))
+    key = IndexKey(target, node, Kind.POSTMORTEM.value, None, record_copy_key(rec))
+    here = {"node": rec["node"]}  # a hand-filed postmortem may name its node alone
+    merged = merged_copies(graph, ((a.path, a.postmortem) for a in n.attempts
+                                   if a.postmortem is not None),
+                           key=lambda pm: record_copy_key(pm, fill=here))
     opened = file_record(
         svc, who, graph, {path: dump_yaml(rec)}, kind=Kind.POSTMORTEM, key=key,
         title=f"postmortem: {target}/{node} by {who.pseudonym}",
         what=f"A D-13 postmortem on {target}/{node}: {rec['outcome']}, "
              f"{rec['failure_class']}.", decision="Record-only kind: step 2 alone (ruling 6)",
-        copy="this postmortem")
+        copy="this postmortem", merged=merged)
     return receipt(opened, kind="postmortem", target=target, node=node, next_step=_NEXT_GATE)
 
 
@@ -199,12 +215,13 @@ def submit_informal_annex(svc: Service, caller: Caller, *, target: str, node: st
 
     Raises:
         LemmataError: the write guard's codes; ``target-not-found``; ``node-not-found``;
-            ``licence-missing``; ``invalid-record``; ``record-copy`` (identical annex open
-            or already on the node); step-2 codes; ``forge-not-configured``.
+            ``licence-missing``; ``invalid-record``; ``record-copy`` (an annex whose text,
+            whitespace aside, is open or already on the node); step-2 codes;
+            ``forge-not-configured``.
     """
     who = write_identity(svc, caller)
     graph = graph_of(svc)
-    node_of(graph, target, node)
+    n = node_of(graph, target, node)
     if not licence or not licence.strip():
         raise LemmataError("licence-missing", "an annex names its licence", field="licence")
     data = text.encode("utf-8")
@@ -219,15 +236,19 @@ def submit_informal_annex(svc: Service, caller: Caller, *, target: str, node: st
         rec["source"] = source
     rec = validate_record(m.Annex, rec, f"{d}/{sha}.yaml")
     if f"{d}/{sha}.md" in graph.files:
-        raise LemmataError("record-copy", f"this annex is already on the node: {d}/{sha}.md",
+        raise LemmataError("record-copy", f"this annex is identical to {d}/{sha}.md, merged",
                            path=f"{d}/{sha}.md")
     files = {f"{d}/{sha}.md": data, f"{d}/{sha}.yaml": dump_yaml(rec)}
     key = IndexKey(target, node, Kind.ANNEX.value, None, normalized_text_sha256(text))
+    merged = merged_copies(graph, ((f"{d}/{rf.record.sha256}.md", rf.record) for rf in n.annexes
+                                   if f"{d}/{rf.record.sha256}.md" in graph.files),
+                           key=lambda a: normalized_text_sha256(graph.text(f"{d}/{a.sha256}.md")))
     opened = file_record(
         svc, who, graph, files, kind=Kind.ANNEX, key=key,
         title=f"annex: {target}/{node} {sha[:12]}",
         what=f"An informal argument for {target}/{node} (annex {sha}). Untrusted data "
-             "(D-31).", decision="Record-only kind: step 2 alone (ruling 6)", copy="this annex")
+             "(D-31).", decision="Record-only kind: step 2 alone (ruling 6)", copy="this annex",
+        merged=merged)
     return receipt(opened, kind="annex", target=target, node=node, sha256=sha,
                    cite=f"-- annex: {sha}",
                    next_step="A skeleton (a partial) derived from this argument cites it by "
@@ -257,7 +278,8 @@ def submit_approach_record(svc: Service, caller: Caller, *, target: str,
         LemmataError: the write guard's codes; ``target-not-found``; ``invalid-record``
             (also a target whose gate-spec pins no Mathlib while the record names none);
             ``record-identity-mismatch``; ``dangling-reference`` (a named node is absent);
-            step-2 codes; ``record-copy``; ``forge-not-configured``.
+            step-2 codes; ``record-copy`` (the same record, author and date aside, merged
+            on the target or open); ``forge-not-configured``.
     """
     who = write_identity(svc, caller)
     graph = graph_of(svc)
@@ -282,12 +304,13 @@ def submit_approach_record(svc: Service, caller: Caller, *, target: str,
         if nid not in t.nodes:
             raise LemmataError("dangling-reference", f"no node {nid!r} in {target}", path=path,
                                field="nodes")
-    key = IndexKey(target, "", Kind.APPROACH.value, None, normalized_record_sha256(rec))
+    key = IndexKey(target, "", Kind.APPROACH.value, None, record_copy_key(rec))
     opened = file_record(
         svc, who, graph, {path: dump_yaml(rec)}, kind=Kind.APPROACH, key=key,
         title=f"approach: {target}: {rec['route'][:80]}",
         what=f"A D-14 approach record on {target}: {rec['route']}.",
-        decision="Record-only kind: step 2 alone (ruling 6)", copy="this approach record")
+        decision="Record-only kind: step 2 alone (ruling 6)", copy="this approach record",
+        merged=merged_copies(graph, ((rf.path, rf.record) for rf in t.approaches)))
     return receipt(opened, kind="approach", target=target, node=None, next_step=_NEXT_GATE)
 
 
@@ -368,12 +391,8 @@ def _proposal(svc: Service, caller: Caller, *, kind: Kind, target: str, node: st
         files[f"{d}/Relation.lean"] = relation_proof.encode("utf-8")
     pre = precheck_attachment(attestation)
     refuse_findings(gate_findings(graph, files, who.pseudonym, kind))
-    norm = normalized_lean_sha256(statement)
-    for other in t.nodes.values():
-        if other.meta.statement_hash == meta["statement_hash"]:
-            raise LemmataError("record-copy", f"this statement is {target}/{other.ref.node}'s",
-                               path=f"{d}/Statement.lean")
-    key = IndexKey(target, "", "proposal", None, norm)
+    key = IndexKey(target, "", "proposal", None, normalized_lean_sha256(statement))
+    merged_copy_refusal(merged_statements(graph, target), key, "this statement")
     opened = open_record_pr(svc, who, key=key, files=files, title=title,
                             body=pr_body(what, who, "Gate-checked: statement, witness, relation"),
                             conflicts=[copy_refusal(key, "this statement")],
@@ -404,8 +423,9 @@ def propose_variant(svc: Service, caller: Caller, *, target: str, node: str, sta
         LemmataError: the write guard's codes; ``target-not-found``; ``bad-node-id``;
             ``node-exists``; ``invalid-record`` (bad relation label); ``missing-file``
             (a proved label without Relation.lean); ``statement-command-refused``;
-            ``dangling-reference``; ``record-copy`` (the statement is already a node's or
-            proposed and open); ``precheck-malformed``; ``forge-not-configured``.
+            ``dangling-reference``; ``record-copy`` (the statement, Lean comments and
+            whitespace aside, is already a node's on the target or proposed and open,
+            D-25 v3.21); ``precheck-malformed``; ``forge-not-configured``.
     """
     relation = relation or "related"
     variant: dict[str, Any] = {"of": of or "root", "relation": relation}
@@ -466,8 +486,9 @@ def file_defect_claim(svc: Service, caller: Caller, *, target: str, node: str,
     Raises:
         LemmataError: the write guard's codes; ``target-not-found``; ``node-not-found``;
             ``defect-class-retired``; ``defect-line-out-of-range``; ``invalid-record``;
-            ``dangling-reference`` (exhibit absent); step-2 codes; ``record-copy``;
-            ``forge-not-configured``.
+            ``dangling-reference`` (exhibit absent); step-2 codes; ``record-copy`` (the
+            same claim, claimant and date aside, merged on the node and not withdrawn, or
+            open); ``forge-not-configured``.
     """
     who = write_identity(svc, caller)
     graph = graph_of(svc)
@@ -489,12 +510,13 @@ def file_defect_claim(svc: Service, caller: Caller, *, target: str, node: str,
                                "graph", path=path, field="exhibit")
         rec["exhibit"] = exhibit
     rec = validate_record(m.Defect, rec, path)
-    key = IndexKey(target, node, Kind.DEFECT.value, None, normalized_record_sha256(rec))
+    key = IndexKey(target, node, Kind.DEFECT.value, None, record_copy_key(rec))
     opened = file_record(
         svc, who, graph, {path: dump_yaml(rec)}, kind=Kind.DEFECT, key=key,
         title=f"defect ({defect_class}): {target}/{node}",
         what=f"A D-16 defect claim on {target}/{node}, line {line}: {defect_class}.",
-        decision="The pre-triage bounce is step 2 (D-16)", copy="this defect claim")
+        decision="The pre-triage bounce is step 2 (D-16)", copy="this defect claim",
+        merged=merged_copies(graph, ((rf.path, rf.record) for rf in n.defects)))
     return receipt(opened, kind="defect", target=target, node=node,
                    next_step="A claim blocks nothing by being filed; a curator accepting it "
                    "(a dispute record) does (D-16 v3.28, D-18). " + _NEXT_GATE)
@@ -514,11 +536,12 @@ def file_revision_request(svc: Service, caller: Caller, *, target: str, node: st
 
     Raises:
         LemmataError: the write guard's codes; ``target-not-found``; ``node-not-found``;
-            ``invalid-record``; step-2 codes; ``record-copy``; ``forge-not-configured``.
+            ``invalid-record``; step-2 codes; ``record-copy`` (the same request, author
+            and date aside, merged on the node or open); ``forge-not-configured``.
     """
     who = write_identity(svc, caller)
     graph = graph_of(svc)
-    node_of(graph, target, node)
+    n = node_of(graph, target, node)
     path = record_path(svc, f"targets/{target}/nodes/{node}/revision-requests",
                        who.pseudonym, ".yaml")
     rec: dict[str, Any] = {"node": node, "operation": operation, "evidence": evidence,
@@ -526,13 +549,13 @@ def file_revision_request(svc: Service, caller: Caller, *, target: str, node: st
     if proposed_statement_sha256:
         rec["proposed_statement_sha256"] = proposed_statement_sha256
     rec = validate_record(m.RevisionRequest, rec, path)
-    key = IndexKey(target, node, Kind.REVISION_REQUEST.value, None,
-                   normalized_record_sha256(rec))
+    key = IndexKey(target, node, Kind.REVISION_REQUEST.value, None, record_copy_key(rec))
     opened = file_record(
         svc, who, graph, {path: dump_yaml(rec)}, kind=Kind.REVISION_REQUEST, key=key,
         title=f"revision request ({operation}): {target}/{node}",
         what=f"A D-8 revision request on {target}/{node}: {operation}.",
-        decision="A curator acts on it (D-8)", copy="this revision request")
+        decision="A curator acts on it (D-8)", copy="this revision request",
+        merged=merged_copies(graph, ((rf.path, rf.record) for rf in n.revision_requests)))
     return receipt(opened, kind="revision-request", target=target, node=node,
                    next_step="A curator may act on it by a revision <node>@v<n> (D-8). "
                    + _NEXT_GATE)

@@ -19,6 +19,7 @@ from typing import TYPE_CHECKING, Any
 from sqlalchemy.exc import IntegrityError
 
 from network.api import db, literature  # noqa: F401  (literature: role-act-needs-session)
+from network.api.pseudonyms import write_identity
 from network.api.record_pr import file_role_act
 from network.api.records import (
     IndexKey,
@@ -28,7 +29,7 @@ from network.api.records import (
     target_of,
     validate_record,
 )
-from network.api.service import Caller, Service, iso, write_identity
+from network.api.service import Caller, Service, iso
 from network.errors import LemmataError
 from network.gate.artifacts import Kind
 from network.gate.step2 import roles_of
@@ -95,9 +96,11 @@ def register_target(svc: Service, caller: Caller, *, target: str, registry_id: s
             ``record-copy``; ``forge-not-configured``; ``queue-down``.
     """
     if person is None:
+        from network.api.session_store import way_in
+
         raise LemmataError("role-act-needs-session", "register_target is a curator's or "
-                           "steward's signed act, made by a person signed in on the site",
-                           field="target_id")
+                           "steward's signed act, made by a person signed in on the site: "
+                           + way_in(svc), field="target_id")
     who = write_identity(svc, person.caller)
     graph = graph_of(svc)
     target_of(graph, target)

@@ -46,24 +46,40 @@ define("token-expired", None, 401,
        "The token lapsed after the published number of days without use (D-19 v3.29).",
        "Get a new token for the same identity with the same proof (POST /tokens), or recover "
        "with the recovery code (POST /tokens/recover).")
+define("credentials-conflict", None, 400,
+       "The request carries conflicting credentials: more than one Authorization header, or "
+       "an MCP tool's token argument that differs from the Authorization header's token "
+       "(issue 39); none of them is guessed at.",
+       "Send one credential: a single `Authorization: Bearer <token>` header, or the "
+       "`token` argument without a different header.")
 define("dco-not-accepted", None, 403,
        "The identity has not accepted the current Developer Certificate of Origin (D-23).",
        "Read GET /dco.json (get_dco) and accept its version: POST /dco/accept, or pass it as "
        "`dco` when asking for a token.")
-define("pseudonym-invalid", None, 422,
-       "A pseudonym is not 1-39 ASCII letters, digits, '_', '.', '-' starting with a letter "
-       "or digit.",
-       "Choose a pseudonym matching [A-Za-z0-9][A-Za-z0-9_.-]{0,38}.")
 define("pseudonym-reserved", None, 422,
        "The pseudonym is one the service reserves, compared without regard to case "
        "(D-19 v3.28), or one the graph names as a curator, steward or identity, held only "
-       "by the GitHub login its identities/ record binds (issue 16).",
-       "Choose another pseudonym (GET /info.json lists the reserved ones); a role holder "
-       "proves the GitHub login bound in identities/<pseudonym>.yaml.")
+       "by the identity its identities/ record binds: the GitHub login it names, or the "
+       "identity the network's operator vouched for (issue 16, issue 40).",
+       "A new identity chooses another pseudonym (GET /info.json lists the reserved ones). "
+       "A role's holder gets in as the detail says: with the GitHub login its identities/ "
+       "record binds where GET /info.json says github_sign_in true, else through the "
+       "network's operator (`lemmata token issue --pseudonym NAME --dco --holds-role`, then "
+       "`lemmata session link --pseudonym NAME`).")
 define("pseudonym-taken", None, 409,
        "Another identity already holds this pseudonym (compared without regard to case).",
        "Choose another pseudonym, or prove you are that identity with the same proof or "
        "its recovery code.")
+define("identity-unknown", None, 404,
+       "No identity of the network holds this pseudonym (compared without regard to case).",
+       "Vouch for the identity first with `lemmata token issue --pseudonym NAME --dco` "
+       "(adding --holds-role for a curator or steward the graph names); `lemmata token "
+       "list` on the network's data directory lists the identities an operator vouched "
+       "for.")
+define("operator-invalid", None, 422,
+       "The operator's name recorded as vouching for an identity is empty, too long "
+       "(over 64 characters) or holds characters other than letters, digits and _.@-.",
+       "Pass --operator NAME (or run as an OS user whose name is such a name).")
 define("github-login-bound", None, 409,
        "The GitHub login that proved this request already belongs to another pseudonym.",
        "Ask for a token under the pseudonym the login already holds.")
@@ -94,8 +110,6 @@ define("route-not-found", None, 404, "No route has this path.",
        "GET / lists every route with its method, auth and purpose.")
 define("method-not-allowed", None, 405, "The route exists but not with this HTTP method.",
        "GET / lists every route with its method.")
-define("graph-unavailable", None, 503, "The service cannot read its graph repository now.",
-       "Retry later; the operator should check the configured graph path.")
 define("product-missing", None, 404, "The graph holds no committed copy of this product yet.",
        "Run `lemmata products GRAPH` and commit the result.")
 define("target-not-found", None, 404, "No target has this id in the graph.",
@@ -365,33 +379,6 @@ def _authenticate(svc: Service, token: str | None) -> Who:
         ident = s.get(db.IdentityRow, row.identity_id)
         assert ident is not None  # foreign key
         return Who(ident.id, ident.pseudonym, ident.github_login, ident.dco_version)
-
-
-def write_identity(svc: Service, caller: Caller, *, check_dco: bool = True) -> Who:
-    """The guard of every token-authenticated write (D-19, D-23, D-35).
-
-    Order: the caller's address is counted, then the token is checked (after the
-    address's failed authentications), then the identity is counted, then an identity
-    whose pseudonym the graph names as a role holder must be the GitHub login bound to
-    it (issue 16: a squatter never acts), then (unless ``check_dco`` is False) the
-    identity's accepted DCO version must be the current one. Each step commits on its own.
-
-    Raises:
-        LemmataError: ``rate-limited``; ``token-missing``/``token-invalid``/
-            ``token-expired``; ``pseudonym-reserved``; ``dco-not-accepted``.
-    """
-    rate_hit(svc, f"address:{caller.address_hash}:writes", svc.settings.rate_writes_per_address)
-    who = caller.who if caller.who is not None else authenticate(svc, caller.token,
-                                                                 caller.address_hash)
-    rate_hit(svc, f"identity:{who.id}:writes", svc.settings.rate_writes_per_identity)
-    from network.api.pseudonyms import check_role_binding  # imports this module
-
-    check_role_binding(svc, who.pseudonym, who.github_login)  # a squatter never acts
-    if check_dco and who.dco_version != svc.settings.dco_version:
-        raise LemmataError("dco-not-accepted", f"{who.pseudonym} accepted DCO "
-                           f"{who.dco_version or 'none'}; the current version is "
-                           f"{svc.settings.dco_version}")
-    return who
 
 
 # --- the merge queue's health (issue 16) --------------------------------------------------

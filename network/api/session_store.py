@@ -19,7 +19,12 @@ from sqlalchemy import select, update
 
 from network.api import db
 from network.api.service import Caller, Service, Who, sha256_hex
-from network.errors import LemmataError
+from network.errors import LemmataError, define
+
+define("return-to-refused", None, 422,
+       "return_to is not a page on the network's site (settings.site_origin): sign-in "
+       "returns only there.",
+       "Start sign-in from the site's own Sign in link.")
 
 #: The session cookie (D-35 v3.33).
 COOKIE = "lemmata_session"
@@ -105,6 +110,32 @@ def _origin_of(url: str) -> str | None:
                                          else "")
 
 
+def way_in(svc: Service, pseudonym: str | None = None, *, github: bool = False) -> str:
+    """How a person gets a web session on this network, as a clause for a refusal's
+    detail (issue 40: every refusal names a way in that exists here; D-35 v3.33, ruling
+    14).
+
+    Args:
+        pseudonym: the identity's name, printed in the operator's command (``NAME`` when
+            None).
+        github: the identity is bound to a GitHub login, so only GitHub sign-in serves it.
+
+    Returns:
+        GitHub sign-in where an OAuth app is configured (``GET /info.json``
+        ``github_sign_in`` true), else the operator's one-time link, ``lemmata session
+        link --pseudonym NAME``.
+    """
+    name = pseudonym or "NAME"
+    if svc.settings.github_client_id:
+        return "sign in with GitHub on the network's site (its Sign in link)"
+    if github:
+        return ("this network has no GitHub sign-in (GET /info.json says github_sign_in "
+                "false), so that login cannot sign in here")
+    return ("this network has no GitHub sign-in (GET /info.json says github_sign_in false): "
+            "its operator prints a one-time sign-in link with `lemmata session link "
+            f"--pseudonym {name}`")
+
+
 def check_return_to(svc: Service, return_to: str) -> str:
     """``return_to`` if it is a page on the site (its origin is exactly
     ``settings.site_origin``).
@@ -150,3 +181,16 @@ def _new_session(svc: Service, s: Any, *, identity_id: int | None, login: str | 
                            expires_at=now + svc.settings.session_hours * 3600,
                            opened_by=opened_by))
     return raw
+
+
+def end_sessions_of(svc: Service, s: Any, identity_id: int) -> int:
+    """End every open session and unused sign-in link of an identity in transaction
+    ``s`` (the operator's revocation); returns the sessions ended."""
+    now = svc.now()
+    res = s.execute(update(db.WebSessionRow).where(
+        db.WebSessionRow.identity_id == identity_id, db.WebSessionRow.ended_at.is_(None))
+        .values(ended_at=now))
+    s.execute(update(db.SignInLinkRow).where(
+        db.SignInLinkRow.identity_id == identity_id, db.SignInLinkRow.used_at.is_(None))
+        .values(used_at=now))
+    return int(getattr(res, "rowcount", 0))

@@ -26,6 +26,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any
 
 from network.api.names import record_path
+from network.api.pseudonyms import write_identity
 from network.api.record_pr import file_role_act
 from network.api.records import (
     IndexKey,
@@ -35,7 +36,7 @@ from network.api.records import (
     receipt,
     validate_record,
 )
-from network.api.service import Service, iso, write_identity
+from network.api.service import Service, iso
 from network.errors import LemmataError, define_once
 from network.gate.artifacts import Kind
 from network.gate.shelving import shelving_findings

@@ -56,6 +56,11 @@ define("oauth-code-invalid", None, 403,
 define("sign-in-link-invalid", None, 403,
        "The sign-in link is unknown, already used, or past its fifteen minutes.",
        "Ask the operator for a new one: `lemmata session link --pseudonym NAME`.")
+define("session-identity-retired", None, 403,
+       "The identity this login or link names was retired by the operator (`lemmata token "
+       "revoke`): every token of it and every session were retired, and none is opened "
+       "for it again until an operator vouches for it or its owner proves it anew.",
+       "Ask the network's operator.")
 
 
 # --- GitHub's OAuth web flow ---------------------------------------------------------------
@@ -218,7 +223,8 @@ def issue_sign_in_link(svc: Service, *, pseudonym: str, operator: str,
         ident = s.execute(select(db.IdentityRow).where(
             db.IdentityRow.pseudonym_key == str(pseudonym).casefold())).scalar_one_or_none()
         if ident is None:
-            raise LemmataError("identity-unknown", f"no identity holds {pseudonym!r}")
+            raise LemmataError("identity-unknown", f"no identity holds {pseudonym!r}; "
+                               + _vouch_first(svc, str(pseudonym)))
         if _retired(s, ident.id):
             raise LemmataError("session-identity-retired", f"{ident.pseudonym} was retired "
                                "by the operator")
@@ -229,6 +235,19 @@ def issue_sign_in_link(svc: Service, *, pseudonym: str, operator: str,
     url = f"{svc.settings.public_url.rstrip('/')}/auth/link?{urlencode({'token': raw})}"
     return {"pseudonym": name, "url": url, "expires_at": iso(now + LINK_TTL_S),
             "return_to": back}
+
+
+def _vouch_first(svc: Service, pseudonym: str) -> str:
+    """How the operator makes the identity a link needs (issue 40), for a detail."""
+    from network.api.pseudonyms import NAMED_ROLES, role_holder
+
+    holder = role_holder(svc, pseudonym)
+    if holder is not None and holder.roles & NAMED_ROLES:
+        return (f"the graph names it ({', '.join(sorted(holder.roles))}): vouch for its "
+                f"holder with `lemmata token issue --pseudonym {pseudonym} --dco "
+                "--holds-role`, then ask for the link again")
+    return (f"vouch for it first with `lemmata token issue --pseudonym {pseudonym} --dco`, "
+            "then ask for the link again")
 
 
 def open_link(svc: Service, request: Request, token: str | None) -> Response:

@@ -30,6 +30,7 @@ from pydantic import BaseModel, ConfigDict, Field
 from network.api import web_session
 from network.api.deps import marks
 from network.api.names import record_path
+from network.api.pseudonyms import write_identity
 from network.api.record_pr import file_role_act
 from network.api.records import (
     IndexKey,
@@ -39,7 +40,7 @@ from network.api.records import (
     target_of,
     validate_record,
 )
-from network.api.service import Caller, Service, iso, write_identity
+from network.api.service import Caller, Service, iso
 from network.errors import LemmataError, define
 from network.gate.artifacts import Kind
 from network.record import models as m

@@ -2,7 +2,12 @@
 mirrors every open pull request (D-25, D-28 submit_proof, D-35 ``POST /submissions``;
 rulings 7 and 12).
 
-:func:`submit_proof` refuses before any pull request opens (D-25 v3.21, v3.44, v3.47):
+:func:`submit_proof` refuses before any pull request opens (D-4, D-25 v3.21, v3.44, v3.47,
+D-28):
+
+* a precheck that did not pass, named (``precheck_id``) or attached (``attestation``), the
+  same way on both paths: ``precheck-not-passed``, a toolchain-missing one included
+  (:mod:`network.api.submission_prechecks`);
 
 * a copy — Lean comments and whitespace set aside (:func:`normalized_sha256`) — of an
   artifact merged on the node or open for it (:func:`check_copies`; the tutorial node stays
@@ -31,7 +36,6 @@ from __future__ import annotations
 
 import json
 import re
-import secrets
 import threading
 from typing import Any
 
@@ -39,16 +43,18 @@ from pydantic import ValidationError
 from sqlalchemy import func, select, update
 from sqlalchemy.exc import IntegrityError
 
+from network import ids
 from network.api import claims, db, openings
 from network.api.guidance import not_checkable
 from network.api.precheck import (
     ATTEMPT_TYPES,
     SUBMITTABLE,
-    Bundle,
     attempt_stamp,
     build_bundle,
     is_tutorial,
 )
+from network.api.pseudonyms import write_identity
+from network.api.record_pr import normalized_lean_sha256
 from network.api.service import (
     Caller,
     Service,
@@ -57,8 +63,8 @@ from network.api.service import (
     iso,
     require_queue,
     sha256_hex,
-    write_identity,
 )
+from network.api.submission_prechecks import attached_precheck, precheck_bundle
 from network.errors import CATALOG, LemmataError, define
 from network.forge.types import precheck_from_body
 from network.gate import attestation as A
@@ -83,17 +89,6 @@ define("forge-unavailable", None, 503,
        "The service has no forge to open pull requests on.",
        "Open the pull request by hand against the graph repository (D-35), or ask the "
        "operator to configure a forge.")
-define("submission-needs-precheck", None, 422,
-       "A submission carries a passing precheck: name the precheck job, or attach the "
-       "attestation pregate.sh printed (D-4).",
-       "Run precheck_submission (POST /precheck) and pass its job id as precheck_id, or "
-       "attach pregate.sh's attestation JSON as `attestation`.")
-define("precheck-not-passed", None, 409,
-       "The named precheck job has not passed: it is still running, failed, or found no "
-       "toolchain.",
-       "Poll get_precheck until state is pass; fix what a failure names and precheck again.")
-define("precheck-not-yours", None, 403, "The named precheck job belongs to another identity.",
-       "Submit with a precheck job you started with your own token.")
 define("submission-not-found", None, 404, "No submission has this id.",
        "List yours with GET /submissions/mine (get_my_submissions).")
 define("submission-not-yours", None, 403,
@@ -117,8 +112,9 @@ _lock = threading.Lock()  # one check-then-open at a time per service process
 def normalized_sha256(text: str) -> str:
     """SHA-256 hex of Lean text with comments (line, block, doc) and every whitespace
     character removed: the comparison of D-25 v3.21 ("Lean comments and whitespace set
-    aside")."""
-    return sha256_hex(re.sub(r"\s+", "", strip_comments(text)))
+    aside"). The one Lean normalisation, shared with the record writes' statement and
+    witness copy checks (:func:`network.api.record_pr.normalized_lean_sha256`)."""
+    return normalized_lean_sha256(text)
 
 
 def hole_lines(text: str) -> list[int]:
@@ -246,7 +242,7 @@ def sync_index(svc: Service) -> list[Any]:
             try:
                 with db.transaction(svc.sessions) as s:
                     s.add(db.SubmissionRow(
-                        id="sub-" + secrets.token_hex(10), pull_request=_pr_key(pr.number),
+                        id=ids.new_submission_id(), pull_request=_pr_key(pr.number),
                         pull_request_url=None, identity_id=None, pseudonym=pr.author[:64],
                         opened_by_service=0, state="open", opened_at=now,
                         head_sha=pr.head_sha, **facts))
@@ -356,24 +352,6 @@ def _require_forge(svc: Service) -> Any:
     return svc.forge
 
 
-def _precheck_bundle(svc: Service, who: Who, precheck_id: str) -> tuple[Bundle, str, str]:
-    with svc.sessions() as s:
-        job = s.get(db.PrecheckJobRow, str(precheck_id)[:40])
-        if job is None:
-            raise LemmataError("precheck-not-found", f"no precheck job {precheck_id!r}")
-        if job.identity_id is not None and job.identity_id != who.id:
-            raise LemmataError("precheck-not-yours", f"{precheck_id} was started by another "
-                               "identity")
-        if job.identity_id is None and not job.tutorial:  # pragma: no cover - refused earlier
-            raise LemmataError("precheck-not-yours", f"{precheck_id} is anonymous")
-        if job.state != "pass" or not job.attestation_json or not job.bundle_json:
-            raise LemmataError("precheck-not-passed", f"{precheck_id} is {job.state}"
-                               + (f" ({job.code})" if job.code else ""))
-        att = json.loads(job.attestation_json)
-        return Bundle.from_json(job.bundle_json), json.dumps(att, sort_keys=True, indent=2,
-                                                             ensure_ascii=False), job.id
-
-
 def _claim_for(svc: Service, who: Who, target: str, node: str) -> dict[str, Any]:
     """Claim the node for the submitter for the longest published TTL (D-25: opening a
     submission claims the node), or extend the submitter's own claim to it; other holders
@@ -441,8 +419,10 @@ def submit_proof(svc: Service, caller: Caller, *, target: str | None = None,
     Raises:
         LemmataError: the write guard's codes; ``queue-down`` (the merge queue is down:
             nothing would judge it, issue 16); ``forge-unavailable``;
-            ``precheck-not-found``/``precheck-not-yours``/``precheck-not-passed``;
-            ``precheck-mismatch``; ``precheck-malformed``; ``submission-needs-precheck``;
+            ``precheck-not-found``/``precheck-not-yours``; ``precheck-not-passed`` (the
+            named job, or the attached attestation, did not pass: a toolchain-missing run
+            is refused the same on both paths, D-4, D-28); ``precheck-mismatch``;
+            ``precheck-malformed``; ``submission-needs-precheck``;
             the codes of ``build_bundle``; ``submission-node-shelved``;
             ``alternate-without-proof``; ``claimable()``'s codes; ``partial-unlabelled``;
             ``submission-copy``; ``witness-slot-taken``; the forge's codes.
@@ -453,7 +433,7 @@ def submit_proof(svc: Service, caller: Caller, *, target: str | None = None,
     forge = _require_forge(svc)
     graph = svc.graphs.snapshot().graph
     if precheck_id:
-        bundle, raw, pid = _precheck_bundle(svc, who, precheck_id)
+        bundle, raw, pid = precheck_bundle(svc, who, precheck_id)
         for given, have, name in ((target, bundle.target, "target"),
                                   (node, bundle.node, "node"),
                                   (artifact_type, bundle.artifact_type, "artifact_type")):
@@ -472,12 +452,7 @@ def submit_proof(svc: Service, caller: Caller, *, target: str | None = None,
         if not attestation:
             raise LemmataError("submission-needs-precheck", "no precheck_id and no "
                                "attestation")
-        try:
-            raw = json.dumps(json.loads(attestation), sort_keys=True, indent=2,
-                             ensure_ascii=False)
-        except (json.JSONDecodeError, TypeError) as exc:
-            raise LemmataError("precheck-malformed", f"attestation: {exc}",
-                               field="attestation") from exc
+        raw = attached_precheck(attestation)
         pre_id = None
     t, n, kind = bundle.target, bundle.node, bundle.artifact_type
     main_text = bundle.files[bundle.main]
@@ -501,7 +476,7 @@ def submit_proof(svc: Service, caller: Caller, *, target: str | None = None,
             files={p: v.encode("utf-8") for p, v in bundle.files.items()}, title=pr_title,
             body=body, author=who.pseudonym,
             precheck_attestation=precheck_from_body(body))
-        sub_id = "sub-" + secrets.token_hex(10)
+        sub_id = ids.new_submission_id()
         with db.transaction(svc.sessions) as s:
             s.add(db.SubmissionRow(
                 id=sub_id, target=t, node=n, kind=kind, chain_head=bundle.main,

@@ -22,7 +22,10 @@ How a person gets a session:
   ``identities/<pseudonym>.yaml`` as a pull request (ruling 9).
 * **An operator's link** (``lemmata session link --pseudonym P``, ruling 14): a one-time
   URL ``<public_url>/auth/link?token=...`` that opens a session for an existing identity,
-  for ``make run`` where no GitHub app is configured.
+  for ``make run`` where no GitHub app is configured. The command also files an
+  operator-made identity's binding (network/api/identity_records.py), so the roles the
+  graph gives P are its (issue 40); every refusal that sends a person to sign in names
+  the way this network has (:func:`network.api.session_store.way_in`).
 
 The session is a 256-bit random id in the ``lemmata_session`` cookie, stored hashed:
 ``HttpOnly`` (no script reads it), ``Secure`` (browsers accept Secure cookies on
@@ -79,7 +82,9 @@ from network.api.session_store import (  # re-exported: the session's stored for
     _svc,
     _who,
     check_return_to,
+    end_sessions_of,
     site_origin,
+    way_in,
 )
 from network.api.sign_in import (  # re-exported: the sign-in flows
     finish_sign_in,
@@ -122,13 +127,16 @@ __all__ = [
     "site_origin",
     "start_sign_in",
     "uses_session",
+    "way_in",
 ]
 
 define_once("session-missing", None, 401,
-            "This route is a person's act and needs a web session: sign in with GitHub on "
-            "the network's site (D-35 v3.33).",
-            "Sign in on the site (its Sign in link), then act from the page; an agent cannot "
-            "hold a steward's or curator's role.")
+            "This route is a person's act and needs a web session on the network's site "
+            "(D-35 v3.33, ruling 14).",
+            "Sign in on the site: with GitHub (its Sign in link) where GET /info.json says "
+            "github_sign_in true, else through the one-time link the network's operator "
+            "prints (`lemmata session link --pseudonym NAME`); then act from the page. An "
+            "agent cannot hold a steward's or curator's role.")
 define("session-invalid", None, 401,
        "The session cookie names no session the service opened, or one that was ended "
        "(POST /session/end, or the operator's revocation).",
@@ -153,15 +161,6 @@ define("csrf-replayed", None, 403,
 define("session-needs-pseudonym", None, 409,
        "The GitHub login signed in holds no identity yet, so it cannot act.",
        "Choose a pseudonym: POST /session/pseudonym {pseudonym, dco}.")
-define("session-identity-retired", None, 403,
-       "The identity this login or link names was retired by the operator (`lemmata token "
-       "revoke`): every token of it and every session were retired, and none is opened "
-       "for it again until an operator vouches for it or its owner proves it anew.",
-       "Ask the network's operator.")
-define("return-to-refused", None, 422,
-       "return_to is not a page on the network's site (settings.site_origin): sign-in "
-       "returns only there.",
-       "Start sign-in from the site's own Sign in link.")
 
 def _read_session(svc: Service, request: Request) -> _Open:
     """The live session the request's cookie names; a login's identity is looked up by
@@ -175,7 +174,7 @@ def _read_session(svc: Service, request: Request) -> _Open:
     raw = request.cookies.get(COOKIE)
     if not raw:
         raise LemmataError("session-missing", f"{request.method} {request.url.path} needs a "
-                           "web session")
+                           f"web session: {way_in(svc)}")
     now = svc.now()
     with db.transaction(svc.sessions) as s:
         row = s.execute(select(db.WebSessionRow).where(
@@ -245,7 +244,7 @@ def _session_write(request: Request) -> tuple[Service, _Open]:
     svc = _svc(request)
     if not request.cookies.get(COOKIE):
         raise LemmataError("session-missing", f"{request.method} {request.url.path} needs a "
-                           "web session")
+                           f"web session: {way_in(svc)}")
     _check_origin(svc, request, write=True)
     rate_hit(svc, f"address:{sha256_hex(deps.address(request))}:writes",
              svc.settings.rate_writes_per_address)
@@ -265,7 +264,7 @@ def _session_read(request: Request) -> tuple[Service, _Open]:
     svc = _svc(request)
     if not request.cookies.get(COOKIE):
         raise LemmataError("session-missing", f"{request.method} {request.url.path} needs a "
-                           "web session")
+                           f"web session: {way_in(svc)}")
     _check_origin(svc, request, write=False)
     return svc, _read_session(svc, request)
 
@@ -417,19 +416,6 @@ def end_session(svc: Service, opened: _Open) -> dict[str, Any]:
         s.execute(update(db.WebSessionRow).where(db.WebSessionRow.id == opened.id)
                   .values(ended_at=svc.now()))
     return {"signed_in": False}
-
-
-def end_sessions_of(svc: Service, s: Any, identity_id: int) -> int:
-    """End every open session and unused sign-in link of an identity in transaction
-    ``s`` (the operator's revocation); returns the sessions ended."""
-    now = svc.now()
-    res = s.execute(update(db.WebSessionRow).where(
-        db.WebSessionRow.identity_id == identity_id, db.WebSessionRow.ended_at.is_(None))
-        .values(ended_at=now))
-    s.execute(update(db.SignInLinkRow).where(
-        db.SignInLinkRow.identity_id == identity_id, db.SignInLinkRow.used_at.is_(None))
-        .values(used_at=now))
-    return int(getattr(res, "rowcount", 0))
 
 
 def choose_pseudonym(svc: Service, request: Request, opened: _Open, *, pseudonym: str,

@@ -27,6 +27,7 @@ from sqlalchemy import select
 from network.api import db
 from network.api.names import record_path
 from network.api.openings import follow
+from network.api.pseudonyms import write_identity
 from network.api.records import (
     IndexKey,
     dump_yaml,
@@ -43,12 +44,13 @@ from network.api.records import (
     validate_record,
 )
 from network.api.role_acts import sign_role_act
-from network.api.service import Caller, Service, iso, write_identity
+from network.api.service import Caller, Service, iso
 from network.errors import LemmataError, define_once
 from network.gate.artifacts import Kind
 from network.gate.step2 import roles_of
 from network.record import derive
 from network.record import models as m
+from network.record import words as record_words
 from network.record.loader import ATTEMPT_RE, Graph, Node
 
 define_once("words-subject-invalid", None, 422,
@@ -212,7 +214,7 @@ def submit_gloss(svc: Service, caller: Caller, *, subject: str, text: str | None
             else record_path(svc, f"targets/{target}/nodes/{node}/{kind}", who.pseudonym,
                              ".yaml"))
     if supersedes is not None:
-        chains = derive.words_chains(graph, target, node, kind)
+        chains = record_words.words_chains(graph, target, node, kind)
         heads = {c["current"]["path"] for c in chains if c["describes"] == subject}
         if supersedes not in heads:
             raise LemmataError("words-not-head", f"{supersedes!r} is not the current {kind} of "
@@ -373,7 +375,7 @@ def withdraw_gloss(svc: Service, caller: Caller, *, record: str, reason: str) ->
 def list_words_needed(svc: Service, target: str | None = None,
                       kind: str | None = None) -> dict[str, Any]:
     """``GET /words-needed.json`` (list_words_needed): every Lean file and merged proof
-    lacking words, from :func:`network.record.derive.words_needed` (the one derivation),
+    lacking words, from :func:`network.record.words.words_needed` (the one derivation),
     with the open pull request already writing words on each file overlaid from the
     submissions index (D-28 notation notes 2026-10-05/06). Nothing is ranked.
 
@@ -393,10 +395,10 @@ def list_words_needed(svc: Service, target: str | None = None,
     graph = graph_of(svc)
     if target is not None:
         target_of(graph, target)
-    if kind is not None and kind not in derive.WORDS_KINDS:
-        raise LemmataError("bad-request", f"kind must be one of {list(derive.WORDS_KINDS)}",
+    if kind is not None and kind not in record_words.WORDS_KINDS:
+        raise LemmataError("bad-request", f"kind must be one of {list(record_words.WORDS_KINDS)}",
                            field="kind")
-    entries = derive.words_needed(graph, target, kind)
+    entries = record_words.words_needed(graph, target, kind)
     with db.transaction(svc.sessions) as s:
         pairs = {(t, nd) for t, nd in s.execute(
             select(db.SubmissionRow.target, db.SubmissionRow.node).where(

@@ -63,11 +63,6 @@ define("forge-request-failed", None, 502,
        "something malformed, or the adapter refused to send a malformed one.",
        "Read the detail (GitHub's own message); fix the request or the repository's "
        "settings, then retry.")
-define("forge-misconfigured", None, 503,
-       "The service was asked to use a GitHub forge without a repository OWNER/NAME or "
-       "without a token.",
-       "The operator starts the service with --github-repo OWNER/NAME and sets "
-       "LEMMATA_GITHUB_TOKEN in its environment.")
 
 API_VERSION = "2022-11-28"
 BRANCH_PREFIX = "lemmata/"

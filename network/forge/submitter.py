@@ -24,10 +24,9 @@ from collections.abc import Mapping, Sequence
 from datetime import UTC, datetime
 from typing import Any
 
-from pydantic import TypeAdapter, ValidationError
-
 from network import signing
 from network.errors import LemmataError
+from network.ids import PSEUDONYM_RE
 from network.record import models as m
 
 FENCE = "lemmata-submitter"
@@ -41,15 +40,12 @@ _SIGN_OFF_RE = re.compile(r"^Signed-off-by:[ \t]*([^<\n]*?)[ \t]*<[^>\n]*>[ \t]*
                           re.MULTILINE)
 _SHA_RE = re.compile(r"[0-9a-f]{40}")
 _MAX_BLOCK = 4096
-_PSEUDONYM = TypeAdapter(m.Pseudonym)  # the record's own pseudonym rule
 
 
 def _is_pseudonym(value: object) -> bool:
-    try:
-        _PSEUDONYM.validate_python(value)
-    except ValidationError:
-        return False
-    return True
+    """Whether ``value`` is a pseudonym by the one rule, :data:`network.ids.PSEUDONYM_RE`
+    (the pattern of ``models.Pseudonym``; a ``str``, never bytes)."""
+    return isinstance(value, str) and PSEUDONYM_RE.fullmatch(value) is not None
 
 
 def _body(submitter: str, head_sha: str, signed_at: str) -> dict[str, Any]:

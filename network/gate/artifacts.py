@@ -52,8 +52,6 @@ from network.record.loader import RECORD_FILE_RE, Graph, Node, sha256_hex
 define("toolchain-pin-file", 1, 422,
        "The pull request adds or changes a lakefile, lean-toolchain or lake-manifest.json.",
        "Remove it: the gate resolves the toolchain and Mathlib from gate-spec.json alone.")
-define("path-not-permitted", 2, 422, "A file lies outside the paths this artifact may touch.",
-       "Touch only the paths graph/AGENTS.md lists for your artifact type.")
 define("gate-only-path", 2, 422,
        "The pull request writes a path only the gate writes (hole nodes, closure, ledger, "
        "log, attestations, products, Context.lean).",

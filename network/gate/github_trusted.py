@@ -69,11 +69,6 @@ from network.gate.toolchain import Toolchain
 from network.record import models as m
 from network.record.loader import Graph, load_graph
 
-define("trusted-event-malformed", None, 422,
-       "The trusted job's event is not a completed `workflow_run` of a `pull_request` gate "
-       "run, or a field it needs (head SHA, repository) is missing or malformed.",
-       "Run `lemmata gate trusted` only from the workflow_run workflow, with "
-       "--event $GITHUB_EVENT_PATH.")
 define("trusted-pull-request-unresolved", None, 422,
        "No single open pull request against main has the event's head repository, branch "
        "and head SHA (a fork's event names none), so nothing is judged or merged.",

@@ -86,9 +86,13 @@ from pathlib import Path, PurePosixPath
 from typing import Any, Literal
 
 from network import ids
-from network.errors import LemmataError
+from network.errors import LemmataError, define
 from network.gate import safe_io
 from network.record.models import GateSpec
+
+define("toolchain-mismatch", 1, 503,
+       "The installed Lean toolchain or prebuilt packages differ from gate-spec.json's pins.",
+       "Install exactly the pinned toolchain and Mathlib revision (elan, lake exe cache get).")
 
 ROOT_PACKAGE = "lemmata_gate"
 LIBRARY = "Lemmata"

@@ -89,15 +89,15 @@ def _dated(graph: Graph, path: str, own: str) -> str:
 
 
 def panel_at(graph: Graph, target: str, date: str) -> list[str]:
-    """The target's panel on ``date``: the stewards (not curators) whose verified,
-    standing steward records date from no later than ``date``, in record order."""
-    ix = derive._ix(graph)
-    out: list[str] = []
-    for rf in ix.steward_records.get(target, []):
-        who = rf.record.pseudonym
-        if who not in out and ix.holds_role(target, who, date, curators=False):
-            out.append(who)
-    return out
+    """The target's panel on ``date`` (ISO-8601 date or timestamp): the pseudonyms of the
+    stewards (not curators) whose stewardship stood on it, in join order.
+
+    Read off the one derivation of stewardships (:func:`network.record.derive.panel_state`,
+    D-32 v3.33/v3.34), so a steward who joined by a ``steward/v4`` act (the steward form)
+    counts exactly as one with a ``steward/v3`` record; the panel in force now is
+    :func:`network.record.derive.panel_of`'s (issue 40: one steward fact). Raises nothing:
+    an unknown target has no panel (``[]``)."""
+    return [s.pseudonym for s in derive.panel_state(graph).at(target, date)]
 
 
 def credit_holders(graph: Graph, target: str) -> frozenset[str]:
@@ -398,12 +398,15 @@ def target_panel(graph: Graph, target: str) -> dict[str, Any]:
 
     Returns:
         ``{panel: {members, policy}, motions: [...], writeups: [...], writeup_shown}``
-        with members as of :func:`network.record.derive.now` (all standing stewards when
-        nothing has merged).
+        with members the panel in force as of :func:`network.record.derive.now`, in
+        join order: exactly the pseudonyms of :func:`network.record.derive.panel_of`,
+        the stewardships the target page lists (issue 40: one steward fact; D-32
+        v3.33/v3.34).
+
+    Raises:
+        KeyError: no such target.
     """
-    now = derive.now(graph)
-    members = (panel_at(graph, target, now) if now is not None
-               else derive.stewards_of(graph, target))
+    members = [s.pseudonym for s in derive.panel_of(graph, target)]
     rows = writeups(graph, target)
     return {"panel": {"members": members, "policy": panel_policy(graph, target).to_dict()},
             "motions": motions(graph, target), "writeups": rows,
@@ -413,7 +416,7 @@ def target_panel(graph: Graph, target: str) -> dict[str, Any]:
 def unverified_records(graph: Graph, target: str) -> set[str]:
     """Paths of ``target``'s motions, votes, write-up records and approvals whose
     signature does not verify for their actor in the role the act needs (ruling 14):
-    listed by :func:`network.record.derive.unverified`; none of them counts."""
+    listed by :func:`network.record.unverified.unverified`; none of them counts."""
     from network.record import approvals
 
     ix = derive._ix(graph)

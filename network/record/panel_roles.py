@@ -492,13 +492,28 @@ class Panel:
     def holds(self, tid: str, who: str, date: str) -> bool:
         """Whether ``who`` stood as steward of ``tid`` on ``date``: a run began on or
         before it and had not ended (stepped down, withdrawn or lapsed) by then."""
+        return self.run_at(tid, who, date) is not None
+
+    def run_at(self, tid: str, who: str, date: str) -> Stewardship | None:
+        """``who``'s stewardship of ``tid`` that stood on ``date`` (ISO-8601 date or
+        timestamp): begun on or before it, not ended (step-down, withdrawal) or lapsed by
+        then (D-32 v3.34), or None. Raises nothing."""
         for s in self.state.by_key.get((tid, who), ()):
             if _full(s.since) > _full(date):
                 continue
             end = s.ended
             if (end is None or _full(date) < end) and not self.state.lapsed(s, date):
-                return True
-        return False
+                return s
+        return None
+
+    def at(self, tid: str, date: str) -> list[Stewardship]:
+        """``tid``'s panel as it stood on ``date`` (ISO-8601 date or timestamp): every
+        stewardship, v3 record or v4 act alike, that :meth:`holds` on it, in join order
+        (``since``, then the join's path). What a motion's panel is counted from (D-32
+        v3.34; :func:`network.record.panel.panel_at`)."""
+        runs = [s for (t, who) in self.state.by_key if t == tid
+                for s in [self.run_at(t, who, date)] if s is not None]
+        return sorted(runs, key=lambda s: (s.since, s.path))
 
 
 def derive_panel(ix: RoleIndex, judge: InvitationJudge = invitation_passed) -> Panel:
