@@ -161,3 +161,9 @@ def test_the_rule_keeps_each_declaration_and_refuses_two_that_differ() -> None:
     got, diag = resolve(body, mine, path="p")
     assert got == mine and diag is not None and diag.code == "disclosure-disagrees"
     assert json.dumps(DECLARED["models"])[1:-1].split(",")[0] in diag.message
+    # a declaration over the body block's cap is refused, never carried (an attestation
+    # and each ledger line would hold it whole)
+    huge = m.Disclosure(method="agent", models=["m" * 100] * 60)
+    got, diag = resolve(None, huge, path="p")
+    assert got is None and diag is not None and diag.code == "disclosure-too-large"
+    assert len(diag.message) < 200

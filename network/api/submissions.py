@@ -69,10 +69,18 @@ from network.errors import CATALOG, LemmataError, define
 from network.forge.types import precheck_from_body
 from network.gate import attestation as A
 from network.gate.artifacts import partial_label_findings, strip_comments
+from network.gate.disclosure import MAX_DISCLOSURE_BYTES
 from network.record import derive
 from network.record import models as m
 from network.record.loader import Graph
 
+define("submission-description-fenced", None, 422,
+       "The pull request's description holds a fenced block the gate reads from a body "
+       "(a precheck-attestation or lemmata-disclosure block): the service writes those "
+       "itself, from the precheck it checked and the disclosure it was given, and a second "
+       "one would stand in for them (D-23 v3.37, D-28).",
+       "Take the block out of the description; pass the disclosure as `disclosure` and "
+       "the precheck as `precheck_id` or `attestation`.")
 define("submission-copy", None, 409,
        "The artifact is, Lean comments and whitespace set aside, a copy of one already merged "
        "on the node or open for it (D-25 v3.21).",
@@ -103,6 +111,9 @@ define("submission-closed", None, 409, "The pull request is already closed.",
 #: Lean artifact kinds one node's copy check compares with each other (D-25 v3.21)
 LEAN_KINDS = ("proof", "alternate", "partial", "reduction", "counterexample", "vacuity")
 _SORRY = re.compile(r"\bsorry\b")
+#: the fenced blocks a body carries for the gate; only the service writes them (issue 35)
+_GATE_FENCE = re.compile(r"^[ \t]*```[ \t]*(precheck-attestation|" + A.DISCLOSURE_FENCE
+                         + r")\b", re.MULTILINE)
 _lock = threading.Lock()  # one check-then-open at a time per service process
 
 
@@ -374,16 +385,25 @@ def _disclosure(given: dict[str, Any] | None) -> m.Disclosure | None:
     """A submission's disclosure block checked as the record's model (D-23 v3.37).
 
     Raises:
-        LemmataError: ``bad-request`` when it is not exactly a ``Disclosure``.
+        LemmataError: ``bad-request`` when it is not exactly a ``Disclosure``;
+            ``disclosure-too-large`` when its compact JSON is over the gate's cap
+            (:data:`network.gate.disclosure.MAX_DISCLOSURE_BYTES`: the gate would read
+            such a block as no declaration, so it is refused here, never lost).
     """
     if given is None:
         return None
     try:
-        return m.Disclosure.model_validate(given)
+        declared = m.Disclosure.model_validate(given)
     except ValidationError as exc:
         raise LemmataError("bad-request", "disclosure: " + "; ".join(
             f"{'.'.join(str(x) for x in e['loc'])}: {e['msg']}" for e in exc.errors()),
             field="disclosure") from exc
+    size = len(A.disclosure_block(declared).split("\n")[1].encode("utf-8"))
+    if size > MAX_DISCLOSURE_BYTES:
+        raise LemmataError("disclosure-too-large", f"the disclosure is {size} bytes of "
+                           f"compact JSON; the limit is {MAX_DISCLOSURE_BYTES}",
+                           field="disclosure")
+    return declared
 
 
 def submit_proof(svc: Service, caller: Caller, *, target: str | None = None,
@@ -425,10 +445,16 @@ def submit_proof(svc: Service, caller: Caller, *, target: str | None = None,
             ``precheck-malformed``; ``submission-needs-precheck``;
             the codes of ``build_bundle``; ``submission-node-shelved``;
             ``alternate-without-proof``; ``claimable()``'s codes; ``partial-unlabelled``;
-            ``submission-copy``; ``witness-slot-taken``; the forge's codes.
+            ``submission-copy``; ``witness-slot-taken``; the forge's codes;
+            ``disclosure-too-large``; ``submission-description-fenced`` (the description
+            holds a block only the service writes).
     """
     who = write_identity(svc, caller)
     declared = _disclosure(disclosure)
+    if description and _GATE_FENCE.search(description):
+        raise LemmataError("submission-description-fenced", "the description holds a "
+                           "```precheck-attestation or ```lemmata-disclosure block",
+                           field="description")
     require_queue(svc)  # a pull request opened now would wait unjudged (issue 16)
     forge = _require_forge(svc)
     graph = svc.graphs.snapshot().graph

@@ -29,6 +29,19 @@ define("disclosure-disagrees", 2, 422,
        "Declare the same {method, models, framework} in both places, or declare it once: "
        "in the record alone (a postmortem's `disclosure`, an approach record's "
        "`model_and_tooling`) and leave the body's block out.")
+define("disclosure-too-large", 2, 422,
+       "A record declares a disclosure of models and tooling longer than a body's block "
+       "may be (MAX_DISCLOSURE_BYTES of compact JSON): the attestation and the ledger "
+       "line would carry it whole, so it is refused, not cut (D-23 v3.37).",
+       "Name the models and the framework in fewer bytes (a disclosure names what was "
+       "used, never a transcript) and submit again.")
+
+MAX_DISCLOSURE_BYTES = 4096
+"""The most bytes of compact JSON a disclosure may take, the same cap a pull request body's
+``lemmata-disclosure`` block has (:func:`network.gate.attestation.disclosure_from_body`):
+an attestation and each ledger line carry the disclosure whole, and neither may outgrow
+what the record's loader reads."""
+_SHOWN = 240
 
 
 def record_disclosure(record: m.Record) -> m.Disclosure | None:
@@ -81,8 +94,16 @@ def declared_in_files(diff: Diff, art: Artifact) -> m.Disclosure | None:
     return record_disclosure(rec) if rec is not None and not problems else None
 
 
+def _compact(d: m.Disclosure) -> str:
+    return json.dumps(d.model_dump(exclude_none=True), sort_keys=True, ensure_ascii=False,
+                      separators=(",", ":"))
+
+
 def _plain(d: m.Disclosure) -> str:
-    return json.dumps(d.model_dump(exclude_none=True), sort_keys=True, ensure_ascii=False)
+    """The declaration for a refusal's detail, cut to a few hundred characters: a detail
+    is published in the attestation, so it never repeats a long declaration whole."""
+    text = _compact(d)
+    return text if len(text) <= _SHOWN else text[:_SHOWN] + f"… ({len(text)} characters)"
 
 
 def resolve(body: m.Disclosure | None, declared: m.Disclosure | None, *, path: str
@@ -98,10 +119,17 @@ def resolve(body: m.Disclosure | None, declared: m.Disclosure | None, *, path: s
     Returns:
         ``(disclosure, None)`` with the record's declaration when it has one, else the
         body's (None: the attestation says ``undisclosed``); ``(declared, Diagnostic)``
-        with code ``disclosure-disagrees`` when both are given and differ.
+        with code ``disclosure-disagrees`` when both are given and differ; ``(None,
+        Diagnostic)`` with ``disclosure-too-large`` when the record's declaration is over
+        :data:`MAX_DISCLOSURE_BYTES` (the attestation then carries none of it).
     """
     if declared is None:
         return body, None
+    size = len(_compact(declared).encode("utf-8"))
+    if size > MAX_DISCLOSURE_BYTES:
+        return None, Diagnostic(
+            "disclosure-too-large", f"the record's disclosure is {size} bytes of compact "
+            f"JSON; the limit is {MAX_DISCLOSURE_BYTES}", path=path)
     if body is not None and body != declared:
         return declared, Diagnostic(
             "disclosure-disagrees",
@@ -110,4 +138,4 @@ def resolve(body: m.Disclosure | None, declared: m.Disclosure | None, *, path: s
     return declared, None
 
 
-__all__ = ["declared_in_files", "record_disclosure", "resolve"]
+__all__ = ["MAX_DISCLOSURE_BYTES", "declared_in_files", "record_disclosure", "resolve"]

@@ -96,7 +96,10 @@ def ledger_lines(graph: Graph, attestations: Sequence[m.Attestation], seq: int,
     def add(line: str, identity: str | None, att: m.Attestation, path: str,
             annotation: str | None = None) -> None:
         sha = next((a.sha256 for a in att.artifacts if a.path == path), None)
-        put(line, identity, att.target, att.node, path, sha, annotation, att.disclosure)
+        # the disclosure is the submitter's own declaration: it goes on the submitter's
+        # lines only, never on a reviewer's or another author's (D-23 v3.37)
+        own = att.disclosure if identity == (att.submitter or submitter) else None
+        put(line, identity, att.target, att.node, path, sha, annotation, own)
 
     for att in attestations:
         if att.verdict != "pass":
