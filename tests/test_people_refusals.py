@@ -52,6 +52,11 @@ BODIES: dict[str, dict[str, Any]] = {
     "/writeups": {"target_id": "demo", "stage": "drafted", "title": "On demo"},
     "/proof-reviews": {"pull_request": 1, "decision": "approve"},
     "/pertinence-signatures": {"target_id": "demo", "node_id": "root"},
+    "/status-records": {"target_id": "demo", "declaration": "active",
+                        "reasoning": "Work goes on."},
+    "/withdrawals": {"record": "targets/demo/nodes/root/literature/x.yaml",
+                     "reason": "Withdrawn."},
+    "/corrections": {"line": "ledger/000001-1.json", "reason": "Corrected."},
     "/stewards": {"target_id": "lonely", "action": "join", "real_name": "Alice A",
                   "commitment": "I will read what closes here."},
 }

@@ -8,6 +8,9 @@ v3.35/v3.45, D-14 v3.47, D-10 v3.37, D-32 v3.35/v3.47, D-35; issue 13).
   lists it) and answers ``role-act-needs-session``.
 * ``POST /shelvings``, ``POST /pertinence-signatures`` (D-30 v3.12) and ``GET /me``: a
   person's, no tool (``tools.NO_TOOL``).
+* ``POST /status-records`` (D-33), ``POST /withdrawals`` (D-18 v3.27) and ``POST
+  /corrections`` (D-19 v3.27): a listed curator's acts on a web session, no tool
+  (:mod:`network.api.registrations`; issue 40).
 
 Each handler is a thin shell over the one operation function (``network/api/tools.py``);
 :func:`install` adds them to the app :func:`network.api.app.create_app` builds.
@@ -104,6 +107,33 @@ class RegistrationRequest(_Body):
     attestation: str | None = Field(None, max_length=400)
 
 
+class StatusRecordRequest(_Body):
+    """``POST /status-records``: a curator's declaration of a target's status (D-33);
+    ``starvation_series`` (dormant) is filled in from the record when omitted."""
+
+    target_id: str = Field(max_length=64)
+    declaration: Literal["active", "dormant", "known-result"]
+    reasoning: str = Field(min_length=1, max_length=100_000)
+    starvation_series: dict[str, Any] | None = None
+
+
+class CuratorWithdrawalRequest(_Body):
+    """``POST /withdrawals``: the graph path of the record a curator withdraws, and why
+    (D-18 v3.27)."""
+
+    record: str = Field(min_length=1, max_length=400)
+    reason: str = Field(min_length=1, max_length=2000)
+
+
+class CorrectionRequest(_Body):
+    """``POST /corrections``: the ledger line corrected, who should be credited (none:
+    nobody) and why (D-19 v3.27)."""
+
+    line: str = Field(min_length=1, max_length=400)
+    should_be: str | None = Field(None, max_length=39)
+    reason: str = Field(min_length=1, max_length=2000)
+
+
 @dataclass(frozen=True)
 class Acting:
     """Who acts on a route that takes a bearer token or a web session: the caller, and
@@ -195,6 +225,30 @@ def install(app: FastAPI, svc: Service) -> None:
             wrapper_commit=body.wrapper_commit, graph_commit=body.graph_commit,
             registry=body.registry, version=body.version, repository=body.repository,
             state=body.state, proof=body.proof, attestation=body.attestation, person=p)
+
+    @app.post("/status-records", openapi_extra=session, status_code=201)
+    @marks(registrations.file_status_record, "session")
+    def status_records(p: web_session.PersonDep, body: StatusRecordRequest) -> dict[str, Any]:
+        """Open a pull request appending a curator's signed status declaration (D-33)."""
+        return registrations.file_status_record(
+            svc, p, target=body.target_id, declaration=body.declaration,
+            reasoning=body.reasoning, starvation_series=body.starvation_series)
+
+    @app.post("/withdrawals", openapi_extra=session, status_code=201)
+    @marks(registrations.file_withdrawal, "session")
+    def withdrawals(p: web_session.PersonDep,
+                    body: CuratorWithdrawalRequest) -> dict[str, Any]:
+        """Open a pull request appending a curator's signed withdrawal of a record (D-18
+        v3.27)."""
+        return registrations.file_withdrawal(svc, p, record=body.record, reason=body.reason)
+
+    @app.post("/corrections", openapi_extra=session, status_code=201)
+    @marks(registrations.file_correction, "session")
+    def corrections(p: web_session.PersonDep, body: CorrectionRequest) -> dict[str, Any]:
+        """Open a pull request adding a curator's signed correction of a ledger line (D-19
+        v3.27)."""
+        return registrations.file_correction(svc, p, line=body.line, reason=body.reason,
+                                             should_be=body.should_be)
 
     @app.get("/me", openapi_extra=session)
     @marks(me.me, "session")

@@ -206,6 +206,13 @@ def dump_yaml(record: Mapping[str, Any]) -> bytes:
     return yaml.safe_dump(dict(record), sort_keys=True, allow_unicode=True).encode("utf-8")
 
 
+def dump_json(record: Mapping[str, Any]) -> bytes:
+    """A record as indented JSON, keys sorted, UTF-8, one final newline: the bytes of a
+    ``*.json`` record the pull request adds (a credit correction under ``ledger/``)."""
+    return (json.dumps(dict(record), sort_keys=True, indent=2, ensure_ascii=False)
+            + "\n").encode("utf-8")
+
+
 def graph_of(svc: Service) -> Graph:
     """The graph the service serves (main's head on a forge deployment).
 
@@ -638,6 +645,7 @@ def file_role_act(svc: Service, who: Who, graph: Graph, model: type[m.Record],
                   record: dict[str, Any], *, path: str, kind: Kind, key: IndexKey,
                   title: str, what: str, decision: str, copy: str,
                   check_signed: Callable[[dict[str, Any]], None] | None = None,
+                  dump: Callable[[Mapping[str, Any]], bytes] | None = None,
                   ) -> tuple[dict[str, Any], Opened]:
     """Sign a validated role act with the network's approval key for ``who``
     (:func:`network.api.role_acts.sign_role_act`, ruling 14, D-32 v3.33), then file it at
@@ -651,6 +659,8 @@ def file_role_act(svc: Service, who: Who, graph: Graph, model: type[m.Record],
         check_signed: a check of the signed record run before the gate's (the route's own
             rule, e.g. the pertinence findings); it raises to refuse.
         path, kind, key, title, what, decision, copy: as :func:`file_record`.
+        dump: the signed record → the file's bytes; default :func:`dump_yaml` (a ledger
+            file is JSON: :func:`dump_json`).
 
     Returns:
         ``(signed record, Opened)``.
@@ -662,6 +672,7 @@ def file_role_act(svc: Service, who: Who, graph: Graph, model: type[m.Record],
     signed = sign_role_act(svc, model, record, who)
     if check_signed is not None:
         check_signed(signed)
-    opened = file_record(svc, who, graph, {path: dump_yaml(signed)}, kind=kind, key=key,
+    opened = file_record(svc, who, graph, {path: (dump or dump_yaml)(signed)}, kind=kind,
+                         key=key,
                          title=title, what=what, decision=decision, copy=copy)
     return signed, opened

@@ -368,6 +368,15 @@ NO_TOOL: dict[tuple[str, str], str] = {
     ("POST", "/stewards"): "D-35 v3.33/v3.34: the steward form (join, step-down, accept an "
                            "invitation) is a person's act on a web session; only a person "
                            "holds a steward's role.",
+    ("POST", "/status-records"): "D-33 and D-35 v3.33: a target's status declaration is a "
+                                 "listed curator's signed act on a web session; only a "
+                                 "person holds the role.",
+    ("POST", "/withdrawals"): "D-18 v3.27 and D-35 v3.33: withdrawing a record is a listed "
+                              "curator's signed act on a web session; only a person holds "
+                              "the role.",
+    ("POST", "/corrections"): "D-19 v3.27 and D-35 v3.33: a credit correction is a listed "
+                              "curator's signed act on a web session; only a person holds "
+                              "the role.",
     ("*", "/git/graph.git/{rest:path}"): "the forge over git's smart HTTP (clone, fetch, push "
                                          "to submit/<name>, issue 11): git is its client",
     ("POST", "/proof-reviews"): "D-4 v3.15 and D-35 v3.33: a held proof's review is a "

@@ -40,7 +40,7 @@ from network.gate.artifacts import Artifact, Kind, record_model
 from network.gate.diff import Change, Diff
 from network.gate.proof_reviews import review_findings
 from network.gate.result import Diagnostic
-from network.gate.role_records import steward_act_findings
+from network.gate.role_records import correction_findings, steward_act_findings
 from network.gate.shelving import shelving_findings
 from network.record import derive, trust
 from network.record import models as m
@@ -98,6 +98,7 @@ ACTOR_FIELDS: dict[type[m.Record], tuple[str, ...]] = {
     m.ProofReview: ("by",),
     m.Identity: ("pseudonym",),
     m.DisplayName: ("pseudonym",),
+    m.Correction: ("by",),
 }
 """Each submittable record model's fields that name who acted. A steward record's
 ``pseudonym`` names the steward it admits, not the filer; its signature binds it instead."""
@@ -251,6 +252,8 @@ def _role_findings(base: Graph, art: Artifact, path: str, rec: m.Record,
         return judge(rec, rec.signature, frozenset({rec.pseudonym, *cur}),
                      lambda who, _d: who == rec.pseudonym or who in cur, rec.since,
                      "a steward record is signed by the steward it names or a curator")
+    if isinstance(rec, m.Correction):  # D-19 v3.27: a curator's, applied after merge
+        return correction_findings(base, tid, path, rec)
     if isinstance(rec, m.StewardAct):  # D-32 v3.33/v3.34: its own rules
         return steward_act_findings(base, tid, path, rec, submitter)
     if isinstance(rec, (m.TargetStatusRecord, m.Dispute)):

@@ -46,7 +46,7 @@ from network.gate.lean_text_rules import (
 from network.gate.result import Diagnostic
 from network.record import layout
 from network.record import models as m
-from network.record.loader import RECORD_FILE_RE, Graph, Node, sha256_hex
+from network.record.loader import RECORD_FILE_RE, Graph, Node, parse_record, sha256_hex
 
 # --- catalog ---------------------------------------------------------------------------
 define("toolchain-pin-file", 1, 422,
@@ -56,6 +56,10 @@ define("gate-only-path", 2, 422,
        "The pull request writes a path only the gate writes (hole nodes, closure, ledger, "
        "log, attestations, products, Context.lean).",
        "Drop that file; the post-merge job writes it.")
+define("correction-line-unknown", 2, 422,
+       "A credit correction added under ledger/ names no ledger line on the record, or "
+       "a line of no target of this graph (D-19 v3.27).",
+       "Name the ledger line's path (GET /ledger.json lists them) in `corrects`.")
 define("statement-changed", 2, 422, "Statement.lean of an existing node was changed.",
        "Statements are immutable (D-8): file a revision request or propose a variant.")
 define("meta-changed", 2, 422, "META.yaml of an existing node was changed.",
@@ -135,6 +139,7 @@ class Kind(StrEnum):
     DISPLAY_NAME = "display-name"
     STEWARD_ACT = "steward-act"
     CURATORS = "curators"
+    CORRECTION = "correction"
 
 
 Role = str  # "contributor", "steward", "curator"
@@ -205,6 +210,9 @@ STEP_PLAN: dict[Kind, KindPlan] = {
     Kind.STEWARD_ACT: KindPlan(_RECORD_STEPS, False, _ANYONE),
     # the owner need hold no role; the owner's signature is the rule (D-22 v3.33)
     Kind.CURATORS: KindPlan(_RECORD_STEPS, False, _ANYONE),
+    # D-19 v3.27: a listed curator's credit correction, the one file a pull request may
+    # add under ledger/ (network.gate.role_records.correction_findings)
+    Kind.CORRECTION: KindPlan(_RECORD_STEPS, False, _CURATORS),
 }
 
 # Node subfolders holding one record kind each, appended as <ts>-<pseudonym>.yaml.
@@ -266,6 +274,7 @@ RECORD_MODELS: dict[Kind, type[m.Record]] = {
     Kind.DISPLAY_NAME: m.DisplayName,
     Kind.STEWARD_ACT: m.StewardAct,
     Kind.CURATORS: m.Curators,
+    Kind.CORRECTION: m.Correction,
 }
 """The record model each record-only kind's file holds (D-34: one schema kind each)."""
 
@@ -365,6 +374,15 @@ def classify(diff: Diff, base: Graph) -> Classified:
         if ch.status != "deleted" and ch.mode == 0o120000:
             step2.append(Diagnostic("symlink-in-submission", "a symbolic link", p))
             continue
+        if p.startswith("ledger/") and ch.status == "added":
+            tid = _correction_target(diff, ch, base)
+            if tid:  # D-19 v3.27: a curator's correction rides on its line's target
+                add(Kind.CORRECTION, tid, None, p, True)
+                continue
+            if tid == "":
+                step2.append(Diagnostic("correction-line-unknown", "the correction names "
+                                        "no ledger line of a target on the record", p))
+                continue
         if p.startswith(_GATE_ONLY_TOP) or _PRODUCTS.fullmatch(p):
             step2.append(Diagnostic("gate-only-path", "only the gate writes here", p))
             continue
@@ -455,6 +473,21 @@ def classify(diff: Diff, base: Graph) -> Classified:
             kinds = ", ".join(a.kind.value for a in arts)
             step2.append(Diagnostic("mixed-artifacts", f"{a_target}/{a_node} carries {kinds}"))
     return Classified(artifacts, step1, step2, oversized)
+
+
+def _correction_target(diff: Diff, ch: Change, base: Graph) -> str | None:
+    """For an added ``ledger/<seq>-<k>.json`` that holds a ``correction/v1`` (D-19 v3.27),
+    the target of the ledger line it ``corrects`` on ``base``; ``""`` when it names no
+    line of a target on the record; None when the file is no correction (or is over the
+    record size limit), which leaves it the gate's own path (``gate-only-path``)."""
+    if layout.match(ch.path) is None or diff.new_size(ch) > layout.RECORD_MAX_BYTES:
+        return None
+    rec, problems = parse_record(ch.path, diff.new_bytes(ch), m.Correction)
+    if problems or rec is None:
+        return None
+    line = next((rf.record for rf in base.ledger if rf.path == rec.corrects
+                 and isinstance(rf.record, m.LedgerLine)), None)
+    return line.target if line is not None and line.target in base.targets else ""
 
 
 def _classify_target_path(ch: Change, parts: list[str], tid: str, add: _Add,

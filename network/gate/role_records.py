@@ -8,6 +8,10 @@
   stewardships, so what step 2 admits is what derive counts.
 - ``curators.json`` changes only by a pull request the owner (policy/v2 ``owner``) files
   and signs as ``curators/v2``: no one adds themselves.
+- A credit correction (``correction/v1``, D-19 v3.27), the one file a pull request may add
+  under ``ledger/``, is a listed curator's signed act on the corrected line's target that
+  the post-merge job can apply: :func:`correction_findings` holds it to exactly what
+  :func:`network.record.derive.pending_corrections` applies.
 """
 
 from __future__ import annotations
@@ -27,6 +31,17 @@ define("steward-acts-batched", 2, 422,
        "it stands (the cap, the panel, admission), so two in one merge could together do "
        "what neither may (D-32 v3.34).",
        "Open one pull request per steward act.")
+define("correction-misplaced", 2, 422,
+       "A credit correction's file is not ledger/<merge_seq>-<k>.json for its own "
+       "merge_seq and k, or its merge_seq is not the corrected line's (a later merge's "
+       "ledger slots are the post-merge job's; D-19 v3.27).",
+       "Name the file after the record's merge_seq (six digits) and k, as the service does.")
+define("correction-does-not-apply", 2, 409,
+       "A credit correction the post-merge job would not apply: `credited` is not the "
+       "identity the line credits, `should_be` is that identity, or the line is already "
+       "revoked (D-19 v3.27: revoke the entry and write the corrected one, once).",
+       "Read the line (GET /ledger.json): name the identity it credits in `credited` and "
+       "another, or none, in `should_be`; a revoked line is corrected no further.")
 define("curators-not-owner-signed", 2, 403,
        "curators.json changes only by a pull request the owner files and signs: "
        "curators/v2 signed by the pseudonym policy.json's owner names (D-22 v3.33).",
@@ -129,3 +144,40 @@ def curators_findings(diff: Diff, base: Graph, artifacts: Iterable[Artifact],
                            (rec.date, derive.now(base)), base,
                            "curators.json is signed by the owner", path))
     return out
+
+
+def correction_findings(base: Graph, tid: str, path: str,
+                        rec: m.Correction) -> list[Diagnostic]:
+    """Step 2 on a credit correction added at ``path`` (D-19 v3.27, D-18 v3.27): filed
+    at ``ledger/<merge_seq:06d>-<k>.json`` (``correction-misplaced``), naming a ledger line
+    of ``tid`` on ``base`` (``correction-line-unknown``) that credits ``credited``, is not
+    revoked, and would credit someone else (``correction-does-not-apply``), and signed by
+    its ``by`` as a listed curator of ``tid`` on the base's date (``role-act-unsigned``,
+    ``role-signature-invalid``, ``role-key-unbound``): what
+    :func:`network.record.derive.pending_corrections` then applies."""
+    if path != f"ledger/{rec.merge_seq:06d}-{rec.k}.json":
+        return [Diagnostic("correction-misplaced", f"merge_seq {rec.merge_seq} and k "
+                           f"{rec.k} name ledger/{rec.merge_seq:06d}-{rec.k}.json", path)]
+    line = next((rf.record for rf in base.ledger if rf.path == rec.corrects
+                 and isinstance(rf.record, m.LedgerLine)), None)
+    if line is None or line.target != tid:
+        return [Diagnostic("correction-line-unknown", f"no ledger line {rec.corrects} of "
+                           f"{tid}", path)]
+    if rec.merge_seq != line.merge_seq:  # a later merge's slot is the post-merge job's own
+        return [Diagnostic("correction-misplaced", f"merge_seq {rec.merge_seq} is not the "
+                           f"corrected line's ({line.merge_seq})", path)]
+    revoked = any(isinstance(rf.record, m.Revocation) and rf.record.revokes == rec.corrects
+                  for rf in base.ledger)
+    why = ("the line is already revoked" if revoked else
+           f"the line credits {line.identity!r}, not {rec.credited!r}"
+           if rec.credited != line.identity else
+           f"{rec.should_be!r} is already credited" if rec.should_be == line.identity
+           else "")
+    if why:
+        return [Diagnostic("correction-does-not-apply", why, path)]
+    when = derive.now(base)
+    if when is None:  # a line implies a merge; fail closed all the same
+        return [Diagnostic("correction-does-not-apply", "nothing has merged", path)]
+    cur = derive.curators_of(base, tid)
+    return _judged(rec, rec.signature, rec.by, lambda who, _d: who in cur, (when,), base, "a credit correction is a listed curator's "
+                   "act (D-19 v3.27)", path)
