@@ -402,6 +402,11 @@ ROUTES: list[tuple[str, dict[str, Any]]] = [
                         "graph_commit": "a" * 40}),
     ("/pertinence-signatures", {"target_id": "demo", "node_id": "root"}),
     ("/me/name", {"name": "Sam"}),
+    # a curator's acts (issue 40)
+    ("/status-records", {"target_id": "demo", "declaration": "known-result",
+                         "reasoning": "r"}),
+    ("/withdrawals", {"record": "targets/demo/status/2026-01-01-1.yaml", "reason": "r"}),
+    ("/corrections", {"line": "ledger/000001-1.json", "reason": "r"}),
 ]
 
 
