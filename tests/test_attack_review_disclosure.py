@@ -1,6 +1,6 @@
 """Attack review (issue 35 item 3, commit 40fc3bc): a record's own disclosure reaches the
 attestation (and a ledger-line/v2) with no bound, while the pull request body's
-``lemmata-disclosure`` block is capped at 4096 bytes (attestation._MAX_DISCLOSURE).
+``lemmata-disclosure`` block is capped at 4096 bytes (attestation.MAX_DISCLOSURE_BYTES).
 
 A postmortem is a contributor record held to RECORD_MAX_BYTES (256 KiB) at step 2, but its
 ``disclosure.models`` list has no length limit. Written in YAML flow style
@@ -22,14 +22,12 @@ import pytest
 sys.path.insert(0, str(Path(__file__).parent))
 from standin import RecordedToolchain
 
-from network.api import identity
 from network.gate import attestation as A
 from network.record import layout
 from network.record import models as m
 from tests.api_flow_support import FlowNet
-from tests.test_disclosure_declared import _git
+from tests.test_disclosure_declared import _push
 
-PATH = "targets/demo/nodes/mid/attempts/20260921T141320Z-ann-postmortem.yaml"
 N_MODELS = 120_000
 
 
@@ -38,25 +36,6 @@ def _postmortem_text(n: int) -> str:
             "route_class: induction\noutcome: exhausted\nterminal_goal_state: 'n : Nat'\n"
             "failure_class: missing-library\n")
     return head + "disclosure: {method: agent, models: [" + ",".join(["m"] * n) + "]}\n"
-
-
-def _push(tmp_path: Path, net: FlowNet, text: str, message: str) -> None:
-    with net.serve() as (url, app):
-        svc = app.state.svc
-        tok = identity.issue_operator_token(svc, pseudonym="ann",
-                                            dco=svc.settings.dco_version,
-                                            operator="op")["token"]
-        work = tmp_path / "work"
-        assert _git("clone", f"{url}/git/graph.git", str(work)).rc == 0
-        f = work / PATH
-        f.parent.mkdir(parents=True, exist_ok=True)
-        f.write_text(text, "utf-8")
-        assert _git("add", PATH, cwd=work).rc == 0
-        assert _git("commit", "-q", "-m", message, cwd=work).rc == 0
-        host = url.removeprefix("http://")
-        done = _git("push", f"http://ann:{tok}@{host}/git/graph.git",
-                    "HEAD:submit/mid-postmortem", cwd=work)
-        assert done.rc == 0, done.err[-500:]
 
 
 def _main_loads(net: FlowNet) -> str | None:
@@ -79,7 +58,7 @@ def test_a_postmortem_disclosure_cannot_make_main_unloadable(tmp_path: Path,
     message = "postmortem of demo/mid"
     if body_block:  # refused at step 2 (disclosure-disagrees): it never merges
         message += "\n\n" + A.disclosure_block(m.Disclosure(method="human"))
-    _push(tmp_path, net, text, message)
+    _push(tmp_path, net, message, text)
     items = net.run_queue()
     sizes = [(it.verdict, len(A.attestation_bytes(r.attestation)))
              for it in items for r in (it.outcome.runs if it.outcome else [])

@@ -66,6 +66,17 @@ def stranger(n: Net) -> tuple[TestClient, str]:
     return c, str(tok["token"])
 
 
+def pats_postmortem(n: Net, tok: str) -> Any:
+    """pat files a postmortem of the calibration root with ``tok`` and it merges, earning
+    pat an attempts line; the route's response."""
+    r = n.client.post("/postmortems", json={"target_id": CALIBRATION, "node_id": "root",
+                                            "yaml": yaml.safe_dump(PM)},
+                      headers={"Authorization": f"Bearer {tok}"})
+    assert r.status_code == 201, r.text
+    passed(n.merge_all(), 1)
+    return r
+
+
 def act(c: TestClient, path: str, body: dict[str, Any]) -> dict[str, Any]:
     r = c.post(path, json=body, headers=csrf(c))
     assert r.status_code == 201, (path, r.text)
@@ -137,11 +148,7 @@ def test_a_dormancy_declaration_without_d33_evidence_is_refused_before_a_pull_re
 def test_the_curator_corrects_a_ledger_line(net: Net) -> None:
     c = curator(net)
     _, tok = stranger(net)
-    r = net.client.post("/postmortems", json={"target_id": CALIBRATION, "node_id": "root",
-                                              "yaml": yaml.safe_dump(PM)},
-                        headers={"Authorization": f"Bearer {tok}"})
-    assert r.status_code == 201, r.text
-    passed(net.merge_all(), 1)
+    pats_postmortem(net, tok)
     (line,) = [v for v in derive.ledger_views(net.main())["pat"] if v["line"] == "attempts"]
     assert not line["revoked"]
     before = len(net.forge.list_all())
@@ -172,11 +179,7 @@ def test_the_curator_corrects_a_ledger_line(net: Net) -> None:
 def test_a_person_who_is_no_curator_is_refused_every_curator_act(net: Net) -> None:
     curator(net)
     c, tok = stranger(net)
-    r = net.client.post("/postmortems", json={"target_id": CALIBRATION, "node_id": "root",
-                                              "yaml": yaml.safe_dump(PM)},
-                        headers={"Authorization": f"Bearer {tok}"})
-    assert r.status_code == 201, r.text
-    passed(net.merge_all(), 1)
+    r = pats_postmortem(net, tok)
     g = net.main()
     (line,) = [v["path"] for v in derive.ledger_views(g)["pat"]]
     pm = r.json()["paths"][0]
@@ -247,11 +250,7 @@ def credited(net: Net) -> tuple[Net, str, int]:
     """pat's postmortem merged with its attempts line; the curator bound."""
     curator(net)
     _, tok = stranger(net)
-    r = net.client.post("/postmortems", json={"target_id": CALIBRATION, "node_id": "root",
-                                              "yaml": yaml.safe_dump(PM)},
-                        headers={"Authorization": f"Bearer {tok}"})
-    assert r.status_code == 201, r.text
-    passed(net.merge_all(), 1)
+    pats_postmortem(net, tok)
     (v,) = derive.ledger_views(net.main())["pat"]
     return net, str(v["path"]), int(v["merge_seq"])
 

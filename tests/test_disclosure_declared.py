@@ -106,10 +106,17 @@ def _git(*args: str, cwd: Path | None = None) -> proc.Completed:
                              "GIT_COMMITTER_EMAIL": "ann@example.invalid"})
 
 
-def _push(tmp_path: Path, net: FlowNet, message: str) -> None:
-    path = "targets/demo/nodes/mid/attempts/20260921T141320Z-ann-postmortem.yaml"
-    text = yaml.safe_dump({"schema": "d13/v1", "node": "demo/mid", "contributor": "ann",
-                           **PM}, sort_keys=False)
+PUSHED = "targets/demo/nodes/mid/attempts/20260921T141320Z-ann-postmortem.yaml"
+
+
+def _push(tmp_path: Path, net: FlowNet, message: str, text: str | None = None) -> None:
+    """ann pushes ``text`` (default: the postmortem PM declares) at :data:`PUSHED` over
+    plain git, with ``message`` as the commit message, and the push opens its pull
+    request."""
+    path = PUSHED
+    if text is None:
+        text = yaml.safe_dump({"schema": "d13/v1", "node": "demo/mid", "contributor": "ann",
+                               **PM}, sort_keys=False)
     with net.serve() as (url, app):
         svc = app.state.svc
         tok = identity.issue_operator_token(svc, pseudonym="ann", dco=svc.settings.dco_version,

@@ -69,7 +69,6 @@ from network.errors import CATALOG, LemmataError, define
 from network.forge.types import precheck_from_body
 from network.gate import attestation as A
 from network.gate.artifacts import partial_label_findings, strip_comments
-from network.gate.disclosure import MAX_DISCLOSURE_BYTES
 from network.record import derive
 from network.record import models as m
 from network.record.loader import Graph
@@ -387,7 +386,7 @@ def _disclosure(given: dict[str, Any] | None) -> m.Disclosure | None:
     Raises:
         LemmataError: ``bad-request`` when it is not exactly a ``Disclosure``;
             ``disclosure-too-large`` when its compact JSON is over the gate's cap
-            (:data:`network.gate.disclosure.MAX_DISCLOSURE_BYTES`: the gate would read
+            (:data:`network.gate.attestation.MAX_DISCLOSURE_BYTES`: the gate would read
             such a block as no declaration, so it is refused here, never lost).
     """
     if given is None:
@@ -398,10 +397,10 @@ def _disclosure(given: dict[str, Any] | None) -> m.Disclosure | None:
         raise LemmataError("bad-request", "disclosure: " + "; ".join(
             f"{'.'.join(str(x) for x in e['loc'])}: {e['msg']}" for e in exc.errors()),
             field="disclosure") from exc
-    size = len(A.disclosure_block(declared).split("\n")[1].encode("utf-8"))
-    if size > MAX_DISCLOSURE_BYTES:
+    size = len(A.disclosure_json(declared).encode("utf-8"))
+    if size > A.MAX_DISCLOSURE_BYTES:
         raise LemmataError("disclosure-too-large", f"the disclosure is {size} bytes of "
-                           f"compact JSON; the limit is {MAX_DISCLOSURE_BYTES}",
+                           f"compact JSON; the limit is {A.MAX_DISCLOSURE_BYTES}",
                            field="disclosure")
     return declared
 

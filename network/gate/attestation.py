@@ -90,15 +90,30 @@ DISCLOSURE_FENCE = "lemmata-disclosure"
 """The info string of a pull request body's disclosure block (D-23 v3.37)."""
 _DISCLOSURE_RE = re.compile(r"^```" + DISCLOSURE_FENCE + r"[ \t]*\n(?P<json>.*?)\n```[ \t]*$",
                             re.MULTILINE | re.DOTALL)
-_MAX_DISCLOSURE = 4096
+define("disclosure-too-large", 2, 422,
+       "A record declares a disclosure of models and tooling longer than a body's block "
+       "may be (4096 bytes of compact JSON): the attestation and the ledger "
+       "line would carry it whole, so it is refused, not cut (D-23 v3.37).",
+       "Name the models and the framework in fewer bytes (a disclosure names what was "
+       "used, never a transcript) and submit again.")
+
+MAX_DISCLOSURE_BYTES = 4096
+"""The most a disclosure may take on any path (D-23 v3.37): a body block's JSON, and a
+record's or a route's declaration as :func:`disclosure_json` writes it. An attestation and
+each ledger line carry the disclosure whole, so neither may outgrow what the loader reads."""
+
+
+def disclosure_json(disclosure: m.Disclosure) -> str:
+    """A disclosure as compact JSON (sorted keys, no spaces, None fields left out): the
+    text of its body block and what :data:`MAX_DISCLOSURE_BYTES` measures (D-23 v3.37)."""
+    return json.dumps(disclosure.model_dump(exclude_none=True), sort_keys=True,
+                      separators=(",", ":"), ensure_ascii=False)
 
 
 def disclosure_block(disclosure: m.Disclosure) -> str:
     """The fenced block a pull request body carries for its disclosure of models and
     tooling (D-23 v3.37): ```` ```lemmata-disclosure\n{json}\n``` ```` (compact JSON)."""
-    text = json.dumps(disclosure.model_dump(exclude_none=True), sort_keys=True,
-                      separators=(",", ":"), ensure_ascii=False)
-    return f"```{DISCLOSURE_FENCE}\n{text}\n```\n"
+    return f"```{DISCLOSURE_FENCE}\n{disclosure_json(disclosure)}\n```\n"
 
 
 def disclosure_from_body(body: str | None) -> m.Disclosure | None:
@@ -110,7 +125,7 @@ def disclosure_from_body(body: str | None) -> m.Disclosure | None:
     read as None (the attestation then says ``undisclosed``): a disclosure is never
     guessed from a malformed one."""
     found = _DISCLOSURE_RE.findall(body or "")
-    if len(found) != 1 or len(found[0]) > _MAX_DISCLOSURE:
+    if len(found) != 1 or len(found[0]) > MAX_DISCLOSURE_BYTES:
         return None
     try:
         return m.Disclosure.model_validate_json(found[0])

@@ -13,10 +13,9 @@ push, a hand-opened pull request), because the gate is where every path meets.
 
 from __future__ import annotations
 
-import json
-
 from network.errors import LemmataError, define
 from network.gate.artifacts import Artifact, Kind
+from network.gate.attestation import MAX_DISCLOSURE_BYTES, disclosure_json
 from network.gate.diff import Diff
 from network.gate.result import Diagnostic
 from network.record import models as m
@@ -29,18 +28,7 @@ define("disclosure-disagrees", 2, 422,
        "Declare the same {method, models, framework} in both places, or declare it once: "
        "in the record alone (a postmortem's `disclosure`, an approach record's "
        "`model_and_tooling`) and leave the body's block out.")
-define("disclosure-too-large", 2, 422,
-       "A record declares a disclosure of models and tooling longer than a body's block "
-       "may be (MAX_DISCLOSURE_BYTES of compact JSON): the attestation and the ledger "
-       "line would carry it whole, so it is refused, not cut (D-23 v3.37).",
-       "Name the models and the framework in fewer bytes (a disclosure names what was "
-       "used, never a transcript) and submit again.")
 
-MAX_DISCLOSURE_BYTES = 4096
-"""The most bytes of compact JSON a disclosure may take, the same cap a pull request body's
-``lemmata-disclosure`` block has (:func:`network.gate.attestation.disclosure_from_body`):
-an attestation and each ledger line carry the disclosure whole, and neither may outgrow
-what the record's loader reads."""
 _SHOWN = 240
 
 
@@ -94,15 +82,10 @@ def declared_in_files(diff: Diff, art: Artifact) -> m.Disclosure | None:
     return record_disclosure(rec) if rec is not None and not problems else None
 
 
-def _compact(d: m.Disclosure) -> str:
-    return json.dumps(d.model_dump(exclude_none=True), sort_keys=True, ensure_ascii=False,
-                      separators=(",", ":"))
-
-
 def _plain(d: m.Disclosure) -> str:
     """The declaration for a refusal's detail, cut to a few hundred characters: a detail
     is published in the attestation, so it never repeats a long declaration whole."""
-    text = _compact(d)
+    text = disclosure_json(d)
     return text if len(text) <= _SHOWN else text[:_SHOWN] + f"… ({len(text)} characters)"
 
 
@@ -125,7 +108,7 @@ def resolve(body: m.Disclosure | None, declared: m.Disclosure | None, *, path: s
     """
     if declared is None:
         return body, None
-    size = len(_compact(declared).encode("utf-8"))
+    size = len(disclosure_json(declared).encode("utf-8"))
     if size > MAX_DISCLOSURE_BYTES:
         return None, Diagnostic(
             "disclosure-too-large", f"the record's disclosure is {size} bytes of compact "
@@ -138,4 +121,4 @@ def resolve(body: m.Disclosure | None, declared: m.Disclosure | None, *, path: s
     return declared, None
 
 
-__all__ = ["MAX_DISCLOSURE_BYTES", "declared_in_files", "record_disclosure", "resolve"]
+__all__ = ["declared_in_files", "record_disclosure", "resolve"]
