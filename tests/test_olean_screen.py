@@ -24,7 +24,7 @@ from network.gate.olean_screen import INERT_EXTENSIONS, screen_carried, screen_f
 from network.gate.run import run_gate
 from network.gate.sandbox import Sandbox
 from network.gate.toolchain import BuildResult, MissingToolchain
-from network.gate.workspace import OleanArtifact
+from network.gate.workspace import OleanArtifact, name_components
 
 sys.path.insert(0, str(Path(__file__).parent))
 from gate_scenarios import precheck_raw, scenarios
@@ -169,7 +169,8 @@ def test_a_forged_report_from_the_new_checker_is_unbound(tmp_path: Path) -> None
 
 def test_every_inert_extension_cites_where_lean_defines_it() -> None:
     """Each entry of the inert set names the source file that registers it, and the
-    module's text carries a comment above it saying what its entries are."""
+    module's text carries a comment above it saying what its entries are and quoting the
+    Lean line that registers it."""
     src = (ROOT / "network" / "gate" / "olean_screen.py").read_text("utf-8")
     block = src[src.index("INERT_EXTENSIONS: Mapping"):]
     block = block[:block.index("\n}\n")]
@@ -180,6 +181,12 @@ def test_every_inert_extension_cites_where_lean_defines_it() -> None:
         assert re.fullmatch(r"leanprover/lean4: src/\S+\.lean", where), (name, where)
         i = next(k for k, ln in enumerate(lines) if ln.strip().startswith(f'"{name}"'))
         assert lines[i - 1].strip().startswith("#"), f"{name} has no comment saying why"
+        comment: list[str] = []
+        while lines[i - 1].strip().startswith("#"):
+            i -= 1
+            comment.insert(0, lines[i].strip())
+        # the comment quotes the Lean line that registers it (`builtin_initialize x : …`)
+        assert "initialize" in " ".join(comment), f"{name}: no registration quoted"
     assert "macro" not in INERT_EXTENSIONS
 
 
@@ -193,3 +200,96 @@ def test_the_checker_reads_oleans_as_data_and_imports_nothing() -> None:
     assert 'mainWith "OleanEntries"' in code
     assert "OleanEntries" in lt.CHECKERS
     assert lt.checker_source("OleanEntries").startswith("/-\nShared helpers")
+
+
+#: Extensions whose entries register syntax or elaboration, or hold code a later import,
+#: elaboration or build runs (issue 32): the names Lean registers them under, as far as
+#: they are known (the `macro`/`term_elab`/`command_elab`/`tactic`/`delab`/`app_unexpander`
+#: attributes are `KeyedDeclsAttribute`s named by their attribute name; the rest by
+#: `decl_name%`). None may ever be inert, whatever else the set admits.
+NEVER_INERT = (
+    "macro", "term_elab", "command_elab", "tactic", "delab", "app_unexpander",
+    "builtin_macro", "builtin_term_elab", "builtin_command_elab", "builtin_tactic",
+    "Lean.Parser.parserExtension", "Lean.Parser.parserAttributeExt",
+    "Lean.Meta.Simp.simprocExtension", "Lean.Meta.Simp.simprocDeclExt",
+    "Lean.regularInitAttr", "Lean.builtinInitAttr",
+    "Lean.Compiler.implementedByAttr", "Lean.externAttr", "Lean.Compiler.CSimp.ext",
+    "Lean.exportAttr", "Lean.Elab.Tactic.Doc.tacticTagExt",
+    "Lean.Elab.Tactic.Doc.tacticDocExtExt", "Lean.Elab.macroAttribute",
+    "Lean.Elab.Term.termElabAttribute", "Lean.Elab.Command.commandElabAttribute",
+    "Lean.Elab.Tactic.tacticElabAttribute", "Lean.PrettyPrinter.Delaborator.delabAttribute",
+    "Lean.PrettyPrinter.Delaborator.appUnexpanderAttribute", "Lean.Compiler.LCNF.passManagerExt",
+    "Lean.Compiler.LCNF.cpass", "Lean.attributeExtension",
+)
+#: words that name such an extension's kind, matched in an inert name's last component
+CODE_WORDS = ("macro", "delab", "unexpander", "parser", "syntax", "notation", "simproc",
+              "init", "implementedby", "extern", "csimp", "export", "tactic", "command",
+              "attributeext", "elaborator", "builtin")
+
+
+def test_no_syntax_elaborator_or_code_running_extension_is_inert() -> None:
+    """The inert set admits data only: nothing that registers syntax, an elaborator, a
+    printer, a simproc or an initializer, nor `implemented_by`/`extern`/`export`/`csimp`."""
+    assert not set(NEVER_INERT) & set(INERT_EXTENSIONS)
+    for name in INERT_EXTENSIONS:
+        last = name_components(name)[-1].lower()
+        assert not any(w in last for w in CODE_WORDS), name
+
+
+def test_every_inert_name_can_be_sent_to_the_checker() -> None:
+    """Each name splits into the components the request carries and back; a private
+    spelling `_private.<Module>.0.<Namespace>.x` comes with `<Namespace>.x` (the two
+    spellings of one `private builtin_initialize`)."""
+    for name in INERT_EXTENSIONS:
+        parts = name_components(name)
+        assert parts and ".".join(parts) == name, name
+        if parts[0] == "_private":
+            assert "0" in parts, name
+            assert ".".join(parts[parts.index("0") + 1:]) in INERT_EXTENSIONS, name
+
+
+#: what an honest module with a `/-! … -/` doc, a `structure`, a `class` with an
+#: `instance`, an `inductive`, a computable and a well-founded `def`, an `abbrev`, `@[simp]`
+#: and `rfl` lemmas writes on a pinned toolchain (v4.27 … v4.34), with made-up counts
+HONEST = ["Lean.declRangeExt", "Lean.docStringExt",
+          "_private.Lean.DocString.Extension.0.Lean.moduleDocExt",
+          "_private.Lean.Compiler.ModPkgExt.0.Lean.modPkgExt", "Lean.deprecatedModuleExt",
+          "Lean.extraModUses", "Lean.namespacesExt", "Lean.protectedExt",
+          "Lean.Meta.completionBlackListExt", "reducibilityCore", "recExt",
+          "Lean.Elab.WF.eqnInfoExt", "Lean.Elab.Structural.eqnInfoExt",
+          "Lean.Meta.Match.Extension.extension", "Lean.Compiler.inlineAttrs",
+          "Lean.auxRecExt", "Lean.noConfusionExt",
+          "_private.Lean.AuxRecursor.0.Lean.sparseCasesOnExt", "Lean.Elab.Term.elabAsElim",
+          "Lean.structureExt", "Lean.projectionFnInfoExt", "Lean.classExtension",
+          "Lean.Meta.instanceExtension", "Lean.Meta.simpExtension", "Lean.defeqAttr",
+          "Lean.noncomputableExt", "Lean.IR.declMapExt", "Lean.Compiler.LCNF.baseExt",
+          "Lean.Compiler.LCNF.monoExt", "Lean.Compiler.LCNF.impureSigExt",
+          "Lean.Compiler.LCNF.specExtension", "Lean.Compiler.LCNF.Specialize.specCacheExt",
+          "Lean.Compiler.LCNF.UnreachableBranches.functionSummariesExt"]
+
+
+def _report(names: list[str]) -> dict[str, Any]:
+    return {"checker": "OleanEntries", "version": 1, "modules": [
+        {"module": "M", "outside": [{"name": n, "entries": 1 + i % 3}
+                                    for i, n in enumerate(sorted(names))]}]}
+
+
+def test_an_honest_definitions_module_is_not_refused() -> None:
+    """A module with definitions, compiled code, `simp` lemmas, structures, classes and
+    inductives passes, even where the checker lists an inert name it cannot match (a private
+    name's numeric `0`): the screen drops it by its printed form."""
+    assert set(HONEST) <= set(INERT_EXTENSIONS), set(HONEST) - set(INERT_EXTENSIONS)
+    res = screen_from_report(_report(HONEST), ["M"])
+    assert res.ok and res.code is None and res.outside == ()
+
+
+@pytest.mark.parametrize("extra", ["macro", "Lean.Parser.parserExtension",
+                                   "Lean.Meta.Simp.simprocExtension", "Lean.regularInitAttr",
+                                   "Lean.Compiler.implementedByAttr"])
+def test_one_code_extension_beside_honest_ones_still_refuses(extra: str) -> None:
+    """An honest module's inert extensions never hide a code-holding one: the refusal names
+    exactly the extension outside the set."""
+    res = screen_from_report(_report([*HONEST, extra]), ["M"])
+    assert not res.ok and res.code == "olean-extension-entry"
+    assert [e.extension for e in res.outside] == [extra]
+    assert extra in res.detail
