@@ -5,7 +5,7 @@ BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
 NET_STAMP := $(VENV)/.installed-network
 
-.PHONY: run test test-all lint bench clean lock
+.PHONY: run test test-all lint bench mutate clean lock
 
 # Everything installed comes from a lock (exact versions and hashes, made by uv from
 # pyproject.toml's bounds: `make lock`); the project itself is installed without resolving
@@ -42,6 +42,14 @@ lint: $(STAMP)
 	$(BIN)/mypy network
 	$(BIN)/lint-imports --no-cache
 
+# Mutation testing (issue 41): slow, never part of `make test`. mutmut mutates the modules
+# [tool.mutmut] in pyproject.toml names and keeps its results in mutants/; the benchmark
+# prints the kill rate per module. MUTANTS narrows the run to mutant names matching a glob,
+# e.g. `make mutate MUTANTS='network.gate.axioms*'`.
+mutate: $(STAMP)
+	$(BIN)/mutmut run $(MUTANTS)
+	$(BIN)/python benchmarks/mutation_kill_rate.py
+
 bench: $(STAMP)
 	for b in benchmarks/*.py; do $(BIN)/python $$b || exit 1; done
 
@@ -59,4 +67,4 @@ lock:
 	$(PY) scripts/network_lock.py
 
 clean:
-	rm -rf $(VENV) .pytest_cache build *.egg-info
+	rm -rf $(VENV) .pytest_cache build *.egg-info mutants
