@@ -98,10 +98,13 @@ def slope_mb_per_min(samples: list[tuple[float, float]]) -> float:
 
 class RssSampler:
     """RSS of this process every ``every`` seconds, in a thread, while the block runs:
-    ``samples`` is a list of (seconds since start, MiB)."""
+    ``samples`` is a list of (seconds since start, MiB). With ``live`` each sample is
+    printed (flushed) as it is taken, with the slope so far in MB/min, so a run cut off
+    by a timeout still leaves its figures."""
 
-    def __init__(self, every: float) -> None:
+    def __init__(self, every: float, live: bool = False) -> None:
         self.every = every
+        self.live = live
         self.samples: list[tuple[float, float]] = []
         self._stop = threading.Event()
         self._thread = threading.Thread(target=self._run, daemon=True)
@@ -110,6 +113,10 @@ class RssSampler:
         t0 = time.perf_counter()
         while True:
             self.samples.append((time.perf_counter() - t0, rss_mb()))
+            if self.live:
+                t, r = self.samples[-1]
+                print(f"  sample t={t:7.1f} s  RSS {r:7.1f} MiB  slope so far "
+                      f"{slope_mb_per_min(self.samples):+.3f} MB/min", flush=True)
             if self._stop.wait(self.every):
                 return
 
@@ -297,6 +304,8 @@ def main(argv: list[str] | None = None) -> int:
                     help="seconds between RSS samples (the slope's points)")
     ap.add_argument("--trace", action=argparse.BooleanOptionalAction, default=True,
                     help="tracemalloc the growth (default on)")
+    ap.add_argument("--live", action=argparse.BooleanOptionalAction, default=True,
+                    help="print each RSS sample as it is taken (default on)")
     ap.add_argument("--database-url", default=None,
                     help="PostgreSQL URL of the service state, e.g. "
                     "postgresql://postgres@127.0.0.1:5432/test (a fresh schema, dropped "
@@ -318,6 +327,9 @@ def main(argv: list[str] | None = None) -> int:
         url = f"http://127.0.0.1:{port}"
         with serve_in_thread(app, "127.0.0.1", port):
             routes = load.submit(drive, url, tokens, 0, 0).result()[2]
+            if args.live:
+                print(f"soak: serving on {url}; warm-up {args.warm:.0f} s, then "
+                      f"{args.seconds:.0f} s at {args.rate:.0f} req/s", flush=True)
             gc.collect()
             floor = rss_mb()
             load.submit(drive, url, tokens, args.rate, args.warm).result()
@@ -327,7 +339,7 @@ def main(argv: list[str] | None = None) -> int:
                 before = tracemalloc.take_snapshot()
             start = rss_mb()
             wall = time.perf_counter()
-            with RssSampler(args.sample) as sampler:
+            with RssSampler(args.sample, live=args.live) as sampler:
                 per, codes, _n = load.submit(drive, url, tokens, args.rate,
                                              args.seconds).result()
             wall = time.perf_counter() - wall

@@ -105,3 +105,34 @@ def test_info_publishes_the_cache_bounds(api: Api) -> None:
         "gzip": {"max_entries": transport.CACHE_ENTRIES, "max_bytes": transport.CACHE_BYTES},
         "frontier": {"max_entries": frontier_cache.MAX_ENTRIES,
                      "max_bytes": frontier_cache.MAX_BYTES}}
+
+
+def _buckets(api: Api) -> list[tuple[str, int]]:
+    from sqlalchemy import select
+
+    from network.api import db
+
+    with api.svc.sessions() as s:
+        return [(r.key, r.window_start) for r in s.execute(select(db.RateBucketRow)).scalars()]
+
+
+def test_rate_buckets_of_past_windows_do_not_pile_up(api: Api) -> None:
+    """Each bad token counts in a bucket of its own hashed prefix (issue 39 part 3). Those
+    keys are seen once, so without a sweep their rows of past windows stayed in the
+    database for ever: a stream of distinct bad tokens grew the table (and the database's
+    page cache) with every request. The first hit of a new window deletes every bucket of
+    the windows before it, whatever its key."""
+    window = api.svc.settings.rate_window_s
+    for i in range(12):
+        r = api.client.post("/claims", json={"target": "demo", "node": "n1"},
+                            headers=auth(f"lmt_{i:08d}badxyz"))
+        assert r.status_code == 401, r.text
+    first = _buckets(api)
+    assert len({k for k, _ in first if k.startswith("token-prefix:")}) == 12, first
+    api.clock.advance(window)  # a new window: every bucket above is history
+    r = api.client.post("/claims", json={"target": "demo", "node": "n1"},
+                        headers=auth("lmt_99999999badxyz"))
+    assert r.status_code == 401, r.text
+    now = _buckets(api)
+    assert {w for _, w in now} == {max(w for _, w in first) + window}, now
+    assert len(now) <= 3, now  # this window's address and token-prefix buckets only

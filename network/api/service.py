@@ -239,12 +239,17 @@ def rate_hit(svc: Service, key: str, limit: int) -> None:
         key: the bucket name, e.g. ``identity:42:writes`` or ``address:<hash>:tokens``.
         limit: requests allowed per window of ``settings.rate_window_s`` seconds.
 
+    Buckets of earlier windows count nothing: the first hit of each new window deletes
+    every one of them, whatever its key (:func:`sweep_rate_buckets`), so keys seen once
+    (a bad token's hashed prefix, an address) never pile up across windows (issue 39).
+
     Raises:
         LemmataError: ``rate-limited`` (429); its detail names the seconds to wait.
     """
     window = svc.settings.rate_window_s
     now = svc.now()
     start = now - now % window
+    sweep_rate_buckets(svc, start)
     for _attempt in range(5):
         try:
             with db.transaction(svc.sessions) as s:
@@ -279,6 +284,22 @@ def lapse_days(svc: Service) -> int:
     publishes one, else the setting (D-19 v3.29)."""
     policy = svc.graphs.policy()
     return policy.token_lapse_days if policy is not None else svc.settings.token_lapse_days
+
+
+def sweep_rate_buckets(svc: Service, start: int) -> int:
+    """Delete every rate bucket of a window before ``start`` (epoch seconds), at most once
+    per window and process: the swept window is kept in ``svc.extra["rate_swept"]``.
+
+    Returns:
+        The number of rows deleted (0 when this window was already swept).
+    """
+    if svc.extra.get("rate_swept") == start:
+        return 0
+    with db.transaction(svc.sessions) as s:
+        gone = s.execute(delete(db.RateBucketRow).where(
+            db.RateBucketRow.window_start < start)).rowcount
+    svc.extra["rate_swept"] = start
+    return int(gone or 0)
 
 
 def rate_count(svc: Service, key: str) -> int:
