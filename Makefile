@@ -45,7 +45,7 @@ lint: $(STAMP)
 # Mutation testing (issue 41): slow, never part of `make test`. mutmut mutates the modules
 # [tool.mutmut] in pyproject.toml names and keeps its results in mutants/; the benchmark
 # prints the kill rate per module. MUTANTS narrows the run to mutant names matching a glob,
-# e.g. `make mutate MUTANTS='network.gate.axioms*'`.
+# e.g. `make mutate MUTANTS='network.gate.lean.axioms*'`.
 mutate: $(STAMP)
 	$(BIN)/mutmut run $(MUTANTS)
 	$(BIN)/python benchmarks/mutation_kill_rate.py

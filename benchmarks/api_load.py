@@ -121,8 +121,8 @@ def closed_loop(clients: int, seconds: float, call: Callable[[int], int]
 def issue_tokens(data: Path, graph: Path, database_url: str, count: int,
                  connect_args: dict[str, Any] | None) -> list[str]:
     """Create ``count`` identities with tokens in the service's database (in process)."""
-    from network.api import identity
     from network.api.app import create_app
+    from network.api.identity import identity
     from network.api.service import Caller
     from network.api.settings import ServiceSettings
 

@@ -60,7 +60,7 @@ def cache_loads(graph: Path, commit: str | None) -> dict[str, Any]:
     (empty cache) and warm (cache filled by the cold load), with the floor and ratios;
     ``*_cpu_s`` are the CPU seconds of each load (steadier than wall time on a shared
     machine; the cacheless work-tree load forks a reading worker, counted there)."""
-    from network.record.loader import load_graph
+    from network.record.read.loader import load_graph
 
     floor = commit_floor(graph, commit) if commit else worktree_floor(graph)
     out: dict[str, Any] = {"floor_s": round(floor, 3)}

@@ -15,9 +15,9 @@ Usage::
     .venv/bin/python benchmarks/gate_overhead.py --nodes 2000 --repeat 5
 
 The first line loads the whole base commit without a record cache, through an empty one
-and through a filled one (network/record/blob_cache.py) beside the pygit2 floor (a tree
+and through a filled one (network/record/read/blob_cache.py) beside the pygit2 floor (a tree
 walk reading every blob), as ratios; the second loads the scoped base graph a submission
-on ``bench-0000`` is judged on (:func:`network.record.scoped.load_scoped`: that target
+on ``bench-0000`` is judged on (:func:`network.record.read.scoped.load_scoped`: that target
 whole, the root records, every other target's own records, the attestations and merge
 records that name them) the same three ways beside its own floor (``scoped_floor_s``:
 reading exactly the blobs and trees the scoped load reads). Each submission then runs
@@ -68,22 +68,22 @@ class InstantToolchain:
         return out
 
     def describe(self) -> Any:
-        from network.gate.toolchain import ToolchainInfo
+        from network.gate.lean.toolchain import ToolchainInfo
         return self._t(lambda: ToolchainInfo(True, None, self.spec.lean_toolchain, "4.22.0"))
 
     def build(self, ws: Any, modules: Sequence[str], *_: Any, **__: Any) -> Any:
         self.files.append(len(modules))
-        from network.gate.toolchain import BuildResult
+        from network.gate.lean.toolchain import BuildResult
         return self._t(lambda: BuildResult(True, None, tuple(modules), rc=0))
 
     def replay(self, ws: Any, modules: Sequence[str], *_: Any, **__: Any) -> Any:
-        from network.gate.toolchain import ReplayResult
+        from network.gate.lean.toolchain import ReplayResult
         return self._t(lambda: ReplayResult(True, None, tuple(modules), fresh=True))
 
     def check_statement(self, ws: Any, s: str, sol: str, theorems: Sequence[str], *_: Any,
                         **__: Any) -> Any:
-        from network.gate.axioms import pinned_table
-        from network.gate.toolchain import AxiomIdentity, CompareResult, TheoremComparison
+        from network.gate.lean.axioms import pinned_table
+        from network.gate.lean.toolchain import AxiomIdentity, CompareResult, TheoremComparison
         # the pinned identity step 5 matches (issue 10): an instant pass, as Lean answers
         pin = (pinned_table(self.spec.lean_toolchain) or {})["propext"]
         ident = (AxiomIdentity("propext", pin.module, pin.type_sha256),)
@@ -93,25 +93,25 @@ class InstantToolchain:
 
     def check_witness(self, ws: Any, s: str, decl: str, w: str, wd: str, *_: Any,
                       **__: Any) -> Any:
-        from network.gate.toolchain import WitnessResult
+        from network.gate.lean.toolchain import WitnessResult
         return self._t(lambda: WitnessResult(True, None, wd))
 
     def used_constants(self, ws: Any, module: str, decls: Sequence[str], *_: Any,
                        **__: Any) -> Any:
-        from network.gate.toolchain import UsedConstantsResult
+        from network.gate.lean.toolchain import UsedConstantsResult
         return self._t(lambda: UsedConstantsResult(True, None, tuple(decls)))
 
     def extract_holes(self, ws: Any, module: str, decl: str, *_: Any, **__: Any) -> Any:
-        from network.gate.toolchain import Hole, HolesResult
+        from network.gate.lean.toolchain import Hole, HolesResult
         return self._t(lambda: HolesResult(True, None, decl, (
             Hole(1, "h", "True", statement="True", line=5, column=20),)))
 
     def hazards(self, *_: Any, **__: Any) -> Any:
-        from network.gate.toolchain import HazardsResult
+        from network.gate.lean.toolchain import HazardsResult
         return self._t(lambda: HazardsResult(True, None))
 
     def defeq(self, *_: Any, **__: Any) -> Any:
-        from network.gate.toolchain import DefEqResult
+        from network.gate.lean.toolchain import DefEqResult
         return self._t(lambda: DefEqResult(True, None, False, True))
 
 
@@ -143,7 +143,7 @@ def scoped_floor(root: Path, commit: str, scope: frozenset[str]) -> float:
     """Seconds to read with pygit2 what the scoped load reads at ``commit``: every blob
     outside ``targets/``, every blob of the targets in ``scope`` and of the other targets
     outside their ``nodes/`` folders, and one tree per node of those (the role-signed
-    records check, network/record/scoped.py); no parse, no validation."""
+    records check, network/record/read/scoped.py); no parse, no validation."""
     import pygit2
     repo = pygit2.Repository(str(root))
     t0 = time.perf_counter()
@@ -169,9 +169,9 @@ def scoped_floor(root: Path, commit: str, scope: frozenset[str]) -> float:
 
 
 def scoped_loads(root: Path, commit: str, scope: frozenset[str], tmp: Path) -> dict[str, Any]:
-    """Seconds of :func:`network.record.scoped.load_scoped` without a cache, through an
+    """Seconds of :func:`network.record.read.scoped.load_scoped` without a cache, through an
     empty cache and through the filled one, beside :func:`scoped_floor`."""
-    from network.record.scoped import load_scoped
+    from network.record.read.scoped import load_scoped
     floor = min(scoped_floor(root, commit, scope) for _ in range(2))
     out: dict[str, Any] = {"scoped_floor_s": round(floor, 3)}
     for label, cache in (("scoped_load_s", None), ("scoped_load_cache_cold_s", tmp / "sc"),
@@ -194,9 +194,9 @@ def run(n_nodes: int, repeat: int) -> list[dict[str, Any]]:
     from benchmarks.cache_floors import cache_loads
     from benchmarks.products import generate
     from network.gate.run import run_gate
-    from network.gate.sandbox import Sandbox
-    from network.record import blob_cache
-    from network.record.loader import load_graph
+    from network.gate.sandbox.sandbox import Sandbox
+    from network.record.read import blob_cache
+    from network.record.read.loader import load_graph
 
     key = Ed25519PrivateKey.generate()
     rows: list[dict[str, Any]] = []
@@ -313,7 +313,7 @@ def main(argv: list[str] | None = None) -> int:
     for row in run(args.nodes, args.repeat):
         print(" ".join(f"{k}={v}" for k, v in row.items()), flush=True)
     print("goal: gate_own_s_median < 1.0 for 10,000 nodes, cold and warm. cold = the run "
-          "loads the scoped base graph itself (network/record/scoped.py: the submission's "
+          "loads the scoped base graph itself (network/record/read/scoped.py: the submission's "
           "target whole, root records, other targets' own records; cold-cache-empty: "
           "through an empty record cache, every record parsed and written; "
           "cold-cache-filled: through a filled one, every record a hit); warm = the "

@@ -49,8 +49,8 @@ def run() -> dict[str, object]:
         plan_formal_conjectures_import,
         problem_files,
     )
-    from network.record.loader import load_graph
-    from network.record.products import write_products
+    from network.record.products.products import write_products
+    from network.record.read.loader import load_graph
     from network.site.build import build_site
     from network.site.config import SiteConfig
     from tests.importfixtures import fc_real_checkout, graph_copy

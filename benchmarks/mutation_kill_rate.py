@@ -47,7 +47,7 @@ class ModuleRate:
     """One mutated module's results.
 
     Attributes:
-        module: its path under the repository, e.g. ``network/gate/axioms.py``.
+        module: its path under the repository, e.g. ``network/gate/lean/axioms.py``.
         killed, survived, other: counts of mutants (see the module docstring).
         survivors: the surviving mutants' names, in mutmut's order.
     """

@@ -5,8 +5,8 @@ Generates, in a temporary directory, a graph of N nodes spread over targets of a
 partial cutting three holes (every 11th node a second, rival partial with two more), every
 fifth node carries a postmortem, every seventh hole a merged proof, and one merge record
 and one pass attestation accompany each merged file. It then prints, per size, the seconds
-to load the graph (:func:`network.record.loader.load_graph`), the seconds to derive and
-write every product (:func:`network.record.products.write_products`) and the peak memory;
+to load the graph (:func:`network.record.read.loader.load_graph`), the seconds to derive and
+write every product (:func:`network.record.products.products.write_products`) and the peak memory;
 then (``worktree_*``, :mod:`benchmarks.cache_floors`) the work tree's load without a
 record cache, through an empty one (cold) and a filled one (warm), beside the floor of
 reading every file, as seconds, CPU seconds and ratios to the floor; then
@@ -25,8 +25,8 @@ Usage::
 
 The goal is under 2 s and 500 MB for 10,000 nodes on 2 cores. Peak memory is the process's
 maximum resident set size (``resource.getrusage``), so each size runs in a fresh
-subprocess; the loader's and the products' forked workers (network.record.loader,
-network.record.products) are reported apart (``peak_worker_rss_mib``, the largest one;
+subprocess; the loader's and the products' forked workers (network.record.read.loader,
+network.record.products.products) are reported apart (``peak_worker_rss_mib``, the largest one;
 most of its pages are shared with the parent). Timings are printed, never asserted (no
 test depends on them). Before and after a performance change,
 ``benchmarks/products_equivalence.py`` checks that the loaded graphs, problem lists and
@@ -213,14 +213,14 @@ def _floors(root: Path) -> dict[str, float]:
     """The floors taken in the same run: seconds to read every record file of the graph
     (``read_floor_s``), and to read, SHA-256 and parse each YAML/JSON record
     (``parse_floor_s``, the C YAML loader and orjson; ``parse_floor_cpu_s`` its CPU
-    seconds). Products (:data:`network.record.loader.PRODUCT_PATHS_RE`) are left out, as
+    seconds). Products (:data:`network.record.read.loader.PRODUCT_PATHS_RE`) are left out, as
     a load reads none of them; ``parse_floor_with_products_s`` is the same over every
     file of the folder, products included (how the figures issue 17 was filed with
     read)."""
     import orjson
     import yaml
 
-    from network.record.loader import PRODUCT_PATHS_RE
+    from network.record.read.loader import PRODUCT_PATHS_RE
 
     loader = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
     every = [p for p in root.rglob("*") if p.is_file()]
@@ -268,12 +268,12 @@ MEASURED_MERGES = 3
 
 def incremental_figures(root: Path, graph: Any) -> dict[str, Any]:
     """Seconds of an incremental products update after a one-node merge
-    (:func:`network.record.incremental.update_products`) beside a full rebuild of the
+    (:func:`network.record.products.incremental.update_products`) beside a full rebuild of the
     same graph and the floors, as ratios. A first merge dated after every date the
     synthetic record holds settles the clock (a live record's merges are dated in order;
     the generator's are not), then :data:`MEASURED_MERGES` merges land a day apart, each
     update timed from the one before as the service runs them (the graph reloaded by
-    :func:`network.record.reload.reload_graph`, the previous products the update's own):
+    :func:`network.record.read.reload.reload_graph`, the previous products the update's own):
     ``incremental_s`` is their median, ``incremental_runs_s`` each. ``load_after_s`` is
     the full load of the last merged graph, which a fresh process needs first, and
     ``reload_after_merge_s`` the same graph reloaded from the graph before it.
@@ -282,10 +282,10 @@ def incremental_figures(root: Path, graph: Any) -> dict[str, Any]:
     import statistics
 
     from benchmarks.cache_floors import _cpu
-    from network.record.incremental import update_products_planned
-    from network.record.loader import load_graph, open_source
-    from network.record.products import products
-    from network.record.reload import reload_graph
+    from network.record.products.incremental import update_products_planned
+    from network.record.products.products import products
+    from network.record.read.loader import load_graph, open_source
+    from network.record.read.reload import reload_graph
 
     w = _Writer(root)
     w.seq = len(graph.merges)
@@ -347,7 +347,7 @@ FRESH_RUNS = 3
 
 def _fresh_one(root: Path) -> dict[str, float]:
     """In this (fresh) process: the network's record modules imported, then seconds to
-    load ``root`` and derive every product (:func:`network.record.products.products`), as
+    load ``root`` and derive every product (:func:`network.record.products.products.products`), as
     a post-merge job or ``lemmata products`` run them: no index, trust judgment or catalog
     left by an earlier run in the same process."""
     # imported before the clock starts, as in a real run
@@ -355,8 +355,8 @@ def _fresh_one(root: Path) -> dict[str, float]:
     import network.record.panel
     import network.record.schemas  # noqa: F401
     from benchmarks.cache_floors import _cpu
-    from network.record.loader import load_graph
-    from network.record.products import products
+    from network.record.products.products import products
+    from network.record.read.loader import load_graph
 
     t0, c0 = time.perf_counter(), _cpu()
     graph = load_graph(root)
@@ -426,8 +426,8 @@ def _graph_into(root: Path, n_nodes: int, keep: Path | None) -> int:
 def run_one(n_nodes: int, profile: bool, keep: Path | None = None) -> dict[str, Any]:
     """Generate (or, with ``keep``, reuse: :func:`_graph_into`), load and write products
     for one size in this process; returns figures."""
-    from network.record.loader import load_graph
-    from network.record.products import write_products
+    from network.record.products.products import write_products
+    from network.record.read.loader import load_graph
 
     with tempfile.TemporaryDirectory(prefix="lemmata-bench-") as tmp:
         root = Path(tmp) / "graph"

@@ -5,7 +5,7 @@ Builds, once, four graphs under a work folder: the synthetic graph of
 site tests' rich fixture graph (glosses, explainers, variants, closures, shelvings, a
 ledger), and a broken copy of the rich graph (malformed YAML and JSON, bytes that are not
 UTF-8, wrong schemas, invalid fields, unknown files, a hash mismatch). For each graph it
-records every product's bytes (:func:`network.record.products.products`), a SHA-256 of the
+records every product's bytes (:func:`network.record.products.products.products`), a SHA-256 of the
 loaded graph's ``repr`` (every model, every field), and for the broken graph the exact
 problem list, each also read at a git commit of the graph.
 
@@ -115,8 +115,8 @@ def _graph_digest(graph: Any) -> str:
 def _snapshot(root: Path, commit: str | None) -> dict[str, Any]:
     """Products (as SHA-256 per path), graph digest and problems of one load."""
     from network.errors import ValidationFailed
-    from network.record.loader import load_graph
-    from network.record.products import products
+    from network.record.products.products import products
+    from network.record.read.loader import load_graph
 
     try:
         graph = load_graph(root, commit)

@@ -1,8 +1,8 @@
 """Benchmark: how often step 2's Lean text screens refuse real, honest Lean (issue 32).
 
 The screens that need no Lean (the import-time screen with the lexer's fail-closed
-ambiguities, :mod:`network.gate.import_screen`; hidden characters and look-alike names,
-:mod:`network.gate.unicode_screen`; issue 37) must refuse what an attacker writes and
+ambiguities, :mod:`network.gate.screens.import_screen`; hidden characters and look-alike names,
+:mod:`network.gate.screens.unicode_screen`; issue 37) must refuse what an attacker writes and
 pass what mathematicians write. This prints, per corpus, the files read and the files each
 screen would refuse, by catalog code, beside the count of real refusals: the attack texts
 the tests hold (``tests/test_attack_import_screen.py``,
@@ -38,8 +38,8 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
-from network.gate.import_screen import import_time_problems
-from network.gate.unicode_screen import (
+from network.gate.screens.import_screen import import_time_problems
+from network.gate.screens.unicode_screen import (
     delimiter_lookalike_findings,
     format_character_findings,
     identifier_findings,

@@ -111,8 +111,8 @@ def _erdos(base: Path) -> Path:
     """The whole Erdős collection imported into a copy of ``graph/``, products written."""
     from network.importers import write_files
     from network.importers.formal_conjectures import plan_formal_conjectures_import
-    from network.record.loader import load_graph
-    from network.record.products import write_products
+    from network.record.products.products import write_products
+    from network.record.read.loader import load_graph
     from tests.importfixtures import fc_real_checkout, graph_copy
 
     co_path, _ = fc_real_checkout(base / "fc")

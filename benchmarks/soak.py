@@ -81,6 +81,21 @@ def rss_mb() -> float:
     return 0.0
 
 
+def sqlite_mb() -> float:
+    """SQLite's own heap in this process, in MiB (``sqlite3_memory_used`` of the shared
+    ``libsqlite3`` the ``sqlite3`` module links; page caches included); -1 where that
+    library cannot be loaded (a statically linked Python)."""
+    import ctypes
+    import ctypes.util
+
+    try:
+        lib = ctypes.CDLL(ctypes.util.find_library("sqlite3") or "libsqlite3.so.0")
+        lib.sqlite3_memory_used.restype = ctypes.c_int64
+        return float(lib.sqlite3_memory_used()) / 1024 / 1024
+    except (OSError, AttributeError):
+        return -1.0
+
+
 def slope_mb_per_min(samples: list[tuple[float, float]]) -> float:
     """Least-squares slope of ``(seconds, RSS MiB)`` samples in MB (10**6 bytes) per
     minute; 0.0 for fewer than two samples."""
@@ -98,13 +113,15 @@ def slope_mb_per_min(samples: list[tuple[float, float]]) -> float:
 
 class RssSampler:
     """RSS of this process every ``every`` seconds, in a thread, while the block runs:
-    ``samples`` is a list of (seconds since start, MiB). With ``live`` each sample is
+    ``samples`` is a list of (seconds since start, MiB) and ``sqlite`` the same for SQLite's
+    own heap (:func:`sqlite_mb`). With ``live`` each sample is
     printed (flushed) as it is taken, with the slope so far in MB/min, so a run cut off
     by a timeout still leaves its figures."""
 
     def __init__(self, every: float, live: bool = False) -> None:
         self.every = every
         self.live = live
+        self.sqlite: list[tuple[float, float]] = []
         self.samples: list[tuple[float, float]] = []
         self._stop = threading.Event()
         self._thread = threading.Thread(target=self._run, daemon=True)
@@ -113,10 +130,12 @@ class RssSampler:
         t0 = time.perf_counter()
         while True:
             self.samples.append((time.perf_counter() - t0, rss_mb()))
+            self.sqlite.append((self.samples[-1][0], sqlite_mb()))
             if self.live:
                 t, r = self.samples[-1]
                 print(f"  sample t={t:7.1f} s  RSS {r:7.1f} MiB  slope so far "
-                      f"{slope_mb_per_min(self.samples):+.3f} MB/min", flush=True)
+                      f"{slope_mb_per_min(self.samples):+.3f} MB/min  (SQLite heap "
+                      f"{self.sqlite[-1][1]:6.2f} MiB)", flush=True)
             if self._stop.wait(self.every):
                 return
 
@@ -172,8 +191,8 @@ def build(tmp: Path, nodes: int, database_url: str | None = None,
           connect_args: dict[str, Any] | None = None) -> tuple[Any, list[str]]:
     """The app over a generated graph (its state at ``database_url``, default SQLite in
     ``tmp``), and one token per claimable node."""
-    from network.api import identity
     from network.api.app import create_app
+    from network.api.identity import identity
     from network.api.service import Caller
     from network.api.settings import ServiceSettings
     from tests.api_support import build_graph
@@ -369,6 +388,10 @@ def main(argv: list[str] | None = None) -> int:
     print(f"  RSS slope after warm-up: {slope:+.3f} MB/min over {len(sampler.samples)} samples "
           f"({wall / 60:.1f} min); goal <= {SLOPE_GOAL_MB_PER_MIN} MB/min over 20 min on 2 "
           f"cores (issue 39): {verdict}")
+    if sampler.sqlite and sampler.sqlite[-1][1] >= 0:
+        print(f"  SQLite heap (page caches included): {sampler.sqlite[0][1]:.2f} -> "
+              f"{sampler.sqlite[-1][1]:.2f} MiB, slope {slope_mb_per_min(sampler.sqlite):+.3f} "
+              "MB/min of the RSS slope above")
     print(f"  caches at the end: {caches}")
     print("  goals: RSS flat within 10% after warm-up; frontier p99 < 20 ms; node bundle "
           "p99 < 50 ms; claim p99 < 100 ms (PostgreSQL)")

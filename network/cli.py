@@ -123,8 +123,8 @@ def validate(graph: Path, commit: str | None) -> int:
 @guarded
 def products(graph: Path, check: bool, commit: str | None) -> int:
     """Write (or --check) the derived products of GRAPH, byte-for-byte deterministic."""
-    from network.record.loader import load_graph
-    from network.record.products import check_products, write_products
+    from network.record.products.products import check_products, write_products
+    from network.record.read.loader import load_graph
 
     g = load_graph(graph, commit)
     if check:
@@ -213,7 +213,7 @@ def serve(host: str | None, port: int | None, data_dir: Path | None,
     settings, loader = _network_settings(host=host, port=port, data_dir=data_dir,
                                          database_url=database_url, graph=graph, forge=forge,
                                          github_repo=github_repo)
-    from network.record import blob_cache
+    from network.record.read import blob_cache
 
     blob_cache.configure(blob_cache.default_dir(settings.data_dir))  # issue 17
     app = create_app(settings, graph_loader=loader, **_service_parts(settings))
@@ -272,7 +272,7 @@ def _service_parts(settings: ServiceSettings) -> dict[str, Any]:
         parts["forge"] = _github_forge(settings, parts["keys"].get("service"))
     elif (data.forge / "HEAD").exists():
         from network.api.service import HeartbeatQueue
-        from network.gate.queue_health import HEARTBEAT_FILE
+        from network.gate.queue.queue_health import HEARTBEAT_FILE
 
         engine = db.make_engine(settings.resolved_database_url())
         db.migrate(engine)
@@ -398,8 +398,8 @@ def _filing_service(svc: Any) -> Any:
 
 def _bind(svc: Any, pseudonym: str) -> dict[str, Any]:
     """File the operator binding of ``pseudonym`` from the data folder
-    (:func:`network.api.identity_records.bind_operator_identity`), or say why not."""
-    from network.api.identity_records import bind_operator_identity
+    (:func:`network.api.people.identity_records.bind_operator_identity`), or say why not."""
+    from network.api.people.identity_records import bind_operator_identity
 
     filer = _filing_service(svc)
     if filer is None:
@@ -444,8 +444,8 @@ def _name_graphs(svc: Any) -> list[Any]:
     says. A graph that cannot be read refuses the token (``graph-unavailable``)."""
     from network.api.graphs import GraphProvider
     from network.forge.types import MAIN
-    from network.record import blob_cache
-    from network.record.loader import load_graph
+    from network.record.read import blob_cache
+    from network.record.read.loader import load_graph
     from network.up import DataDir
 
     def at_main(repo: Path) -> Any:
@@ -487,8 +487,8 @@ def token_issue(pseudonym: str, dco: bool, operator: str | None, holds_role: boo
     binding that lets the identity hold the role is filed as a pull request."""
     import dataclasses
 
-    from network.api import pseudonyms
-    from network.api.identity import check_new_name, issue_operator_token
+    from network.api.identity import pseudonyms
+    from network.api.identity.identity import check_new_name, issue_operator_token
 
     svc = _operator_service(data_dir, database_url, graph)
     graphs = _name_graphs(svc)
@@ -528,7 +528,7 @@ def token_issue(pseudonym: str, dco: bool, operator: str | None, holds_role: boo
 def token_list(as_json: bool, data_dir: Path | None, database_url: str | None,
                graph: Path | None) -> int:
     """List the identities an operator vouched for, with their live token counts."""
-    from network.api.identity import vouched_identities
+    from network.api.identity.identity import vouched_identities
 
     rows = vouched_identities(_operator_service(data_dir, database_url, graph))
     if as_json:
@@ -548,7 +548,7 @@ def token_list(as_json: bool, data_dir: Path | None, database_url: str | None,
 def token_revoke(pseudonym: str, data_dir: Path | None, database_url: str | None,
                  graph: Path | None) -> int:
     """Retire every live token and unused recovery code of an identity at once."""
-    from network.api.identity import revoke_tokens
+    from network.api.identity.identity import revoke_tokens
 
     out = revoke_tokens(_operator_service(data_dir, database_url, graph), pseudonym=pseudonym)
     click.echo(json.dumps(out))
@@ -578,8 +578,8 @@ def session_link(pseudonym: str, operator: str | None, return_to: str | None,
     data folder's service.json records them (LEMMATA_PUBLIC_URL and LEMMATA_SITE_ORIGIN
     override them). For an identity you vouched for, the binding that lets it hold the
     roles the graph gives its pseudonym is filed first, if main lacks it (issue 40)."""
-    from network.api import pseudonyms
-    from network.api.web_session import issue_sign_in_link
+    from network.api.identity import pseudonyms
+    from network.api.people.web_session import issue_sign_in_link
 
     svc = _operator_service(data_dir, database_url, graph)
     out = issue_sign_in_link(svc, pseudonym=pseudonym, return_to=return_to,
@@ -633,7 +633,7 @@ def site_build(graph: Path, out: Path, commit: str | None, strict: bool,
 
     vouched: dict[str, dict[str, str]] = {}
     if database_url:
-        from network.api.identity import read_vouches
+        from network.api.identity.identity import read_vouches
 
         vouched = read_vouches(database_url)
     config = SiteConfig(graph=graph, out=out, commit=commit, strict=strict,

@@ -69,10 +69,10 @@ def gate_run(graph: Path, base: str, head: str, precheck: Path | None, submitter
              out_dir: Path | None, key: Path | None, key_id: str, runner: str,
              reviewer: str | None, sign_off: tuple[str, ...], record_cache: Path | None) -> int:
     """Run steps 0-9 on BASE..HEAD of GRAPH; exit 0 merge, 1 refused, 2 held, 3 a bug."""
-    from network.gate.detect import detect_toolchain
+    from network.gate.lean.detect import detect_toolchain
     from network.gate.run import Review, attestation_files, run_gate
-    from network.gate.sandbox import Sandbox
-    from network.record import blob_cache
+    from network.gate.sandbox.sandbox import Sandbox
+    from network.record.read import blob_cache
 
     blob_cache.configure(record_cache)  # the base graph's records (issue 17)
 
@@ -113,10 +113,10 @@ def gate_export(graph: Path, base: str, head: str, pull_request: int, out_dir: P
     for the trusted job, never a verdict (ruling 14). Exit 0 once the export is written."""
     import pygit2
 
-    from network.gate.detect import detect_toolchain
-    from network.gate.github_export import export_build, submitter_of
-    from network.gate.sandbox import Sandbox
-    from network.record.loader import load_graph
+    from network.gate.github.github_export import export_build, submitter_of
+    from network.gate.lean.detect import detect_toolchain
+    from network.gate.sandbox.sandbox import Sandbox
+    from network.record.read.loader import load_graph
 
     repo = pygit2.Repository(str(graph))
     message = repo.revparse_single(head).peel(pygit2.Commit).message
@@ -172,10 +172,10 @@ def gate_trusted(event_path: Path | None, run_id: int | None, repository: str,
     import os
 
     from network.forge.github import GitHubForge, parse_repo
-    from network.gate import github_rejudge as R
-    from network.gate import github_trusted as T
-    from network.gate.detect import detect_toolchain
-    from network.gate.sandbox import Sandbox
+    from network.gate.github import github_rejudge as R
+    from network.gate.github import github_trusted as T
+    from network.gate.lean.detect import detect_toolchain
+    from network.gate.sandbox.sandbox import Sandbox
     from network.signing import private_key_from_env
 
     if (event_path is None) == (run_id is None):
@@ -237,8 +237,8 @@ def gate_rejudge(graph: Path, repository: str, ref: str, token_env: str, api_url
     export (gate-rejudge.yml; no contributor code runs, ruling 14). Exit 0."""
     import os
 
-    from network.gate import github_rejudge as R
-    from network.record.loader import load_graph
+    from network.gate.github import github_rejudge as R
+    from network.record.read.loader import load_graph
 
     g = load_graph(graph)
     api = R.RestClient(repository, os.environ.get(token_env, ""), api_url=api_url)
@@ -280,9 +280,9 @@ def gate_keygen(out: Path, key_id: str, valid_from: str) -> int:
 def gate_reproduce(graph: Path, att_path: Path) -> int:
     """Re-run steps 1-8 for a published attestation; exit 0 when identical once runner,
     merge_commit and signature are masked (D-5)."""
-    from network.gate.detect import detect_toolchain
+    from network.gate.lean.detect import detect_toolchain
     from network.gate.pregate import reproduce
-    from network.gate.sandbox import Sandbox
+    from network.gate.sandbox.sandbox import Sandbox
     from network.record.models import attestation_from_json
 
     original = attestation_from_json(att_path.read_text(encoding="utf-8"))
@@ -307,9 +307,9 @@ def pregate_cmd(graph: Path, base: str, head: str, submitter: str | None,
                 sign_key: Path | None, record: bool) -> int:
     """Steps 1-2 and 4-8 locally with the gate's own code; prints JSON verdicts and the
     precheck attestation to attach to the pull request (D-27)."""
-    from network.gate.detect import detect_toolchain
+    from network.gate.lean.detect import detect_toolchain
     from network.gate.pregate import pregate
-    from network.gate.sandbox import Sandbox
+    from network.gate.sandbox.sandbox import Sandbox
 
     res = pregate(graph, base, head, toolchain=detect_toolchain, sandbox=Sandbox(),
                   submitter=submitter, sign_with=sign_key,
@@ -324,7 +324,7 @@ def toolchain_group() -> None:
 
 
 def _graph_specs(graph: Path) -> dict[str, Any]:
-    from network.record.loader import load_graph
+    from network.record.read.loader import load_graph
 
     g = load_graph(graph)
     return {tid: t.gate_spec for tid, t in g.targets.items()}
@@ -336,7 +336,7 @@ def _graph_specs(graph: Path) -> dict[str, Any]:
 @guarded
 def toolchain_status_cmd(graph: Path) -> int:
     """Say, per target, whether its pinned toolchain can check proofs here."""
-    from network.gate.install import toolchain_status
+    from network.gate.lean.install import toolchain_status
 
     for tid, line in toolchain_status(_graph_specs(graph)).items():
         click.echo(f"{tid}: {line}")
@@ -352,7 +352,7 @@ def toolchain_status_cmd(graph: Path) -> int:
 def toolchain_install_cmd(graph: Path, pins_root: Path | None) -> int:
     """Install every pinned toolchain with elan and fetch the Mathlib cache with lake, then
     build the independent kernels step 4 runs at the soundness record's pinned commits."""
-    from network.gate.install import find_elan, install_kernels, install_toolchains
+    from network.gate.lean.install import find_elan, install_kernels, install_toolchains
 
     root = pins_root or Path.home() / ".cache/lemmata/pins"
     steps = install_toolchains(list(_graph_specs(graph).values()), pins_root=root,

@@ -114,10 +114,10 @@ def target_repin(target: str, toolchain: str, mathlib: str | None, packages: tup
     unknown or malformed TARGET, a pin gate-spec.json cannot hold, a change that changes
     nothing, and a pin that is itself known unsound. Exit 0 written, 1 refused, 3 a bug."""
     from network.gate import repin_branch as rb
-    from network.gate.detect import detect_toolchain
-    from network.gate.kernels import pin_soundness
+    from network.gate.lean.detect import detect_toolchain
+    from network.gate.lean.kernels import pin_soundness
     from network.gate.repin import drift_report
-    from network.gate.sandbox import Sandbox
+    from network.gate.sandbox.sandbox import Sandbox
     from network.ids import check_target_id
 
     check_target_id(target)  # before anything is opened: ../x, a/b

@@ -172,8 +172,8 @@ def trainer_eval(dataset: Path, graph: Path, base: Path, run_dir: Path, samples:
                  history: Path | None) -> int:
     """Judge RUN_DIR's admitted policy and the untrained BASE on DATASET's sealed items."""
     require_ml_stack()  # the trainer extra, which `make run` does not install
-    from network.gate.detect import detect_toolchain
-    from network.gate.sandbox import Sandbox
+    from network.gate.lean.detect import detect_toolchain
+    from network.gate.sandbox.sandbox import Sandbox
     from network.trainer.evaluate import Budget
     from network.trainer.pipeline import eval_run
 
@@ -212,8 +212,8 @@ def trainer_iterate(dataset: Path, graph: Path, base: Path, work: Path, rounds: 
     require_ml_stack()  # the trainer extra, which `make run` does not install
     from dataclasses import asdict
 
-    from network.gate.detect import detect_toolchain
-    from network.gate.sandbox import Sandbox
+    from network.gate.lean.detect import detect_toolchain
+    from network.gate.sandbox.sandbox import Sandbox
     from network.trainer.orchestrate import IterationConfig
     from network.trainer.pipeline import iterate
     from network.trainer.sft import SFTConfig
@@ -260,8 +260,8 @@ def trainer_grpo(dataset: Path, graph: Path, base: Path, run_dir: Path, init_run
     """GRPO on DATASET's train pool, the gate's verdict as the reward, into RUN_DIR (resumes
     only into the same identity), then saved-policy admission."""
     require_ml_stack()  # the trainer extra, which `make run` does not install
-    from network.gate.detect import detect_toolchain
-    from network.gate.sandbox import Sandbox
+    from network.gate.lean.detect import detect_toolchain
+    from network.gate.sandbox.sandbox import Sandbox
     from network.trainer.grpo import GRPOSettings
     from network.trainer.pipeline import grpo
     from network.trainer.sft import LoraSettings

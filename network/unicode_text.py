@@ -2,8 +2,8 @@
 what a reader is shown without being seen (issue 16 for pseudonyms; D-4 step 2, issue 37
 for Lean files).
 
-Shared by the service's look-alike pseudonyms (:mod:`network.api.confusables`) and the
-gate's Unicode screen (:mod:`network.gate.unicode_screen`), which may not import the
+Shared by the service's look-alike pseudonyms (:mod:`network.api.identity.confusables`) and the
+gate's Unicode screen (:mod:`network.gate.screens.unicode_screen`), which may not import the
 service; nothing here reads the record or the environment.
 
 - :func:`skeleton` is TR39's (Unicode Security Mechanisms, section 4):

@@ -210,8 +210,8 @@ class DataDir:
         """The :class:`network.api.graphs.GraphProvider` of the network's record: its
         forge's main branch, versioned by main's commit (what ``lemmata up`` serves)."""
         from network.api.graphs import GraphProvider
-        from network.record import blob_cache
-        from network.record.loader import load_graph
+        from network.record.read import blob_cache
+        from network.record.read.loader import load_graph
 
         forge = self.forge
 
@@ -448,7 +448,7 @@ def run(data_root: Path, graph_dir: Path, *, host: str = "127.0.0.1", port: int 
         stop: an event that ends the run when set (Ctrl-C sets it too).
         ready: called with the URLs once everything listens (tests use it).
         toolchain: ``GateSpec -> Toolchain`` for prechecks and the merge queue; None
-            means :func:`~network.gate.detect.detect_toolchain`, the only choice product
+            means :func:`~network.gate.lean.detect.detect_toolchain`, the only choice product
             code makes (a test launcher injects the recorded stand-in here).
 
     Returns:
@@ -463,7 +463,7 @@ def run(data_root: Path, graph_dir: Path, *, host: str = "127.0.0.1", port: int 
     from network.api.app import create_app
     from network.api.settings import ServiceSettings
     from network.forge.local import LocalForge
-    from network.record.loader import load_graph
+    from network.record.read.loader import load_graph
 
     data = DataDir(data_root)
     data.root.mkdir(parents=True, exist_ok=True)
@@ -482,7 +482,7 @@ def run(data_root: Path, graph_dir: Path, *, host: str = "127.0.0.1", port: int 
                                public_url=f"http://{host}:{port}",
                                site_origin=f"http://{host}:{site_port}")
     data.record_addresses(settings.public_url, settings.site_origin)  # issue 40
-    from network.record import blob_cache
+    from network.record.read import blob_cache
 
     blob_cache.configure(blob_cache.default_dir(data.root))  # records by blob id (issue 17)
     say("[3/5] service state (SQLite) and keys")
@@ -490,7 +490,7 @@ def run(data_root: Path, graph_dir: Path, *, host: str = "127.0.0.1", port: int 
     def load_main() -> Any:
         return load_graph(data.forge, "refs/heads/main", cache=blob_cache.configured())
 
-    from network.gate.detect import detect_toolchain
+    from network.gate.lean.detect import detect_toolchain
 
     toolchain_source = toolchain or detect_toolchain
     provider = data.graph_provider()
@@ -502,13 +502,13 @@ def run(data_root: Path, graph_dir: Path, *, host: str = "127.0.0.1", port: int 
     db.migrate(engine)
     forge = LocalForge(data.forge, sessionmaker(engine, expire_on_commit=False))
     from network.api.service import RunnerQueue
-    from network.gate.queue_health import health_for
+    from network.gate.queue.queue_health import health_for
 
     health = health_for(forge, fresh=True)  # /info.json shows the queue "starting" from now on
 
     def settle_writes() -> object:
         """Each queue pass settles the record writes whose writer is gone (issue 39)."""
-        from network.api import openings
+        from network.api.submit import openings
 
         return openings.reconcile_pending(app.state.svc)
 
@@ -585,7 +585,7 @@ class QueueRunner:
 
     Args:
         make: builds a fresh, unstarted runner thread.
-        health: the runner's :class:`~network.gate.queue_health.QueueHealth`, shared by every
+        health: the runner's :class:`~network.gate.queue.queue_health.QueueHealth`, shared by every
             thread it makes.
     """
 
@@ -617,9 +617,9 @@ class QueueRunner:
 
     def beat(self, path: Path, now: float, *, every_s: float | None = None) -> None:
         """Write the heartbeat to ``path`` when ``every_s`` seconds (default
-        ``network.gate.queue_health.HEARTBEAT_S``) have passed since the last one (always when 0);
+        ``network.gate.queue.queue_health.HEARTBEAT_S``) have passed since the last one (always when 0);
         a refused write is logged, never raised."""
-        from network.gate.queue_health import HEARTBEAT_S, write_heartbeat
+        from network.gate.queue.queue_health import HEARTBEAT_S, write_heartbeat
 
         if now - self._last_beat < (HEARTBEAT_S if every_s is None else every_s):
             return
@@ -657,7 +657,7 @@ def _serve(data: DataDir, server: Any, api_thread: threading.Thread, runner: Que
         if not server.started:
             raise LemmataError("listen-failed", f"the service did not start on {host}:{port} "
                                "(its error is printed above)")
-        from network.gate.queue_health import HEARTBEAT_FILE
+        from network.gate.queue.queue_health import HEARTBEAT_FILE
 
         beat = data.root / HEARTBEAT_FILE
         runner.start()
@@ -690,7 +690,7 @@ def build_site(data: DataDir, toolchain_note: str, *, service_url: str | None = 
     Raises:
         LemmataError: ``site-tool-missing`` (no Graphviz) and the builder's other codes.
     """
-    from network.api.identity import read_vouches
+    from network.api.identity.identity import read_vouches
     from network.site.build import build_site as site_build
     from network.site.config import SiteConfig
 
@@ -708,18 +708,18 @@ def _queue_loop(data: DataDir, forge: Any, keys: dict[str, tuple[str, Ed25519Pri
                 github_sign_in: bool = False) -> None:
     """Run merge-queue passes until ``stop`` is set; rebuild the site when main moves
     (naming ``service_url``, see :func:`build_site`); after each pass, ``settle_writes``
-    (the service's :func:`network.api.openings.reconcile_pending`: a record write whose
+    (the service's :func:`network.api.submit.openings.reconcile_pending`: a record write whose
     writer is gone is recorded open or merged, or expires, issue 39).
 
     Each pass completes the merge journal's unfinished merges and gates the open pull
-    requests oldest first (network.gate.queue), with the toolchain each target pins when
+    requests oldest first (network.gate.queue.queue), with the toolchain each target pins when
     it is installed here, else ``toolchain-missing``. The runner never dies (issue 16): a
     pass that raises anything is logged with its code and retried after a back-off
     (``interval_s`` doubling per failure in a row, at most ``max_backoff_s``); should the
-    loop itself raise, it is restarted. Its health (:class:`~network.gate.queue_health.QueueHealth`:
+    loop itself raise, it is restarted. Its health (:class:`~network.gate.queue.queue_health.QueueHealth`:
     last pass, last error) is what ``GET /info.json`` shows under ``service.queue``.
     """
-    from network.gate.queue_health import health_for
+    from network.gate.queue.queue_health import health_for
 
     health = health_for(forge)
     while not stop.is_set():
@@ -741,8 +741,8 @@ def _queue_passes(data: DataDir, forge: Any, keys: dict[str, tuple[str, Ed25519P
                   github_sign_in: bool = False) -> None:
     """The body of :func:`_queue_loop`: passes until ``stop``; a pass's exception is
     logged, recorded in ``health`` and retried after the back-off."""
-    from network.gate.queue import process_queue
-    from network.gate.sandbox import Sandbox
+    from network.gate.queue.queue import process_queue
+    from network.gate.sandbox.sandbox import Sandbox
 
     sandbox = Sandbox()
     key_id, key = keys["gate"]

@@ -104,7 +104,7 @@ def live_claims_json(svc: Any) -> bytes:
     one ``GET /frontier.json`` overlays: no claim id); service state, never written into the
     site or the record.
     """
-    from network.api import claims
+    from network.api.frontier import claims
     from network.api.service import iso
 
     now = svc.now()

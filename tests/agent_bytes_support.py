@@ -42,8 +42,8 @@ GOALS = {"get_node": 8 * 1024, "list_tools": 16 * 1024}
 def build_fixture(tmp: Path) -> FastAPI:
     """The rich graph under ``tmp/graph`` with its products committed, and an app over it
     (not yet started)."""
-    from network.record.loader import load_graph
-    from network.record.products import write_products
+    from network.record.products.products import write_products
+    from network.record.read.loader import load_graph
 
     build_rich_graph(tmp / "graph")
     write_products(load_graph(tmp / "graph"), tmp / "graph")

@@ -33,9 +33,9 @@ from network.api.app import create_app
 from network.api.graphs import GraphProvider
 from network.api.settings import ServiceSettings
 from network.forge.local import LocalForge
-from network.gate.queue import QueueItem, process_queue
-from network.gate.sandbox import Sandbox
-from network.record.loader import load_graph
+from network.gate.queue.queue import QueueItem, process_queue
+from network.gate.sandbox.sandbox import Sandbox
+from network.record.read.loader import load_graph
 from network.up import DataDir, ensure_keys, publish_keys, serve_in_thread
 from tests.api_support import START, FakeClock, github_verifier
 from tests.graphs import git_commit

@@ -66,8 +66,8 @@ def build_graph(root: Path, *, extra_nodes: int = 0, **policy: Any) -> GraphBuil
     b.target("lonely", steward=None)
     b.node("lonely", "root")
     b.merge([proof], date="2026-01-02")
-    from network.record.loader import load_graph
-    from network.record.products import write_products
+    from network.record.products.products import write_products
+    from network.record.read.loader import load_graph
 
     write_products(load_graph(root), root)
     git_commit(root, "graph")
@@ -130,7 +130,7 @@ def forge_service(graph: Path, tmp_path: Path, *, clock: FakeClock | None = None
 
     from network.api.graphs import GraphProvider
     from network.forge.local import LocalForge
-    from network.record.loader import load_graph
+    from network.record.read.loader import load_graph
 
     clock = clock or FakeClock()
     forge_path = tmp_path / "forge.git"

@@ -52,7 +52,7 @@ from gate_scenarios import (
 )
 
 from network.record import models as m
-from network.record.loader import sha256_hex
+from network.record.read.loader import sha256_hex
 from tests.graphs import GraphBuilder, git_commit
 
 STMT_MID = "Lemmata.demo.mid.Statement"
@@ -305,7 +305,7 @@ def record_codes(work: Path, store: dict[str, dict[str, Any]],
     with a subclass (or stand-in of one) that also inspects each call, as the lean-marked
     recordings audit does."""
     from network.gate.run import run_gate
-    from network.gate.sandbox import Sandbox
+    from network.gate.sandbox.sandbox import Sandbox
 
     make = recorder or RecordingToolchain
     for name, sc in code_scenarios().items():

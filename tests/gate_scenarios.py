@@ -32,16 +32,16 @@ from standin import NO_RECORDING, RecordedToolchain, inputs_key
 
 from network.forge.types import precheck_from_body
 from network.gate import attestation as A
-from network.gate.axioms import pinned_table, type_sha256
 from network.gate.diff import diff_commits
-from network.gate.kernels import replayed_kernels
+from network.gate.lean.axioms import pinned_table, type_sha256
+from network.gate.lean.kernels import replayed_kernels
+from network.gate.lean.toolchain import OutlineResult
 from network.gate.run import Review
-from network.gate.sandbox import SandboxRunner
-from network.gate.step2 import run_steps_1_2
-from network.gate.toolchain import OutlineResult
-from network.gate.workspace import Workspace
+from network.gate.sandbox.sandbox import SandboxRunner
+from network.gate.sandbox.workspace import Workspace
+from network.gate.steps.step2 import run_steps_1_2
 from network.record import models as m
-from network.record.loader import load_graph, sha256_hex
+from network.record.read.loader import load_graph, sha256_hex
 from tests.graphs import (
     BUILDER_GATE_KEY,
     BUILDER_GATE_KEY_ID,
@@ -221,7 +221,7 @@ PROOF_AXIOMS: dict[str, list[str]] = {
 
 
 def kernel_answers(spec: m.GateSpec, replay: dict[str, Any]) -> list[dict[str, Any]]:
-    """Every kernel of the spec's set (network/gate/kernels.py, issue 37) answering as the
+    """Every kernel of the spec's set (network/gate/lean/kernels.py, issue 37) answering as the
     declared replay does: all accept a module Lean's kernel accepts (the fixtures hold no
     kernel bug), all refuse one it refuses; each at its pinned version. A scenario that
     needs kernels to disagree declares ``kernels`` itself."""
@@ -697,9 +697,9 @@ def record_all(work: Path, recorder: type[RecordingToolchain] | None = None
     job with a :class:`RecordingToolchain` (or ``recorder``, a subclass that also inspects
     each call, as tests/test_recordings_honest.py does); returns key → recording."""
     make = recorder or RecordingToolchain
-    from network.gate.postmerge import postmerge_files
+    from network.gate.postmerge.postmerge import postmerge_files
     from network.gate.run import run_gate
-    from network.gate.sandbox import Sandbox
+    from network.gate.sandbox.sandbox import Sandbox
 
     store: dict[str, dict[str, Any]] = {}
     for name, sc in scenarios().items():
@@ -770,7 +770,7 @@ def open_prechecked(forge: Any, files: dict[str, bytes], *, author: str = "alice
     code under ``toolchain``, and open a pull request carrying the precheck block; its
     number."""
     from network.gate.run import run_gate
-    from network.gate.sandbox import Sandbox
+    from network.gate.sandbox.sandbox import Sandbox
 
     main = forge.main_sha()
     head = forge.commit_files(main, files, "a proof", author=(author, f"{author}@x.invalid"))

@@ -16,7 +16,7 @@ from typing import Any
 
 from standin import FIXTURES, inputs_key
 
-from network.gate.workspace import Workspace, node_source, write_workspace
+from network.gate.sandbox.workspace import Workspace, node_source, write_workspace
 from network.record.models import GateSpec
 
 SAMPLE = FIXTURES / "sources" / "outline"

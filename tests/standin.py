@@ -1,6 +1,6 @@
 """The RECORDED STAND-IN toolchain: tests only (DESIGN.md "Lean").
 
-It implements :class:`network.gate.toolchain.Toolchain` by replaying declared outputs. A
+It implements :class:`network.gate.lean.toolchain.Toolchain` by replaying declared outputs. A
 recording is ``tests/fixtures/toolchain/<key>.json`` where ``key`` is the SHA-256 (hex) of
 the exact bytes of the workspace's input files (see :func:`inputs_key`)::
 
@@ -15,8 +15,8 @@ an unrecorded call answer ``toolchain-missing`` with "no recording", never a pas
 Trust domains (issue 10): ``build`` with ``export`` stands in for lake by writing, for each
 exported module, a deterministic stand-in olean (:func:`standin_olean`: its module name and
 the SHA-256 of its source bytes) where lake would (``.lake/build/lib/lean``), then reads it
-back through the real :func:`network.gate.workspace.export_oleans`. The gate's real
-:func:`~network.gate.workspace.place_carried` then carries it, so a check workspace's key
+back through the real :func:`network.gate.sandbox.workspace.export_oleans`. The gate's real
+:func:`~network.gate.sandbox.workspace.place_carried` then carries it, so a check workspace's key
 covers the carried file's exact bytes (``carried/<path>`` in its input files) as well as
 its own sources. Check calls on a scratch workspace raise ValueError, as the real adapter
 does.
@@ -34,9 +34,8 @@ from pathlib import Path
 from typing import Any
 
 from network.errors import LemmataError
-from network.gate.kernels import KernelVerdict
-from network.gate.sandbox import SandboxRunner
-from network.gate.toolchain import (
+from network.gate.lean.kernels import KernelVerdict
+from network.gate.lean.toolchain import (
     AxiomIdentity,
     BuildResult,
     CompareResult,
@@ -57,7 +56,8 @@ from network.gate.toolchain import (
     UsedConstantsResult,
     WitnessResult,
 )
-from network.gate.workspace import (
+from network.gate.sandbox.sandbox import SandboxRunner
+from network.gate.sandbox.workspace import (
     LIB_DIR,
     Workspace,
     export_oleans,

@@ -29,7 +29,7 @@ from network.api import tools
 from network.api.contract import ErrorBody
 from network.record import derive
 from network.record import models as m
-from network.record.loader import load_graph
+from network.record.read.loader import load_graph
 from network.record.unverified import unverified
 from tests.agent_bytes_support import GOALS, TARGET, WORKED, build_fixture, measure, with_mcp
 from tests.api_support import Api, make_api

@@ -11,7 +11,8 @@ from typing import Any
 import pytest
 from sqlalchemy import select
 
-from network.api import claims, db
+from network.api import db
+from network.api.frontier import claims
 from network.api.service import Caller
 from network.errors import LemmataError
 from tests.api_support import PG_URL, Api, auth, make_api, pg_schema

@@ -16,11 +16,12 @@ import pytest
 import yaml
 from sqlalchemy import select
 
-from network.api import db, submissions
+from network.api import db
+from network.api.submit import submissions
 from network.errors import CATALOG
 from network.forge.local import LocalForge
-from network.gate import queue as Q
-from network.gate.sandbox import Sandbox
+from network.gate.queue import queue as Q
+from network.gate.sandbox.sandbox import Sandbox
 from tests.graphs import BUILDER_GATE_KEY, BUILDER_GATE_KEY_ID
 from tests.test_api_records import PM, TS, Env, _env
 

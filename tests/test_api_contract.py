@@ -22,7 +22,7 @@ from fastapi.testclient import TestClient
 from network.api.app import create_app
 from network.api.settings import ServiceSettings
 from network.errors import CATALOG
-from network.gate.toolchain import ToolchainInfo
+from network.gate.lean.toolchain import ToolchainInfo
 from tests.api_support import Api, FakeClock, auth, build_graph, github_verifier, make_api
 
 

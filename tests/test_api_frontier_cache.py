@@ -1,4 +1,4 @@
-"""GET /frontier.json's cache (network/api/frontier_cache.py): the served bytes and ETag
+"""GET /frontier.json's cache (network/api/frontier/frontier_cache.py): the served bytes and ETag
 equal the uncached ``reads.frontier`` answer serialized, across a claim, a renewal, a
 release, an expiry and claim writes by another process; a claim past its expiry leaves
 the overlay at once (D-25, ruling 13). Timing is measured by benchmarks/api_load.py,
@@ -13,8 +13,9 @@ from typing import Any
 import pytest
 from sqlalchemy import text
 
-from network.api import claims, db, frontier_body, frontier_cache, reads
+from network.api import db, reads
 from network.api.app import create_app
+from network.api.frontier import claims, frontier_body, frontier_cache
 from network.api.graphs import committed_product
 from network.api.service import Caller
 from network.api.settings import ServiceSettings

@@ -39,8 +39,8 @@ def _ledger_graph(root: Path) -> dict[str, str]:
     alice = b.ledger_line(1, 1, "proof", "alice", "demo", proof, node="proved")
     bob = b.ledger_line(2, 1, "attempts", "bob", "demo", pm, node="root")
     rev = b.revocation(3, 1, bob, reason="copied route")
-    from network.record.loader import load_graph
-    from network.record.products import write_products
+    from network.record.products.products import write_products
+    from network.record.read.loader import load_graph
 
     write_products(load_graph(root), root)
     git_commit(root, "graph")

@@ -17,7 +17,8 @@ from pathlib import Path
 import anyio
 import pytest
 
-from network.api import db, precheck
+from network.api import db
+from network.api.submit import precheck
 from network.record import derive
 from network.record import models as m
 from tests.api_flow_support import (

@@ -10,7 +10,8 @@ from pathlib import Path
 
 import pytest
 
-from network.api import confusables, frontier_cache
+from network.api.frontier import frontier_cache
+from network.api.identity import confusables
 from tests.api_support import Api, auth, make_api
 
 

@@ -15,15 +15,15 @@ from typing import Any
 import pytest
 import yaml
 
-from network.api import web_session
+from network.api.people import web_session
 from network.api.service import Caller, authenticate
-from network.gate import queue as Q
 from network.gate.artifacts import Kind
-from network.gate.sandbox import Sandbox
+from network.gate.queue import queue as Q
+from network.gate.sandbox.sandbox import Sandbox
 from network.record import models as m
 from network.record import panel
-from network.record.loader import load_graph
-from network.record.products import write_products
+from network.record.products.products import write_products
+from network.record.read.loader import load_graph
 from tests.api_support import Api, forge_service
 from tests.graphs import (
     BUILDER_GATE_KEY,

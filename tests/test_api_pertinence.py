@@ -16,8 +16,8 @@ import pytest
 from network.api.tools import NO_TOOL
 from network.gate.artifacts import Kind
 from network.record import pertinence
-from network.record.loader import load_graph
-from network.record.products import write_products
+from network.record.products.products import write_products
+from network.record.read.loader import load_graph
 from tests.api_support import Api, forge_service
 from tests.graphs import GraphBuilder, git_commit
 from tests.test_api_record_acts import _as, _merge, _post, _record, _refused

@@ -15,8 +15,8 @@ from typing import Any
 import pytest
 from fastapi.testclient import TestClient
 
-from network.api import confusables
 from network.api.app import create_app
+from network.api.identity import confusables
 from network.api.settings import ServiceSettings
 from tests.api_support import Api, FakeClock, auth, build_graph, github_verifier
 from tests.graphs import git_commit

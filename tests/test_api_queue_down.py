@@ -27,7 +27,7 @@ from network import up
 from network.api.service import HeartbeatQueue, RunnerQueue
 from network.api.settings import ServiceSettings
 from network.errors import CATALOG, LemmataError
-from network.gate import queue as Q
+from network.gate.queue import queue as Q
 from tests.api_support import auth
 from tests.test_api_records import PM, Env, _env
 

@@ -22,17 +22,18 @@ import pytest
 import yaml
 from mcp import Client
 
-from network.api import db, web_session
+from network.api import db
+from network.api.people import web_session
 from network.api.service import Caller, authenticate
-from network.gate import queue as Q
 from network.gate.artifacts import Kind
 from network.gate.diff import diff_commits
-from network.gate.sandbox import Sandbox
-from network.gate.step2 import run_steps_1_2
+from network.gate.queue import queue as Q
+from network.gate.sandbox.sandbox import Sandbox
+from network.gate.steps.step2 import run_steps_1_2
 from network.record import derive
 from network.record import models as m
-from network.record.loader import load_graph
-from network.record.products import write_products
+from network.record.products.products import write_products
+from network.record.read.loader import load_graph
 from tests.api_support import Api, forge_service
 from tests.graphs import (
     BUILDER_GATE_KEY,

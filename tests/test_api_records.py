@@ -28,9 +28,9 @@ from network.api import db
 from network.forge.local import LocalForge
 from network.gate.artifacts import Kind
 from network.gate.diff import diff_commits
-from network.gate.step2 import run_steps_1_2
-from network.record.loader import load_graph
-from network.record.products import write_products
+from network.gate.steps.step2 import run_steps_1_2
+from network.record.products.products import write_products
+from network.record.read.loader import load_graph
 from tests.api_support import Api, auth, forge_service, make_api
 from tests.graphs import (
     GraphBuilder,
@@ -669,7 +669,7 @@ def test_record_tools_are_in_the_table() -> None:
 def test_record_module_codes_are_documented() -> None:
     root = Path(__file__).resolve().parents[1]
     doc = (root / "docs" / "api.md").read_text(encoding="utf-8")
-    for module in ("records", "words", "checks"):
+    for module in ("submit/records", "records/words", "submit/checks"):
         src = (root / "network" / "api" / f"{module}.py").read_text(encoding="utf-8")
         for code in re.findall(r'define_once\("([a-z0-9-]+)"', src):
             assert f"| `{code}` |" in doc, code

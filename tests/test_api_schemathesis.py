@@ -17,7 +17,7 @@ import pytest
 schemathesis = pytest.importorskip("schemathesis")
 from hypothesis import HealthCheck, settings
 
-from network.api import precheck
+from network.api.submit import precheck
 from tests.api_flow_support import FlowNet
 
 sys.path.insert(0, str(Path(__file__).parent))
@@ -34,7 +34,7 @@ def _serve() -> str:
     if "url" not in _STATE:
         import tempfile
 
-        from network.api import identity
+        from network.api.identity import identity
         from network.api.service import Caller
 
         tmp = Path(tempfile.mkdtemp(prefix="lemmata-schemathesis-"))

@@ -29,7 +29,7 @@ from schemathesis import GenerationMode
 from schemathesis.checks import CHECKS, load_all_checks
 from schemathesis.config import SchemathesisConfig
 
-from network.api import precheck
+from network.api.submit import precheck
 from tests import test_api_schemathesis as shared
 
 pytestmark = pytest.mark.schemathesis

@@ -20,13 +20,13 @@ import pytest
 import yaml
 from fastapi.testclient import TestClient
 
-from network.api import web_session
+from network.api.people import web_session
 from network.api.service import Caller, authenticate
 from network.forge.local import LocalForge
-from network.gate.queue import process_queue
-from network.gate.sandbox import Sandbox
+from network.gate.queue.queue import process_queue
+from network.gate.sandbox.sandbox import Sandbox
 from network.record import derive
-from network.record.loader import load_graph
+from network.record.read.loader import load_graph
 from tests.api_support import forge_service
 from tests.graphs import (
     BUILDER_GATE_KEY,

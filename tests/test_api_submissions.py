@@ -16,9 +16,9 @@ import pytest
 from fastapi.testclient import TestClient
 
 from network import ids
-from network.api import precheck, submissions
 from network.api.app import create_app
 from network.api.settings import ServiceSettings
+from network.api.submit import precheck, submissions
 from network.errors import CATALOG
 from tests.api_flow_support import (
     PROOF_MID,
@@ -345,7 +345,7 @@ def test_withdraw_and_mine(n: Net) -> None:
 
 def test_my_module_codes_are_documented() -> None:
     doc = (ROOT / "docs" / "api.md").read_text(encoding="utf-8")
-    for module in ("precheck", "submissions"):
+    for module in ("submit/precheck", "submit/submissions"):
         src = (ROOT / "network" / "api" / f"{module}.py").read_text(encoding="utf-8")
         codes = re.findall(r'define\(\s*"([a-z0-9-]+)"', src)
         assert codes

@@ -1,6 +1,6 @@
 """Products that travel light (issue 17): gzip, strong ETags and 304 on the product routes
 (network/api/transport.py), and the frontier's pages and field selection
-(network/api/frontier_page.py)."""
+(network/api/frontier/frontier_page.py)."""
 
 from __future__ import annotations
 
@@ -13,7 +13,8 @@ from typing import Any
 
 import pytest
 
-from network.api import frontier_page, transport
+from network.api import transport
+from network.api.frontier import frontier_page
 from network.errors import CATALOG
 from tests.api_support import Api, auth, make_api
 
@@ -140,8 +141,8 @@ def test_etag_is_stable_and_changes_with_the_product(api: Api) -> None:
     assert c.headers["ETag"] != a.headers["ETag"]
     t1 = api.client.get("/targets/demo", headers=PLAIN).headers["ETag"]
     api.graph.node("demo", "late")
-    from network.record.loader import load_graph
-    from network.record.products import write_products
+    from network.record.products.products import write_products
+    from network.record.read.loader import load_graph
     from tests.graphs import git_commit
 
     write_products(load_graph(api.graph.root), api.graph.root)

@@ -17,9 +17,10 @@ import pytest
 import yaml
 from sqlalchemy import select, update
 
-from network.api import db, names, openings
+from network.api import db
+from network.api.submit import names, openings
 from network.gate.artifacts import Kind
-from network.record.loader import ATTEMPT_RE, RECORD_FILE_RE, load_graph
+from network.record.read.loader import ATTEMPT_RE, RECORD_FILE_RE, load_graph
 from tests.test_api_records import PM, TS, Env, _env
 
 LEASE = 600
@@ -192,7 +193,7 @@ def test_an_unreachable_forge_leaves_the_row_for_the_next_write(
 
 def test_same_second_lean_attempts_get_different_names(env: Env) -> None:
     """Two partials precheck-bundled by one identity in one second: distinct attempt
-    files, both of the layout's form (the service names them; network/api/names.py)."""
+    files, both of the layout's form (the service names them; network/api/submit/names.py)."""
     tok = env.api.token("alice")["token"]
     mains = []
     for body in ("theorem a : True := by\n  have h : True := sorry\n  exact h\n",

@@ -10,12 +10,12 @@ from typing import Any
 import pytest
 
 from network.errors import ValidationFailed
+from network.gate.lean.toolchain import MissingToolchain
 from network.gate.run import run_gate
-from network.gate.sandbox import Sandbox
-from network.gate.toolchain import MissingToolchain
+from network.gate.sandbox.sandbox import Sandbox
 from network.record import derive
 from network.record import models as m
-from network.record.loader import load_graph
+from network.record.read.loader import load_graph
 from network.record.validate import validate_graph
 from tests.graphs import DEFAULT_TOOLCHAIN, GraphBuilder, git_commit
 

@@ -1,6 +1,6 @@
 """Attack 3 on the import-time screen (D-4 v3.27): an interpolated string with no ``!``.
 
-The gate's lexer (:mod:`network.gate.lean_lex`) refused a string with a ``{…}`` hole only
+The gate's lexer (:mod:`network.gate.screens.lean_lex`) refused a string with a ``{…}`` hole only
 after a name ending in ``!`` (``s!``, ``m!``, ``f!``). Lean's ``interpolatedStr`` parser
 stands in more places: core's ``dbg_trace`` (term and ``do`` element, ``"dbg_trace " >>
 (interpolatedStr termParser <|> termParser)``), ``throwError``, ``throwErrorAt ref``,

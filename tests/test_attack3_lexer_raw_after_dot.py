@@ -1,6 +1,6 @@
 """Attack 3 on the import-time screen (D-4 v3.27): a raw-string opener after a dot.
 
-The gate's lexer (:mod:`network.gate.lean_lex`) read ``r"…"`` as a raw string wherever the
+The gate's lexer (:mod:`network.gate.screens.lean_lex`) read ``r"…"`` as a raw string wherever the
 ``r`` did not follow an identifier character, a dot included. Lean does not: after
 ``x.`` its ``identFn`` continues the name with the part ``r`` (``isIdFirst``), so
 ``x.r"\\""`` is the identifier ``x.r`` followed by the *ordinary* string ``"\\""`` (an
@@ -28,7 +28,7 @@ from network.gate.artifacts import (
     import_time_problems,
     statement_command_findings,
 )
-from network.gate.lean_lex import lex
+from network.gate.screens.lean_lex import lex
 from tests.test_gate_import_screen import proof_step2
 
 #: quote-free import-time code (the checkers' import evaluates the unexpander's value)

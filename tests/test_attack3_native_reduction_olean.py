@@ -25,11 +25,11 @@ from typing import Any
 
 import pytest
 
+from network.gate.lean.toolchain import BuildResult
 from network.gate.run import run_gate
-from network.gate.sandbox import Sandbox
+from network.gate.sandbox.sandbox import Sandbox
+from network.gate.sandbox.workspace import OleanArtifact
 from network.gate.steps.step3_build import native_reduction_findings
-from network.gate.toolchain import BuildResult
-from network.gate.workspace import OleanArtifact
 
 sys.path.insert(0, str(Path(__file__).parent))
 from gate_scenarios import precheck_raw, scenarios

@@ -15,18 +15,18 @@ import pytest
 
 sys.path.insert(0, str(Path(__file__).parent))
 
-from network.gate import lean_toolchain as lt
 from network.gate.artifacts import node_path_rule, statement_command_findings
-from network.gate.outline import (
+from network.gate.lean import lean_toolchain as lt
+from network.gate.lean.toolchain import OutlineResult, OutlineStep
+from network.gate.postmerge.outline import (
     OUTLINE_MAX_BYTES,
     outline_path,
     outline_record,
     printing_problem,
 )
-from network.gate.toolchain import OutlineResult, OutlineStep
 from network.record import models as m
 from network.record import outlines
-from network.record.loader import load_graph
+from network.record.read.loader import load_graph
 from tests.graphs import GraphBuilder, git_commit
 from tests.test_gate_actors import gate
 from tests.test_outline import signed_outline
@@ -253,7 +253,7 @@ def test_the_post_merge_outline_reads_every_contributed_module(
     """proof_outline holds every module of the proof's workspace a contributor wrote (the
     proof and the statement it proves) to printing_problem, and a module that prints its
     own way leaves every step of the written outline Lean only."""
-    from network.gate import outline as ol
+    from network.gate.postmerge import outline as ol
     from tests.test_outline import MID_OUTLINE, _merged, _Vouching
 
     seen: list[str] = []
@@ -296,7 +296,7 @@ def test_no_checker_loads_the_contributors_extension_entries(repo: Any) -> None:
     environment), which needs a compiler to verify.
     """
     from network.gate.diff import diff_commits
-    from network.gate.step2 import run_steps_1_2
+    from network.gate.steps.step2 import run_steps_1_2
 
     b, base = repo
     path = b.proof(T, "root", ATTACK_PAYLOAD)
@@ -305,7 +305,7 @@ def test_no_checker_loads_the_contributors_extension_entries(repo: Any) -> None:
                       "alice")
     assert not r.step2.ok
     assert ("import-time-code", path) in {(d.code, d.path) for d in r.step2.diagnostics}
-    common = (Path(lt.__file__).parent / "lean" / "Common.lean").read_text("utf-8")
+    common = (Path(lt.__file__).parent / "Common.lean").read_text("utf-8")
     # the screen is what stands between the payload and the import this still does
     assert "(loadExts := true)" in re.sub(r"/-.*?-/", "", common, flags=re.DOTALL)
 
@@ -501,9 +501,9 @@ def test_outline_refuses_a_local_that_shadows_a_constant() -> None:
     now marks a step Lean only (``shadowing-name``) when a local in scope, or the step's
     own label, has the name of a constant (never compiled: read against Lean's
     LocalContext.any, LocalDecl.userName, Environment.contains)."""
-    from network.gate.toolchain import OUTLINE_WHY
+    from network.gate.lean.toolchain import OUTLINE_WHY
 
-    src = (Path(lt.__file__).parent / "lean" / "Outline.lean").read_text("utf-8")
+    src = (Path(lt.__file__).parent / "Outline.lean").read_text("utf-8")
     code = re.sub(r"/-.*?-/", "", src, flags=re.DOTALL)
     assert 'if (← olShadowing) then return .error "shadowing-name"' in code
     assert "(← getLCtx).any fun d => env.contains d.userName" in code

@@ -17,8 +17,8 @@ from __future__ import annotations
 import pytest
 
 from network.gate.artifacts import attribute_names, import_time_problems
-from network.gate.lean_lex import lex
-from network.gate.outline import printing_problem
+from network.gate.postmerge.outline import printing_problem
+from network.gate.screens.lean_lex import lex
 
 #: the payload of attack d30: its import prints a forged verdict and exits
 PAYLOAD = ('@[app_unexpander Eq] def u : Lean.PrettyPrinter.Unexpander := unsafeBaseIO '

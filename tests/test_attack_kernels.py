@@ -1,4 +1,4 @@
-"""Attacks on issue 37's kernel gate (network/gate/kernels.py, kernel_replay.py, step 4,
+"""Attacks on issue 37's kernel gate (network/gate/lean/kernels.py, kernel_replay.py, step 4,
 repin, the post-merge closure), kept as regression tests. Each test reproduced a defect a
 review found and failed on the code it was written against (commit d6dd589); its docstring
 says what it showed, and the code now holds against it.
@@ -14,9 +14,9 @@ from typing import Any
 
 import pygit2
 
-from network.gate import kernels as K
-from network.gate import lean_toolchain as lt
-from network.gate.kernels import (
+from network.gate.lean import kernels as K
+from network.gate.lean import lean_toolchain as lt
+from network.gate.lean.kernels import (
     KernelVerdict,
     SoundnessEntry,
     ToolchainRange,
@@ -26,10 +26,10 @@ from network.gate.kernels import (
     soundness_record,
     toolchain_fixed,
 )
-from network.gate.postmerge import postmerge_files
+from network.gate.lean.toolchain import ReplayResult
+from network.gate.postmerge.postmerge import postmerge_files
 from network.gate.run import run_gate
-from network.gate.sandbox import Sandbox, SandboxResult
-from network.gate.toolchain import ReplayResult
+from network.gate.sandbox.sandbox import Sandbox, SandboxResult
 from network.record import models as m
 
 sys.path.insert(0, str(Path(__file__).parent))

@@ -19,10 +19,11 @@ from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
 from sqlalchemy import select
 
 from network import signing
-from network.api import db, web_session
-from network.api.records import dump_yaml, gate_findings
+from network.api import db
+from network.api.people import web_session
+from network.api.submit.records import dump_yaml, gate_findings
 from network.record import models as m
-from network.record.loader import Graph, load_graph
+from network.record.read.loader import Graph, load_graph
 from network.record.unverified import unverified
 from tests.api_support import forge_service
 from tests.graphs import BUILDER_APPROVAL_KEY_ID, GraphBuilder, git_commit
@@ -463,7 +464,7 @@ def race(tmp_path: Path) -> Any:
     from network.api.graphs import GraphProvider
     from network.api.settings import ServiceSettings
     from network.forge.local import LocalForge
-    from network.record.products import write_products
+    from network.record.products.products import write_products
     from tests.api_support import FakeClock, github_verifier
     from tests.graphs import BUILDER_APPROVAL_KEY
 
@@ -509,8 +510,8 @@ def _as(race: Any, who: str) -> None:
 
 
 def _queue(race: Any) -> dict[int, Any]:
-    from network.gate.queue import process_queue
-    from network.gate.sandbox import Sandbox
+    from network.gate.queue.queue import process_queue
+    from network.gate.sandbox.sandbox import Sandbox
     from tests.graphs import BUILDER_GATE_KEY, BUILDER_GATE_KEY_ID
     from tests.standin import RecordedToolchain
 
@@ -658,7 +659,7 @@ def test_hand_opened_pull_requests_carrying_refused_records_never_merge(race: An
 def test_a_binding_of_a_pseudonym_differing_only_in_case_is_refused(tmp_path: Path) -> None:
     """``identities/Pat.yaml`` beside ``identities/pat.yaml``: pseudonyms compare without
     case (the service's key, a review's same_person, the role binding read by
-    network/api/pseudonyms.py), so a second login under the same name must not land, even
+    network/api/identity/pseudonyms.py), so a second login under the same name must not land, even
     signed by the approval key (the service refuses it as pseudonym-reserved)."""
     b = GraphBuilder(tmp_path / "g").base()
     b.target(T)
@@ -758,7 +759,7 @@ def test_a_lapsed_steward_or_a_curator_of_another_target_holds_no_role(
 def test_the_owners_pseudonym_is_a_role_no_other_login_may_take(race: Any) -> None:
     """policy.json names ``olga`` the owner, whose signature alone changes curators.json
     (D-22 v3.33): her pseudonym is worth squatting like a curator's or a steward's."""
-    from network.api import pseudonyms
+    from network.api.identity import pseudonyms
 
     c = race["client"]
     for name in ("olga", "Olga"):

@@ -19,9 +19,9 @@ sys.path.insert(0, str(Path(__file__).parent))
 from gate_scenarios import precheck_raw, scenarios
 from standin import RecordedToolchain
 
-from network.gate.postmerge import postmerge_files
+from network.gate.postmerge.postmerge import postmerge_files
 from network.gate.run import run_gate
-from network.gate.sandbox import Sandbox
+from network.gate.sandbox.sandbox import Sandbox
 from network.record import models as m
 from tests.graphs import BUILDER_GATE_KEY_ID
 from tests.test_gate_run import KEY

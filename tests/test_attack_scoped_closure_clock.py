@@ -1,4 +1,4 @@
-"""Attack on the scoped cold run (network/record/scoped.py, issue 17): a closure record of
+"""Attack on the scoped cold run (network/record/read/scoped.py, issue 17): a closure record of
 the pull request's own target names, by ``merge_seq``, a merge whose artifacts are all in
 another target (close_nodes closes every closable node of every target after any merge,
 and the merge record lists the attestation's artifacts, not the closures it wrote). The
@@ -17,12 +17,12 @@ import pytest
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
 
 from network.gate.run import run_gate
-from network.gate.sandbox import Sandbox
+from network.gate.sandbox.sandbox import Sandbox
 from network.gate.steps.outcome import attestation_files
 from network.record import derive
 from network.record import models as m
-from network.record.loader import load_graph
-from network.record.scoped import load_scoped
+from network.record.read.loader import load_graph
+from network.record.read.scoped import load_scoped
 from network.signing import public_key_record, sign
 
 sys.path.insert(0, str(Path(__file__).parent))

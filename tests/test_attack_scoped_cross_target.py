@@ -1,4 +1,4 @@
-"""Attacks on the scoped cold run (network/record/scoped.py, issue 17) through records that
+"""Attacks on the scoped cold run (network/record/read/scoped.py, issue 17) through records that
 reach across targets: each pull request (or base) below names another target's nodes,
 attestations or paths, or changes two targets, and the cold run must give exactly what
 the whole graph gives (outcome, diagnostics, attestation bytes), in both modes."""
@@ -13,10 +13,10 @@ from typing import Any
 import pytest
 
 from network.gate.run import run_gate
-from network.gate.sandbox import Sandbox
+from network.gate.sandbox.sandbox import Sandbox
 from network.gate.steps.outcome import attestation_files
 from network.record import models as m
-from network.record.loader import load_graph
+from network.record.read.loader import load_graph
 
 sys.path.insert(0, str(Path(__file__).parent))
 from gate_scenarios import ND, T, base_repo, precheck_raw, scenarios

@@ -1,4 +1,4 @@
-"""Attack on the scoped cold run (network/record/scoped.py, issue 17): attestation and
+"""Attack on the scoped cold run (network/record/read/scoped.py, issue 17): attestation and
 merge files of the base whose fields are of the wrong JSON type. The whole-graph load
 refuses them (``validation-failed``); the scoped load sorts the log files by those fields
 before validating anything, and must neither crash on an unhashable value (a list where a
@@ -15,9 +15,9 @@ import pytest
 
 from network.errors import ValidationFailed
 from network.gate.run import run_gate
-from network.gate.sandbox import Sandbox
-from network.record.loader import load_graph
-from network.record.scoped import load_scoped
+from network.gate.sandbox.sandbox import Sandbox
+from network.record.read.loader import load_graph
+from network.record.read.scoped import load_scoped
 
 sys.path.insert(0, str(Path(__file__).parent))
 from gate_scenarios import T, base_repo, scenarios

@@ -1,6 +1,6 @@
 """Attacks on the gate's cold run through hostile trees (issue 17): the folder-by-folder
 diff (network/gate/diff.py ``tree_deltas``) against libgit2's whole-tree diff, and the
-scoped base load (network/record/scoped.py) over entries that are no folders.
+scoped base load (network/record/read/scoped.py) over entries that are no folders.
 
 * A tree may hold two entries of one name (git fsck's ``duplicateEntries``; libgit2 parses
   it). A walk keyed by name sees one of them: the other's change was missed, so a hidden
@@ -21,8 +21,8 @@ import pygit2
 
 from network.gate.diff import diff_commits, tree_deltas
 from network.gate.run import run_gate
-from network.gate.sandbox import Sandbox
-from network.record.scoped import load_scoped
+from network.gate.sandbox.sandbox import Sandbox
+from network.record.read.scoped import load_scoped
 
 sys.path.insert(0, str(Path(__file__).parent))
 from gate_scenarios import T, base_repo, precheck_raw, scenarios
@@ -113,8 +113,8 @@ def test_a_submodule_among_another_targets_nodes_does_not_crash_the_scoped_load(
 def test_a_partial_prefix_reaching_into_unread_nodes_is_out_of_scope(tmp_path: Path) -> None:
     """``paths_under`` answers a scoped graph's listing or raises: a prefix that is not a
     whole folder (``targets/oth``, ``targets/other/nod``) also reaches the unread nodes."""
-    from network.record.loader import load_graph
-    from network.record.scoped import ScopeExceeded, paths_under
+    from network.record.read.loader import load_graph
+    from network.record.read.scoped import ScopeExceeded, paths_under
 
     b, _base = base_repo(tmp_path / "g")
     b.target("other")

@@ -14,7 +14,7 @@ from __future__ import annotations
 import pytest
 
 from network.gate.artifacts import import_time_problems
-from network.gate.lean_lex import lex
+from network.gate.screens.lean_lex import lex
 
 MACRO = ('@[macro Lean.Parser.Term.app] def evil : Lean.Macro := fun _ => '
          'Lean.Macro.throwUnsupported\n-- "\n')

@@ -14,9 +14,9 @@ from __future__ import annotations
 
 import pytest
 
-from network.gate.import_screen import import_time_problems
-from network.gate.lean_text_rules import forbidden_option_findings
-from network.gate.unicode_screen import identifier_findings
+from network.gate.screens.import_screen import import_time_problems
+from network.gate.screens.lean_text_rules import forbidden_option_findings
+from network.gate.screens.unicode_screen import identifier_findings
 
 MACRO = ('@[macro Lean.Parser.Term.app] def evil : Lean.Macro := fun _ => '
          'Lean.Macro.throwUnsupported')
@@ -70,7 +70,7 @@ def test_look_alike_comment_closer_changes_what_a_statement_reads() -> None:
     ``theorem t : 1 = 1 ∧ 2 = 3`` and Lean proves ``1 = 1``. The character is neither
     hidden (``is_hidden``) nor in a name, so no Unicode finding is made; issue 37's screen
     exists so that the text a person reads is the text Lean reads."""
-    from network.gate.unicode_screen import (
+    from network.gate.screens.unicode_screen import (
         delimiter_lookalike_findings,
         format_character_findings,
     )

@@ -14,10 +14,15 @@ from typing import Any
 import pytest
 
 from network.errors import CATALOG
-from network.gate import axioms as AX
-from network.gate import lean_toolchain as lt
+from network.gate.lean import axioms as AX
+from network.gate.lean import lean_toolchain as lt
+from network.gate.lean.toolchain import (
+    AxiomIdentity,
+    CompareResult,
+    TheoremComparison,
+    WitnessResult,
+)
 from network.gate.run import _Run, _step5
-from network.gate.toolchain import AxiomIdentity, CompareResult, TheoremComparison, WitnessResult
 from network.record.models import GateSpec
 
 PIN = "leanprover/lean4:v4.34.0"
@@ -52,7 +57,7 @@ def test_each_shipped_table_pins_the_three_axioms_where_lean_declares_them(pin: 
 
 
 def test_a_table_whose_hash_is_not_its_key_is_refused() -> None:
-    raw = json.loads((Path(AX.__file__).parent / "axioms" / AX.table_name(PIN)).read_text())
+    raw = json.loads((Path(AX.__file__).parents[1] / "axioms" / AX.table_name(PIN)).read_text())
     assert AX.parse_table(raw, PIN) == TABLE
     with pytest.raises(ValueError, match="not an axiom table"):
         AX.parse_table(raw, "leanprover/lean4:v4.34.0-rc1")

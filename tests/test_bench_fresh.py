@@ -11,8 +11,8 @@ import pytest
 @pytest.mark.slow
 def test_fresh_full_rebuild_figures(tmp_path: Path) -> None:
     from benchmarks.products import FRESH_RUNS, fresh_full, generate
-    from network.record.loader import load_graph
-    from network.record.products import write_products
+    from network.record.products.products import write_products
+    from network.record.read.loader import load_graph
 
     root = tmp_path / "g"
     root.mkdir()

@@ -14,8 +14,8 @@ import pygit2
 import pytest
 
 from network.errors import ValidationFailed
-from network.record import blob_cache, loader
-from network.record.blob_cache import RecordCache
+from network.record.read import blob_cache, loader
+from network.record.read.blob_cache import RecordCache
 from tests.graphs import git_commit
 from tests.sitegraph import build_rich_graph
 
@@ -198,8 +198,8 @@ def test_code_digest_follows_models_loader_and_schemas(tmp_path: Path) -> None:
     base = blob_cache.code_digest(pkg)
     assert base == blob_cache.code_digest(ROOT / "network")
     seen = {base}
-    for changed in (pkg / "record/models.py", pkg / "record/loader.py",
-                    pkg / "record/plain.py", pkg / "model_base.py", pkg / "signing.py",
+    for changed in (pkg / "record/models.py", pkg / "record/read/loader.py",
+                    pkg / "record/read/plain.py", pkg / "model_base.py", pkg / "signing.py",
                     pkg / "record/derive/status.py",
                     next((tmp_path / "schemas").rglob("*.json"))):
         changed.write_bytes(changed.read_bytes() + b"\n")
@@ -238,7 +238,7 @@ def test_default_dir_is_under_the_data_directory(tmp_path: Path) -> None:
 
 def test_no_sandbox_bind_shows_the_cache(tmp_path: Path) -> None:
     from network.errors import LemmataError
-    from network.gate.sandbox import Sandbox, SandboxLayout
+    from network.gate.sandbox.sandbox import Sandbox, SandboxLayout
     from network.record.models import Caps
 
     fake = tmp_path / "tool"
@@ -273,7 +273,7 @@ def test_the_gate_through_the_cache_judges_the_same(tmp_path: Path, name: str) -
     from standin import RecordedToolchain
 
     from network.gate.run import run_gate
-    from network.gate.sandbox import Sandbox
+    from network.gate.sandbox.sandbox import Sandbox
 
     sc = scenarios()[name]
     b, base, head = sc.build(tmp_path / name)
@@ -300,7 +300,7 @@ def test_the_gate_through_the_cache_judges_the_same(tmp_path: Path, name: str) -
 def test_a_file_changed_during_the_load_is_filed_under_its_own_blob_id(tmp_path: Path) -> None:
     """The blob id a work tree's listing computed names the bytes read then; the parse of
     what was read later is filed under the later bytes' id, never the earlier one."""
-    from network.record.source import WorktreeSource
+    from network.record.read.source import WorktreeSource
 
     root = tmp_path / "g"
     build_rich_graph(root, commit=False)

@@ -43,8 +43,8 @@ RECORDER = ROOT / "tests" / "catalog_import_graph.py"
 
 #: modules a real fresh interpreter imports alone, to hold the one-interpreter measurement
 #: true: the module issue 41 found, and one from each layer (record, gate, api, cli, site)
-SAMPLE = ("network.forge.github", "network.record.trust", "network.gate.queue",
-          "network.api.claims", "network.cli_gate", "network.site.build")
+SAMPLE = ("network.forge.github", "network.record.trust", "network.gate.queue.queue",
+          "network.api.frontier.claims", "network.cli_gate", "network.site.build")
 
 _ALONE = """
 import json, sys

@@ -23,9 +23,9 @@ from typing import Any
 
 import pytest
 
-from network.gate import lean_toolchain as lt
-from network.gate.sandbox import SandboxLayout, SandboxResult
-from network.gate.toolchain import CheckerOutputError, CheckerOutputUnbound, bound_report
+from network.gate.lean import lean_toolchain as lt
+from network.gate.lean.toolchain import CheckerOutputError, CheckerOutputUnbound, bound_report
+from network.gate.sandbox.sandbox import SandboxLayout, SandboxResult
 from network.record.models import Caps, GateSpec
 
 sys.path.insert(0, str(Path(__file__).parent))
@@ -293,8 +293,8 @@ def test_the_report_folder_is_the_runs_only_writable_place(tmp_path: Path) -> No
 
 
 def test_a_gate_spec_without_a_network_commit_is_refused() -> None:
+    from network.gate.lean.toolchain import MissingToolchain
     from network.gate.steps.step1_toolchain import _step1
-    from network.gate.toolchain import MissingToolchain
 
     spec = GateSpec.model_validate({"schema": "gate-spec/v1",
                                     "lean_toolchain": "leanprover/lean4:v4.34.0"})

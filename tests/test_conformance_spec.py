@@ -190,7 +190,7 @@ def test_postmortem_file_names_follow_the_recorded_reading_of_d13() -> None:
     (docs/record.md's reading): the kind word is the one difference, the timestamp and
     contributor parse as D-13's, and the bare spelling is refused by the path table."""
     from network.record import layout
-    from network.record.loader import ATTEMPT_RE
+    from network.record.read.loader import ATTEMPT_RE
 
     doc = (Path(__file__).resolve().parents[1] / "docs" / "record.md").read_text("utf-8")
     assert "## Reading: postmortem file names (D-13)" in doc

@@ -1,6 +1,6 @@
 """The six credit lines the post-merge job writes (D-19 and its amendments) and credit
 corrections applied by revoke-and-rewrite (D-19 v3.27), each over a real git repository
-(GraphBuilder + git_commit) through :func:`network.gate.postmerge.postmerge_files`."""
+(GraphBuilder + git_commit) through :func:`network.gate.postmerge.postmerge.postmerge_files`."""
 
 from __future__ import annotations
 
@@ -10,12 +10,12 @@ from typing import Any
 
 import pytest
 
-from network.gate.postmerge import PostMerge, postmerge_files
-from network.gate.sandbox import Sandbox
-from network.gate.toolchain import MissingToolchain
+from network.gate.lean.toolchain import MissingToolchain
+from network.gate.postmerge.postmerge import PostMerge, postmerge_files
+from network.gate.sandbox.sandbox import Sandbox
 from network.record import derive
 from network.record import models as m
-from network.record.loader import load_graph
+from network.record.read.loader import load_graph
 from tests.graphs import BUILDER_GATE_KEY, BUILDER_GATE_KEY_ID, GraphBuilder, git_commit
 
 T = "t1"
@@ -315,7 +315,7 @@ def test_an_import_merged_on_a_forge_credits_its_roots_and_defs_to_the_curator(
 
     from network.api.db import Base, make_engine
     from network.forge.local import LocalForge
-    from network.gate.postmerge import run_postmerge
+    from network.gate.postmerge.postmerge import run_postmerge
     from network.importers import forge_source, import_as_pull_request
     from network.importers.formal_conjectures import plan_formal_conjectures_import
     from tests.importfixtures import fc_checkout, graph_copy

@@ -24,7 +24,7 @@ import pytest
 import yaml
 from fastapi.testclient import TestClient
 
-from network.api.record_pr import dump_json, gate_findings
+from network.api.submit.record_pr import dump_json, gate_findings
 from network.record import derive, trust
 from network.record import models as m
 from tests.test_operator_way_in import (

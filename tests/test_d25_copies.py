@@ -18,7 +18,8 @@ from typing import Any
 import pytest
 import yaml
 
-from network.api import db, record_pr, submissions
+from network.api import db
+from network.api.submit import record_pr, submissions
 from network.errors import CATALOG
 from tests.api_support import Api, auth, forge_service
 from tests.graphs import GraphBuilder, git_commit

@@ -18,9 +18,9 @@ from typing import Any
 import pytest
 from fastapi.testclient import TestClient
 
-from network.api import submission_prechecks
+from network.api.submit import submission_prechecks
 from network.errors import CATALOG, LemmataError
-from network.gate.toolchain import MissingToolchain
+from network.gate.lean.toolchain import MissingToolchain
 from tests.api_flow_support import PROOF_MID, FlowNet
 from tests.test_api_submissions import Net
 

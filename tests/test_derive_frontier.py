@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 
 from network.record import derive as d
-from network.record.loader import Graph, load_graph
+from network.record.read.loader import Graph, load_graph
 from tests.graphs import GraphBuilder
 
 T = "demo"

@@ -9,7 +9,7 @@ import pytest
 
 from network.errors import CATALOG, LemmataError
 from network.record import derive as d
-from network.record.loader import Graph, load_graph
+from network.record.read.loader import Graph, load_graph
 from tests.graphs import GraphBuilder, merge_commit_of
 
 T = "demo"

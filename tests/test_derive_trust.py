@@ -17,7 +17,7 @@ from network import signing
 from network.errors import LemmataError
 from network.record import derive as d
 from network.record import models as m
-from network.record.loader import load_graph
+from network.record.read.loader import load_graph
 from network.record.unverified import unverified
 from network.record.words import words_chains
 from tests.graphs import BUILDER_APPROVAL_KEY, BUILDER_APPROVAL_KEY_ID, GraphBuilder

@@ -24,7 +24,7 @@ sys.path.insert(0, str(Path(__file__).parent))
 from standin import RecordedToolchain
 
 from network import proc
-from network.api import identity
+from network.api.identity import identity
 from network.gate import attestation as A
 from network.gate.disclosure import resolve
 from network.record import models as m

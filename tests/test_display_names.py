@@ -7,8 +7,8 @@ from __future__ import annotations
 
 from typing import Any
 
-from network.api import role_acts
-from network.api.records import dump_yaml, gate_findings
+from network.api.identity import role_acts
+from network.api.submit.records import dump_yaml, gate_findings
 from network.gate.artifacts import Kind
 from network.record import models as m
 from tests.test_proof_reviews import Env, env  # noqa: F401 - the LocalForge service fixture

@@ -9,7 +9,7 @@ from typing import Any
 import pytest
 
 from network.record import dormancy
-from network.record.loader import load_graph
+from network.record.read.loader import load_graph
 from tests.graphs import GraphBuilder, git_commit
 from tests.test_gate_actors import gate
 
@@ -142,8 +142,8 @@ def test_missing_library_threshold_surfaces_a_curator_item(tmp_path: Path) -> No
 def test_the_index_and_me_carry_the_curator_items(tmp_path: Path) -> None:
     """The product a curator's page reads: the index row names the D-33 series at "now"
     and the D-13 items; GET /me lists the items to a curator of the target only."""
-    from network.api import me
-    from network.record.products import index_json
+    from network.api.people import me
+    from network.record.products.products import index_json
 
     b = GraphBuilder(tmp_path / "g").base(missing_library_threshold=1)
     b.target(T)

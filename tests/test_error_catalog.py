@@ -17,7 +17,7 @@ _SITE_RE = re.compile(r"\bdefine(?:_once)?\(\s*\"([a-z0-9-]+)\"")
 _FRESH = """
 import json, sys
 sys.path.insert(0, sys.argv[1])
-import network.record.products
+import network.record.products.products
 from network import errors
 cheap = errors.catalog_json()
 errors.register_all()
@@ -69,7 +69,7 @@ def test_static_reading_refuses_every_other_form() -> None:
         head + "define('a', None, 1, 'm', 'a', code='b')\n",
         head + "d = define\nd('a', None, 1, 'm', 'a')\n",
         "from network import errors\nerrors.define('a', None, 1, 'm', 'a')\n",
-        "from network.api.records import define_once\ndefine_once('a', None, 1, 'm', 'a')\n",
+        "from network.api.submit.records import define_once\ndefine_once('a', None, 1, 'm', 'a')\n",
         "from network.errors import define as d\nd('a', None, 1, 'm', 'a')\n",
         head + "def define_twice(c):\n    pass\n",
         "define(this is not python\n",

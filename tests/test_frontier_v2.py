@@ -13,7 +13,8 @@ import anyio
 import pytest
 from jsonschema import Draft202012Validator
 
-from network.api import claim_history, frontier_body, frontier_cache, frontier_query, reads
+from network.api import reads
+from network.api.frontier import claim_history, frontier_body, frontier_cache, frontier_query
 from network.errors import LemmataError
 from network.record import schemas
 from tests.agent_bytes_support import with_mcp

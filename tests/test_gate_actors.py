@@ -17,12 +17,12 @@ from click.testing import CliRunner
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
 
 from network import signing
-from network.api.role_acts import sign_role_act
+from network.api.identity.role_acts import sign_role_act
 from network.cli import main
 from network.errors import CATALOG, LemmataError
 from network.record import dormancy, trust
 from network.record import models as m
-from network.record.loader import load_graph
+from network.record.read.loader import load_graph
 from network.record.unverified import unverified
 from network.record.validate import validate_graph
 from tests.graphs import (
@@ -249,7 +249,7 @@ def test_a_withdrawal_filed_under_another_target_withdraws_nothing(tmp_path: Pat
     demo's steward record: refused at step 2, and derive ignores such a record if one were
     ever on main (an attack once stripped demo's steward this way)."""
     from network.record import derive
-    from network.record.loader import load_graph
+    from network.record.read.loader import load_graph
 
     b = GraphBuilder(tmp_path / "g").base()
     b.curators([{"pseudonym": "curator", "targets": ["*"]},

@@ -14,7 +14,7 @@ from network import signing
 from network.cli import main
 from network.gate.pregate import pregate, reproduce
 from network.gate.run import run_gate
-from network.gate.sandbox import Sandbox
+from network.gate.sandbox.sandbox import Sandbox
 from network.record import models as m
 
 sys.path.insert(0, str(Path(__file__).parent))

@@ -27,14 +27,14 @@ import yaml
 
 from network.errors import CATALOG, LemmataError, full_catalog, static_definitions
 from network.gate.run import GateOutcome, run_gate
-from network.gate.sandbox import Sandbox
+from network.gate.sandbox.sandbox import Sandbox
 
 sys.path.insert(0, str(Path(__file__).parent))
 from gate_code_scenarios import S_SUB, W_SUB, code_scenarios, proposal_files, record_codes
 from gate_scenarios import ND, PROOF_MID, T, base_repo, precheck_raw
 from standin import FIXTURES, RecordedToolchain
 
-from network.record.loader import sha256_hex
+from network.record.read.loader import sha256_hex
 from tests.graphs import GraphBuilder, git_commit
 
 ROOT = Path(__file__).resolve().parents[1]

@@ -24,13 +24,13 @@ from network.gate.artifacts import (
     import_time_problems,
 )
 from network.gate.diff import diff_commits
-from network.gate.outline import printing_problem
+from network.gate.lean.toolchain import MissingToolchain
+from network.gate.postmerge.outline import printing_problem
 from network.gate.result import StepResult
 from network.gate.run import run_gate
-from network.gate.sandbox import Sandbox
-from network.gate.step2 import run_steps_1_2
-from network.gate.toolchain import MissingToolchain
-from network.record.loader import load_graph
+from network.gate.sandbox.sandbox import Sandbox
+from network.gate.steps.step2 import run_steps_1_2
+from network.record.read.loader import load_graph
 from tests.graphs import GraphBuilder, git_commit, sha256_hex
 
 T = "demo"

@@ -17,10 +17,10 @@ from sqlalchemy.orm import sessionmaker
 
 from network.api.db import Base, make_engine
 from network.forge.local import LocalForge
-from network.gate import queue as Q
-from network.gate.sandbox import Sandbox
+from network.gate.queue import queue as Q
+from network.gate.sandbox.sandbox import Sandbox
 from network.record import models as m
-from network.record.loader import load_graph
+from network.record.read.loader import load_graph
 from tests.api_support import PG_URL, pg_schema
 from tests.graphs import BUILDER_GATE_KEY, BUILDER_GATE_KEY_ID
 

@@ -13,11 +13,11 @@ from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
-from network.gate.kernels import KernelVerdict, replayed_kernels
+from network.gate.lean.kernels import KernelVerdict, replayed_kernels
+from network.gate.lean.toolchain import MissingToolchain, ReplayResult
 from network.gate.run import run_gate
-from network.gate.sandbox import Sandbox, SandboxRunner
-from network.gate.toolchain import MissingToolchain, ReplayResult
-from network.gate.workspace import Workspace
+from network.gate.sandbox.sandbox import Sandbox, SandboxRunner
+from network.gate.sandbox.workspace import Workspace
 from network.record import models as m
 
 sys.path.insert(0, str(Path(__file__).parent))

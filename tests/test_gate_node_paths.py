@@ -22,7 +22,7 @@ from network.gate.diff import Change
 from network.gate.result import Diagnostic
 from network.record import layout
 from network.record import models as m
-from network.record.loader import Graph, LeanFile, load_graph, sha256_hex
+from network.record.read.loader import Graph, LeanFile, load_graph, sha256_hex
 
 GRAPH = Path(__file__).resolve().parents[1] / "graph"
 #: bytes a synthetic merged proof holds (an alternate of these bytes is a copy)

@@ -19,12 +19,12 @@ import pytest
 
 from network.errors import CATALOG
 from network.forge.local import LocalForge
-from network.gate.queue import process_queue
+from network.gate.lean.toolchain import MissingToolchain
+from network.gate.queue.queue import process_queue
 from network.gate.run import GateOutcome, run_gate
-from network.gate.sandbox import Sandbox
-from network.gate.toolchain import MissingToolchain
+from network.gate.sandbox.sandbox import Sandbox
 from network.record import layout
-from network.record.loader import load_graph
+from network.record.read.loader import load_graph
 from network.record.validate import validate_graph
 from tests.graphs import BUILDER_GATE_KEY, BUILDER_GATE_KEY_ID, FIXED_EMAIL, FIXED_NAME
 

@@ -26,12 +26,12 @@ from sqlalchemy.orm import sessionmaker
 
 from network.api.db import Base, make_engine
 from network.forge.local import LocalForge
-from network.gate.queue import process_queue
+from network.gate.queue.queue import process_queue
 from network.gate.run import run_gate
-from network.gate.sandbox import Sandbox
+from network.gate.sandbox.sandbox import Sandbox
 from network.record import derive, dormancy
 from network.record import models as m
-from network.record.loader import load_graph
+from network.record.read.loader import load_graph
 from network.record.validate import validate_graph
 from tests.graphs import BUILDER_GATE_KEY, BUILDER_GATE_KEY_ID, GraphBuilder, sha256_hex
 

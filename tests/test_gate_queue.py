@@ -11,11 +11,11 @@ import pytest
 
 from network.errors import LemmataError
 from network.forge.local import LocalForge
-from network.gate.queue import process_queue
-from network.gate.sandbox import Sandbox
+from network.gate.queue.queue import process_queue
+from network.gate.sandbox.sandbox import Sandbox
 from network.record import derive
 from network.record import models as m
-from network.record.loader import load_graph
+from network.record.read.loader import load_graph
 from network.record.validate import validate_graph
 from tests.graphs import BUILDER_GATE_KEY, BUILDER_GATE_KEY_ID
 
@@ -65,7 +65,7 @@ def test_pr_gate_publish_merge_postmerge(forge: LocalForge) -> None:
     [mid] = [v for v in view["nodes"] if v.get("node", v.get("id")) == "mid"]
     assert mid["status"] == "proved"
     assert frontier["as_of"] == rec.date
-    from network.record.products import check_products
+    from network.record.products.products import check_products
     assert check_products(g, forge.path) == []
 
 
@@ -98,8 +98,8 @@ def test_the_queue_loads_main_once_per_commit_and_hands_it_to_the_gate(
     """run_gate's base_graph: the queue passes the graph at main it already holds, so the
     gate never reloads it (the racer's precheck included) and main is loaded once per
     main commit judged; verdicts are those of the racer test above."""
-    from network.gate import queue as Q
     from network.gate import run as R
+    from network.gate.queue import queue as Q
 
     loads: dict[str, list[str]] = {"queue": [], "gate": []}
 
@@ -153,7 +153,7 @@ def test_the_queue_survives_a_pull_request_that_makes_the_gate_raise(
     good = forge.open_pull_request(
         files={f"{ND}/mid/attempts/20260105T000000Z-bob-postmortem.yaml": pm.encode()},
         title="a record", body="", author="bob").number
-    with caplog.at_level("ERROR", logger="network.gate.queue"):
+    with caplog.at_level("ERROR", logger="network.gate.queue.queue"):
         items = process_queue(forge, toolchain=_Exploding(exc), sandbox=Sandbox(),
                               gate_key=KEY, key_id=BUILDER_GATE_KEY_ID)
     assert [(i.number, i.verdict, i.code) for i in items] == [
@@ -187,7 +187,7 @@ def test_an_error_after_the_verdict_is_logged_and_the_queue_goes_on(
         return real(files, message)
 
     monkeypatch.setattr(forge, "commit_to_main", flaky)
-    with caplog.at_level("ERROR", logger="network.gate.queue"):
+    with caplog.at_level("ERROR", logger="network.gate.queue.queue"):
         items = process_queue(forge, toolchain=RecordedToolchain, sandbox=Sandbox(),
                               gate_key=KEY, key_id=BUILDER_GATE_KEY_ID)
     assert [(i.number, i.verdict, i.code) for i in items] == [

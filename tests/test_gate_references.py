@@ -19,9 +19,9 @@ from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
 
 from network import signing
 from network.cli import main
-from network.gate.references import precheck_key
+from network.gate.records.references import precheck_key
 from network.record import models as m
-from network.record.loader import sha256_hex
+from network.record.read.loader import sha256_hex
 from network.record.validate import ReferenceIndex, validate_graph
 from tests.graphs import GraphBuilder, git_commit
 

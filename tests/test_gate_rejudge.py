@@ -16,9 +16,9 @@ import respx
 import yaml
 
 from network.errors import LemmataError
-from network.gate import github_rejudge as R
+from network.gate.github import github_rejudge as R
 from network.record import models as m
-from network.record.loader import Graph, load_graph
+from network.record.read.loader import Graph, load_graph
 from tests.graphs import GraphBuilder
 from tests.test_gate_workflow import API, WF, _event, _load, _steps_text
 
@@ -290,8 +290,8 @@ def test_cli_trusted_run_id_judges_the_runs_export_and_merges_nothing_without_le
     from click.testing import CliRunner
 
     from network.cli import main
-    from network.gate.github_export import export_build
-    from network.gate.sandbox import Sandbox
+    from network.gate.github.github_export import export_build
+    from network.gate.sandbox.sandbox import Sandbox
     from tests.test_gate_workflow import (
         _author_route,
         _pr,

@@ -17,13 +17,13 @@ from network import signing
 from network.errors import CATALOG
 from network.forge.types import precheck_from_body
 from network.gate import attestation as A
-from network.gate.postmerge import postmerge_files
+from network.gate.lean.toolchain import MissingToolchain, ToolchainInfo
+from network.gate.postmerge.postmerge import postmerge_files
 from network.gate.run import GateOutcome, run_gate
-from network.gate.sandbox import Sandbox
-from network.gate.toolchain import MissingToolchain, ToolchainInfo
+from network.gate.sandbox.sandbox import Sandbox
 from network.record import derive
 from network.record import models as m
-from network.record.loader import load_graph
+from network.record.read.loader import load_graph
 
 sys.path.insert(0, str(Path(__file__).parent))
 from gate_scenarios import ND, T, precheck_raw, record_all, scenarios

@@ -1,4 +1,4 @@
-"""The gate's cold run judges on the scoped base graph (network/record/scoped.py, issue 17)
+"""The gate's cold run judges on the scoped base graph (network/record/read/scoped.py, issue 17)
 and gives what the whole graph gives: the same GateOutcome and the same attestation
 bytes, over every gate scenario, with a second target beside the scenario's own.
 
@@ -18,11 +18,11 @@ import pytest
 
 from network.errors import ValidationFailed
 from network.gate.run import GateOutcome, commit_date, run_gate
-from network.gate.sandbox import Sandbox
+from network.gate.sandbox.sandbox import Sandbox
 from network.gate.steps.outcome import attestation_files
 from network.record import derive
-from network.record.loader import load_graph
-from network.record.scoped import ScopeExceeded, load_scoped, paths_under, scope_of
+from network.record.read.loader import load_graph
+from network.record.read.scoped import ScopeExceeded, load_scoped, paths_under, scope_of
 
 sys.path.insert(0, str(Path(__file__).parent))
 from gate_scenarios import T, base_repo, precheck_raw, scenarios
@@ -145,7 +145,7 @@ def test_scope_of_names_the_targets_or_none() -> None:
 
 def test_a_broken_record_in_an_untouched_target_does_not_refuse_the_pull_request(
         tmp_path: Path) -> None:
-    """The ruling (network/record/scoped.py, run_gate's docstring): main is validated
+    """The ruling (network/record/read/scoped.py, run_gate's docstring): main is validated
     whole by the post-merge job; a pull request is judged against its own targets and the
     shared records, so an invalid META in another target's nodes is not read."""
     sc = scenarios()["proof-ok"]
@@ -188,7 +188,7 @@ def test_a_broken_record_in_the_scope_is_validation_failed_as_before(tmp_path: P
 
 def test_the_record_cache_gives_the_same_scoped_graph_without_reading_the_logs(
         tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    from network.record import source as S
+    from network.record.read import source as S
 
     b, base, _head = _build(tmp_path / "g", "proof-ok")
     plain = load_scoped(b.root, base, frozenset({T}))

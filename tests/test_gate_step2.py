@@ -9,8 +9,8 @@ import yaml
 
 from network.gate.artifacts import Kind, partial_label_findings, statement_command_findings
 from network.gate.diff import diff_commits
-from network.gate.step2 import run_steps_1_2
-from network.record.loader import load_graph
+from network.gate.steps.step2 import run_steps_1_2
+from network.record.read.loader import load_graph
 from tests.graphs import GraphBuilder, git_commit, sha256_hex
 
 T = "demo"
@@ -370,7 +370,7 @@ def test_a_waiver_alone_or_beside_a_partial_is_refused(repo):
 def _service_bundle(b: GraphBuilder, base: str, artifact_type: str) -> dict[str, str]:
     """The graph files the service writes for a route carrying a witness for hole 1
     (network/api/precheck.build_bundle, files ``{"h1.witness.lean": …}``)."""
-    from network.api.precheck import build_bundle
+    from network.api.submit.precheck import build_bundle
 
     bundle = build_bundle(load_graph(b.root, commit=base), target=T, node="root",
                           artifact_type=artifact_type,
@@ -396,7 +396,7 @@ def test_a_reductions_carried_witness_follows_the_record_layout(repo):
     """The service names a reduction's carried witness ``…-reduction.h<k>.witness.lean``,
     the one name docs/record.md gives and the record's layout admits, so it rides with its
     reduction at step 2 and a merge never leaves main holding a file the loader refuses."""
-    from network.record import loader
+    from network.record.read import loader
 
     b, base = repo
     files = _service_bundle(b, base, "reduction")

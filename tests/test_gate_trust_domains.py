@@ -1,8 +1,8 @@
 """Trust domains (issue 10; D-4 v3.27; DESIGN.md "Security posture").
 
 A fake ``lake``/``lean``/``leanchecker`` toolchain (Python scripts written here) is driven
-through the real :class:`~network.gate.lean_toolchain.LeanToolchain` adapter and the real
-bubblewrap :class:`~network.gate.sandbox.Sandbox`, by the real gate over a real git graph.
+through the real :class:`~network.gate.lean.lean_toolchain.LeanToolchain` adapter and the real
+bubblewrap :class:`~network.gate.sandbox.sandbox.Sandbox`, by the real gate over a real git graph.
 The fake ``lake build`` makes one "olean" per source (its module name and its source's
 SHA-256) and, when the contributor's file asks for it (``-- TAMPER``), tampers with
 everything it can reach: every olean it can see, the packages folder, ``lakefile.toml`` and
@@ -24,11 +24,11 @@ from typing import Any
 
 import pytest
 
-from network.gate.kernels import soundness_record
-from network.gate.lean_toolchain import LeanToolchain
+from network.gate.lean.kernels import soundness_record
+from network.gate.lean.lean_toolchain import LeanToolchain
 from network.gate.run import run_gate
-from network.gate.sandbox import Sandbox
-from network.gate.workspace import lakefile_text, lean_toolchain_text
+from network.gate.sandbox.sandbox import Sandbox
+from network.gate.sandbox.workspace import lakefile_text, lean_toolchain_text
 from network.record import models as m
 from tests.checker_channel import deliver
 from tests.graphs import DEFAULT_TOOLCHAIN, GraphBuilder, git_commit
@@ -415,7 +415,7 @@ def test_a_solution_olean_linked_to_a_host_file_is_refused_unread(tmp_path: Path
 
 def test_safe_reads_refuse_links_special_files_and_oversize(tmp_path: Path) -> None:
     from network.errors import LemmataError
-    from network.gate import safe_io
+    from network.gate.sandbox import safe_io
     secret = tmp_path / "secret"
     secret.write_bytes(b"key")
     root = tmp_path / "scratch"
@@ -445,7 +445,7 @@ def test_safe_reads_refuse_links_special_files_and_oversize(tmp_path: Path) -> N
 
 def test_carried_oleans_never_shadow_a_trusted_module(tmp_path: Path) -> None:
     from network.errors import LemmataError
-    from network.gate.workspace import (
+    from network.gate.sandbox.workspace import (
         OleanArtifact,
         node_source,
         place_carried,
@@ -477,7 +477,7 @@ def test_carried_oleans_never_shadow_a_trusted_module(tmp_path: Path) -> None:
     with pytest.raises(ValueError):  # placed once
         place_carried(placed, [])
     # a carried file that changes after it was hashed is refused before any check runs
-    from network.gate.workspace import verify_carried
+    from network.gate.sandbox.workspace import verify_carried
     verify_carried(placed)
     carried = placed.carried_dir / "Lemmata/demo/mid/Proof.olean"  # type: ignore[operator]
     carried.write_bytes(b"EVIL")
@@ -492,8 +492,8 @@ def test_comparator_gets_a_never_built_workspace_and_a_read_only_config(tmp_path
                                                                         ) -> None:
     """Comparator's README assumption 2: the solution was never compiled. It runs in a
     fresh workspace holding the sources only; its config lies in a read-only host folder."""
-    from network.gate.sandbox import SandboxLayout, SandboxResult
-    from network.gate.workspace import node_source, write_workspace
+    from network.gate.sandbox.sandbox import SandboxLayout, SandboxResult
+    from network.gate.sandbox.workspace import node_source, write_workspace
     tools = tmp_path / "tools"
     tools.mkdir()
     for name in ("comparator", "lean4export", "landrun"):
@@ -542,7 +542,7 @@ def test_a_planted_home_link_in_scratch_is_refused_not_followed(tmp_path: Path) 
     """A later run in the same scratch makes ``home``/``tmp`` without following a link an
     earlier run planted (issue 10)."""
     from network.errors import LemmataError
-    from network.gate.sandbox import SandboxLayout
+    from network.gate.sandbox.sandbox import SandboxLayout
     target = tmp_path / "host-home"
     target.mkdir()
     scratch = tmp_path / "scratch"

@@ -1,6 +1,6 @@
 """graph/.github/workflows and the project's .github/workflows: the gate runs contributor
 code only in an unprivileged `pull_request` job that exports data, never a verdict; the
-trusted `workflow_run` job (network/gate/github_trusted.py) takes the pull request and
+trusted `workflow_run` job (network/gate/github/github_trusted.py) takes the pull request and
 head from its event, refuses .github/ changes, judges with checks that run no contributor
 code, signs, and merges only on its own signed pass (DESIGN.md "Security posture", D-4
 v3.27, rulings 8, 9 and 14)."""
@@ -26,13 +26,13 @@ import yaml
 from network import signing
 from network.errors import LemmataError
 from network.forge.github import GitHubForge
-from network.gate import github_trusted as T
-from network.gate.github_export import export_build
-from network.gate.sandbox import Sandbox
-from network.gate.toolchain import MissingToolchain
-from network.gate.workspace import Workspace
+from network.gate.github import github_trusted as T
+from network.gate.github.github_export import export_build
+from network.gate.lean.toolchain import MissingToolchain
+from network.gate.sandbox.sandbox import Sandbox
+from network.gate.sandbox.workspace import Workspace
 from network.record import models as m
-from network.record.loader import load_graph
+from network.record.read.loader import load_graph
 
 sys.path.insert(0, str(Path(__file__).parent))
 from gate_scenarios import (
@@ -62,7 +62,7 @@ def test_hazard_acknowledgments_use_the_checkers_location_format() -> None:
     """META.yaml acknowledgments name ``<declaration>: <subterm>`` exactly as Hazards.lean
     prints a finding's location (network.gate.run.hazard_location_key)."""
     from network.gate.run import hazard_location_key
-    from network.record.loader import load_graph
+    from network.record.read.loader import load_graph
 
     g = load_graph(WF.parents[1])
     for t in g.targets.values():
@@ -718,7 +718,7 @@ def test_the_trusted_check_build_refuses_any_module_holding_pull_request_bytes(
     """Asked (by a gate bug, or a future call site) to build the proof in the check
     workspace, the trusted toolchain refuses instead of elaborating it; base bytes and a
     copy of a base file under its own module build."""
-    from network.gate.workspace import Source
+    from network.gate.sandbox.workspace import Source
 
     spec = m.GateSpec(lean_toolchain="leanprover/lean4:v4.22.0")
     proof = b"theorem x : True := trivial\n"
@@ -731,7 +731,7 @@ def test_the_trusted_check_build_refuses_any_module_holding_pull_request_bytes(
     class Inner:
         def build(self, *a: Any, **k: Any) -> Any:
             inner_calls.append(a[1])
-            from network.gate.toolchain import BuildResult
+            from network.gate.lean.toolchain import BuildResult
             return BuildResult(True, None, tuple(a[1]))
 
     pr = {hashlib.sha256(proof).hexdigest(), hashlib.sha256(stmt).hexdigest()}

@@ -25,11 +25,11 @@ sys.path.insert(0, str(Path(__file__).parent))
 
 from network import ids
 from network.gate.artifacts import Artifact, Kind, import_lines
-from network.gate.scratch import SCRATCH_ENV, scratch_base
+from network.gate.sandbox.scratch import SCRATCH_ENV, scratch_base
+from network.gate.sandbox.workspace import write_workspace
 from network.gate.steps.context import _unquote
 from network.gate.steps.plan import WorkPlan, add_route_statements, plan_workspace, ws_defs
-from network.gate.workspace import write_workspace
-from network.record.loader import Graph, load_graph
+from network.record.read.loader import Graph, load_graph
 from tests.graphs import GraphBuilder
 
 T = "demo"
@@ -235,7 +235,7 @@ def test_the_sandbox_binds_a_workspace_on_dev_shm_read_only_with_scratch_writabl
     refuse every run). The command remounts /dev read-only after the binds."""
     import tempfile
 
-    from network.gate.sandbox import Sandbox, SandboxLayout
+    from network.gate.sandbox.sandbox import Sandbox, SandboxLayout
     from network.record.models import Caps
     base = Path(tempfile.mkdtemp(prefix="lemmata-test-", dir="/dev/shm"))
     try:

@@ -1,4 +1,4 @@
-"""The forge over git's smart HTTP (issue 11, network/api/git_http.py), driven by the real
+"""The forge over git's smart HTTP (issue 11, network/api/git/git_http.py), driven by the real
 ``git`` client against the service on a free loopback port: clone, commit, push to
 ``submit/<name>`` with a token, and every push the forge refuses."""
 
@@ -16,8 +16,9 @@ sys.path.insert(0, str(Path(__file__).parent))
 from api_flow_support import FlowNet
 
 from network import proc
-from network.api import db, identity
-from network.api.git_http import MAX_BRANCH, check_branch, parse_commands
+from network.api import db
+from network.api.git.git_http import MAX_BRANCH, check_branch, parse_commands
+from network.api.identity import identity
 from network.errors import LemmataError
 
 POSTMORTEM = "targets/demo/nodes/mid/attempts/20260921T141320Z-ann-postmortem.yaml"
@@ -347,7 +348,7 @@ def test_a_compressed_or_garbled_push_body_is_refused(served: Served) -> None:
 
 
 def test_an_unreadable_backend_answer_is_git_backend_failed() -> None:
-    from network.api.git_http import _cgi_response
+    from network.api.git.git_http import _cgi_response
 
     for done in (proc.Completed(1, "", "boom", ("git",), b""),
                  proc.Completed(0, "", "", ("git",), b"no header at all"),
@@ -358,7 +359,7 @@ def test_an_unreadable_backend_answer_is_git_backend_failed() -> None:
 
 
 def test_only_refs_git_reports_ok_open_pull_requests() -> None:
-    from network.api.git_http import _pkt, updated_refs
+    from network.api.git.git_http import _pkt, updated_refs
 
     status = _pkt(b"unpack ok\n") + _pkt(b"ok refs/heads/submit/a\n") + \
         _pkt(b"ng refs/heads/submit/b failed to lock\n") + b"0000"

@@ -8,7 +8,7 @@
   that is not a code must belong to a vocabulary the code defines (target ids, postmortem
   classes, node origins, hazard checkers, fidelity grades, ...);
 * every path pattern of its permitted-paths table is placed by the gate's classifier and
-  passes steps 1-2 (``network.gate.step2.run_steps_1_2``) on a small graph;
+  passes steps 1-2 (``network.gate.steps.step2.run_steps_1_2``) on a small graph;
 * the numbers it states (claim TTL caps, token lapse, precheck age, step-3 caps) are
   graph/policy.json's and the targets' gate-spec.json's.
 """
@@ -30,12 +30,12 @@ from network.errors import CATALOG, register_all
 from network.forge import types as forge_types
 from network.gate import artifacts as gate_artifacts
 from network.gate.diff import diff_commits
-from network.gate.references import precheck_key
-from network.gate.step2 import run_steps_1_2
+from network.gate.records.references import precheck_key
 from network.gate.steps import step4_kernel
+from network.gate.steps.step2 import run_steps_1_2
 from network.record import derive
 from network.record import models as m
-from network.record.loader import load_graph
+from network.record.read.loader import load_graph
 from tests.graphs import GraphBuilder, git_commit, sha256_hex
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -92,7 +92,9 @@ def _model_fields() -> set[str]:
 
 
 def _request_fields() -> set[str]:
-    from network.api import app, record_routes, submission_routes
+    from network.api import app
+    from network.api.records import record_routes
+    from network.api.submit import submission_routes
 
     out: set[str] = set()
     for mod in (app, record_routes, submission_routes):
@@ -106,7 +108,7 @@ def _code_string_keys() -> set[str]:
     """String literals in the service's and the gate's source: the keys they answer with."""
     out: set[str] = set()
     for folder in (ROOT / "network" / "api", ROOT / "network" / "gate"):
-        for path in folder.glob("*.py"):
+        for path in folder.rglob("*.py"):
             out |= set(re.findall(r"\"([a-z][a-z0-9_]*)\"", path.read_text(encoding="utf-8")))
     return out
 

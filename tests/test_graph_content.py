@@ -15,7 +15,7 @@ from pathlib import Path
 import pytest
 
 from network.record import models as m
-from network.record.loader import Graph, load_graph, sha256_hex
+from network.record.read.loader import Graph, load_graph, sha256_hex
 
 GRAPH = Path(__file__).resolve().parent.parent / "graph"
 SHA40 = re.compile(r"^[0-9a-f]{40}$")

@@ -12,8 +12,8 @@ from click.testing import CliRunner
 
 from network.cli import main
 from network.errors import CATALOG, Problem, ValidationFailed
-from network.record.loader import load_graph
-from network.record.source import CommitSource
+from network.record.read.loader import load_graph
+from network.record.read.source import CommitSource
 from network.record.validate import validate_graph
 from tests.graphs import FIXED_EMAIL, FIXED_NAME, FIXED_TIME, GraphBuilder, git_commit
 
@@ -205,9 +205,9 @@ def test_the_gate_refuses_hostile_names_at_step_2_with_an_attestation(b: GraphBu
     """The same tree as a pull request: no exception (exit 3), but a step-2 refusal per
     class with its own code, exit 1 and an attestation whose paths are printable (issue 9);
     the base still validates."""
+    from network.gate.lean.toolchain import MissingToolchain
     from network.gate.run import run_gate
-    from network.gate.sandbox import Sandbox
-    from network.gate.toolchain import MissingToolchain
+    from network.gate.sandbox.sandbox import Sandbox
 
     base, evil = _hostile_commit(b)
     out = run_gate(b.root, base, evil, toolchain=MissingToolchain, sandbox=Sandbox(),

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import contextlib
 import os
+import re
 import sys
 import textwrap
 from collections.abc import Iterator
@@ -23,9 +24,14 @@ ROOT = Path(__file__).resolve().parents[1]
 
 #: the most modules (``*.py`` other than ``__init__.py``) a folder of network/ may hold
 MODULES_PER_FOLDER = 18
-#: the rooms issue 34 has still to split into sub-packages, at the count they hold now: they
-#: may shrink, never grow (remove a room from here once it is split)
-NOT_YET_SPLIT = {"network/api": 49, "network/gate": 51, "network/record": 27}
+#: the rooms issue 34 split into sub-packages, each with the docstring that says what it
+#: holds and what it may import
+ROOMS = ("network/api/identity", "network/api/people", "network/api/frontier",
+         "network/api/submit", "network/api/git", "network/api/records", "network/gate/lean",
+         "network/gate/screens", "network/gate/sandbox", "network/gate/queue",
+         "network/gate/postmerge", "network/gate/github", "network/gate/records",
+         "network/gate/steps", "network/record/read", "network/record/products",
+         "network/record/derive")
 
 
 @contextlib.contextmanager
@@ -92,7 +98,25 @@ def _module_counts() -> dict[str, int]:
 
 def test_no_folder_holds_more_than_18_modules() -> None:
     counts = _module_counts()
-    assert set(NOT_YET_SPLIT) <= set(counts)
-    over = {f: n for f, n in counts.items()
-            if n > NOT_YET_SPLIT.get(f, MODULES_PER_FOLDER)}
+    assert {"network/api", "network/gate", "network/record"} <= set(counts)
+    over = {f: n for f, n in counts.items() if n > MODULES_PER_FOLDER}
     assert over == {}, f"split these rooms into sub-packages (issue 34): {over}"
+
+
+def test_every_room_says_what_it_holds_and_may_import() -> None:
+    """Each sub-package's ``__init__.py`` is a docstring naming what the room holds and, in a
+    ``May import:`` paragraph, what it may import (issue 34); every room or module that
+    paragraph names exists beside it."""
+    import ast
+
+    for room in ROOMS:
+        init = ROOT / room / "__init__.py"
+        doc = ast.get_docstring(ast.parse(init.read_text(encoding="utf-8"))) or ""
+        assert "May import:" in doc, room
+        rule = doc.split("May import:", 1)[1].split("\n\n", 1)[0]
+        named = set(re.findall(r"``(\w+)``", rule))
+        here = {p.stem for p in (ROOT / room).glob("*.py")}
+        rooms = {p.name for p in (ROOT / room).parent.iterdir() if p.is_dir()}
+        siblings = {p.stem for p in (ROOT / room).parent.glob("*.py")}
+        unknown = {n for n in named if n not in here | rooms | siblings}
+        assert not unknown, (room, unknown)

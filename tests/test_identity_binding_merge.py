@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import yaml
 
-from network.api import role_acts
+from network.api.identity import role_acts
 from network.record import models as m
 from tests.test_proof_reviews import Env, env  # noqa: F401 - the LocalForge service fixture
 

@@ -20,9 +20,9 @@ from hypothesis import strategies as st
 
 from network.cli import main
 from network.errors import LemmataError
-from network.gate.answers import answer_echoes, syntactic_findings
-from network.gate.lean_commands import DECL, UNKNOWN, read_commands
-from network.gate.lean_lex import lex
+from network.gate.lean.answers import answer_echoes, syntactic_findings
+from network.gate.screens.lean_commands import DECL, UNKNOWN, read_commands
+from network.gate.screens.lean_lex import lex
 from network.importers.fc_roundtrip import round_trip_differences
 from network.importers.formal_conjectures import plan_formal_conjectures_import
 from tests.importfixtures import FIXTURES, commit_all
@@ -95,6 +95,30 @@ def test_column0_continuation_lines_stay_in_their_declaration(imported) -> None:
                   "  y : ℕ\nderiving DecidableEq", "!![1, 2;\n3, 4]"):
         assert piece in defs
     _round_trips(co, plan, "9101.lean")
+
+
+def test_column0_termination_proofs_stay_in_their_definition(imported) -> None:
+    """``termination_by`` and ``decreasing_by`` in column 0 (with the tactic proof under
+    ``decreasing_by``) belong to the well-founded definition above them."""
+    co, plan = imported
+    line = _line(plan, "9110.lean")
+    assert line["status"] == "imported" and line["roots"] == 1 and line["definitions"] == 2
+    assert line["declarations"] == line["imported"] == 3
+    stmt = _text(plan, "targets/erdos-9110/nodes/root/Statement.lean")
+    assert ("theorem erdos_9110 :\n    answer(sorry) ↔ ∀ n > 0, halvings n ≤ digitSum n * 4 "
+            ":= by\n  sorry") in stmt
+    assert "decreasing_by" not in stmt
+    defs = _text(plan, "targets/erdos-9110/defs/Erdos9110.lean")
+    for piece in ("1 + halvings (n / 2)\ntermination_by n\ndecreasing_by\n  omega\n",
+                  "n % 10 + digitSum (n / 10)\ndecreasing_by\n  omega\n"):
+        assert piece in defs
+    src = (co / ERDOS / "9110.lean").read_text(encoding="utf-8")
+    for name, tail in (("halvings", ["termination_by", "n", "decreasing_by", "omega"]),
+                       ("digitSum", [")", "decreasing_by", "omega"])):
+        landed = [t.text for t in _decl(defs, name).tokens]
+        assert landed == [t.text for t in _decl(src, name).tokens]
+        assert landed[-len(tail):] == tail
+    _round_trips(co, plan, "9110.lean")
 
 
 def test_where_proofs_and_scoped_commands(imported) -> None:
@@ -285,7 +309,7 @@ def test_registry_disagreements_compare_like_with_like(tmp_path: Path) -> None:
         plan_erdosproblems_import,
         target_provenance,
     )
-    from network.record.loader import load_graph
+    from network.record.read.loader import load_graph
     from tests.importfixtures import graph_copy
 
     co = _checkout(tmp_path)

@@ -12,7 +12,7 @@ from pathlib import Path
 
 import pytest
 
-from network.gate.lean_commands import DECL, read_commands
+from network.gate.screens.lean_commands import DECL, read_commands
 from network.importers.fc_roundtrip import round_trip_differences
 from network.importers.formal_conjectures import plan_formal_conjectures_import
 from tests.importfixtures import fc_real_checkout

@@ -18,7 +18,7 @@ from network.errors import LemmataError
 from network.importers import forge_source, import_as_pull_request, write_files
 from network.importers.formal_conjectures import plan_formal_conjectures_import
 from network.importers.lean_text import is_question, unhedged_answer
-from network.record.loader import load_graph, sha256_hex
+from network.record.read.loader import load_graph, sha256_hex
 from tests.importfixtures import FIXTURES, commit_all, fc_checkout, graph_copy
 
 REPO = Path(__file__).resolve().parents[1]

@@ -24,7 +24,7 @@ from network.errors import LemmataError
 from network.importers import ImportPlan, write_files
 from network.importers.erdosproblems import plan_erdosproblems_import
 from network.importers.formal_conjectures import plan_formal_conjectures_import
-from network.record.loader import load_graph
+from network.record.read.loader import load_graph
 from tests.importfixtures import FIXTURES, commit_all, graph_copy
 
 pytestmark = pytest.mark.slow

@@ -16,8 +16,8 @@ import yaml
 from network.importers import write_files
 from network.importers.formal_conjectures import plan_formal_conjectures_import
 from network.importers.lean_text import mask
-from network.record.loader import load_graph
-from network.record.products import check_products, write_products
+from network.record.products.products import check_products, write_products
+from network.record.read.loader import load_graph
 from network.record.validate import validate_graph
 from tests.importfixtures import commit_all, fc_real_checkout, graph_copy
 

@@ -1,5 +1,5 @@
 """Adversarial checks of the incremental products (issue 17) and of what an update carries
-from the graph before: each target's scan (network/record/target_scan.py), the planner's
+from the graph before: each target's scan (network/record/read/target_scan.py), the planner's
 attestations by graph commit and closure seqs, the latest record day, and the zero-attempt
 ready lists an update leaves in the new graph's index.
 
@@ -24,11 +24,12 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from network.record import derive, incremental, products
-from network.record.incremental import Plan, update_products, update_products_planned
-from network.record.loader import load_graph, open_source
-from network.record.reload import reload_graph
-from network.record.target_scan import scan_targets
+from network.record import derive
+from network.record.products import incremental, products
+from network.record.products.incremental import Plan, update_products, update_products_planned
+from network.record.read.loader import load_graph, open_source
+from network.record.read.reload import reload_graph
+from network.record.read.target_scan import scan_targets
 from tests.graphs import merge_commit_of
 from tests.test_incremental_products import _catalog, _diff, _snapshot, _World
 

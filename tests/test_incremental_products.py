@@ -26,17 +26,18 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from network.errors import catalog_json
-from network.record import derive, incremental, products
-from network.record.incremental import (
+from network.record import derive
+from network.record.products import incremental, products
+from network.record.products.incremental import (
     changed_paths,
     plan_update,
     update_products,
     update_products_planned,
     write_products_incremental,
 )
-from network.record.loader import PRODUCT_PATHS_RE, load_graph, open_source
-from network.record.reload import reload_graph
-from network.record.target_scan import scan_targets
+from network.record.read.loader import PRODUCT_PATHS_RE, load_graph, open_source
+from network.record.read.reload import reload_graph
+from network.record.read.target_scan import scan_targets
 from tests.graphs import GraphBuilder, git_commit
 
 TARGETS = ("alpha", "beta", "gamma")
@@ -204,7 +205,7 @@ def _checked(root: Path, steps: list[tuple[str, int, int]], parsed: list[bool]) 
             assert all(again.targets[t] is old.targets[t] for t in old.targets
                        if t not in dirty and t in new.targets), op  # taken over, not re-read
             # the update on a reloaded graph: its index carries the old one's scans of
-            # every target the reload took over (network/record/target_scan.py)
+            # every target the reload took over (network/record/read/target_scan.py)
             shared = reload_graph(old, open_source(root), changed)
             assert update_products_planned(old, shared, changed, prev)[0] == want, op
             old_scans, new_scans = derive._ix(old).scans, derive._ix(shared).scans
@@ -357,11 +358,11 @@ def test_a_later_merge_of_a_file_on_disk_touches_its_target(tmp_path: Path) -> N
 def test_postmerge_job_updates_products_incrementally(tmp_path: Path) -> None:
     """The post-merge job's products are a full rebuild's bytes, reached without one: a
     proof merged into one target re-derives that target alone."""
-    from network.gate.postmerge import postmerge_files
-    from network.gate.sandbox import Sandbox
-    from network.gate.toolchain import MissingToolchain
-    from network.record import incremental
+    from network.gate.lean.toolchain import MissingToolchain
+    from network.gate.postmerge.postmerge import postmerge_files
+    from network.gate.sandbox.sandbox import Sandbox
     from network.record import models as m
+    from network.record.products import incremental
     from tests.graphs import BUILDER_GATE_KEY, BUILDER_GATE_KEY_ID
 
     root = tmp_path / "g"

@@ -21,8 +21,8 @@ from pathlib import Path
 import pytest
 import yaml
 
-from network.gate.kernel_replay import KERNEL_BINARIES, kernel_commit, nanoda_config
-from network.gate.kernels import soundness_record
+from network.gate.lean.kernel_replay import KERNEL_BINARIES, kernel_commit, nanoda_config
+from network.gate.lean.kernels import soundness_record
 
 pytestmark = [
     pytest.mark.lean,

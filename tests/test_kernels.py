@@ -1,5 +1,5 @@
 """The kernels step 4 runs, the public soundness record and ``toolchain-known-unsound``
-(issue 37; network/gate/kernels.py)."""
+(issue 37; network/gate/lean/kernels.py)."""
 
 from __future__ import annotations
 
@@ -8,8 +8,8 @@ from typing import Any
 
 import pytest
 
-from network.gate import kernels as K
-from network.gate.kernels import (
+from network.gate.lean import kernels as K
+from network.gate.lean.kernels import (
     Kernel,
     KernelVerdict,
     SoundnessRecord,
@@ -219,7 +219,7 @@ def test_the_test_graphs_pin_is_sound() -> None:
 def test_install_kernels_builds_each_pinned_commit(tmp_path: Any, monkeypatch: Any) -> None:
     from network import proc
     from network.errors import LemmataError
-    from network.gate import install
+    from network.gate.lean import install
 
     monkeypatch.setattr(K, "soundness_record", lambda: record(lean4lean=None))
     calls: list[list[str]] = []

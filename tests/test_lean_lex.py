@@ -1,4 +1,4 @@
-"""The gate's Lean lexer (network/gate/lean_lex.py) and the static scans built on it:
+"""The gate's Lean lexer (network/gate/screens/lean_lex.py) and the static scans built on it:
 forbidden tokens hidden or faked through comments, strings, char literals, raw strings and
 «» names; what Pygments alone would mis-read; fail-closed ambiguity (issue 9, D-4 step 2,
 D-3 v3.28)."""
@@ -13,7 +13,6 @@ from hypothesis import strategies as st
 from pygments.lexers import Lean4Lexer
 
 from network.errors import CATALOG
-from network.gate import lean_lex
 from network.gate.artifacts import (
     annex_citations,
     forbidden_option_findings,
@@ -22,6 +21,7 @@ from network.gate.artifacts import (
     statement_command_findings,
     strip_comments,
 )
+from network.gate.screens import lean_lex
 
 SKIP = "debug.skipKernelTC"
 

@@ -18,8 +18,8 @@ import pytest
 from click.testing import CliRunner, Result
 from fastapi.testclient import TestClient
 
-from network.api import confusables
 from network.api.deps import client_address
+from network.api.identity import confusables
 from network.api.service import Caller, authenticate, rate_count, sha256_hex
 from network.cli import main
 from network.errors import LemmataError

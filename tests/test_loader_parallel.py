@@ -1,7 +1,7 @@
-"""A large work tree is read by two processes (network.record.prefetch.Prefetch, started
+"""A large work tree is read by two processes (network.record.read.prefetch.Prefetch, started
 before the loader lists the tree); the loaded graph and every problem are the same as when
 one process reads it. A large graph's products are derived by two processes
-(network.record.products._TargetsWorker); their bytes are the same as one process's."""
+(network.record.products.products._TargetsWorker); their bytes are the same as one process's."""
 
 from __future__ import annotations
 
@@ -12,7 +12,7 @@ from typing import Any
 import pytest
 
 from network.errors import ValidationFailed
-from network.record import loader, prefetch
+from network.record.read import loader, prefetch
 from tests.sitegraph import build_rich_graph
 
 
@@ -118,7 +118,7 @@ def test_the_worker_never_reads_what_the_listing_refuses(
 
 
 def test_a_threaded_process_reads_alone(monkeypatch: pytest.MonkeyPatch) -> None:
-    from network.record import forked
+    from network.record.read import forked
 
     monkeypatch.setattr(forked.threading, "active_count", lambda: 2)
     assert loader.may_fork() is False
@@ -127,7 +127,7 @@ def test_a_threaded_process_reads_alone(monkeypatch: pytest.MonkeyPatch) -> None
 @pytest.mark.skipif(not hasattr(os, "fork"), reason="fork only")
 def test_graph_jsons_rendered_by_a_worker_are_the_same(tmp_path: Path,
                                                        monkeypatch: pytest.MonkeyPatch) -> None:
-    from network.record import products
+    from network.record.products import products
 
     root = tmp_path / "g"
     build_rich_graph(root, commit=False)
@@ -150,7 +150,7 @@ def test_graph_jsons_rendered_by_a_worker_are_the_same(tmp_path: Path,
 @pytest.mark.skipif(not hasattr(os, "fork"), reason="fork only")
 def test_what_the_products_worker_fails_to_derive_is_derived_here(
         tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    from network.record import products
+    from network.record.products import products
 
     root = tmp_path / "g"
     build_rich_graph(root, commit=False)
@@ -173,7 +173,7 @@ def test_what_the_products_worker_fails_to_derive_is_derived_here(
 def test_targets_are_split_by_nodes_largest_first() -> None:
     from types import SimpleNamespace
 
-    from network.record import products
+    from network.record.products import products
 
     sizes = {"a": 10, "b": 3000, "c": 2500, "d": 2000, "e": 5}
     graph = SimpleNamespace(targets={t: SimpleNamespace(nodes=range(n))
@@ -270,7 +270,7 @@ def test_the_worker_never_waits_on_a_fifo(tmp_path: Path) -> None:
 
 @pytest.mark.skipif(not hasattr(os, "fork"), reason="fork only")
 def test_the_worker_stops_once_its_parent_is_gone(tmp_path: Path) -> None:
-    from network.record.forked import ForkedCall
+    from network.record.read.forked import ForkedCall
 
     root = tmp_path / "g"
     build_rich_graph(root, commit=False)

@@ -17,7 +17,8 @@ from typing import Any
 
 import pytest
 
-from network.api import frontier_cache, transport
+from network.api import transport
+from network.api.frontier import frontier_cache
 from tests.api_support import Api, auth, make_api
 
 GZ = {"Accept-Encoding": "gzip"}

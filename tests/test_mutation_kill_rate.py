@@ -29,24 +29,24 @@ def write_meta(mutants: Path, module: str, codes: dict[str, int | None]) -> None
 
 
 def test_rates_count_as_mutmut_does(tmp_path: Path) -> None:
-    write_meta(tmp_path, "network/gate/axioms.py", {
-        "network.gate.axioms.x_f__mutmut_1": 1, "network.gate.axioms.x_f__mutmut_2": 3,
-        "network.gate.axioms.x_f__mutmut_3": 36, "network.gate.axioms.x_f__mutmut_4": 37,
-        "network.gate.axioms.x_f__mutmut_5": 0, "network.gate.axioms.x_f__mutmut_6": 33,
-        "network.gate.axioms.x_f__mutmut_7": None, "network.gate.axioms.x_f__mutmut_8": 34})
+    write_meta(tmp_path, "network/gate/lean/axioms.py", {
+        "network.gate.lean.axioms.x_f__mutmut_1": 1, "network.gate.lean.axioms.x_f__mutmut_2": 3,
+        "network.gate.lean.axioms.x_f__mutmut_3": 36, "network.gate.lean.axioms.x_f__mutmut_4": 37,
+        "network.gate.lean.axioms.x_f__mutmut_5": 0, "network.gate.lean.axioms.x_f__mutmut_6": 33,
+        "network.gate.lean.axioms.x_f__mutmut_7": None, "network.gate.lean.axioms.x_f__mutmut_8": 34})
     write_meta(tmp_path, "network/signing.py", {"network.signing.x_g__mutmut_1": 1})
     write_meta(tmp_path, "network/empty.py", {})
     rates = {r.module: r for r in mkr.read_rates(tmp_path)}
-    assert set(rates) == {"network/gate/axioms.py", "network/signing.py"}
-    ax = rates["network/gate/axioms.py"]
+    assert set(rates) == {"network/gate/lean/axioms.py", "network/signing.py"}
+    ax = rates["network/gate/lean/axioms.py"]
     assert (ax.killed, ax.survived, ax.other) == (4, 2, 2)
     assert ax.rate == pytest.approx(4 / 6)
-    assert ax.survivors == ["network.gate.axioms.x_f__mutmut_5",
-                            "network.gate.axioms.x_f__mutmut_6"]
+    assert ax.survivors == ["network.gate.lean.axioms.x_f__mutmut_5",
+                            "network.gate.lean.axioms.x_f__mutmut_6"]
     assert rates["network/signing.py"].rate == 1.0
     text = mkr.report(list(rates.values()), survivors=1)
     assert "66.7%" in text and "below goal" in text
-    assert "network.gate.axioms.x_f__mutmut_5" in text and "... and 1 more" in text
+    assert "network.gate.lean.axioms.x_f__mutmut_5" in text and "... and 1 more" in text
     assert "all modules" in text and "83.3%" not in text  # 5 killed of 7 judged is 71.4%
     assert "71.4%" in text
 
@@ -71,9 +71,9 @@ def test_make_mutate_covers_the_issues_modules() -> None:
     for pattern in patterns:
         assert list(ROOT.glob(pattern)), pattern
     for needed in ("network/gate/steps/*", "network/gate/attestation.py",
-                   "network/signing.py", "network/gate/axioms.py", "network/api/claims.py",
-                   "network/api/pseudonyms.py", "network/gate/merge_journal.py",
-                   "network/gate/queue.py", "network/forge/local.py",
-                   "network/gate/postmerge_ledger.py", "network/api/record_pr.py"):
+                   "network/signing.py", "network/gate/lean/axioms.py", "network/api/frontier/claims.py",
+                   "network/api/identity/pseudonyms.py", "network/gate/queue/merge_journal.py",
+                   "network/gate/queue/queue.py", "network/forge/local.py",
+                   "network/gate/postmerge/postmerge_ledger.py", "network/api/submit/record_pr.py"):
         assert needed in patterns, needed
     assert "mutate:" in (ROOT / "Makefile").read_text()

@@ -15,8 +15,8 @@ from typing import Any
 import yaml
 from fastapi.testclient import TestClient
 
-from network.api import precheck
 from network.api.guidance import WAY_FORWARD, not_checkable
+from network.api.submit import precheck
 from network.errors import CATALOG
 from network.up import banner, calibration_nodes, calibration_targets
 from tests.api_flow_support import TUTORIAL_PROOF, FlowNet
@@ -93,7 +93,7 @@ def test_the_banner_without_lean_starts_from_an_operator_token() -> None:
 
 
 def test_the_banner_names_each_calibration_node_of_the_sample_graph_in_full() -> None:
-    from network.record.loader import load_graph
+    from network.record.read.loader import load_graph
 
     nodes = calibration_nodes(load_graph(REPO / "graph"))
     assert nodes[0] == "infinite-primes/root" and len(nodes) > 1
@@ -104,7 +104,7 @@ def test_the_banner_names_each_calibration_node_of_the_sample_graph_in_full() ->
 
 
 def test_the_sample_graph_names_its_calibration_target_by_id() -> None:
-    from network.record.loader import load_graph
+    from network.record.read.loader import load_graph
 
     cal = calibration_targets(load_graph(REPO / "graph"))
     assert cal, "the sample graph has a calibration target"

@@ -1,4 +1,4 @@
-"""Issue 32: the carried olean screened as data (network/gate/olean_screen.py).
+"""Issue 32: the carried olean screened as data (network/gate/lean/olean_screen.py).
 
 A compiled module may hold environment-extension entries its source never spelled. Before
 any checker imports a carried module, OleanEntries.lean reads its compiled files as data and
@@ -19,12 +19,12 @@ from typing import Any
 
 import pytest
 
-from network.gate import lean_toolchain as lt
-from network.gate.olean_screen import INERT_EXTENSIONS, screen_carried, screen_from_report
+from network.gate.lean import lean_toolchain as lt
+from network.gate.lean.olean_screen import INERT_EXTENSIONS, screen_carried, screen_from_report
+from network.gate.lean.toolchain import BuildResult, MissingToolchain
 from network.gate.run import run_gate
-from network.gate.sandbox import Sandbox
-from network.gate.toolchain import BuildResult, MissingToolchain
-from network.gate.workspace import OleanArtifact, name_components
+from network.gate.sandbox.sandbox import Sandbox
+from network.gate.sandbox.workspace import OleanArtifact, name_components
 
 sys.path.insert(0, str(Path(__file__).parent))
 from gate_scenarios import precheck_raw, scenarios
@@ -171,7 +171,7 @@ def test_every_inert_extension_cites_where_lean_defines_it() -> None:
     """Each entry of the inert set names the source file that registers it, and the
     module's text carries a comment above it saying what its entries are and quoting the
     Lean line that registers it."""
-    src = (ROOT / "network" / "gate" / "olean_screen.py").read_text("utf-8")
+    src = (ROOT / "network" / "gate" / "lean" / "olean_screen.py").read_text("utf-8")
     block = src[src.index("INERT_EXTENSIONS: Mapping"):]
     block = block[:block.index("\n}\n")]
     tree = ast.parse(block.split("=", 1)[1].strip() + "\n}")

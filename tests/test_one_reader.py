@@ -1,7 +1,7 @@
 """One reader (DESIGN.md, issue 9): graph files are parsed by network/record only.
 
 Code elsewhere holds a graph file's bytes and hands them to
-``network.record.loader.parse_record`` / ``parse_document``; it never calls a YAML parser
+``network.record.read.loader.parse_record`` / ``parse_document``; it never calls a YAML parser
 itself, nor parses what a graph source read. The one exception is named with its reason.
 """
 

@@ -164,7 +164,8 @@ def test_revoke_of_an_unknown_identity_is_refused(api: Api) -> None:
 def test_no_http_route_or_mcp_tool_issues_operator_tokens(api: Api) -> None:
     """D-35: POST /tokens stays the one endpoint that makes an identity; the operator's
     act is the CLI's alone."""
-    from network.api import identity, tools
+    from network.api import tools
+    from network.api.identity import identity
 
     touching = {(m, r.path) for r in api.app.routes if isinstance(r, APIRoute)
                 for m in r.methods if "token" in r.path or "identit" in r.path
@@ -209,7 +210,7 @@ def _up_network(tmp_path: Path, root: Path) -> Iterator[Any]:
     from network.api.app import create_app
     from network.api.graphs import GraphProvider
     from network.api.settings import ServiceSettings
-    from network.record.loader import load_graph
+    from network.record.read.loader import load_graph
     from tests.api_support import FakeClock, github_verifier
     from tests.graphs import GraphBuilder, git_commit
 

@@ -34,17 +34,17 @@ from fastapi.testclient import TestClient
 
 from network import up
 from network.api.app import create_app
-from network.api.pseudonyms import write_identity
+from network.api.identity.pseudonyms import write_identity
 from network.api.service import Caller
 from network.api.settings import ServiceSettings
 from network.cli import main
 from network.errors import CATALOG, LemmataError
 from network.forge.local import LocalForge
-from network.gate.queue import process_queue
-from network.gate.sandbox import Sandbox
+from network.gate.queue.queue import process_queue
+from network.gate.sandbox.sandbox import Sandbox
 from network.record import derive
 from network.record.approvals import approvals_of
-from network.record.loader import load_graph
+from network.record.read.loader import load_graph
 from tests.api_support import github_verifier
 from tests.standin import RecordedToolchain
 
@@ -274,7 +274,7 @@ def test_the_graphs_curator_gets_in_the_same_way_and_acts(net: Net) -> None:
     assert gloss in derive.withdrawn(g)
     status = derive.literature_status(g, ERDOS, "root")
     assert status is not None and status["by"] == "operator"
-    # the guard a git push meets (network/api/git_http.py) lets the curator's token
+    # the guard a git push meets (network/api/git/git_http.py) lets the curator's token
     # through, so a curator's signed status withdrawal or ledger correction can be pushed
     assert write_identity(net.svc, Caller(token=made["token"], address="t")).pseudonym == \
         "operator"
@@ -290,7 +290,7 @@ def test_a_steward_of_an_older_network_is_bound_by_the_operators_command(net: Ne
     bare function, as before): every act of hers is refused, and the refusal says what
     binds her pseudonym and how the operator fixes it; ``lemmata session link`` then files
     the binding, and once it merges she acts. A stranger never gets her name."""
-    from network.api import web_session
+    from network.api.people import web_session
 
     net.ok("token", "issue", "--pseudonym", "erin-v", "--dco", "--operator", "olga")
     link = web_session.issue_sign_in_link(net.svc, pseudonym="erin-v", operator="olga")
@@ -342,7 +342,7 @@ def test_a_pseudonym_bound_elsewhere_is_never_the_operators(net: Net) -> None:
 def test_every_refusal_names_a_way_in_this_network_has(net: Net) -> None:
     """github_sign_in is false here: no refusal tells the person to sign in with GitHub,
     and an existing identity is not told to choose another pseudonym."""
-    from network.api import literature
+    from network.api.records import literature
 
     assert net.client.get("/info.json").json()["service"]["web_session"]["github_sign_in"] \
         is False

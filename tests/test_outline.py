@@ -28,15 +28,15 @@ from outline_sample import (
 )
 from standin import NO_RECORDING, RecordedToolchain
 
-from network.gate import lean_toolchain as lt
 from network.gate.diff import diff_commits
-from network.gate.outline import outline_path, outline_record
-from network.gate.sandbox import SandboxLayout, SandboxResult
-from network.gate.step2 import run_steps_1_2
-from network.gate.toolchain import MissingToolchain, OutlineResult, OutlineStep, Toolchain
-from network.gate.workspace import Workspace
+from network.gate.lean import lean_toolchain as lt
+from network.gate.lean.toolchain import MissingToolchain, OutlineResult, OutlineStep, Toolchain
+from network.gate.postmerge.outline import outline_path, outline_record
+from network.gate.sandbox.sandbox import SandboxLayout, SandboxResult
+from network.gate.sandbox.workspace import Workspace
+from network.gate.steps.step2 import run_steps_1_2
 from network.record import models as m
-from network.record.loader import load_graph
+from network.record.read.loader import load_graph
 from network.record.words import words_needed
 from tests.api_support import Api, make_api
 from tests.graphs import GraphBuilder, git_commit
@@ -104,7 +104,7 @@ def test_the_checker_reads_the_compiled_term_and_never_the_source() -> None:
     module as UsedConstants does and walks kernel terms (the reverted design re-elaborated
     the contributor's source with initializers enabled)."""
     assert "Outline" in lt.CHECKERS
-    code = _code((Path(lt.__file__).parent / "lean" / "Outline.lean").read_text("utf-8"))
+    code = _code((Path(lt.__file__).parent / "Outline.lean").read_text("utf-8"))
     for banned in ("enableInitializersExecution", "Frontend", "processHeader", "readFile",
                    "evalConst", "runParserCategory", "elabCommand", "IO.Process", "unsafe"):
         assert banned not in code, banned
@@ -141,7 +141,7 @@ def test_the_adapter_runs_outline_lean_on_the_module_and_its_declarations_only(
 
 
 def test_a_scratch_workspace_is_refused_by_the_adapter(tmp_path: Path) -> None:
-    from network.gate.workspace import node_source, write_workspace
+    from network.gate.sandbox.workspace import node_source, write_workspace
 
     scratch = write_workspace(tmp_path / "s", outline_spec(),
                               [node_source("calib", "havestep", "Proof", HAVE_TEXT.encode())],

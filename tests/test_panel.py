@@ -8,11 +8,12 @@ from typing import Any
 
 import pytest
 
-from network.api.records import dump_yaml, gate_findings
-from network.gate.postmerge import ledger_lines
-from network.record import approvals, panel, products
+from network.api.submit.records import dump_yaml, gate_findings
+from network.gate.postmerge.postmerge import ledger_lines
+from network.record import approvals, panel
 from network.record import models as m
-from network.record.loader import Graph, load_graph
+from network.record.products import products
+from network.record.read.loader import Graph, load_graph
 from network.record.unverified import unverified
 from network.record.validate import validate_graph
 from network.record.words import words_chains

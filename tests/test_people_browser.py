@@ -4,7 +4,7 @@ The REAL service (network.api.app.create_app under uvicorn, network.up.serve_in_
 over a LocalForge, the REAL built site (network.site.build on the forge's main, served by
 network.up.static_server with its Content-Security-Policy, naming the service) and the
 GitHub stand-in (tests/github_standin.py) as GitHub. The merge queue is the gate's own
-(network.gate.queue.process_queue with the recorded Lean stand-in), run after each act as
+(network.gate.queue.queue.process_queue with the recorded Lean stand-in), run after each act as
 ``lemmata up``'s runner does, and the site is rebuilt whenever main moved.
 
 The fixture graph is tests/gate_scenarios.base_repo's ``demo`` (stewards steve and sam, a
@@ -55,12 +55,12 @@ from network.api.app import create_app
 from network.api.graphs import GraphProvider
 from network.api.settings import ServiceSettings
 from network.forge.local import LocalForge
-from network.gate import queue as Q
-from network.gate.sandbox import Sandbox
+from network.gate.queue import queue as Q
+from network.gate.sandbox.sandbox import Sandbox
 from network.record import derive, panel
 from network.record import models as m
-from network.record.loader import load_graph
-from network.record.products import write_products
+from network.record.products.products import write_products
+from network.record.read.loader import load_graph
 from network.site.build import build_site
 from network.site.config import SiteConfig
 from network.site.csp import header_policy

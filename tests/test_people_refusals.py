@@ -25,7 +25,8 @@ import pytest
 from fastapi.routing import APIRoute
 from sqlalchemy import update
 
-from network.api import db, web_session
+from network.api import db
+from network.api.people import web_session
 from tests.test_web_session import (
     ORIGIN,
     Web,

@@ -17,11 +17,11 @@ import yaml
 
 from network import signing
 from network.errors import CATALOG
-from network.gate.pertinence import pertinence_findings
+from network.gate.records.pertinence import pertinence_findings
 from network.record import models as m
 from network.record import pertinence
-from network.record.loader import load_graph
-from network.record.products import products
+from network.record.products.products import products
+from network.record.read.loader import load_graph
 from network.record.unverified import unverified
 from network.record.validate import validate_graph
 from tests.graphs import GraphBuilder, git_commit

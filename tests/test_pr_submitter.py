@@ -21,9 +21,9 @@ from network.forge.submitter import (
     submitter_of,
     with_submitter_block,
 )
-from network.gate import github_trusted as T
-from network.gate.github_export import submitter_of as export_submitter
-from network.record.loader import load_graph
+from network.gate.github import github_trusted as T
+from network.gate.github.github_export import submitter_of as export_submitter
+from network.record.read.loader import load_graph
 from network.signing import public_key_record
 from tests.graphs import BUILDER_GATE_KEY, BUILDER_GATE_KEY_ID, git_commit
 

@@ -17,7 +17,7 @@ import pytest
 from fastapi.testclient import TestClient
 from pydantic import ValidationError
 
-from network.api import precheck
+from network.api.submit import precheck
 from network.gate import attestation as A
 from network.gate.result import Diagnostic, StepResult
 from network.record import models as m

@@ -8,8 +8,8 @@ from pathlib import Path
 
 import pytest
 
-from network.record import products as p
-from network.record.loader import load_graph
+from network.record.products import products as p
+from network.record.read.loader import load_graph
 from tests.graphs import GraphBuilder, git_commit
 
 T = "demo"

@@ -25,19 +25,20 @@ from fastapi.testclient import TestClient
 from sqlalchemy import select
 
 from network import signing
-from network.api import db, proof_reviews, web_session
-from network.api.records import gate_findings
+from network.api import db
+from network.api.people import proof_reviews, web_session
 from network.api.service import Caller, Who
+from network.api.submit.records import gate_findings
 from network.forge.local import LocalForge
 from network.gate import attestation as A
-from network.gate import github_trusted as T
-from network.gate import queue as Q
 from network.gate.artifacts import Kind
+from network.gate.github import github_trusted as T
+from network.gate.queue import queue as Q
 from network.gate.run import attestation_path
-from network.gate.sandbox import Sandbox
+from network.gate.sandbox.sandbox import Sandbox
 from network.record import derive
 from network.record import models as m
-from network.record.loader import load_graph, sha256_hex
+from network.record.read.loader import load_graph, sha256_hex
 from network.record.unverified import unverified
 from tests.api_support import FakeClock, forge_service
 from tests.graphs import (

@@ -23,25 +23,26 @@ import pytest
 import yaml
 
 from network.errors import CATALOG
-from network.gate.answers import (
+from network.gate.lean.answers import (
     answer_echoes,
     definitional_echo,
     echo_probe_text,
     syntactic_findings,
 )
-from network.gate.toolchain import DefEqResult, MissingToolchain, TermRef
+from network.gate.lean.toolchain import DefEqResult, MissingToolchain, TermRef
 from network.importers import write_files
 from network.importers.formal_conjectures import plan_formal_conjectures_import
-from network.record import derive, products
+from network.record import derive
 from network.record import models as m
-from network.record.loader import Graph, load_graph, sha256_hex
+from network.record.products import products
+from network.record.read.loader import Graph, load_graph, sha256_hex
 from tests.importfixtures import FIXTURES, commit_all, graph_copy
 
 sys.path.insert(0, str(Path(__file__).parent))
 from test_gate_codes import assert_refused, pull_request, refusals
 
 from network.gate.run import run_gate
-from network.gate.sandbox import Sandbox
+from network.gate.sandbox.sandbox import Sandbox
 from tests.gate_scenarios import ND, T, precheck_raw
 
 SNAPSHOT = FIXTURES / "formal-conjectures-488aade-erdos.tar.gz"
@@ -455,7 +456,7 @@ class _Step6Answers(_DefEqAnswers):
     (no subtraction, division, cast or range in it) and ``defeq`` answers as declared."""
 
     def hazards(self, *args: Any) -> Any:
-        from network.gate.toolchain import HazardsResult
+        from network.gate.lean.toolchain import HazardsResult
         return HazardsResult(True, None, ())
 
 

@@ -12,10 +12,10 @@ from typing import Any
 import pytest
 
 from network.forge.local import LocalForge
-from network.gate.queue import WAITING_DIR, process_queue, read_waiting
-from network.gate.sandbox import Sandbox
-from network.gate.toolchain import MissingToolchain
-from network.record.loader import load_graph
+from network.gate.lean.toolchain import MissingToolchain
+from network.gate.queue.queue import WAITING_DIR, process_queue, read_waiting
+from network.gate.sandbox.sandbox import Sandbox
+from network.record.read.loader import load_graph
 
 sys.path.insert(0, str(Path(__file__).parent))
 from gate_scenarios import ND, PROOF_MID, open_prechecked, seeded_forge

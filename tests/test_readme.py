@@ -46,7 +46,7 @@ def test_the_lean_posture_is_stated(repo_root: Path) -> None:
 def test_the_plain_git_example_writes_a_postmortem_of_a_sample_node(repo_root: Path) -> None:
     """Issue 35, item 7: the example names a node the sample graph holds, at a path the
     record layout takes for a postmortem, and says where the format is written down."""
-    from network.record.loader import ATTEMPT_RE, load_graph
+    from network.record.read.loader import ATTEMPT_RE, load_graph
 
     readme = (repo_root / "README.md").read_text("utf-8")
     section = readme.split("## Contributing with plain git", 1)[1].split("\n## ", 1)[0]

@@ -1,5 +1,5 @@
 """The record's YAML loader gives exactly what PyYAML's safe loader gives, errors included
-(network.record.loader.RecordYamlLoader)."""
+(network.record.read.loader.RecordYamlLoader)."""
 
 from __future__ import annotations
 
@@ -12,7 +12,7 @@ import yaml
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from network.record.loader import RecordYamlLoader
+from network.record.read.loader import RecordYamlLoader
 from tests.sitegraph import build_rich_graph
 
 SAFE: Any = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
@@ -103,7 +103,7 @@ def test_every_yaml_record_of_a_rich_graph(tmp_path: Path) -> None:
         assert got[0] == want[0] == "ok" and _same(got[1], want[1]), text
 
 
-# --- the line-shaped subset read without libyaml (network.record.parse._line_yaml) -----
+# --- the line-shaped subset read without libyaml (network.record.read.parse._line_yaml) -----
 
 LINE_DOCUMENTS = [
     "schema: meta/v1\nid: 'root--h1'\ntarget: demo\nk: 3\nhole:\n  parent: 'root'\n  k: 1\n",
@@ -138,7 +138,7 @@ LINE_DOCUMENTS = [
 
 
 def _line_same(text: str) -> None:
-    from network.record.parse import _line_yaml
+    from network.record.read.parse import _line_yaml
 
     got = _line_yaml(text)
     want = _load(text, SAFE)
@@ -154,7 +154,7 @@ def test_the_line_shaped_subset_reads_as_the_safe_loader(text: str) -> None:
 
 
 def test_the_line_shaped_subset_is_read_without_libyaml() -> None:
-    from network.record.parse import _line_yaml
+    from network.record.read.parse import _line_yaml
 
     assert _line_yaml(LINE_DOCUMENTS[0]) == {
         "schema": "meta/v1", "id": "root--h1", "target": "demo", "k": 3,
@@ -194,7 +194,7 @@ def test_generated_documents_read_as_the_safe_loader(
 def test_a_lone_surrogate_is_left_to_libyaml() -> None:
     """Not reachable from bytes decoded strictly, but the fast path must not accept what
     libyaml refuses (found by review)."""
-    from network.record.parse import _line_yaml
+    from network.record.read.parse import _line_yaml
 
     assert _line_yaml("k: '\ud800'\n") is None
     assert _load("k: '\ud800'\n", SAFE)[0] != "ok"
@@ -210,7 +210,7 @@ def test_a_base60_integer_past_the_limit_is_malformed_at_once(text: str) -> None
     """Building ``1:1:...:1`` takes time quadratic in its length (a minute for a 1 MB
     record, found by review); past 4,300 characters, as Python's own limit on decimal
     digits, the record does not read."""
-    from network.record.parse import SEXAGESIMAL_MAX_CHARS, _parse_text
+    from network.record.read.parse import SEXAGESIMAL_MAX_CHARS, _parse_text
 
     assert _parse_text("x.yaml", text)[0] == "malformed-yaml"  # unguarded: "ok", minutes on
     ok = "k: " + ("1:" * SEXAGESIMAL_MAX_CHARS)[: SEXAGESIMAL_MAX_CHARS - 1] + "1\n"

@@ -2,8 +2,8 @@
 what checks them against Lean.
 
 Wherever Lean exists (``lean`` and ``lake`` on PATH; ``pytest -m lean``), it runs the real
-adapter, :class:`~network.gate.lean_toolchain.LeanToolchain` through the real
-:class:`~network.gate.sandbox.Sandbox`, on every recorded fixture it can rebuild: it drives
+adapter, :class:`~network.gate.lean.lean_toolchain.LeanToolchain` through the real
+:class:`~network.gate.sandbox.sandbox.Sandbox`, on every recorded fixture it can rebuild: it drives
 the gate, the precheck and the post-merge job over every gate scenario exactly as
 tests/fixtures/toolchain/make_recordings.py does, the tutorial sample of that script, and
 the service flow of tests/fixtures/toolchain/make_api_recordings.py, and the outline sample
@@ -34,8 +34,8 @@ import pytest
 sys.path.insert(0, str(Path(__file__).parent))
 from gate_scenarios import RecordingToolchain, Scenario, record_all
 
-from network.gate.detect import detect_toolchain
-from network.gate.toolchain import Toolchain
+from network.gate.lean.detect import detect_toolchain
+from network.gate.lean.toolchain import Toolchain
 from network.record.models import GateSpec
 
 _NO_LEAN = shutil.which("lean") is None or shutil.which("lake") is None
@@ -161,8 +161,8 @@ def test_every_gate_scenario_recording_is_what_lean_answers(tmp_path: Path) -> N
 def test_the_tutorial_sample_recording_is_what_lean_answers(tmp_path: Path) -> None:
     from standin import FIXTURES, RecordedToolchain, inputs_key
 
-    from network.gate.sandbox import Sandbox
-    from network.gate.workspace import node_source, write_workspace
+    from network.gate.sandbox.sandbox import Sandbox
+    from network.gate.sandbox.workspace import node_source, write_workspace
     from network.record.models import Caps
 
     spec = GateSpec.model_validate({"schema": "gate-spec/v1",
@@ -188,7 +188,7 @@ def test_the_outline_sample_recording_is_what_lean_answers(tmp_path: Path) -> No
     from outline_sample import outline_recording, outline_spec, outline_workspace
     from standin import FIXTURES, RecordedToolchain
 
-    from network.gate.sandbox import Sandbox
+    from network.gate.sandbox.sandbox import Sandbox
     from network.record.models import Caps
 
     spec = outline_spec()
@@ -265,7 +265,7 @@ def test_the_audit_stops_at_the_first_answer_lean_would_not_give(tmp_path: Path,
     the first difference is sorry's check_statement."""
     from standin import RecordedToolchain
 
-    from network.gate.toolchain import CompareResult
+    from network.gate.lean.toolchain import CompareResult
 
     class NoSorry(RecordedToolchain):
         def check_statement(self, *a: Any, **k: Any) -> CompareResult:

@@ -30,9 +30,9 @@ import pytest
 sys.path.insert(0, str(Path(__file__).parent))
 from gate_scenarios import RecordingToolchain, record_all
 
-from network.gate.axioms import pinned_table
-from network.gate.lean_toolchain import pin_version
-from network.gate.workspace import Workspace, name_components
+from network.gate.lean.axioms import pinned_table
+from network.gate.lean.lean_toolchain import pin_version
+from network.gate.sandbox.workspace import Workspace, name_components
 
 #: propositions that are false, so no sorry-free proof of one builds (the old fixtures
 #: claimed some of these did)

@@ -16,10 +16,10 @@ import pytest
 from network.errors import Problem, ValidationFailed
 from network.record import derive
 from network.record.derive._index import index_if_built
-from network.record.incremental import changed_paths
-from network.record.loader import load_graph
-from network.record.reload import reload_graph
-from network.record.source import CommitSource
+from network.record.products.incremental import changed_paths
+from network.record.read.loader import load_graph
+from network.record.read.reload import reload_graph
+from network.record.read.source import CommitSource
 from tests.graphs import git_commit
 from tests.test_incremental_products import _World
 
@@ -202,7 +202,7 @@ def test_the_service_reloads_a_graph_in_a_subfolder(tmp_path: Path) -> None:
     from unittest import mock
 
     from network.api.graphs import _load_at
-    from network.record import reload as R
+    from network.record.read import reload as R
 
     repo_root = tmp_path / "repo"
     pygit2.init_repository(str(repo_root), initial_head="main")

@@ -13,10 +13,10 @@ import pygit2
 import pytest
 
 from network.errors import Problem, ValidationFailed
-from network.record.incremental import changed_paths
-from network.record.loader import load_graph
-from network.record.reload import reload_graph
-from network.record.source import CommitSource
+from network.record.products.incremental import changed_paths
+from network.record.read.loader import load_graph
+from network.record.read.reload import reload_graph
+from network.record.read.source import CommitSource
 from tests.graphs import git_commit
 from tests.test_incremental_products import _World
 

@@ -41,12 +41,12 @@ from standin import RecordedToolchain
 
 from network.cli import main
 from network.errors import LemmataError
-from network.gate import kernels as K
 from network.gate import repin_branch as rb
-from network.gate.kernels import SoundnessRecord
+from network.gate.lean import kernels as K
+from network.gate.lean.kernels import SoundnessRecord
+from network.gate.lean.toolchain import MissingToolchain, Toolchain
 from network.gate.repin import DriftReport, drift_report, screen_checks
-from network.gate.sandbox import Sandbox
-from network.gate.toolchain import MissingToolchain, Toolchain
+from network.gate.sandbox.sandbox import Sandbox
 from network.record import models as m
 from tests.graphs import GraphBuilder, git_commit
 
@@ -441,7 +441,7 @@ def _snapshot(root: Path, *, git: bool = True) -> dict[str, bytes]:
 def _repin(*args: str, toolchain: Callable[[m.GateSpec], Toolchain] | None = None,
            monkeypatch: pytest.MonkeyPatch) -> Any:
     """``lemmata target repin …`` with no Lean found (or ``toolchain``), its result."""
-    from network.gate import detect as tc_mod
+    from network.gate.lean import detect as tc_mod
 
     monkeypatch.setattr(tc_mod, "detect_toolchain", toolchain or MissingToolchain)
     return CliRunner().invoke(main, ["target", "repin", *args])

@@ -1,7 +1,7 @@
 """A restart completes or clears every half-made write (issue 39).
 
 A record write is a submissions-index row ``opening`` → the forge's pull request → the
-row ``open`` (network/api/openings.py). The service is killed inside it with the record
+row ``open`` (network/api/submit/openings.py). The service is killed inside it with the record
 path's step hook (``mid_open``: the row written, the forge not yet asked; ``after_open``:
 the forge answered, the row not yet ``open``), as kill -9 would: nothing after the step
 runs. A fresh service over the same database and forge (the
@@ -32,14 +32,15 @@ from sqlalchemy import select
 from sqlalchemy.orm import sessionmaker
 
 from network import up
-from network.api import db, openings
+from network.api import db
 from network.api.app import create_app
 from network.api.graphs import GraphProvider
 from network.api.settings import ServiceSettings
+from network.api.submit import openings
 from network.forge.local import LocalForge
-from network.gate import queue as Q
-from network.gate.sandbox import Sandbox
-from network.record.loader import load_graph
+from network.gate.queue import queue as Q
+from network.gate.sandbox.sandbox import Sandbox
+from network.record.read.loader import load_graph
 from tests.api_support import PG_URL, FakeClock, auth, github_verifier, pg_schema
 from tests.graphs import (
     BUILDER_APPROVAL_KEY,

@@ -15,9 +15,9 @@ from typing import Any
 import pytest
 
 from network.gate.artifacts import Artifact, Kind
+from network.gate.lean.toolchain import CompareResult, Hole, TheoremComparison
 from network.gate.run import GateOutcome, Review, _Run, _step5, run_gate
-from network.gate.sandbox import Sandbox
-from network.gate.toolchain import CompareResult, Hole, TheoremComparison
+from network.gate.sandbox.sandbox import Sandbox
 from network.record.models import GateSpec
 
 sys.path.insert(0, str(Path(__file__).parent))

@@ -18,12 +18,12 @@ from sqlalchemy.orm import sessionmaker
 from network.api.db import Base, make_engine
 from network.errors import LemmataError
 from network.forge.local import LocalForge
-from network.gate import queue as Q
-from network.gate.postmerge import PostMerge, postmerge_files
-from network.gate.sandbox import Sandbox
-from network.gate.toolchain import MissingToolchain
+from network.gate.lean.toolchain import MissingToolchain
+from network.gate.postmerge.postmerge import PostMerge, postmerge_files
+from network.gate.queue import queue as Q
+from network.gate.sandbox.sandbox import Sandbox
 from network.record import models as m
-from network.record.loader import load_graph
+from network.record.read.loader import load_graph
 from tests.graphs import BUILDER_GATE_KEY, BUILDER_GATE_KEY_ID, GraphBuilder, git_commit
 
 sys.path.insert(0, str(Path(__file__).parent))
@@ -70,7 +70,7 @@ def test_only_the_first_postmortem_of_a_route_class_earns_an_attempts_line(
     nothing; one of another class earns its own line.
 
     Removal that makes it fail (applied in a separate work tree, seen failing): in
-    ``network/gate/postmerge_ledger.py`` ``ledger_lines``, adding the attempts line
+    ``network/gate/postmerge/postmerge_ledger.py`` ``ledger_lines``, adding the attempts line
     whatever ``earlier`` holds (``if not earlier:`` dropped); bob's second induction
     postmortem then earns a line."""
     b = GraphBuilder(tmp_path / "g").base()
@@ -116,7 +116,7 @@ def test_a_journaled_verdict_is_judged_again_when_main_moved_before_publishing(
     main it was judged on, never the stale one.
 
     Removal that makes it fail (applied in a separate work tree, seen failing): in
-    ``network/gate/queue.py`` ``_resume``, dropping the ``if forge.main_sha() !=
+    ``network/gate/queue/queue.py`` ``_resume``, dropping the ``if forge.main_sha() !=
     intent.base`` block (publish the journaled files on whatever main is now); the stale
     attestation, ``base_commit`` the old main, is then published and merged."""
     forge = seeded_forge(tmp_path, WHEN)

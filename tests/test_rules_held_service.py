@@ -19,8 +19,8 @@ from starlette.types import Message, Receive, Scope, Send
 
 from network.api.app import BodyLimit
 from network.errors import LemmataError
-from network.record.loader import load_graph
-from network.record.products import write_products
+from network.record.products.products import write_products
+from network.record.read.loader import load_graph
 from tests.api_support import Api, auth, make_api
 from tests.graphs import git_commit
 
@@ -160,7 +160,7 @@ def test_a_targets_own_claim_ttl_caps_win_over_policy_json(api: Api) -> None:
     gets demo's minimum; ``plain`` keeps policy.json's caps.
 
     Removal that makes it fail (applied in a separate work tree, seen failing): in
-    ``network/api/claims.py`` ``ttl_caps``, ignoring the target's override (the ``if
+    ``network/api/frontier/claims.py`` ``ttl_caps``, ignoring the target's override (the ``if
     isinstance(override, dict)`` block deleted); demo then takes policy.json's caps."""
     alice = api.token("alice")["token"]
     bob = api.token("bob")["token"]

@@ -12,7 +12,7 @@ from pathlib import Path
 import pytest
 
 from network.errors import CATALOG, LemmataError
-from network.gate.sandbox import Sandbox, SandboxLayout, classify_kill
+from network.gate.sandbox.sandbox import Sandbox, SandboxLayout, classify_kill
 from network.record.models import Caps
 
 PY = "/usr/bin/python3" if Path("/usr/bin/python3").is_file() else sys.executable
@@ -125,8 +125,8 @@ def test_write_outside_scratch_fails(layout: SandboxLayout) -> None:
 def test_a_check_run_sees_the_check_workspace_read_only(tmp_path: Path) -> None:
     """Issue 10: a check run (LeanToolchain.check_layout) binds the gate's check workspace
     read-only; its fresh output folder is the only place it can write."""
-    from network.gate.lean_toolchain import LeanToolchain
-    from network.gate.workspace import node_source, write_workspace
+    from network.gate.lean.lean_toolchain import LeanToolchain
+    from network.gate.sandbox.workspace import node_source, write_workspace
     from network.record.models import GateSpec
     spec = GateSpec.model_validate({"schema": "gate-spec/v1",
                                     "lean_toolchain": "leanprover/lean4:v4.34.0"})

@@ -302,7 +302,7 @@ def test_cli_schemas_check_and_write(tmp_path: Path) -> None:
 
 
 def test_check_copy_names_missing_changed_and_extra_files(tmp_path: Path) -> None:
-    from network.record.source import WorktreeSource
+    from network.record.read.source import WorktreeSource
 
     graph = tmp_path / "graph"
     graph.mkdir()

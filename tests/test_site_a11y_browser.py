@@ -45,7 +45,7 @@ import pytest
 
 from network.importers import write_files
 from network.importers.formal_conjectures import ERDOS_DIR, plan_formal_conjectures_import
-from network.record.loader import load_graph
+from network.record.read.loader import load_graph
 from network.site.build import build_site
 from network.site.config import SiteConfig
 from network.site.informal import formulas

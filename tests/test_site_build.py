@@ -169,7 +169,7 @@ def test_build_is_deterministic(tmp_path: Path) -> None:
 
 def test_layout_is_a_pure_function_of_structure(tmp_path: Path) -> None:
     from network.record import derive
-    from network.record.loader import load_graph
+    from network.record.read.loader import load_graph
 
     graph = tmp_path / "graph"
     b, _ = build_rich_graph(graph, commit=False)

@@ -17,7 +17,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from network.record import derive
-from network.record.loader import load_graph
+from network.record.read.loader import load_graph
 from network.site.informal import render_code_spans
 from network.site.pages import LABEL_CHARS, LABEL_LINES, label_lines, short
 from network.up import toolchain_line

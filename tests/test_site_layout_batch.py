@@ -9,7 +9,7 @@ import pytest
 
 from network.errors import LemmataError
 from network.record import derive
-from network.record.loader import load_graph
+from network.record.read.loader import load_graph
 from network.site import layout
 from tests.site_support import require_dot
 from tests.sitegraph import build_rich_graph

@@ -12,7 +12,7 @@ from pathlib import Path
 import pytest
 
 from network.record import derive
-from network.record.loader import load_graph
+from network.record.read.loader import load_graph
 from tests.site_support import REPO, build, require_dot
 from tests.sitegraph import build_rich_graph
 

@@ -18,7 +18,7 @@ from pathlib import Path
 
 import pytest
 
-from network.record.loader import load_graph
+from network.record.read.loader import load_graph
 from network.site import pages
 from network.site.linkcheck import check_links
 from tests.site_support import build, require_dot
@@ -36,7 +36,7 @@ _HREF_RE = re.compile(r'\shref="([^"#?]*)(?:#[^"]*)?"')
 
 def _graph(tmp: Path) -> Path:
     from benchmarks.products import generate
-    from network.record.products import write_products
+    from network.record.products.products import write_products
 
     root = tmp / "graph"
     generate(root, N_NODES)

@@ -12,8 +12,9 @@ import shutil
 import subprocess
 from pathlib import Path
 
-from network.record import panel, products
-from network.record.loader import load_graph
+from network.record import panel
+from network.record.products import products
+from network.record.read.loader import load_graph
 from tests.graphs import GraphBuilder, _ts_date
 from tests.site_support import build, require_dot, require_tool, vnu_jar
 from tests.test_panel import T, merged, motion, vote, writeup

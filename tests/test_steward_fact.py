@@ -20,7 +20,7 @@ import pytest
 
 from network.record import derive, panel
 from network.record import models as m
-from network.record.loader import Graph, load_graph
+from network.record.read.loader import Graph, load_graph
 from tests.graphs import GraphBuilder
 from tests.site_support import REPO, build, require_dot
 

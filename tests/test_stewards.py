@@ -17,11 +17,11 @@ from typing import Any
 import pytest
 import yaml
 
-from network.api.records import dump_yaml, gate_findings
+from network.api.submit.records import dump_yaml, gate_findings
 from network.gate.artifacts import Kind
 from network.record import derive, panel_roles
 from network.record import models as m
-from network.record.loader import Graph, load_graph
+from network.record.read.loader import Graph, load_graph
 from network.record.unverified import unverified
 from tests.graphs import GraphBuilder
 
@@ -440,8 +440,8 @@ def _forge(b: GraphBuilder, tmp: Path) -> Any:
 
 
 def _queue(forge: Any) -> list[Any]:
-    from network.gate.queue import process_queue
-    from network.gate.sandbox import Sandbox
+    from network.gate.queue.queue import process_queue
+    from network.gate.sandbox.sandbox import Sandbox
     from tests.graphs import BUILDER_GATE_KEY, BUILDER_GATE_KEY_ID
     from tests.standin import RecordedToolchain
 

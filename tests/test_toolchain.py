@@ -16,18 +16,18 @@ from typing import Any
 import pytest
 
 from network.errors import CATALOG, LemmataError
-from network.gate import lean_toolchain as lt
-from network.gate import toolchain as tc
-from network.gate.detect import detect_toolchain
-from network.gate.sandbox import SandboxLayout, SandboxResult
-from network.gate.toolchain import (
+from network.gate.lean import lean_toolchain as lt
+from network.gate.lean import toolchain as tc
+from network.gate.lean.detect import detect_toolchain
+from network.gate.lean.toolchain import (
     MissingToolchain,
     TermRef,
     Toolchain,
     parse_checker_output,
     parse_lean_messages,
 )
-from network.gate.workspace import (
+from network.gate.sandbox.sandbox import SandboxLayout, SandboxResult
+from network.gate.sandbox.workspace import (
     comparator_config,
     lakefile_text,
     lean_toolchain_text,
@@ -214,8 +214,8 @@ def test_no_product_code_can_select_the_stand_in() -> None:
         text = path.read_text("utf-8")
         assert not re.search(r"(from|import)\s+(tests\b|standin)", text), path
         assert "RecordedToolchain" not in text, path
-    for name in ("toolchain.py", "toolchain_results.py", "lean_toolchain.py",
-                 "checker_reports.py", "workspace.py"):
+    for name in ("lean/toolchain.py", "lean/toolchain_results.py", "lean/lean_toolchain.py",
+                 "lean/checker_reports.py", "sandbox/workspace.py"):
         text = (REPO / "network" / "gate" / name).read_text("utf-8")
         assert not re.search(r"os\.environ|getenv", text), name
     params = set(inspect.signature(detect_toolchain).parameters)
@@ -320,7 +320,7 @@ def test_write_workspace_layout(tmp_path: Path) -> None:
 def test_write_workspace_refuses_hostile_paths(tmp_path: Path) -> None:
     from pathlib import PurePosixPath
 
-    from network.gate.workspace import Source
+    from network.gate.sandbox.workspace import Source
     with pytest.raises(LemmataError) as exc:
         write_workspace(tmp_path / "ws", core_spec(),
                         [Source("X", PurePosixPath("../evil.lean"), b"")])
@@ -538,7 +538,7 @@ class ExportingSandbox(FakeSandbox):
 
 
 def installed_kernels(root: Path) -> None:
-    from network.gate.kernels import soundness_record
+    from network.gate.lean.kernels import soundness_record
     tools = root / "tools"
     tools.mkdir(parents=True, exist_ok=True)
     for name, binary in (("nanoda", "nanoda_bin"), ("lean4lean", "lean4lean"),
@@ -552,8 +552,8 @@ def installed_kernels(root: Path) -> None:
 def test_real_adapter_runs_every_kernel_of_the_set(tmp_path: Path, monkeypatch: Any) -> None:
     """issue 37: leanchecker, then lean4export into the run's output folder and nanoda on
     it, then lean4lean; each verdict at the pinned commit; one refusal is not a pass."""
-    from network.gate import kernels as K
-    from network.gate.kernels import judge_kernels, kernel_set
+    from network.gate.lean import kernels as K
+    from network.gate.lean.kernels import judge_kernels, kernel_set
     ws = tutorial_workspace(tmp_path)
     pins = tmp_path / "pins"
     installed_kernels(pins)

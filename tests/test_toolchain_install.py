@@ -9,7 +9,7 @@ from click.testing import CliRunner
 
 from network.cli import main
 from network.errors import LemmataError
-from network.gate.install import distinct_specs, install_toolchains
+from network.gate.lean.install import distinct_specs, install_toolchains
 from network.proc import Completed
 from network.record.models import GateSpec, LakePackage
 

@@ -14,11 +14,11 @@ from typing import Any
 import pytest
 
 from network import proc
-from network.gate.detect import detect_toolchain
-from network.gate.lean_toolchain import LeanToolchain
-from network.gate.sandbox import Sandbox
-from network.gate.toolchain import TermRef
-from network.gate.workspace import node_source, write_workspace
+from network.gate.lean.detect import detect_toolchain
+from network.gate.lean.lean_toolchain import LeanToolchain
+from network.gate.lean.toolchain import TermRef
+from network.gate.sandbox.sandbox import Sandbox
+from network.gate.sandbox.workspace import node_source, write_workspace
 from network.record.models import Caps, GateSpec
 
 pytestmark = [
@@ -183,7 +183,7 @@ def test_axiom_table_matches_lean(tmp_path: Path, spec: GateSpec) -> None:
     """What the installed Lean reports for propext, Quot.sound and Classical.choice
     (Classical.em uses all three) is exactly network/gate/axioms/<pin>.json: module and
     type hash. Without a table for this pin, the failure prints the values to pin."""
-    from network.gate.axioms import pinned_table, table_name
+    from network.gate.lean.axioms import pinned_table, table_name
 
     tc = detect_toolchain(spec)
     assert isinstance(tc, LeanToolchain)

@@ -18,7 +18,7 @@ from click.testing import CliRunner
 from network.cli import main
 from network.errors import LemmataError
 from network.record import derive
-from network.record.loader import load_graph
+from network.record.read.loader import load_graph
 from network.trainer import dataset as D
 from network.trainer.prompts import PROMPT_CONTRACT
 from tests.trainer_support import MINIF2F, PARTIAL_TEXT, SECRET_TACTIC, build_trainer_graph

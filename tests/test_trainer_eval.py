@@ -16,7 +16,7 @@ from typing import Any
 import pytest
 
 from network.errors import LemmataError
-from network.gate.sandbox import Sandbox
+from network.gate.sandbox.sandbox import Sandbox
 from network.trainer.engines import Generation, Serving
 from network.trainer.evaluate import Budget, GraphVerifier, bootstrap_ci, evaluate, pass_at_k
 from tests.gate_scenarios import PROOF_MID, T, base_repo

@@ -20,8 +20,8 @@ from typing import Any
 import pytest
 
 from network.errors import LemmataError
-from network.gate.sandbox import Sandbox
-from network.record.loader import load_graph
+from network.gate.sandbox.sandbox import Sandbox
+from network.record.read.loader import load_graph
 from network.trainer.evaluate import GraphVerifier
 from network.trainer.grpo import GateRewardFunc, GRPOSettings, run_grpo
 from network.trainer.orchestrate import statement_row

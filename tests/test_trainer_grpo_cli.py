@@ -29,7 +29,7 @@ from click.testing import CliRunner
 
 from network.cli import main
 from network.errors import LemmataError
-from network.gate.sandbox import Sandbox
+from network.gate.sandbox.sandbox import Sandbox
 from network.trainer import history as H
 from network.trainer.dataset import canonical_json, sha256_text
 from network.trainer.engines import files_sha256
@@ -237,7 +237,7 @@ def test_grpo_resumes_into_its_identity_and_admits_what_moved(src: dict[str, Pat
     folder refuses another identity. A run started from that admitted adapter begins at
     its tensors; a start from a run that was never admitted is refused."""
     pytest.importorskip("trl")
-    from network.record.loader import load_graph
+    from network.record.read.loader import load_graph
     from network.trainer.evaluate import GraphVerifier
     from network.trainer.grpo import GRPOSettings, run_grpo
     from network.trainer.orchestrate import statement_row

@@ -23,8 +23,8 @@ import pygit2
 import pytest
 
 from network.errors import LemmataError
-from network.gate.sandbox import Sandbox
-from network.record.loader import load_graph
+from network.gate.sandbox.sandbox import Sandbox
+from network.record.read.loader import load_graph
 from network.trainer import history as H
 from network.trainer.dataset import verify_dataset
 from network.trainer.engines import files_sha256

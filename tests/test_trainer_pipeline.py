@@ -19,7 +19,7 @@ from click.testing import CliRunner
 
 from network.cli import main
 from network.errors import LemmataError
-from network.gate.sandbox import Sandbox
+from network.gate.sandbox.sandbox import Sandbox
 from network.trainer import history as H
 from network.trainer.evaluate import Budget
 from network.trainer.pipeline import eval_run

@@ -17,7 +17,7 @@ from network.api.settings import ServiceSettings
 from network.errors import LemmataError
 from network.gate.artifacts import partial_label_findings
 from network.record import models as m
-from network.record.loader import load_graph
+from network.record.read.loader import load_graph
 from network.trainer.prompts import (
     PROMPT_CONTRACT,
     TASKS,

@@ -11,8 +11,8 @@ from pathlib import Path
 import pytest
 
 from network.errors import LemmataError
-from network.gate.sandbox import Sandbox
-from network.gate.toolchain import MissingToolchain
+from network.gate.lean.toolchain import MissingToolchain
+from network.gate.sandbox.sandbox import Sandbox
 from network.trainer.prompts import render
 from network.trainer.reward import gate_reward, proof_reward
 from tests.gate_scenarios import ND, P_NATIVE_MID, PROOF_MID, T, base_repo

@@ -20,15 +20,15 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from network.errors import LemmataError
-from network.gate import unicode_screen as us
 from network.gate.diff import diff_commits
+from network.gate.lean.toolchain import MissingToolchain
 from network.gate.result import Diagnostic
 from network.gate.run import run_gate
-from network.gate.sandbox import Sandbox
-from network.gate.step2 import run_steps_1_2
-from network.gate.toolchain import MissingToolchain
+from network.gate.sandbox.sandbox import Sandbox
+from network.gate.screens import unicode_screen as us
+from network.gate.steps.step2 import run_steps_1_2
 from network.importers.formal_conjectures import plan_formal_conjectures_import
-from network.record.loader import load_graph
+from network.record.read.loader import load_graph
 from network.unicode_text import char_label, hidden_characters, is_hidden, skeleton
 from tests.graphs import GraphBuilder, git_commit, sha256_hex
 from tests.importfixtures import FC_REAL_ARCHIVE, commit_all, fc_real_checkout, graph_copy
@@ -511,13 +511,13 @@ def test_this_repository_s_own_source_holds_no_hidden_character() -> None:
 def test_the_gate_reads_skeletons_without_the_service() -> None:
     """The skeleton moved to ``network.unicode_text``; the gate imports no ``network.api``
     module, and the service's look-alike pseudonyms still read the same function."""
-    from network.api import confusables
+    from network.api.identity import confusables
 
     imports = import_graph()
     bad = sorted(f"{mod} -> {t}" for mod, targets in imports.items()
                  if mod.startswith("network.gate") for t in targets
                  if t.startswith("network.api"))
     assert bad == []
-    assert "network.unicode_text" in imports["network.gate.unicode_screen"]
+    assert "network.unicode_text" in imports["network.gate.screens.unicode_screen"]
     assert confusables.skeleton is skeleton
     assert confusables.look_alike("p\u0430yp\u0430l", "paypal")

@@ -184,7 +184,7 @@ def test_the_queue_runner_survives_any_exception_and_reports_its_health(
     from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
 
     from network.errors import LemmataError
-    from network.gate import queue as Q
+    from network.gate.queue import queue as Q
 
     stop = threading.Event()
     calls: list[int] = []

@@ -13,7 +13,7 @@ import yaml
 from network.errors import Problem
 from network.proc import run
 from network.record import models as m
-from network.record.loader import load_graph
+from network.record.read.loader import load_graph
 from network.record.validate import validate_graph
 from network.signing import generate_private_key, public_key_record, sign, sign_ssh
 from tests.graphs import GraphBuilder, git_commit
@@ -120,7 +120,7 @@ def test_a_rich_valid_graph_has_no_problems(b: GraphBuilder) -> None:
 
 
 def test_products_written_by_lemmata_products_match_their_schemas(b: GraphBuilder) -> None:
-    from network.record.products import write_products
+    from network.record.products.products import write_products
 
     write_products(load_graph(b.root), b.root)
     assert (b.root / "frontier.json").is_file()

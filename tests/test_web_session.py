@@ -23,19 +23,21 @@ from click.testing import CliRunner
 from fastapi.testclient import TestClient
 from sqlalchemy import select
 
-from network.api import db, identity, web_session
+from network.api import db
 from network.api.app import create_app
 from network.api.graphs import GraphProvider
-from network.api.records import gate_findings
+from network.api.identity import identity
+from network.api.people import web_session
 from network.api.settings import ServiceSettings
+from network.api.submit.records import gate_findings
 from network.cli import main
 from network.errors import CATALOG, LemmataError
 from network.forge.local import LocalForge
 from network.gate.artifacts import Kind
 from network.gate.diff import diff_commits
-from network.gate.step2 import run_steps_1_2
+from network.gate.steps.step2 import run_steps_1_2
 from network.record import models as m
-from network.record.loader import load_graph
+from network.record.read.loader import load_graph
 from tests.api_support import (
     PG_URL,
     FakeClock,
@@ -515,7 +517,7 @@ def _binding(pseudonym: str, login: str, *, signed: bool = True) -> dict[str, An
 
 
 def _yaml(rec: dict[str, Any]) -> bytes:
-    from network.api.records import dump_yaml
+    from network.api.submit.records import dump_yaml
 
     return dump_yaml(rec)
 

@@ -25,8 +25,8 @@ from typing import Any
 
 import pytest
 
-from network.api import web_session
 from network.api.app import create_app
+from network.api.people import web_session
 from network.api.settings import ServiceSettings
 from network.up import serve_in_thread
 from tests.api_support import build_graph, github_verifier
@@ -139,7 +139,7 @@ def test_chromium_keeps_the_secure_strict_cookie_on_loopback(tmp_path: Path,
             assert first[1] == {"status": 200, "body": {"signed_in": False}}, first
             assert first[2] == {"signed_in": False}
             # 2. an operator's link for an existing identity
-            from network.api import identity
+            from network.api.identity import identity
 
             identity.issue_operator_token(svc, pseudonym="erin", dco="1.1", operator="olga")
             link = web_session.issue_sign_in_link(svc, pseudonym="erin", operator="olga",

@@ -28,33 +28,20 @@ from starlette.exceptions import HTTPException as StarletteHTTPException
 from starlette.routing import Match, Route
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
-from network.api import (
-    claims,
-    contract,
-    db,
-    frontier_cache,
-    frontier_page,
-    git_http,
-    identity,
-    mcp_errors,
-    precheck,
-    proof_reviews,
-    reads,
-    record_acts,
-    record_routes,
-    stewards,
-    submission_routes,
-    tools,
-    transport,
-    web_session,
-)
-from network.api import panel as panel_routes
+from network.api import contract, db, mcp_errors, reads, tools, transport
 from network.api.deps import Anon, Bearer, cached_read_response, marks, read_response
+from network.api.frontier import claims, frontier_cache, frontier_page
+from network.api.git import git_http
 from network.api.graphs import GraphProvider
+from network.api.identity import identity
+from network.api.people import proof_reviews, stewards, web_session
+from network.api.records import panel as panel_routes
+from network.api.records import record_acts, record_routes
 from network.api.service import Clock, Service
 from network.api.settings import ServiceSettings
+from network.api.submit import precheck, submission_routes
 from network.errors import LemmataError
-from network.record.loader import Graph
+from network.record.read.loader import Graph
 
 #: Writes that need no token, and why: they are how an identity starts (D-19, D-35).
 UNAUTHENTICATED_WRITES: dict[tuple[str, str], str] = {

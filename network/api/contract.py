@@ -41,7 +41,7 @@ from fastapi.routing import APIRoute
 from pydantic import BaseModel, Field
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
-from network.api.precheck import SUBMITTABLE
+from network.api.submit.precheck import SUBMITTABLE
 from network.errors import CATALOG, LemmataError
 from network.ids import MAX_ID_LEN, NODE_ID_RE, PSEUDONYM_RE, TARGET_ID_RE
 from network.record.words import WORDS_KINDS
@@ -72,7 +72,7 @@ _SECTIONS = "(?:annex|literature|gloss|explainer)"
 _ITEM = rf"\s*{_SECTIONS}?\s*"
 
 #: The grammar of the identifiers the operations check, by parameter or body-field name
-#: (network/ids.py, network/api/identity.py, network/api/reads.py): JSON Schema keywords
+#: (network/ids.py, network/api/identity/identity.py, network/api/reads.py): JSON Schema keywords
 #: merged into each such string schema of the published OpenAPI.
 INPUT_GRAMMAR: dict[str, dict[str, Any]] = {
     "target_id": {"pattern": f"^{TARGET_ID_RE.pattern}$", "minLength": 1, "maxLength": 64},
@@ -94,7 +94,7 @@ ROUTE_GRAMMAR: dict[tuple[str, str], dict[str, Any]] = {
     ("/precheck", "artifact_type"): {"enum": list(SUBMITTABLE)},  # artifact-type-unsupported
 }
 
-#: The write guard's refusals (network.api.pseudonyms.write_identity).
+#: The write guard's refusals (network.api.identity.pseudonyms.write_identity).
 _GUARD = ("rate-limited", "token-missing", "token-invalid", "token-expired",
           "pseudonym-reserved", "dco-not-accepted")
 _CODE_RE = re.compile(r"``([a-z0-9]+(?:-[a-z0-9]+)+)``")
@@ -114,7 +114,7 @@ def _statuses(route: APIRoute) -> set[int]:
     auth = getattr(route.endpoint, "__lemmata_auth__", "none")
     if "write guard" in doc or auth == "bearer":
         codes.update(_GUARD)
-    from network.api.web_session import SESSION_CODES, uses_session
+    from network.api.people.web_session import SESSION_CODES, uses_session
 
     if uses_session(route):  # a person's route (issue 13)
         codes.update(SESSION_CODES)

@@ -225,7 +225,7 @@ class SubmissionRow(Base):
 
 class FileNameRow(Base):
     """A record file name the service chose for a pull request it is about to open
-    (``network.api.names``): the primary key makes two writers in the same second choose
+    (``network.api.submit.names``): the primary key makes two writers in the same second choose
     different names, whatever process they run in. Rows older than the opening lease are
     purged; a name can only collide with one chosen in the same second."""
 
@@ -238,7 +238,7 @@ class WebSessionRow(Base):
     """A web session after GitHub sign-in: an HttpOnly cookie, eight hours long, always
     the same identity as the login's bearer token (D-35 v3.33). Stored hashed.
 
-    Migration 0008 (network/api/web_session.py): ``identity_id`` is None while the login
+    Migration 0008 (network/api/people/web_session.py): ``identity_id`` is None while the login
     is bound to no identity yet (``POST /session/pseudonym`` binds it); ``github_login``
     is None for a session an operator opened with ``lemmata session link``; ``opened_by``
     is ``github`` or ``operator:<name>``.

@@ -23,7 +23,7 @@ from typing import Annotated, Any
 
 from fastapi import Depends, Request, Response
 
-from network.api import frontier_cache
+from network.api.frontier import frontier_cache
 from network.api.service import Caller, Service, Who, authenticate
 from network.errors import LemmataError
 

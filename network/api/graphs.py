@@ -1,6 +1,6 @@
 """Where the service's read routes get the graph from, and the ETag that names it.
 
-The service reads the record only through :func:`network.record.loader.load_graph`
+The service reads the record only through :func:`network.record.read.loader.load_graph`
 (DESIGN.md: ``network/record`` is the one reader). A :class:`GraphProvider` caches the
 loaded graph and says which snapshot it is:
 
@@ -23,9 +23,9 @@ from pathlib import Path
 from typing import Any
 
 from network.errors import LemmataError, define
-from network.record import blob_cache
 from network.record import models as m
-from network.record.loader import Graph, load_graph, parse_document
+from network.record.read import blob_cache
+from network.record.read.loader import Graph, load_graph, parse_document
 
 define("graph-unavailable", None, 503, "The service cannot read its graph repository now.",
        "Retry later; the operator should check the configured graph path.")
@@ -48,12 +48,12 @@ def _listing_etag(graph: Graph) -> str:
 
 def _load_at(path: Path, commit: str, before: tuple[str, Graph] | None) -> Graph:
     """The graph at ``commit``: re-reading only what changed since the graph ``before``
-    was read (:func:`network.record.reload.reload_graph`, issue 17) when there is one,
+    was read (:func:`network.record.read.reload.reload_graph`, issue 17) when there is one,
     else (or when that fails in any way) a whole :func:`load_graph`."""
     if before is not None and before[0] != commit:
-        from network.record.incremental import changed_paths
-        from network.record.loader import open_source
-        from network.record.reload import reload_graph
+        from network.record.products.incremental import changed_paths
+        from network.record.read.loader import open_source
+        from network.record.read.reload import reload_graph
 
         with contextlib.suppress(Exception):  # the whole load below reports the problem
             source = open_source(path, commit)
@@ -169,7 +169,7 @@ class GraphProvider:
 def committed_product(graph: Graph, path: str) -> Any | None:
     """A committed JSON product's parsed body (``frontier.json``, ``info.json``,
     ``targets/<id>/graph.json``, ...), or None when the graph holds none; read through the
-    one reader of the record (:func:`network.record.loader.parse_document`).
+    one reader of the record (:func:`network.record.read.loader.parse_document`).
 
     Raises:
         LemmataError: ``malformed-json`` when the committed bytes do not parse.

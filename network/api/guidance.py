@@ -14,12 +14,12 @@ from __future__ import annotations
 import re
 from typing import TYPE_CHECKING, Any
 
-from network.gate.detect import detect_toolchain
-from network.gate.kernels import pin_soundness
+from network.gate.lean.detect import detect_toolchain
+from network.gate.lean.kernels import pin_soundness
 
 if TYPE_CHECKING:
     from network.api.service import Service
-    from network.record.loader import Graph
+    from network.record.read.loader import Graph
 
 WAY_FORWARD = (
     "Ways forward: ask this network's operator for a token (`lemmata token issue "

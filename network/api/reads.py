@@ -13,16 +13,17 @@ from typing import Any
 from sqlalchemy import select
 
 from network import ids
-from network.api import claim_history, claims, db, frontier_cache, frontier_page, transport
-from network.api.frontier_body import frontier_overlay, frontier_product
+from network.api import db, transport
+from network.api.frontier import claim_history, claims, frontier_cache, frontier_page
+from network.api.frontier.frontier_body import frontier_overlay, frontier_product
 from network.api.graphs import committed_product
 from network.api.guidance import proof_checking
 from network.api.service import Service, iso
 from network.errors import LemmataError, catalog_json
-from network.gate.kernels import pin_soundness
+from network.gate.lean.kernels import pin_soundness
 from network.record import outlines, pertinence
 from network.record.derive import stewards_of
-from network.record.loader import Graph, Node, Target
+from network.record.read.loader import Graph, Node, Target
 
 #: Prose sections of a node bundle that ``include`` selects (D-28 v3.44 notation note,
 #: 2026-10-06; ``outline``: the gate's outlines of the node's merged proofs, D-3 v3.30).
@@ -75,7 +76,7 @@ def info(svc: Service) -> dict[str, Any]:
     Raises:
         LemmataError: ``graph-unavailable``.
     """
-    from network.api.identity import reserved_pseudonyms
+    from network.api.identity.identity import reserved_pseudonyms
     from network.api.service import lapse_days
 
     graph = _graph(svc)
@@ -126,7 +127,7 @@ def cache_bounds() -> dict[str, dict[str, int]]:
     """The bounds of the service's caches that grow with the requests it answers (issue 39:
     each is bounded and published; docs/api.md "Caches"): ``gzip`` the compressed product
     bodies (network/api/transport.py, one per request target) and ``frontier`` the
-    serialized frontier bodies (network/api/frontier_cache.py, one per query at the current
+    serialized frontier bodies (network/api/frontier/frontier_cache.py, one per query at the current
     snapshot and claim-registry version), each ``{"max_entries", "max_bytes"}``."""
     return {"gzip": {"max_entries": transport.CACHE_ENTRIES, "max_bytes": transport.CACHE_BYTES},
             "frontier": {"max_entries": frontier_cache.MAX_ENTRIES,
@@ -155,7 +156,7 @@ def targets_index(svc: Service) -> dict[str, Any]:
     body = committed_product(graph, "targets/index.json")
     if isinstance(body, dict):
         return body
-    from network.record import products
+    from network.record.products import products
 
     return products.index_json(graph)
 
@@ -393,18 +394,18 @@ def frontier(svc: Service, filters: dict[str, str] | None = None,
     ``claimed`` or ``unclaimed`` and it gains ``live_claims`` (pseudonym, claimed_at and
     expires_at only), ``claim_holders`` and ``claimed_since`` (:func:`frontier_overlay`).
     A graph with no committed product is answered with what
-    ``network.record.products.frontier_json`` derives from the same snapshot. Each entry's
-    ``claim_history`` is the claims table's history (:mod:`network.api.claim_history`).
+    ``network.record.products.products.frontier_json`` derives from the same snapshot. Each entry's
+    ``claim_history`` is the claims table's history (:mod:`network.api.frontier.claim_history`).
     ``filters`` (``field: value``, read as ``field=value``) and ``where``
     (``field<op>value`` texts) keep the entries every predicate holds of
-    (:mod:`network.api.frontier_query`: any field, dotted paths, ``= != < > <= >=``);
+    (:mod:`network.api.frontier.frontier_query`: any field, dotted paths, ``= != < > <= >=``);
     nothing is ranked. ``live_claims_as_of`` is the instant read (ISO 8601 UTC).
 
     With any of ``limit``, ``cursor`` or ``fields``, one page of those entries
-    (:func:`network.api.frontier_page.page`: ``fields`` keeps those entry fields and
+    (:func:`network.api.frontier.frontier_page.page`: ``fields`` keeps those entry fields and
     ``target``/``node``; ``page.next_cursor`` resumes; issue 17).
 
-    This is the reference the HTTP route's cache (network/api/frontier_cache.py) must
+    This is the reference the HTTP route's cache (network/api/frontier/frontier_cache.py) must
     match byte for byte once serialized.
 
     Raises:
@@ -446,7 +447,7 @@ def ledger(svc: Service, identity: str | None = None) -> dict[str, Any]:
         LemmataError: ``pseudonym-invalid`` for a string no pseudonym can be (path
             separators, look-alike letters, control characters); ``graph-unavailable``.
     """
-    from network.api.identity import vouches
+    from network.api.identity.identity import vouches
     from network.ids import PSEUDONYM_RE
     from network.record.derive import ledger_views
 

@@ -19,9 +19,9 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Protocol
+from typing import TYPE_CHECKING, Any, Protocol, cast
 
-from sqlalchemy import Engine, delete, select, update
+from sqlalchemy import CursorResult, Engine, delete, select, update
 from sqlalchemy.exc import IntegrityError
 from sqlalchemy.orm import Session, sessionmaker
 
@@ -201,7 +201,7 @@ class Service:
             ``(key id, private key)``; the service key signs precheck attestations (D-35).
             None when none were loaded (prechecks are then unsigned, kind ``none``).
         sandbox: the step-3 sandbox prechecks run in (default: a fresh
-            :class:`network.gate.sandbox.Sandbox`, which fails closed).
+            :class:`network.gate.sandbox.sandbox.Sandbox`, which fails closed).
         queue: how the service learns whether the merge queue is up
             (:class:`QueueMonitor`: :class:`RunnerQueue` in ``lemmata up``,
             :class:`HeartbeatQueue` in ``lemmata serve`` over a LocalForge); None where no
@@ -296,8 +296,8 @@ def sweep_rate_buckets(svc: Service, start: int) -> int:
     if svc.extra.get("rate_swept") == start:
         return 0
     with db.transaction(svc.sessions) as s:
-        gone = s.execute(delete(db.RateBucketRow).where(
-            db.RateBucketRow.window_start < start)).rowcount
+        gone = cast(CursorResult[Any], s.execute(delete(db.RateBucketRow).where(
+            db.RateBucketRow.window_start < start))).rowcount
     svc.extra["rate_swept"] = start
     return int(gone or 0)
 
@@ -413,7 +413,7 @@ class QueueState:
         up: False when writes that open a pull request must be refused.
         reason: why it is down (None when up).
         retry_after_s: seconds a refused writer should wait (Retry-After).
-        health: the runner's health (:class:`network.gate.queue_health.QueueHealth` snapshot),
+        health: the runner's health (:class:`network.gate.queue.queue_health.QueueHealth` snapshot),
             what ``GET /info.json`` shows under ``service.queue``.
     """
 
@@ -486,7 +486,7 @@ class RunnerQueue:
 @dataclass
 class HeartbeatQueue:
     """The monitor of a runner in another process: the heartbeat it writes every
-    ``network.gate.queue_health.HEARTBEAT_S`` seconds to ``path`` (``<data>/queue-heartbeat.json``)
+    ``network.gate.queue.queue_health.HEARTBEAT_S`` seconds to ``path`` (``<data>/queue-heartbeat.json``)
     while its runner thread lives. Down when there is no heartbeat (no queue has run on
     this data directory: a pull request opened now would never be judged), when it is
     older than ``stale_s`` (the queue's process died) or as far in the future (a clock
@@ -499,7 +499,7 @@ class HeartbeatQueue:
 
     def state(self, now: float) -> QueueState:
         """See the class doc and :func:`judge_queue`."""
-        from network.gate.queue_health import read_heartbeat
+        from network.gate.queue.queue_health import read_heartbeat
 
         beat = read_heartbeat(self.path)
         if beat is None:

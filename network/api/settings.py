@@ -104,7 +104,7 @@ class ServiceSettings(BaseSettings):
     the forge: a pull request carrying its mark is recorded, else the reservation expires
     and blocks nothing (issue 16: a crashed write never jams its record). A row opened
     before this process started that it is not writing is settled at once, at start and
-    on each queue pass (issue 39, network/api/openings.py). Keep it above the forge's
+    on each queue pass (issue 39, network/api/submit/openings.py). Keep it above the forge's
     longest call (``github_timeout_s`` and its retries)."""
 
     queue_max_failures: int = Field(5, ge=1)

@@ -31,21 +31,14 @@ from mcp.server.mcpserver.exceptions import ToolError
 from mcp.types import CallToolResult, TextContent, Tool
 from pydantic import ValidationError
 
-from network.api import (
-    checks,
-    claims,
-    display_names,
-    identity,
-    literature,
-    precheck,
-    reads,
-    records,
-    registrations,
-    submissions,
-    words,
-)
+from network.api import reads
 from network.api.deps import client_address
+from network.api.frontier import claims
+from network.api.identity import identity
+from network.api.people import display_names
+from network.api.records import literature, registrations, words
 from network.api.service import Caller, Service
+from network.api.submit import checks, precheck, records, submissions
 from network.errors import LemmataError
 
 
@@ -220,7 +213,7 @@ TOOLS: tuple[Op, ...] = (
        (Param("submission_id", "submission_id", str),),
        "Close, unmerged, a pull request the service opened for you, delete its branch and "
        "release your claim. A merged one cannot be withdrawn."),
-    # --- record writes that are pull requests, words, check_lean (network/api/records.py,
+    # --- record writes that are pull requests, words, check_lean (network/api/submit/records.py,
     # words.py, checks.py) -----------------------------------------------------------------
     Op("submit_postmortem", "POST", "/postmortems", records.submit_postmortem, "bearer", True,
        (_T, _N, Param("yaml", "yaml_text", str)),
@@ -289,12 +282,12 @@ TOOLS: tuple[Op, ...] = (
        (Param("record", "record", str), Param("reason", "reason", str)),
        "Withdraw one gloss or explainer version (its author, a steward or a curator) by a "
        "withdrawal record. To correct words, supersede instead."),
-    # --- names (network/api/display_names.py) --------------------------------------------
+    # --- names (network/api/people/display_names.py) --------------------------------------------
     Op("set_display_name", "POST", "/me/name", display_names.set_display_name, "bearer",
        True, (Param("name", "name", str | None, False), Param("link", "link", str | None, False)),
        "The name (and link) the site shows for your pseudonym (D-3 v3.37); none "
        "withdraws it."),
-    # --- literature and registrations (network/api/literature.py, registrations.py) ------
+    # --- literature and registrations (network/api/records/literature.py, registrations.py) ------
     Op("propose_literature", "POST", "/literature", literature.propose_literature, "bearer",
        True, (_T, _N, Param("status", "status", str), Param("summary", "summary", str),
               Param("references", "references", list[dict[str, Any]] | None, False)),

@@ -8,5 +8,5 @@
   forge.
 
 The service (network.api: routes, git's smart HTTP) and the gate's merge queue
-(network.gate.queue) both import it; it imports neither (tests/test_layering.py).
+(network.gate.queue.queue) both import it; it imports neither (tests/test_layering.py).
 """

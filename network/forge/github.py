@@ -16,7 +16,7 @@ then a ref and a pull request:
 
 On GitHub the gate runs as Actions: ``graph/.github/workflows/gate.yml`` builds and exports
 data, and ``gate-publish.yml``'s trusted job judges, signs and merges
-(:mod:`network.gate.github_trusted`, which merges through :meth:`GitHubForge.merge`); the
+(:mod:`network.gate.github.github_trusted`, which merges through :meth:`GitHubForge.merge`); the
 service never runs the merge queue there.
 
 Failures map to catalog codes: 401/403 ``forge-auth-failed``; a primary or secondary rate
@@ -42,7 +42,7 @@ import httpx
 from network.errors import LemmataError, define
 from network.forge.types import PrState, PullRequest, precheck_from_body
 from network.ids import PSEUDONYM_RE
-from network.record.source import check_graph_path
+from network.record.read.source import check_graph_path
 
 define("forge-auth-failed", None, 502,
        "GitHub refused the service's token (401, or 403 without a rate limit): it is "
@@ -549,7 +549,7 @@ class GitHubForge:
 
         On GitHub the gate-publish workflow's trusted job merges through this method
         with ``expected_head`` = its event's head (``lemmata gate trusted``,
-        :mod:`network.gate.github_trusted`); it also serves LocalForge parity and operators.
+        :mod:`network.gate.github.github_trusted`); it also serves LocalForge parity and operators.
 
         Raises:
             LemmataError: ``pull-request-not-found``; ``pull-request-closed``;

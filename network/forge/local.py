@@ -3,7 +3,7 @@
 :class:`LocalForge` is the embedded default of the :class:`~network.forge.types.Forge`
 protocol: a bare graph repository handled through pygit2, each pull request a branch
 ``refs/heads/pr/<n>`` plus a row in SQL (:mod:`network.forge.rows`). The gate runs on it
-through the merge queue (network.gate.queue). A pull request the service opens is
+through the merge queue (network.gate.queue.queue). A pull request the service opens is
 indistinguishable from a hand-opened one: the ledger identity is the commit author and the
 ``Signed-off-by`` trailer, the service is the committer (D-23, D-35).
 
@@ -24,7 +24,7 @@ from sqlalchemy.orm import Session, sessionmaker
 from network.errors import LemmataError
 from network.forge.rows import PullRequestRow, transaction
 from network.forge.types import MAIN, PrState, PullRequest
-from network.record.source import check_graph_path
+from network.record.read.source import check_graph_path
 
 
 def _row_to_pr(row: PullRequestRow) -> PullRequest:

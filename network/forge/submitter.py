@@ -131,7 +131,7 @@ def submitter_of(login: str, graph: Any, *, body: str = "", head_sha: str = "",
 
     Args:
         login: the GitHub login that opened it (GitHub authenticates it).
-        graph: main's :class:`~network.record.loader.Graph` at base (its ``identities`` and
+        graph: main's :class:`~network.record.read.loader.Graph` at base (its ``identities`` and
             ``keys``).
         body: the pull request's body; head_sha: the head judged; head_message: the head
             commit's message (read from the trusted checkout, never from the API alone).

@@ -5,8 +5,8 @@ returns the artifacts it carries, one per node it touches (D-2: a pull request m
 connected set of nodes; the gate applies per node). Every path it cannot place is a
 step-2 finding. :data:`STEP_PLAN` is the table of ruling 6: for each kind, the steps it
 runs, whether it builds Lean (and so needs a precheck attestation, ruling 7), and who may
-write it. The Lean text rules step 2 holds a file to (:mod:`network.gate.lean_text_rules`)
-and the import-time screen (:mod:`network.gate.import_screen`) are re-exported here
+write it. The Lean text rules step 2 holds a file to (:mod:`network.gate.screens.lean_text_rules`)
+and the import-time screen (:mod:`network.gate.screens.import_screen`) are re-exported here
 (issue 17).
 """
 
@@ -20,7 +20,8 @@ from typing import Literal, Protocol
 from network import ids
 from network.errors import define
 from network.gate.diff import Change, Diff
-from network.gate.import_screen import (
+from network.gate.result import Diagnostic
+from network.gate.screens.import_screen import (
     IMPORT_TIME_NAME_PARTS,
     IMPORT_TIME_PREFIXES,
     IMPORT_TIME_WORDS,
@@ -31,7 +32,7 @@ from network.gate.import_screen import (
     import_time_findings,
     import_time_problems,
 )
-from network.gate.lean_text_rules import (
+from network.gate.screens.lean_text_rules import (
     FORBIDDEN_OPTIONS,
     annex_citation_findings,
     annex_citations,
@@ -43,10 +44,9 @@ from network.gate.lean_text_rules import (
     strip_comments,
     use_findings,
 )
-from network.gate.result import Diagnostic
 from network.record import layout
 from network.record import models as m
-from network.record.loader import RECORD_FILE_RE, Graph, Node, parse_record, sha256_hex
+from network.record.read.loader import RECORD_FILE_RE, Graph, Node, parse_record, sha256_hex
 
 # --- catalog ---------------------------------------------------------------------------
 define("toolchain-pin-file", 1, 422,
@@ -198,7 +198,7 @@ STEP_PLAN: dict[Kind, KindPlan] = {
     Kind.REGISTRATION: KindPlan(_RECORD_STEPS, False, _STEWARDS),  # D-10 v3.37
     Kind.APPROVAL: KindPlan(_RECORD_STEPS, False, _STEWARDS),
     # D-32 v3.34: who may open a motion or vote is the panel's rule, judged by
-    # network.gate.panel_rules with its own codes (an invited curator votes in its place)
+    # network.gate.records.panel_rules with its own codes (an invited curator votes in its place)
     Kind.MOTION: KindPlan(_RECORD_STEPS, False, _ANYONE),
     Kind.VOTE: KindPlan(_RECORD_STEPS, False, _ANYONE),
     Kind.WRITEUP: KindPlan(_RECORD_STEPS, False, _ANYONE),
@@ -211,7 +211,7 @@ STEP_PLAN: dict[Kind, KindPlan] = {
     # the owner need hold no role; the owner's signature is the rule (D-22 v3.33)
     Kind.CURATORS: KindPlan(_RECORD_STEPS, False, _ANYONE),
     # D-19 v3.27: a listed curator's credit correction, the one file a pull request may
-    # add under ledger/ (network.gate.role_records.correction_findings)
+    # add under ledger/ (network.gate.records.role_records.correction_findings)
     Kind.CORRECTION: KindPlan(_RECORD_STEPS, False, _CURATORS),
 }
 
@@ -678,7 +678,7 @@ class _Add(Protocol):  # typing helper for the ``add`` callback
 
 
 #: every name this module held before the Lean text rules and the import-time screen
-#: moved to :mod:`network.gate.lean_text_rules` and :mod:`network.gate.import_screen`
+#: moved to :mod:`network.gate.screens.lean_text_rules` and :mod:`network.gate.screens.import_screen`
 #: (issue 17)
 __all__ = [
     "ANNEX_FILE_RE",

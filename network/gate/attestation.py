@@ -19,7 +19,7 @@ from network import signing
 from network.errors import LemmataError, define
 from network.gate.result import Diagnostic, StepResult
 from network.record import models as m
-from network.record.loader import sha256_hex
+from network.record.read.loader import sha256_hex
 
 define("precheck-missing", 0, 422,
        "The pull request carries no precheck attestation; it is bounced before any build.",

@@ -25,7 +25,7 @@ import pygit2
 
 from network.errors import LemmataError, define
 from network.gate.result import Diagnostic
-from network.record.source import check_graph_path
+from network.record.read.source import check_graph_path
 
 define("submodule-in-submission", 2, 422,
        "The pull request adds a submodule (a gitlink tree entry, mode 160000).",

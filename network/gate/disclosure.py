@@ -19,7 +19,7 @@ from network.gate.attestation import MAX_DISCLOSURE_BYTES, disclosure_json
 from network.gate.diff import Diff
 from network.gate.result import Diagnostic
 from network.record import models as m
-from network.record.parse import parse_record
+from network.record.read.parse import parse_record
 
 define("disclosure-disagrees", 2, 422,
        "The record declares one disclosure of models and tooling and the submission's "

@@ -17,12 +17,12 @@ from typing import Any
 
 from network import signing
 from network.gate import attestation as A
-from network.gate.references import precheck_key
+from network.gate.records.references import precheck_key
 from network.gate.result import Diagnostic, StepResult
 from network.gate.run import ArtifactRun, GateOutcome, Review, ToolchainSource, run_gate
-from network.gate.sandbox import SandboxRunner
+from network.gate.sandbox.sandbox import SandboxRunner
 from network.record import models as m
-from network.record.loader import sha256_hex
+from network.record.read.loader import sha256_hex
 
 
 @dataclass

@@ -2,13 +2,13 @@
 Lean toolchain and Mathlib pin (D-4 steps 2-7; D-9 Detail "screens re-run whenever ... the
 graph's Mathlib pin moves"; issue 37 "re-pin, the way out").
 
-A target whose pinned toolchain is known unsound (:func:`network.gate.kernels.known_unsound`)
+A target whose pinned toolchain is known unsound (:func:`network.gate.lean.kernels.known_unsound`)
 can pass no verdict, so it moves to a sound pin (``lemmata target repin``,
 :mod:`network.cli_target`). Before the move is merged, everyone should see what it does to
 the record: :func:`drift_report` re-elaborates, under the *new* pin, every node the graph
 holds at the commit (the graph's main holds only what merged), file by file
 (``Statement.lean``, ``Witness.lean``, the merged ``Proof.lean`` and ``Relation.lean``
-where present), through the one :class:`~network.gate.toolchain.Toolchain` interface, in
+where present), through the one :class:`~network.gate.lean.toolchain.Toolchain` interface, in
 a check workspace the gate writes from the commit's bytes (:func:`~network.gate.steps.
 step3_build.write_plan`, as the post-merge job does), and re-runs the static screens that
 need no Lean (step 2's Lean text rules and import-time screen, step 6's syntactic
@@ -17,7 +17,7 @@ anti-echo layer).
 Per file, the checks are the gate's own readings of the toolchain's answers:
 
 * every file: the static screens; the build of its module; the kernel replay of that
-  module judged by every kernel step 4 runs on the new pin (:func:`~network.gate.kernels.
+  module judged by every kernel step 4 runs on the new pin (:func:`~network.gate.lean.kernels.
   judge_kernels`);
 * ``Statement.lean``: step 6's hazards, matched against META's acknowledgments;
 * ``Witness.lean``: step 7's witness check and its axioms (step 5);
@@ -45,25 +45,34 @@ from typing import Any, Literal
 
 from network import ids
 from network.errors import LemmataError, define
-from network.gate import answers
 from network.gate.artifacts import Artifact, Kind
-from network.gate.axioms import identity_problems, is_native_axiom
-from network.gate.import_screen import import_time_findings
-from network.gate.kernels import SoundnessRecord, judge_kernels, replayed_kernels
-from network.gate.lean_text_rules import forbidden_option_findings, statement_command_findings
+from network.gate.lean import answers
+from network.gate.lean.axioms import identity_problems, is_native_axiom
+from network.gate.lean.kernels import SoundnessRecord, judge_kernels, replayed_kernels
+from network.gate.lean.toolchain import (
+    AxiomIdentity,
+    CompareResult,
+    RelationKind,
+    TermRef,
+    Toolchain,
+)
 from network.gate.result import Diagnostic
-from network.gate.sandbox import SandboxRunner
-from network.gate.scratch import scratch_base
+from network.gate.sandbox.sandbox import SandboxRunner
+from network.gate.sandbox.scratch import scratch_base
+from network.gate.sandbox.workspace import Source, Workspace, node_source
+from network.gate.screens.import_screen import import_time_findings
+from network.gate.screens.lean_text_rules import (
+    forbidden_option_findings,
+    statement_command_findings,
+)
 from network.gate.steps.context import ToolchainSource, _resolve_toolchain
 from network.gate.steps.decls import relation_decl, relation_terms, witness_decl
 from network.gate.steps.plan import plan_workspace
 from network.gate.steps.step3_build import write_plan
 from network.gate.steps.step4_kernel import _compare_step4
 from network.gate.steps.step6_hazards import hazard_location_key
-from network.gate.toolchain import AxiomIdentity, CompareResult, RelationKind, TermRef, Toolchain
-from network.gate.workspace import Source, Workspace, node_source
 from network.record import models as m
-from network.record.loader import Graph, Node, Target, load_graph
+from network.record.read.loader import Graph, Node, Target, load_graph
 
 define("repin-target-unknown", None, 404,
        "The graph holds no target with this id at the commit re-pinned.",
@@ -541,16 +550,16 @@ def drift_report(repo_path: str | Path, commit: str, target: str, new_spec: m.Ga
 
     Args:
         repo_path: the graph (a repository, or a folder of a work tree, as
-            :func:`~network.record.loader.load_graph` reads it).
+            :func:`~network.record.read.loader.load_graph` reads it).
         commit: the revision whose graph is re-elaborated (a merged main commit).
         target: the target id.
         new_spec: the gate-spec after the re-pin (the pins under which everything runs).
-        toolchain_source: a :class:`~network.gate.toolchain.Toolchain`, or a callable
+        toolchain_source: a :class:`~network.gate.lean.toolchain.Toolchain`, or a callable
             giving one for a gate-spec (``detect_toolchain``); it is asked for
             ``new_spec``'s toolchain.
         sandbox: the sandbox every Lean call runs in.
         work_dir: where check workspaces are written (a fresh temporary folder under
-            :func:`~network.gate.scratch.scratch_base`, removed afterwards, when None).
+            :func:`~network.gate.sandbox.scratch.scratch_base`, removed afterwards, when None).
         record: the soundness record whose kernel pins step 4's kernels are judged by
             (the shipped one when None).
         graph: the graph at ``commit``, when the caller has read it already.

@@ -26,10 +26,10 @@ from pydantic import ValidationError
 
 from network import ids
 from network.errors import LemmataError, define
-from network.gate.kernels import SoundnessRecord, known_unsound, pin_tag
+from network.gate.lean.kernels import SoundnessRecord, known_unsound, pin_tag
 from network.gate.repin import DriftReport
 from network.record import models as m
-from network.record.loader import parse_document, parse_record
+from network.record.read.loader import parse_document, parse_record
 
 define("repin-pin-invalid", None, 422,
        "A re-pin's new pin is refused: the toolchain is not `leanprover/lean4:vX.Y.Z` "
@@ -93,7 +93,7 @@ class GraphRepo:
 
 def open_graph_repo(path: str | Path) -> GraphRepo:
     """The repository holding the graph at ``path`` (the graph's folder, or a bare
-    repository), as :func:`network.record.source.open_source` finds it.
+    repository), as :func:`network.record.read.source.open_source` finds it.
 
     Raises:
         LemmataError: ``git-error`` when ``path`` is in no git repository.
@@ -339,7 +339,7 @@ def drop_branch(graph: GraphRepo, plan: RepinPlan, head: str) -> None:
 
 def pr_body(plan: RepinPlan, report: DriftReport, soundness: Mapping[str, Any]) -> str:
     """The pull request's body in Markdown: what changes, the new pin's soundness
-    (:func:`network.gate.kernels.pin_soundness`'s summary), and the drift report."""
+    (:func:`network.gate.lean.kernels.pin_soundness`'s summary), and the drift report."""
     old, new = plan.old_spec, plan.new_spec
     lines = [f"# {plan.title}", "",
              f"Changes `{plan.path}` only: `lean_toolchain` `{old.lean_toolchain}` → "

@@ -16,7 +16,7 @@ everything to fix, and the verdict is step 2's ``fail`` (see ``_static_steps``):
 1. the toolchain: resolved from the target's gate-spec.json alone; a submitted pin file is
    refused; ``Toolchain.describe()`` must match the pin; with no toolchain the answer is
    ``toolchain-missing`` and never a pass.
-2. paths, hashes and roles (:func:`network.gate.step2.run_steps_1_2`).
+2. paths, hashes and roles (:func:`network.gate.steps.step2.run_steps_1_2`).
 3. the build, always through the sandbox runner handed in (D-4 step 3; the precheck's
    "ordinary build" is the same sandboxed build, DESIGN.md: nothing is elaborated outside
    the sandbox).
@@ -26,7 +26,7 @@ everything to fix, and the verdict is step 2's ``fail`` (see ``_static_steps``):
    a counterexample (``<decl>.refutation : ¬P``), a vacuity certificate (``<decl>.vacuity :
    ¬∃ binders, hyps``) or a labelled variant's Relation.lean (``<variant decl>.relation``:
    resolves V → R, partial R → V, refutes V → ¬R) the declaration against the type built
-   from the statements' declarations (:meth:`~network.gate.toolchain.Toolchain.
+   from the statements' declarations (:meth:`~network.gate.lean.toolchain.Toolchain.
    check_relation`; D-12 #2/#3, D-30).
 5. axioms: exactly the gate-spec's allowlist; ``sorryAx`` refused except as a partial's
    holes; compiler-trusting axioms only under ``waivers/native_decide.yaml`` plus a
@@ -34,7 +34,7 @@ everything to fix, and the verdict is step 2's ``fail`` (see ``_static_steps``):
 6. hazards over the statement, findings matched against META.yaml's
    ``acknowledged_hazards`` (see :func:`hazard_location_key` for the one location format);
    and the anti-echo check of a proposed statement's filled ``answer(…)``
-   (:mod:`network.gate.answers`, issue 12): its syntactic layer beside step 2, with no
+   (:mod:`network.gate.lean.answers`, issue 12): its syntactic layer beside step 2, with no
    Lean, its definitional layer here through ``defeq`` against the plan's answer probe.
 7. the non-vacuity witness (and every witness a route carries, D-29 v3.24); a vacuity
    certificate, which proves none exists, passes with ``witness-not-applicable``.
@@ -44,7 +44,7 @@ everything to fix, and the verdict is step 2's ``fail`` (see ``_static_steps``):
    that would settle the target while its root is not :func:`~network.record.derive.
    root_vouched`; without an approving non-author review the verdict is ``held``. The
    review is the forge's, or a merged, signed review record on the base graph naming
-   exactly this artifact's bytes (:mod:`network.gate.proof_reviews`).
+   exactly this artifact's bytes (:mod:`network.gate.records.proof_reviews`).
 
 Each step is a module of :mod:`network.gate.steps` (``step0_precheck`` … ``step9_review``);
 this module keeps the plan per artifact kind (``_judge``) and the loop (:func:`run_gate`),
@@ -76,9 +76,8 @@ from network.gate.diff import diff_commits
 from network.gate.disclosure import declared_in_files
 from network.gate.disclosure import resolve as resolve_disclosure
 from network.gate.result import Diagnostic, StepResult
-from network.gate.sandbox import SandboxRunner
-from network.gate.scratch import scratch_base
-from network.gate.step2 import run_steps_1_2
+from network.gate.sandbox.sandbox import SandboxRunner
+from network.gate.sandbox.scratch import scratch_base
 from network.gate.steps.context import (
     _CLAIMING,
     _NEGATING,
@@ -128,6 +127,7 @@ from network.gate.steps.plan import (
 from network.gate.steps.static_steps import _answer_echo_findings, _static_steps
 from network.gate.steps.step0_precheck import _ssh_verifier, _step0
 from network.gate.steps.step1_toolchain import _step1
+from network.gate.steps.step2 import run_steps_1_2
 from network.gate.steps.step3_build import _write, build_two_domains, write_plan
 from network.gate.steps.step4_kernel import _compare_step4, _offload_findings, _route_step4, _step4
 from network.gate.steps.step5_axioms import _step5
@@ -140,10 +140,10 @@ from network.gate.steps.step9_review import (
     settles_target,
     step9_basis,
 )
-from network.record import blob_cache
 from network.record import models as m
-from network.record.loader import Graph, load_graph
-from network.record.scoped import ScopeExceeded, load_scoped, scope_of
+from network.record.read import blob_cache
+from network.record.read.loader import Graph, load_graph
+from network.record.read.scoped import ScopeExceeded, load_scoped, scope_of
 
 _LOG = logging.getLogger(__name__)
 
@@ -295,11 +295,11 @@ def run_gate(
             the changes are those of ``merge-base(base, head)..head``, judged against the
             graph at ``base``.
         head: the pull request's head commit.
-        toolchain: a :class:`~network.gate.toolchain.Toolchain` whose ``spec`` must be the
+        toolchain: a :class:`~network.gate.lean.toolchain.Toolchain` whose ``spec`` must be the
             target's gate-spec, or a callable ``spec -> Toolchain`` (product code passes
-            :func:`~network.gate.detect.detect_toolchain`; tests the recorded stand-in).
+            :func:`~network.gate.lean.detect.detect_toolchain`; tests the recorded stand-in).
         sandbox: the step-3 sandbox every Lean call runs in
-            (:class:`~network.gate.sandbox.Sandbox`).
+            (:class:`~network.gate.sandbox.sandbox.Sandbox`).
         precheck_raw: the pull request's precheck attestation JSON (ruling 7), or None.
         submitter: the pseudonym credited (the commit author on the forge).
         gate_key, key_id: the gate's Ed25519 key; None leaves attestations unsigned.
@@ -318,7 +318,7 @@ def run_gate(
         base_graph: the graph already loaded at ``base`` (a queue or service judging many
             submissions against one main reuses it); ignored unless its ``commit`` is
             ``base``'s. Without it the run judges on the scoped base graph of the targets
-            the pull request changes (:func:`network.record.scoped.load_scoped`) and, when
+            the pull request changes (:func:`network.record.read.scoped.load_scoped`) and, when
             the judgment reads past that scope or a pull request changes a path outside
             every target, on the whole graph: the outcome and attestation bytes are the
             whole graph's either way (tests/test_gate_scoped.py). Ruling (issue 17): a

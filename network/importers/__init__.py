@@ -26,8 +26,8 @@ import yaml
 
 from network.errors import LemmataError, Problem, define
 from network.record import models as m
-from network.record.loader import parse_record
-from network.record.source import CommitSource, Source, WorktreeSource, check_graph_path
+from network.record.read.loader import parse_record
+from network.record.read.source import CommitSource, Source, WorktreeSource, check_graph_path
 
 if TYPE_CHECKING:
     from network.forge.types import Forge, PullRequest
@@ -104,7 +104,7 @@ class GraphView:
     """Read-only access to the graph an import is computed against (main, or a work tree).
 
     Args:
-        graph: a graph root folder, an opened :class:`~network.record.source.Source`, or
+        graph: a graph root folder, an opened :class:`~network.record.read.source.Source`, or
             None for an empty graph (a dry run with nothing to compare against).
 
     Raises:

@@ -61,7 +61,7 @@ from pydantic import ValidationError
 from network.errors import LemmataError
 from network.importers import Attention, GraphView, ImportPlan, record_dict, yaml_bytes
 from network.record import models as m
-from network.record.source import CommitSource, Source
+from network.record.read.source import CommitSource, Source
 
 DB_REPOSITORY = "https://github.com/teorth/erdosproblems"
 DB_PARAGRAPH_MARK = "erdosproblems database:"

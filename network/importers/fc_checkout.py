@@ -22,7 +22,7 @@ FC_REPOSITORY = "https://github.com/google-deepmind/formal-conjectures"
 ERDOS_DIR = "FormalConjectures/ErdosProblems"
 _PROBLEM_ID_RE = re.compile(r"[0-9]{1,6}")
 #: a file or folder name of a collection: the graph layout's portable segment
-#: (``network.record.source.check_graph_path``: no leading dot, no ``..``), dots included,
+#: (``network.record.read.source.check_graph_path``: no leading dot, no ``..``), dots included,
 #: so arXiv-id folders such as ``0911.2077`` are read (issue 28)
 _SAFE_NAME_RE = re.compile(r"[A-Za-z0-9_][A-Za-z0-9_.-]*")
 _SAFE_FOLDER_RE = _SAFE_NAME_RE

@@ -10,7 +10,7 @@ import re
 
 from network import ids
 from network.importers.fc_source import SKIP, TEST, ProblemFile, Statement
-from network.record.loader import sha256_hex
+from network.record.read.loader import sha256_hex
 
 _VARIANT_MARKERS = ("variants", "variant")
 

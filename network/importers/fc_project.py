@@ -25,7 +25,7 @@ from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 
 from network.errors import define
-from network.gate.lean_commands import (
+from network.gate.screens.lean_commands import (
     DECL,
     PREAMBLE,
     SCOPE,
@@ -34,7 +34,7 @@ from network.gate.lean_commands import (
     declaration_parts,
     name_end,
 )
-from network.gate.lean_lex import Token
+from network.gate.screens.lean_lex import Token
 
 define("import-closure-missing", None, 422,
        "A declaration the import would land refers to a lemma of its file whose proof is "
@@ -254,7 +254,7 @@ def closure(cmds: Sequence[Command], text: str, keep: Iterable[int]) -> Closure:
     """The file's lemmas and syntax the declarations ``keep`` refer to, transitively.
 
     Args:
-        cmds: the file's commands (:func:`~network.gate.lean_commands.read_commands`).
+        cmds: the file's commands (:func:`~network.gate.screens.lean_commands.read_commands`).
         text: the file's text.
         keep: indices of the declarations the import lands (statements and definitions).
 

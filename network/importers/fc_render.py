@@ -14,7 +14,7 @@ from collections.abc import Callable
 from typing import Any
 
 from network import ids
-from network.gate.lean_commands import Command
+from network.gate.screens.lean_commands import Command
 from network.importers import Attention, json_bytes, record_dict, yaml_bytes
 from network.importers.fc_checkout import Checkout
 from network.importers.fc_naming import _root_suffix, _slug
@@ -23,7 +23,7 @@ from network.importers.fc_project import render
 from network.importers.fc_source import OPEN, ProblemFile, Statement, _category
 from network.importers.lean_text import mask, matching
 from network.record import models as m
-from network.record.loader import sha256_hex
+from network.record.read.loader import sha256_hex
 
 FC_PACKAGE = "formal_conjectures"
 

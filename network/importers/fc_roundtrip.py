@@ -2,7 +2,7 @@
 
 For every declaration a landed file holds, the landed text's code tokens (comments and
 whitespace aside) equal the source declaration's, plus only the preamble it needs: both
-files are read with the same token reader (:mod:`network.gate.lean_commands`), and
+files are read with the same token reader (:mod:`network.gate.screens.lean_commands`), and
 for each landed declaration the check compares, with the source declaration of the same
 name,
 
@@ -27,7 +27,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from network.errors import LemmataError, define
-from network.gate.lean_commands import (
+from network.gate.screens.lean_commands import (
     DECL,
     HEADER,
     PREAMBLE,
@@ -37,7 +37,7 @@ from network.gate.lean_commands import (
     declaration_parts,
     read_commands,
 )
-from network.gate.lean_lex import Token
+from network.gate.screens.lean_lex import Token
 from network.importers.fc_project import attribute_entries, effective_preamble
 
 define("import-round-trip-differs", None, 422,

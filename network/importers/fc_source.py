@@ -13,7 +13,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from network.errors import LemmataError
-from network.gate.lean_commands import DECL, PREAMBLE, Command, read_commands
+from network.gate.screens.lean_commands import DECL, PREAMBLE, Command, read_commands
 from network.importers.lean_text import (
     DEF_KEYWORDS,
     THEOREM_KEYWORDS,
@@ -104,7 +104,7 @@ class ProblemFile:
         uses_fc: whether the file imports Formal Conjectures modules.
         base_id: the id of the file's main target.
         decl_count: how many declarations the file holds.
-        commands: every command of the file, as :mod:`network.gate.lean_commands`
+        commands: every command of the file, as :mod:`network.gate.screens.lean_commands`
             reads it (the landed files are cut from these, issue 28).
         unknown: ``(line, why)`` for each command the importer cannot land; a file with
             any is held for a curator (``import-command-unknown``).

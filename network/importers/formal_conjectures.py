@@ -68,7 +68,7 @@ claims until a real steward signs up. Everything is read from the checkout's HEA
 never from its work tree, so the recorded commit is exactly what was imported.
 
 Fidelity (D-9, issue 28): a file is read by the token reader of
-:mod:`network.gate.lean_commands`; each landed Lean file is cut from the source's own
+:mod:`network.gate.screens.lean_commands`; each landed Lean file is cut from the source's own
 commands (:mod:`network.importers.fc_project`: the scopes and preamble a declaration needs,
 ``… in`` commands scoping only their declaration, the lemmas a landed declaration calls)
 and checked against the source without Lean (:mod:`network.importers.fc_roundtrip`): any
@@ -96,8 +96,8 @@ from pydantic import TypeAdapter, ValidationError
 
 from network import ids
 from network.errors import LemmataError
-from network.gate.kernels import known_unsound
-from network.gate.unicode_screen import (
+from network.gate.lean.kernels import known_unsound
+from network.gate.screens.unicode_screen import (
     HiddenCharacter,
     identifier_problems,
     strip_comment_hidden_characters,
@@ -137,7 +137,7 @@ from network.importers.fc_source import (
     parse_problem_file,
 )
 from network.record import models as m
-from network.record.source import CommitSource, Source
+from network.record.read.source import CommitSource, Source
 
 __all__ = [
     "CALIBRATION",
@@ -365,7 +365,7 @@ def _without_comment_hidden_characters(data: bytes, path: str
 
     Raises:
         LemmataError: ``lean-format-character``
-            (:func:`network.gate.unicode_screen.strip_comment_hidden_characters`).
+            (:func:`network.gate.screens.unicode_screen.strip_comment_hidden_characters`).
     """
     try:
         text = data.decode("utf-8")

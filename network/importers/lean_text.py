@@ -1,6 +1,6 @@
 """Reading a Formal Conjectures–style Lean file without elaborating it (D-10).
 
-The file's commands come from the token reader of :mod:`network.gate.lean_commands`
+The file's commands come from the token reader of :mod:`network.gate.screens.lean_commands`
 (Lean's command keywords, bracket depth and layout rule; issue 28); this module keeps the
 text helpers the importers share (masking comments and strings, bracket matching, the
 ``answer(…)`` convention). What it cannot read it refuses with a catalog code; it never
@@ -16,7 +16,7 @@ import re
 from dataclasses import dataclass
 
 from network.errors import LemmataError
-from network.gate.lean_commands import Command, declaration_parts, read_commands
+from network.gate.screens.lean_commands import Command, declaration_parts, read_commands
 
 _OPEN = {"(": ")", "[": "]", "{": "}", "⦃": "⦄"}
 _CLOSE = {v: k for k, v in _OPEN.items()}
@@ -101,7 +101,7 @@ def matching(masked: str, i: int) -> int:
 
 def commands(text: str) -> list[Command]:
     """Split a Lean file into its top-level commands, in file order: the token reader of
-    :mod:`network.gate.lean_commands` (issue 28), which starts a command only at a
+    :mod:`network.gate.screens.lean_commands` (issue 28), which starts a command only at a
     command keyword (or a doc comment, attribute or modifier before one) at bracket depth
     0, never because a line starts in column 0.
 
@@ -137,7 +137,7 @@ class TheoremParts:
 
 def theorem_parts(cmd: Command, source: str | None = None) -> TheoremParts:
     """Split a theorem command into binders, conclusion and body, on its tokens
-    (:func:`~network.gate.lean_commands.declaration_parts`): a ``where`` proof or a
+    (:func:`~network.gate.screens.lean_commands.declaration_parts`): a ``where`` proof or a
     column-0 line of the statement stays where Lean puts it (issue 28).
 
     Args:
@@ -208,7 +208,7 @@ def unhedged_answer(conclusion: str) -> str | None:
     side of a relation its conclusion is built from; None otherwise (D-4 step 6, D-10;
     Formal Conjectures issue #4923).
 
-    The rule is step 6's own (:func:`network.gate.answers.restated_answer`, issue 28: one
+    The rule is step 6's own (:func:`network.gate.lean.answers.restated_answer`, issue 28: one
     parser for the importer's flag and the gate's refusal): the conclusion is read on
     Lean's tokens and taken apart as its precedences nest it (a binder reaches to the end,
     then ``↔``, ``→``, ``∨``, ``∧``, ``¬``, down to each relation); where one side of a
@@ -217,6 +217,6 @@ def unhedged_answer(conclusion: str) -> str | None:
     inside a term, or equal only up to unfolding, notation or type ascription, is not
     detected here (the gate's definitional layer is).
     """
-    from network.gate.answers import restated_answer
+    from network.gate.lean.answers import restated_answer
 
     return restated_answer(conclusion)

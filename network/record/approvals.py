@@ -34,7 +34,7 @@ from typing import Any
 from network.record import models as m
 from network.record.derive._common import norm_date
 from network.record.derive._index import _ix
-from network.record.loader import Graph, Node, RecordFile
+from network.record.read.loader import Graph, Node, RecordFile
 
 SECTION_STATES = ("drafted", "written", "verified", "pending")
 

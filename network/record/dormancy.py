@@ -24,7 +24,7 @@ from datetime import datetime
 from typing import Any
 
 from network.record import derive
-from network.record.loader import Graph
+from network.record.read.loader import Graph
 
 #: The series fields a declaration must name, each equal to the value at its date.
 SERIES_FIELDS = ("k_attempts", "n_days", "ready", "ready_below_k", "last_progress",

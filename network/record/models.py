@@ -598,7 +598,7 @@ class PrecheckPolicy(BaseModel):
 class KernelChecks(BaseModel):
     """How step 4 replays: leanchecker --fresh, or Comparator with an optional nanoda.
     Beside it the gate always runs every independent kernel its soundness record pins
-    (network/gate/kernels.py, issue 37): that set is the gate's, never a gate-spec's."""
+    (network/gate/lean/kernels.py, issue 37): that set is the gate's, never a gate-spec's."""
 
     model_config = ConfigDict(extra="forbid", frozen=True)
     replay: Literal["leanchecker", "comparator"] = "leanchecker"

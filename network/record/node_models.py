@@ -244,7 +244,7 @@ class Pertinence(Record):
     of the UTF-8 bytes of META.yaml's ``variant.pertinence`` as signed, so an edited
     sentence needs a new signature. Not a fidelity grade and not a rung of the ladder
     (D-9): :mod:`network.record.pertinence` reads it, step 2 judges it
-    (:mod:`network.gate.pertinence`).
+    (:mod:`network.gate.records.pertinence`).
     """
 
     SCHEMA_KIND: ClassVar[str] = "pertinence/v1"

@@ -19,7 +19,7 @@ from __future__ import annotations
 
 from network.record import models as m
 from network.record import trust
-from network.record.loader import Graph, Node, RecordFile
+from network.record.read.loader import Graph, Node, RecordFile
 
 
 def file_hashes(n: Node) -> dict[str, str]:

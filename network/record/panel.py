@@ -36,7 +36,7 @@ from typing import Any
 from network.errors import LemmataError
 from network.record import derive, trust
 from network.record import models as m
-from network.record.loader import Graph, RecordFile
+from network.record.read.loader import Graph, RecordFile
 
 MOTION_KINDS = ("invite", "verify-writeup", "threshold", "significance")
 CREDIT_BARRED = frozenset({"significance", "threshold"})

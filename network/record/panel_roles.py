@@ -38,8 +38,8 @@ from network.record import models as m
 from network.record import trust
 
 if TYPE_CHECKING:
-    from network.record.loader import Graph, Node, RecordFile
-    from network.record.target_scan import TargetScan
+    from network.record.read.loader import Graph, Node, RecordFile
+    from network.record.read.target_scan import TargetScan
 
 define("steward-already-in-force", 2, 409,
        "A steward join names someone who already stands as a steward of the target "
@@ -454,7 +454,7 @@ def _signed_acts(g: Graph, scans: Mapping[str, TargetScan]
     of a target that counts as a steward's act for lapse (D-32 v3.34): shelvings,
     literature readings, withdrawals, words approvals, and the panel's motions and
     votes. ``scans`` lists each target's nodes holding such records
-    (:func:`network.record.target_scan.scan_targets`)."""
+    (:func:`network.record.read.target_scan.scan_targets`)."""
     for tid, t in g.targets.items():
         recs: list[RecordFile[Any]] = [*t.withdrawals, *t.motions, *t.votes]
         scan = scans[tid]

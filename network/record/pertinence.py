@@ -46,7 +46,7 @@ from typing import Any
 from network.errors import LemmataError
 from network.record import derive, trust
 from network.record import models as m
-from network.record.loader import Graph, Node, RecordFile
+from network.record.read.loader import Graph, Node, RecordFile
 
 #: the one relation whose claim on the target rests on a signed sentence (D-30 v3.12)
 SIGNED_RELATION = "related"

@@ -25,7 +25,7 @@ from jsonschema import Draft202012Validator
 
 from network.errors import LemmataError, define
 from network.record import models as m
-from network.record.source import Source
+from network.record.read.source import Source
 
 define("schemas-differ", None, 409,
        "A committed JSON Schema differs from what its model generates, or is missing.",
@@ -462,7 +462,7 @@ def check_copy(source: Source, root: str | Path = SCHEMAS_DIR) -> list[str]:
     --check``; works at a commit as well as on a work tree.
 
     Args:
-        source: the graph snapshot (:class:`~network.record.source.Source`).
+        source: the graph snapshot (:class:`~network.record.read.source.Source`).
         root: the canonical schemas folder.
     """
     have = {p: n for p, n in source.files([]).items() if p.startswith("schemas/")}

@@ -5,7 +5,7 @@ bound to that role, and derive counts a role record or a verdict only when its s
 verifies. Ruling 9 gives the one envelope (``{kind, key_id, signer, value}``) and where the
 bindings live: ``keys/`` (the network's Ed25519 keys, with validity dates), ``identities/``
 (a pseudonym's allowed SSH signers, from ``since``), ``curators.json`` and
-``targets/<id>/stewards/``. The gate's step 2 (:mod:`network.gate.actors`) and
+``targets/<id>/stewards/``. The gate's step 2 (:mod:`network.gate.records.actors`) and
 :mod:`network.record.derive` both judge through the functions here, so a record the gate
 admits is one derive counts.
 
@@ -214,7 +214,7 @@ def sign_record_ssh(path: str, data: bytes, model: type[m.Record], key_path: str
 
     import yaml
 
-    from network.record.loader import parse_document, parse_record
+    from network.record.read.loader import parse_document, parse_record
 
     rec, problems = parse_record(path, data, model)
     if rec is None:
@@ -236,12 +236,12 @@ PARALLEL_MIN_ATTESTATIONS = 1000
 def gate_signed_paths(atts: list[Any], keys: dict[str, m.PublicKey]) -> set[str]:
     """The paths of the attestations (``RecordFile[Attestation]``) that :func:`gate_signed`
     accepts. On a large graph, when the process may fork
-    (:func:`network.record.loader.may_fork`), a forked worker verifies the later half
+    (:func:`network.record.read.loader.may_fork`), a forked worker verifies the later half
     while this process verifies the earlier one (Ed25519 verification dominates a
     products run's cost of trust); whatever the worker fails to deliver is verified here.
     """
-    from network.record.forked import ForkedCall
-    from network.record.loader import may_fork
+    from network.record.read.forked import ForkedCall
+    from network.record.read.loader import may_fork
 
     ok: set[str] = set()
     todo = []

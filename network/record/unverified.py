@@ -12,7 +12,7 @@ from typing import Any
 
 from network.record import panel, pertinence
 from network.record.derive._index import _ix
-from network.record.loader import Graph, RecordFile
+from network.record.read.loader import Graph, RecordFile
 
 
 def unverified(graph: Graph) -> frozenset[str]:

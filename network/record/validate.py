@@ -4,7 +4,7 @@
 and returns every :class:`~network.errors.Problem` found, never stopping at the first
 (STYLE.md rule 4):
 
-1. the loader (:func:`network.record.loader.load_graph`): layout, parsing, the pydantic
+1. the loader (:func:`network.record.read.loader.load_graph`): layout, parsing, the pydantic
    models, ids against directories, statement hashes, hostile paths and sizes;
 2. JSON Schema: every record file is validated with draft 2020-12 against
    ``schemas/<kind>/v<N>.json`` named by its own ``schema`` field (D-34), one problem per
@@ -37,9 +37,9 @@ from pydantic import ValidationError
 
 from network.errors import LemmataError, Problem, ValidationFailed
 from network.record import schemas
-from network.record.loader import PRODUCT_PATHS_RE, load_graph, open_source
 from network.record.models import KIND_BY_SCHEMA, Identity, PublicKey, Signature
-from network.record.source import DEFAULT_MAX_FILE_BYTES, Source
+from network.record.read.loader import PRODUCT_PATHS_RE, load_graph, open_source
+from network.record.read.source import DEFAULT_MAX_FILE_BYTES, Source
 from network.signing import verify, verify_ssh
 
 try:

@@ -11,7 +11,7 @@ from network.errors import LemmataError
 from network.record import approvals, outlines
 from network.record.derive._common import ROUTE_KINDS, norm_date
 from network.record.derive._index import _check, _ix
-from network.record.loader import Graph, Node
+from network.record.read.loader import Graph, Node
 
 
 def words_chains(graph: Graph, target: str, node: str, kind: str) -> list[dict[str, Any]]:

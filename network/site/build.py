@@ -3,7 +3,7 @@
 The build runs as named stages (STYLE.md rule 10, mkdocs ``commands/build.py``):
 
 ``load``
-    read the graph at one commit or its work tree (:func:`network.record.loader.load_graph`);
+    read the graph at one commit or its work tree (:func:`network.record.read.loader.load_graph`);
 ``derive``
     every fact the pages show, from :mod:`network.record.derive` only;
 ``layout``
@@ -41,11 +41,11 @@ from jinja2 import Environment, FileSystemLoader, StrictUndefined, select_autoes
 from markupsafe import Markup, escape
 
 from network.errors import LemmataError, define
-from network.gate.kernels import pin_soundness
+from network.gate.lean.kernels import pin_soundness
 from network.importers.erdosproblems import target_provenance
 from network.record import derive, outlines, panel, pertinence
 from network.record import words as record_words
-from network.record.loader import Graph, load_graph
+from network.record.read.loader import Graph, load_graph
 from network.record.unverified import unverified
 from network.site import definitions, gate_log, informal, pages
 from network.site.config import SiteConfig
@@ -68,7 +68,7 @@ PANZOOM = ASSETS / "svg-pan-zoom"
 SCREENS = ASSETS / "screens"
 """Screenshots of the person controls the docs page shows (tests/test_site_session_browser.py
 takes them)."""
-DCO_TEXT = HERE.parent / "api" / "dco.txt"
+DCO_TEXT = HERE.parent / "api" / "identity" / "dco.txt"
 STAGES = ("load", "derive", "layout", "render", "assets", "check")
 """The build's named stages, in order."""
 

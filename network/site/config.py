@@ -55,7 +55,7 @@ class SiteConfig(BaseModel):
     """Pseudonym → ``{by, at}`` for each identity a network's operator vouched for with
     ``lemmata token issue`` (ruling 14): who vouched and when (ISO 8601). It is not in the
     graph, so it comes from the service's database
-    (:func:`network.api.identity.read_vouches`, ``lemmata site build --database-url``);
+    (:func:`network.api.identity.identity.read_vouches`, ``lemmata site build --database-url``);
     the contributor pages say it. Empty: nothing is said."""
 
     service_url: str | None = Field(None, pattern=SERVICE_URL_PATTERN)

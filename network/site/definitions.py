@@ -2,7 +2,7 @@
 pages): each ``defs/<Stem>.lean`` read into its declarations with their docstrings, and the
 definitions a Lean statement uses, found by name from the Lean tokens.
 
-Both readings go through the gate's lexer (:func:`network.gate.lean_lex.lex`), so a name
+Both readings go through the gate's lexer (:func:`network.gate.screens.lean_lex.lex`), so a name
 inside a comment, a docstring or a string is never taken for a use. A name bound in the
 statement itself (``∀ f : ℕ → ℕ, …``, ``(r : ℕ)``) is not a use of a definition of that
 name. This module reads text only; nothing here derives a fact of the record.
@@ -13,9 +13,9 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
-from network.gate.lean_lex import Token, lex
+from network.gate.screens.lean_lex import Token, lex
 from network.ids import defs_module_name
-from network.record.loader import Graph
+from network.record.read.loader import Graph
 
 DECLARATION_KEYWORDS = frozenset({"def", "abbrev", "theorem", "lemma", "structure",
                                   "inductive", "class", "opaque", "axiom", "instance"})

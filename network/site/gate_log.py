@@ -13,7 +13,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from network.record.loader import Graph
+from network.record.read.loader import Graph
 
 #: artifact kinds whose passing run is a proof of the node's statement (D-4, D-12)
 PROOF_KINDS = frozenset({"proof", "alternate", "partial", "reduction", "counterexample",

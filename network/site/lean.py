@@ -60,7 +60,7 @@ def split_preamble(source: str) -> tuple[str, str]:
         comments, ``open`` and ``namespace`` lines before the declaration, and the
         declaration onward. ``("", source)`` when no declaration is found.
     """
-    from network.gate.lean_lex import lex
+    from network.gate.screens.lean_lex import lex
 
     toks = [t for t in lex(source).tokens if t.kind != "space"]
     first = next((i for i, t in enumerate(toks)

@@ -12,7 +12,7 @@ import re
 from typing import Any
 
 from network.record import derive
-from network.record.loader import Graph, Node
+from network.record.read.loader import Graph, Node
 from network.site import gate_log
 from network.site.layout import Layout
 
@@ -385,7 +385,7 @@ def attestations_of(graph: Graph, tid: str, nid: str,
 
 def lean_files(node: Node) -> list[tuple[str, str]]:
     """``(name, path)`` of the node's Lean files in layout order (docs/record.md)."""
-    from network.record.loader import NODE_LEAN_FILES
+    from network.record.read.loader import NODE_LEAN_FILES
 
     return [(name, node.files[name].path) for name in NODE_LEAN_FILES if name in node.files]
 
@@ -492,9 +492,9 @@ def catalog_sentences(graph: Graph) -> dict[str, str]:
     """Catalog code → its meaning, from the graph's ``errors.json`` (the catalog of the
     record rendered), else this network's catalog; every code a page shows a reader is
     shown with its sentence (issue 15). The file is read by the record's one reader
-    (:func:`network.record.products.catalog_meanings`)."""
+    (:func:`network.record.products.products.catalog_meanings`)."""
     from network.errors import full_catalog
-    from network.record.products import catalog_meanings
+    from network.record.products.products import catalog_meanings
 
     return catalog_meanings(graph) or {c: e.meaning for c, e in full_catalog().items()}
 

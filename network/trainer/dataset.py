@@ -4,7 +4,7 @@
 Sources:
 
 * the attempt corpus of a graph at one commit, read only through
-  :mod:`network.record.loader`: merged proofs, alternates and partials with their
+  :mod:`network.record.read.loader`: merged proofs, alternates and partials with their
   attestations; failed attestations, precheck records and postmortems with their
   terminal goal states (D-13, D-34);
 * external statement sets: miniF2F archives (``MiniF2F/Valid`` trains, ``MiniF2F/Test``
@@ -50,10 +50,10 @@ from pathlib import Path
 from typing import Any
 
 from network.errors import LemmataError, define
-from network.gate.lean_lex import lex
+from network.gate.screens.lean_lex import lex
 from network.record import derive
 from network.record import models as m
-from network.record.loader import Graph, Node, Target, load_graph
+from network.record.read.loader import Graph, Node, Target, load_graph
 from network.record.trust import gate_signed
 from network.trainer import prompts
 from network.trainer.prompts import PROMPT_CONTRACT, diagnostics_of

@@ -29,7 +29,7 @@ from typing import Any, Protocol
 
 from network.errors import LemmataError, define
 from network.gate.run import ToolchainSource
-from network.gate.sandbox import SandboxRunner
+from network.gate.sandbox.sandbox import SandboxRunner
 from network.trainer.dataset import canonical_json, sha256_text, verify_dataset
 from network.trainer.engines import Engine
 from network.trainer.reward import Reward, proof_reward

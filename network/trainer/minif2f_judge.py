@@ -30,7 +30,7 @@ import yaml
 
 from network.errors import LemmataError
 from network.gate.run import ToolchainSource
-from network.gate.sandbox import SandboxRunner
+from network.gate.sandbox.sandbox import SandboxRunner
 from network.trainer.dataset import read_minif2f, sha256_text
 from network.trainer.evaluate import Verifier
 from network.trainer.reward import Reward, proof_reward

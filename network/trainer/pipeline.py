@@ -11,7 +11,7 @@ from typing import Any
 
 from network.errors import LemmataError, define
 from network.gate.run import ToolchainSource
-from network.gate.sandbox import SandboxRunner
+from network.gate.sandbox.sandbox import SandboxRunner
 from network.trainer import history as H
 from network.trainer.engines import HFEngine, adapter_file_tensors, tensors_sha256
 from network.trainer.evaluate import Budget, GraphVerifier, Verifier, evaluate, sealed_rows

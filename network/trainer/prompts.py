@@ -34,7 +34,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from network.errors import LemmataError, define
-from network.record.loader import Graph
+from network.record.read.loader import Graph
 
 define("trainer-bundle-incomplete", None, 422,
        "The node bundle lacks what the prompt contract renders: the target and node ids, "

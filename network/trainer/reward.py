@@ -2,9 +2,9 @@
 by a program").
 
 :func:`gate_reward` runs the gate's precheck path exactly as the service's precheck job
-does (:func:`network.api.precheck.run_job`): the candidate's files are committed on top of
+does (:func:`network.api.submit.precheck.run_job`): the candidate's files are committed on top of
 the base commit (objects only, no ref moves), then :func:`network.gate.run.run_gate` runs in
-``mode="precheck"`` with an injected :class:`~network.gate.toolchain.Toolchain` source and
+``mode="precheck"`` with an injected :class:`~network.gate.lean.toolchain.Toolchain` source and
 sandbox. The reward is 1.0 only when the gate passes the candidate's artifact; any refusal
 is 0.0 (``sorry``, a user axiom, ``native_decide`` without a signed waiver, an echoed
 ``answer(…)``, a statement edit: each is a gate code); when the only finding is
@@ -13,7 +13,7 @@ is 0.0 (``sorry``, a user axiom, ``native_decide`` without a signed waiver, an e
 judge model never scores anything.
 
 :func:`proof_reward` builds a proof's (or alternate's, partial's…) graph paths from its
-Lean text with the service's own :func:`network.api.precheck.build_bundle`, so a policy's
+Lean text with the service's own :func:`network.api.submit.precheck.build_bundle`, so a policy's
 candidate is judged at the paths a submission would take.
 """
 
@@ -27,9 +27,9 @@ import pygit2
 
 from network.errors import LemmataError
 from network.gate.run import ToolchainSource, run_gate
-from network.gate.sandbox import SandboxRunner
-from network.record.loader import load_graph
-from network.record.source import check_graph_path
+from network.gate.sandbox.sandbox import SandboxRunner
+from network.record.read.loader import load_graph
+from network.record.read.source import check_graph_path
 from network.trainer.prompts import StepDiagnostic, diagnostics_of
 
 #: the author of the throwaway commits candidates are judged on
@@ -85,7 +85,7 @@ def gate_reward(repo: str | Path, base: str, files: Mapping[str, str], *, target
         target, node: the node the candidate's artifact is for; the verdict read is that
             artifact's (a candidate touching several artifacts passes only if all pass).
         toolchain: a Toolchain or ``spec -> Toolchain`` (product code:
-            :func:`network.gate.detect.detect_toolchain`; tests: the recorded stand-in).
+            :func:`network.gate.lean.detect.detect_toolchain`; tests: the recorded stand-in).
         sandbox: the sandbox every Lean call runs in.
         submitter: the pseudonym the artifact is filed under (attempt paths name it).
 
@@ -127,14 +127,14 @@ def proof_reward(repo: str | Path, base: str, *, target: str, node: str, text: s
                  artifact_type: str = "proof", submitter: str | None = None,
                  now: int = 0, extra: Mapping[str, str] | None = None) -> Reward:
     """:func:`gate_reward` for one artifact given as Lean text, at the paths
-    :func:`network.api.precheck.build_bundle` gives it (``Proof.lean`` for a proof,
+    :func:`network.api.submit.precheck.build_bundle` gives it (``Proof.lean`` for a proof,
     ``attempts/<ts>-<submitter>-<type>.lean`` for an alternate or partial).
 
     Raises:
         LemmataError: ``build_bundle``'s codes (``artifact-type-unsupported``,
             ``node-not-found``, ``bundle-invalid``...) and :func:`gate_reward`'s.
     """
-    from network.api.precheck import build_bundle
+    from network.api.submit.precheck import build_bundle
 
     r = pygit2.Repository(str(repo))
     base_sha = str(r.revparse_single(base).peel(pygit2.Commit).id)

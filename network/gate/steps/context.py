@@ -20,18 +20,18 @@ from pydantic import ValidationError
 
 from network.gate.artifacts import Artifact, Kind
 from network.gate.diff import Diff
-from network.gate.kernels import KernelVerdict
-from network.gate.result import Diagnostic, StepResult
-from network.gate.sandbox import SandboxRunner
-from network.gate.toolchain import (
+from network.gate.lean.kernels import KernelVerdict
+from network.gate.lean.toolchain import (
     CompareResult,
     Hole,
     RelationKind,
     Toolchain,
     WitnessResult,
 )
+from network.gate.result import Diagnostic, StepResult
+from network.gate.sandbox.sandbox import SandboxRunner
 from network.record import models as m
-from network.record.loader import Graph, parse_record, sha256_hex
+from network.record.read.loader import Graph, parse_record, sha256_hex
 
 Mode = Literal["authoritative", "precheck"]
 
@@ -49,7 +49,7 @@ _SETTLING = {Kind.PROOF, Kind.COUNTEREXAMPLE, Kind.VACUITY}
 @dataclass(frozen=True)
 class Review:
     """An approving review (D-4 step 9 and Detail): the forge's (a GitHub approval,
-    :func:`network.gate.github_trusted.review_for`) or a merged ``proof-review/v1`` record
+    :func:`network.gate.github.github_trusted.review_for`) or a merged ``proof-review/v1`` record
     naming the artifact's bytes (:func:`artifact_review`; issue 13).
 
     Attributes:

@@ -10,7 +10,7 @@ re-exports every name.
 from __future__ import annotations
 
 from network.gate.artifacts import import_lines
-from network.gate.toolchain import (
+from network.gate.lean.toolchain import (
     Hole,
     RelationKind,
     TermRef,
@@ -43,7 +43,7 @@ def relation_decl(decl: str) -> str:
 
 def relation_terms(relation: str, variant: TermRef, root: TermRef
                    ) -> tuple[RelationKind, TermRef, TermRef] | None:
-    """What a D-30 label asks of Relation.lean, as :meth:`~network.gate.toolchain.
+    """What a D-30 label asks of Relation.lean, as :meth:`~network.gate.lean.toolchain.
     Toolchain.check_relation`'s (kind, left, right); None for ``related`` (nothing
     proved)."""
     if relation == "resolves":

@@ -17,11 +17,11 @@ from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
 
 from network.gate import attestation as A
 from network.gate.artifacts import Artifact
-from network.gate.result import Diagnostic, StepResult
-from network.gate.steps.context import Mode, _artifact_hashes, _Ctx, _meta_for, _Run
-from network.gate.toolchain import (
+from network.gate.lean.toolchain import (
     Hole,
 )
+from network.gate.result import Diagnostic, StepResult
+from network.gate.steps.context import Mode, _artifact_hashes, _Ctx, _meta_for, _Run
 from network.record import models as m
 
 Verdict = Literal["pass", "fail", "held", "bounced"]

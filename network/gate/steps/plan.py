@@ -14,20 +14,20 @@ from pathlib import PurePosixPath
 
 from network import ids
 from network.errors import LemmataError
-from network.gate import answers
 from network.gate.artifacts import Artifact, Kind, import_lines
-from network.gate.steps.context import _ROUTES, _SOLUTION_STEM, _unquote
-from network.gate.steps.decls import refutation_decl, relation_terms, vacuity_decl
-from network.gate.toolchain import (
+from network.gate.lean import answers
+from network.gate.lean.toolchain import (
     RelationKind,
     TermRef,
 )
-from network.gate.workspace import (
+from network.gate.sandbox.workspace import (
     Source,
     node_source,
 )
+from network.gate.steps.context import _ROUTES, _SOLUTION_STEM, _unquote
+from network.gate.steps.decls import refutation_decl, relation_terms, vacuity_decl
 from network.record import models as m
-from network.record.loader import Graph, parse_record
+from network.record.read.loader import Graph, parse_record
 
 
 def ancestors_of(graph: Graph, target: str, node: str) -> list[str]:

@@ -9,8 +9,8 @@ re-exports every name.
 from __future__ import annotations
 
 from network.errors import LemmataError
-from network.gate import answers
 from network.gate.artifacts import Artifact
+from network.gate.lean import answers
 from network.gate.result import Diagnostic, StepResult
 from network.gate.steps.context import _Ctx, _resolve_toolchain, _Run
 from network.gate.steps.step0_precheck import _step0
@@ -22,7 +22,7 @@ from network.record import models as m
 
 def _answer_echo_findings(ctx: _Ctx, art: Artifact) -> list[Diagnostic]:
     """Step 6's syntactic anti-echo check over every Statement.lean the artifact adds
-    (:func:`network.gate.answers.syntactic_findings`; issue 12, Formal Conjectures #4923)."""
+    (:func:`network.gate.lean.answers.syntactic_findings`; issue 12, Formal Conjectures #4923)."""
     out: list[Diagnostic] = []
     for ch in ctx.diff.changes:
         if ch.path not in art.paths or not ch.path.endswith("/Statement.lean") \

@@ -18,7 +18,7 @@ from network.gate.artifacts import Artifact
 from network.gate.result import StepResult
 from network.gate.steps.context import _artifact_hashes, _Ctx
 from network.record import models as m
-from network.record.loader import Graph
+from network.record.read.loader import Graph
 
 
 def _ssh_verifier(base: Graph) -> Callable[[Any, m.Signature], None]:

@@ -9,11 +9,11 @@ re-exports every name.
 from __future__ import annotations
 
 from network.errors import define
-from network.gate.result import Diagnostic, StepResult
-from network.gate.steps.context import _fail
-from network.gate.toolchain import (
+from network.gate.lean.toolchain import (
     Toolchain,
 )
+from network.gate.result import Diagnostic, StepResult
+from network.gate.steps.context import _fail
 from network.record import models as m
 
 define("network-commit-missing", 1, 422,

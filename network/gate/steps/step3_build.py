@@ -14,21 +14,21 @@ from pathlib import Path
 from typing import Literal
 
 from network.errors import LemmataError
-from network.gate.olean_screen import screen_carried
-from network.gate.result import Diagnostic, StepResult
-from network.gate.sandbox import SandboxRunner
-from network.gate.steps.context import _fail
-from network.gate.toolchain import (
+from network.gate.lean.olean_screen import screen_carried
+from network.gate.lean.toolchain import (
     BuildResult,
     Toolchain,
 )
-from network.gate.workspace import (
+from network.gate.result import Diagnostic, StepResult
+from network.gate.sandbox.sandbox import SandboxRunner
+from network.gate.sandbox.workspace import (
     OleanArtifact,
     Source,
     Workspace,
     place_carried,
     write_workspace,
 )
+from network.gate.steps.context import _fail
 from network.record import models as m
 
 #: how the names through which Lean runs compiled code while checking a term are spelled
@@ -102,7 +102,7 @@ def build_two_domains(tc: Toolchain, sandbox: SandboxRunner, work_dir: Path, nam
         result or None, the check workspace or None); a carried file naming native
         reduction (:func:`native_reduction_findings`) is such a failure, and so is a
         carried module the olean screen refuses
-        (:func:`~network.gate.olean_screen.screen_carried`: an extension entry outside
+        (:func:`~network.gate.lean.olean_screen.screen_carried`: an extension entry outside
         the inert set, ``olean-extension-entry``, or no bound report). A failed scratch build returns
         (build, None, None): step 3's to report.
 

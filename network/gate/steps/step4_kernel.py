@@ -12,25 +12,25 @@ from __future__ import annotations
 
 from network.errors import define
 from network.gate.artifacts import Kind, partial_label_findings
-from network.gate.kernels import (
+from network.gate.lean.kernels import (
     judge_kernels,
     known_unsound,
     replayed_kernels,
     unsound_detail,
 )
-from network.gate.result import Diagnostic, StepResult
-from network.gate.steps.context import _NEGATING, _ROUTES, _Ctx, _fail, _Run
-from network.gate.steps.decls import relation_decl, witness_decl
-from network.gate.steps.plan import WorkPlan
-from network.gate.toolchain import (
+from network.gate.lean.toolchain import (
     CompareResult,
     HolesResult,
     TermRef,
     Toolchain,
 )
-from network.gate.workspace import (
+from network.gate.result import Diagnostic, StepResult
+from network.gate.sandbox.workspace import (
     Workspace,
 )
+from network.gate.steps.context import _NEGATING, _ROUTES, _Ctx, _fail, _Run
+from network.gate.steps.decls import relation_decl, witness_decl
+from network.gate.steps.plan import WorkPlan
 from network.record import models as m
 
 define("artifact-check-unsupported", 4, 422,
@@ -57,7 +57,7 @@ define("offload-restates-ancestor", 4, 422,
 def known_unsound_result(spec: m.GateSpec) -> StepResult | None:
     """Step 4's finding that needs no Lean (issue 37): the refusal
     ``toolchain-known-unsound`` naming the soundness record's bugs that no kernel step 4
-    runs for ``spec`` catches (:func:`network.gate.kernels.known_unsound`), or None when
+    runs for ``spec`` catches (:func:`network.gate.lean.kernels.known_unsound`), or None when
     the pin may pass. It is listed before any build, so the precheck says so before anyone
     spends work."""
     bugs = known_unsound(spec)

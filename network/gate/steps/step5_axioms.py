@@ -8,7 +8,7 @@ re-exports every name.
 
 from __future__ import annotations
 
-from network.gate.axioms import identity_problems, is_native_axiom
+from network.gate.lean.axioms import identity_problems, is_native_axiom
 from network.gate.result import Diagnostic, StepResult
 from network.gate.steps.context import _ROUTES, _Ctx, _fail, _Run
 from network.record import models as m
@@ -19,7 +19,7 @@ def _step5(ctx: _Ctx, run: _Run, spec: m.GateSpec, meta: m.Meta) -> StepResult:
     its own result row (never another row of the report). ``sorryAx`` only where a route
     has holes; compiler-trusting axioms only under a signed waiver; every other axiom must
     be allowed by the gate-spec and, being allowed by name, be the pinned one: declared in
-    the pinned module with the pinned type (:func:`network.gate.axioms.identity_problems`,
+    the pinned module with the pinned type (:func:`network.gate.lean.axioms.identity_problems`,
     ``axiom-identity-mismatch``). A missing row refuses (fail closed)."""
     art = run.art
     allowed = set(spec.axioms)

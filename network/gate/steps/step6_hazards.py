@@ -1,7 +1,7 @@
 """Step 6: hazards over the statement, matched against META.yaml's
 ``acknowledged_hazards`` (D-4 step 6; :func:`hazard_location_key` is the one location
 format), and the definitional layer of the anti-echo check of a filled ``answer(…)``
-(:mod:`network.gate.answers`, issue 12).
+(:mod:`network.gate.lean.answers`, issue 12).
 
 Moved verbatim from ``network/gate/run.py`` (issue 17); ``network.gate.run``
 re-exports every name.
@@ -12,17 +12,18 @@ from __future__ import annotations
 import itertools
 
 from network.errors import define
-from network.gate import answers, lean_lex
-from network.gate.result import Diagnostic, StepResult
-from network.gate.steps.context import _Ctx, _fail
-from network.gate.steps.plan import WorkPlan
-from network.gate.toolchain import (
+from network.gate.lean import answers
+from network.gate.lean.toolchain import (
     TermRef,
     Toolchain,
 )
-from network.gate.workspace import (
+from network.gate.result import Diagnostic, StepResult
+from network.gate.sandbox.workspace import (
     Workspace,
 )
+from network.gate.screens import lean_lex
+from network.gate.steps.context import _Ctx, _fail
+from network.gate.steps.plan import WorkPlan
 from network.record import models as m
 
 define("hazard-acknowledged", 6, 200,

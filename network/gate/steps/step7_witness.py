@@ -12,18 +12,18 @@ from pathlib import PurePosixPath
 from network import ids
 from network.errors import define
 from network.gate.artifacts import Kind
+from network.gate.lean.toolchain import (
+    Toolchain,
+)
 from network.gate.result import Diagnostic, StepResult
+from network.gate.sandbox.workspace import (
+    Source,
+    Workspace,
+)
 from network.gate.steps.context import _ROUTES, _Ctx, _fail, _Run, _slug
 from network.gate.steps.decls import hole_decl, hole_statement_text, witness_decl
 from network.gate.steps.plan import WorkPlan, ws_defs
 from network.gate.steps.step3_build import build_two_domains
-from network.gate.toolchain import (
-    Toolchain,
-)
-from network.gate.workspace import (
-    Source,
-    Workspace,
-)
 from network.record import models as m
 
 define("witness-not-applicable", 7, 200,

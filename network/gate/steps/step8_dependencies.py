@@ -8,15 +8,15 @@ re-exports every name.
 from __future__ import annotations
 
 from network.errors import define
-from network.gate.result import Diagnostic, StepResult
-from network.gate.steps.context import _Ctx, _fail, _Run, _unquote
-from network.gate.steps.plan import WorkPlan, ancestors_of
-from network.gate.toolchain import (
+from network.gate.lean.toolchain import (
     Toolchain,
 )
-from network.gate.workspace import (
+from network.gate.result import Diagnostic, StepResult
+from network.gate.sandbox.workspace import (
     Workspace,
 )
+from network.gate.steps.context import _Ctx, _fail, _Run, _unquote
+from network.gate.steps.plan import WorkPlan, ancestors_of
 from network.record import models as m
 
 define("undeclared-dependency", 8, 422,

@@ -1,7 +1,7 @@
 """Step 9: statement review (D-4 v3.11/v3.15/v3.20/v3.39, D-9 v3.39; ruling 5; issue
 13): asked only of an artifact that would settle its target while the root is not vouched
 for; the review is the forge's or a merged, signed review record naming the artifact's
-bytes (:mod:`network.gate.proof_reviews`).
+bytes (:mod:`network.gate.records.proof_reviews`).
 
 Moved verbatim from ``network/gate/run.py`` (issue 17); ``network.gate.run``
 re-exports every name.
@@ -10,13 +10,13 @@ re-exports every name.
 from __future__ import annotations
 
 from network import ids
-from network.gate import proof_reviews
 from network.gate.artifacts import Artifact, Kind
 from network.gate.diff import Diff
+from network.gate.records import proof_reviews
 from network.gate.steps.context import _SETTLING, Review, _artifact_hashes
 from network.record import derive
 from network.record import models as m
-from network.record.loader import Graph
+from network.record.read.loader import Graph
 
 
 def settles_target(base: Graph, art: Artifact) -> bool:
@@ -93,7 +93,7 @@ def artifact_review(base: Graph, diff: Diff, art: Artifact, submitter: str | Non
     """The review steps 5 and 9 read for one artifact (D-4 step 9 v3.11/v3.15, D-4 Detail;
     ruling 5; issue 13): the forge's approving review when it is a non-author's, else the
     first merged review record on the base graph naming exactly this artifact's bytes
-    (:func:`network.gate.proof_reviews.recorded_review`), else whatever the forge gave.
+    (:func:`network.gate.records.proof_reviews.recorded_review`), else whatever the forge gave.
     The LocalForge queue and ``lemmata gate trusted`` both take the record this way."""
     if (forge_review is not None and forge_review.approved
             and not proof_reviews.same_person(forge_review.reviewer, submitter)):

@@ -2,7 +2,7 @@
 
 Statuses, flags, the frontier, routes, sufficient sets, labels, target status, the ledger
 views and a target's proofs are all computed here from a loaded
-:class:`~network.record.loader.Graph` and from nothing else: no wall clock, no network,
+:class:`~network.record.read.loader.Graph` and from nothing else: no wall clock, no network,
 no service state (Foundation rulings 1, 2 and 13). The read tool, the service, the site and
 ``lemmata products`` call these same functions so they can never disagree.
 
@@ -49,6 +49,10 @@ interface and the modules are where to read:
 * ``site_views``: merges, route-class histograms, record events;
 * ``registry``: registrations;
 * ``banner``: what a statement or target is, in one word (issue 29).
+
+May import: ``read``, ``models``, ``trust``, ``panel_roles`` and the layers below the
+record. Never ``products`` or the views that build on it (``panel``, ``approvals``,
+``dormancy``, ``pertinence``, ``words``, ``unverified``).
 """
 
 from __future__ import annotations

@@ -14,7 +14,7 @@ from typing import Any
 
 from network.errors import define
 from network.record import models as m
-from network.record.loader import Target
+from network.record.read.loader import Target
 
 define("claim-node-closed", None, 409, "The node is already proved, refuted or defective.",
        "Pick an open node from frontier.json; a different proof merges as an alternate.")

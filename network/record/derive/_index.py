@@ -1,4 +1,4 @@
-"""The memoised index over one :class:`~network.record.loader.Graph` (private).
+"""The memoised index over one :class:`~network.record.read.loader.Graph` (private).
 
 :class:`_Index` is everything derived from one Graph, memoised: merged files, trust
 (ruling 14), withdrawals (D-18 v3.27), the stewards' panel (D-32 v3.34), routes, shelving
@@ -27,8 +27,8 @@ from network.record.derive._common import (
     norm_date,
 )
 from network.record.derive._shared import root_vouched_ix, target_status_ix
-from network.record.loader import Graph, Node, RecordFile, Target
-from network.record.target_scan import TargetScan, scan_targets
+from network.record.read.loader import Graph, Node, RecordFile, Target
+from network.record.read.target_scan import TargetScan, scan_targets
 
 
 class _Index:
@@ -58,7 +58,7 @@ class _Index:
         self.withdrawn = self._withdrawn()
         self.panel = panel_roles.derive_panel(self)  # D-32 v3.34: stewards in force
         self.unverified.update(self.panel.state.unverified)
-        # each target's index on first use: a scoped graph (network/record/scoped.py)
+        # each target's index on first use: a scoped graph (network/record/read/scoped.py)
         # reads the nodes of its own targets alone
         self.t = _TargetIndexes(self)
         self._status: dict[tuple[str, str], str] = {}
@@ -76,7 +76,7 @@ class _Index:
         self._claimable: dict[tuple[str, str], tuple[bool, str | None]] = {}
         self._labels: dict[tuple[str, str], Label] = {}
         #: what an incremental update learnt of the products derived from this graph,
-        #: for the next update (network/record/incremental.py); never read by a derivation
+        #: for the next update (network/record/products/incremental.py); never read by a derivation
         self.products_memo: dict[str, Any] = {}
 
     # -- basic facts ------------------------------------------------------------------
@@ -708,7 +708,7 @@ def carry_index(old: Graph, new: Graph, added: set[str]) -> None:
     same and ``new``'s attestations are ``old``'s and those at the paths ``added`` (issue
     17: an incremental update then reads only the attestations and merge records a merge
     added). The caller vouches that no attestation or merge record of ``old`` changed or
-    went (:func:`network.record.incremental.plan_update` plans such a change in full);
+    went (:func:`network.record.products.incremental.plan_update` plans such a change in full);
     an index already built for ``new`` is kept."""
     if index_if_built(new) is not None:
         return

@@ -19,7 +19,7 @@ from network.record.derive._common import (
     TargetStatus,
     norm_date,
 )
-from network.record.loader import Attempt, Graph, Node
+from network.record.read.loader import Attempt, Graph, Node
 
 if TYPE_CHECKING:  # the index calls the rules below; they read it as a parameter
     from network.record.derive._index import _Index

@@ -17,7 +17,7 @@ from network.record.derive._index import _check, _Index, _ix
 from network.record.derive._shared import target_status_ix
 from network.record.derive.literature import literature_status
 from network.record.derive.site_views import merge_of
-from network.record.loader import Graph
+from network.record.read.loader import Graph
 
 BANNER_KINDS = ("proved", "disproved", "vacuous", "superseded", "question",
                 "known-literature", "solved-upstream", "open")

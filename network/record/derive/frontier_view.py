@@ -9,7 +9,7 @@ from network.record.derive._shared import _attempt_facts, _on_frontier, _ready_s
 from network.record.derive.labels import node_label
 from network.record.derive.literature import literature_status
 from network.record.derive.status import claimable, node_flags
-from network.record.loader import Graph
+from network.record.read.loader import Graph
 
 
 def attempt_facts(graph: Graph, target: str, node: str) -> dict[str, Any]:

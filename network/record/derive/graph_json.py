@@ -21,7 +21,7 @@ from network.record.derive.routes import target_routes
 from network.record.derive.sets import selector, sufficient_sets
 from network.record.derive.status import claimable, node_flags
 from network.record.derive.targets import root_vouched, target_status
-from network.record.loader import Graph
+from network.record.read.loader import Graph
 
 
 def target_proofs(graph: Graph, target: str) -> list[dict[str, Any]]:

@@ -9,7 +9,7 @@ import re
 from network.record import models as m
 from network.record.derive._common import Label, norm_date
 from network.record.derive._index import _check, _Index, _ix
-from network.record.loader import Graph, Node
+from network.record.read.loader import Graph, Node
 
 _APPROACH_RE = re.compile(r"^\s*--\s*approach:\s*(.+?)\s*$", re.MULTILINE)
 _DISPLAY_RE = re.compile(r"^\s*\$\$(.+?)\$\$", re.DOTALL)

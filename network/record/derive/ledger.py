@@ -6,7 +6,7 @@ from typing import Any
 
 from network.record import models as m
 from network.record.derive._index import _ix
-from network.record.loader import Graph
+from network.record.read.loader import Graph
 
 
 def ledger_views(graph: Graph) -> dict[str, list[dict[str, Any]]]:

@@ -6,7 +6,7 @@ from typing import Any
 
 from network.record.derive._common import norm_date
 from network.record.derive._index import _check, _ix
-from network.record.loader import Graph
+from network.record.read.loader import Graph
 
 
 def literature_status(graph: Graph, target: str, node: str) -> dict[str, Any] | None:

@@ -9,7 +9,7 @@ from typing import Any
 from network.record import models as m
 from network.record.derive._common import norm_date
 from network.record.derive._index import _ix
-from network.record.loader import Graph
+from network.record.read.loader import Graph
 
 
 def registrations(graph: Graph, target: str | None = None) -> list[dict[str, Any]]:

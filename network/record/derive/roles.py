@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from network.record import panel_roles
 from network.record.derive._index import _ix
-from network.record.loader import Graph
+from network.record.read.loader import Graph
 
 
 def now(graph: Graph) -> str | None:

@@ -9,7 +9,7 @@ from typing import Any
 from network.record.derive._index import _check, _ix
 from network.record.derive._shared import _attempt_facts, _ready_since, _route_alive
 from network.record.derive.labels import route_approach
-from network.record.loader import Graph
+from network.record.read.loader import Graph
 
 
 def node_routes(graph: Graph, target: str, node: str) -> list[str]:

@@ -10,7 +10,7 @@ from network.record.derive._common import SET_ENUMERATION_CAP
 from network.record.derive._index import _Index, _ix
 from network.record.derive._shared import _route_alive
 from network.record.derive.labels import node_label, route_approach
-from network.record.loader import Graph
+from network.record.read.loader import Graph
 
 # A persistent singly linked list: (head, tail) pairs, None for empty. Prepending is O(1),
 # so a branch shares everything after its own additions.

@@ -7,7 +7,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from network.record.derive._index import _check, _ix
-from network.record.loader import Graph
+from network.record.read.loader import Graph
 
 
 @dataclass(frozen=True)

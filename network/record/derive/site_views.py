@@ -11,7 +11,7 @@ from network.record import models as m
 from network.record.derive._common import norm_date
 from network.record.derive._index import _check, _ix
 from network.record.derive._shared import _postmortems
-from network.record.loader import Graph
+from network.record.read.loader import Graph
 
 
 def merge_of(graph: Graph, path: str) -> dict[str, Any] | None:

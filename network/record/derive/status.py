@@ -7,7 +7,7 @@ from __future__ import annotations
 from network.record.derive._common import CLOSED, NodeFlags, NodeState
 from network.record.derive._index import _check, _Index, _ix
 from network.record.derive.literature import literature_status
-from network.record.loader import Graph
+from network.record.read.loader import Graph
 
 
 def node_status(graph: Graph, target: str, node: str) -> str:
@@ -71,7 +71,7 @@ def is_question(graph: Graph, target: str, node: str) -> bool:
     published on the frontier with ``question: true`` so an agent sees where to work, and
     :func:`claimable` refuses it with ``claim-node-question``; progress comes through
     variants that fix an answer, judged by a person at step 9 (the gate's step 6 refuses
-    one whose answer restates the other side, :mod:`network.gate.answers`).
+    one whose answer restates the other side, :mod:`network.gate.lean.answers`).
 
     Raises:
         LemmataError: ``unknown-node``.

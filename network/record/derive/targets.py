@@ -7,7 +7,7 @@ from __future__ import annotations
 from network.record.derive._common import TargetStatus
 from network.record.derive._index import _ix
 from network.record.derive._shared import root_vouched_ix, target_status_ix
-from network.record.loader import Graph
+from network.record.read.loader import Graph
 
 
 def root_vouched(graph: Graph, target: str) -> bool:
