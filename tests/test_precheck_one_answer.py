@@ -57,6 +57,32 @@ def test_a_precheck_without_a_toolchain_gives_one_answer_in_three_places(
     assert m.precheck_checked_nothing(parsed.verdict, parsed.steps)
 
 
+def test_a_lean_free_refusal_is_a_fail_even_without_a_toolchain(
+        tmp_path: Path, monkeypatch: Any) -> None:
+    """Issue 35 item 6, decided: a proof step 2 refuses (a right-to-left override hidden in
+    a comment, found without Lean) fails its precheck where no toolchain is installed
+    either. No toolchain could make it pass, so the job, its diagnostics and its signed
+    attestation say ``fail`` with step 2's code, never "install Lean"."""
+    monkeypatch.setenv("PATH", "/nonexistent")
+    monkeypatch.setenv("HOME", str(tmp_path / "home"))
+    net = FlowNet.create(tmp_path, None)
+    hostile = TUTORIAL_PROOF.replace("\n", "\n-- \u202e reversed\n", 1)
+    assert hostile != TUTORIAL_PROOF
+    with TestClient(net.app()) as client:
+        r = client.post("/precheck", json={"target": "tutorial", "node": "tutorial",
+                                           "artifact_type": "proof", "text": hostile})
+        assert r.status_code == 202, r.text
+        precheck.pool(client.app.state.svc).drain()  # type: ignore[attr-defined]
+        job = client.get(f"/precheck/{r.json()['job_id']}").json()
+    assert job["state"] == "fail", job
+    assert job["code"] == "lean-format-character", job
+    assert job["diagnostics"].get("verdict") != "toolchain-missing"
+    att = job["attestation"]
+    assert att["verdict"] == "precheck-fail", att
+    failing = {st["code"] for st in att["steps"] if not st["ok"]}
+    assert "lean-format-character" in failing, att["steps"]
+
+
 def test_the_one_rule_names_each_answer() -> None:
     missing = StepResult.refused(1, [Diagnostic("toolchain-missing", "no lean")])
     step2 = StepResult.refused(2, [Diagnostic("gate-only-path", "x")])
@@ -66,6 +92,9 @@ def test_the_one_rule_names_each_answer() -> None:
         "precheck-toolchain-missing"
     assert A.precheck_verdict([step2], "fail") == "precheck-fail"
     assert A.precheck_verdict([unsound, missing], "fail") == "precheck-fail"
+    # issue 35 item 6: a Lean-free refusal is a judgment even with no toolchain beside it
+    assert A.precheck_verdict([missing, step2], "fail") == "precheck-fail"
+    assert A.precheck_verdict([step2, missing], "fail") == "precheck-fail"
 
 
 def test_v1_stays_as_published_and_is_read_beside_v2() -> None:

@@ -61,16 +61,21 @@ def precheck_verdict(steps: Sequence[StepResult], verdict: str) -> m.PrecheckVer
     Returns:
         ``precheck-pass`` when the run passed; ``precheck-fail`` when a step judged the
         artifact and found it wanting, or the pin is known unsound (issue 37: said before
-        a missing toolchain); ``precheck-toolchain-missing`` when some step could not run
-        for want of the target's pinned toolchain, so nothing was judged (DESIGN.md
-        "Lean": never a pass; D-28: not a judgment either). The findings that need no Lean
-        stay in ``steps`` in every case.
+        a missing toolchain). A step that needs no Lean (step 2's paths, records and text
+        screens, step 6's syntactic checks) refusing is such a judgment even where the
+        toolchain is missing too: no toolchain could turn it into a pass, so the answer
+        says what to fix now (issue 35 item 6). ``precheck-toolchain-missing`` only when
+        every refusal is the missing toolchain, so nothing was judged (DESIGN.md "Lean":
+        never a pass; D-28: not a judgment either). The findings that need no Lean stay in
+        ``steps`` in every case.
     """
     if verdict == "pass":
         return "precheck-pass"
-    codes = {st.code for st in steps if not st.ok and st.code}
-    codes |= {d.code for st in steps for d in st.diagnostics}
+    refused = {st.code for st in steps if not st.ok and st.code}
+    codes = refused | {d.code for st in steps for d in st.diagnostics}
     if "toolchain-known-unsound" in codes:
+        return "precheck-fail"
+    if refused - {"toolchain-missing"}:
         return "precheck-fail"
     if "toolchain-missing" in codes:
         return "precheck-toolchain-missing"
