@@ -10,22 +10,20 @@ closure and dormancy derivations call: whether a root is vouched and a target's 
 from __future__ import annotations
 
 from collections import Counter
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from network.record.derive._common import (
     CATALOG_EVIDENCE_POINTS,
     CLOSED,
     GRADES_VOUCHING,
+    IndexView,
     TargetStatus,
     norm_date,
 )
 from network.record.read.loader import Attempt, Graph, Node
 
-if TYPE_CHECKING:  # the index calls the rules below; they read it as a parameter
-    from network.record.derive._index import _Index
 
-
-def _footprint(ix: _Index, tid: str, nid: str) -> list[str]:
+def _footprint(ix: IndexView, tid: str, nid: str) -> list[str]:
     """Nodes the node's proof rests on, itself first, through closures and deps."""
     out: list[str] = []
     stack = [nid]
@@ -45,11 +43,11 @@ def _footprint(ix: _Index, tid: str, nid: str) -> list[str]:
     return out
 
 
-def _postmortems(ix: _Index, n: Node) -> list[Attempt]:
+def _postmortems(ix: IndexView, n: Node) -> list[Attempt]:
     return [a for a in n.attempts if a.kind == "postmortem" and ix.present(a.path)]
 
 
-def _attempt_facts(ix: _Index, n: Node) -> dict[str, Any]:
+def _attempt_facts(ix: IndexView, n: Node) -> dict[str, Any]:
     key = (n.ref.target, n.ref.node)
     if key not in ix._facts:
         pms = _postmortems(ix, n)
@@ -63,7 +61,7 @@ def _attempt_facts(ix: _Index, n: Node) -> dict[str, Any]:
             "failure_classes": dict(facts[2])}
 
 
-def _proved_date(ix: _Index, tid: str, nid: str) -> str | None:
+def _proved_date(ix: IndexView, tid: str, nid: str) -> str | None:
     n = ix.node(tid, nid)
     if ix.file_merged(n, "Proof"):
         return ix.date_of(n.files["Proof"].path)
@@ -75,14 +73,14 @@ def _proved_date(ix: _Index, tid: str, nid: str) -> str | None:
     return None
 
 
-def _ready_since(ix: _Index, tid: str, nid: str) -> str | None:
+def _ready_since(ix: IndexView, tid: str, nid: str) -> str | None:
     key = (tid, nid)
     if key not in ix._ready:
         ix._ready[key] = _ready_since_uncached(ix, tid, nid)
     return ix._ready[key]
 
 
-def _ready_since_uncached(ix: _Index, tid: str, nid: str) -> str | None:
+def _ready_since_uncached(ix: IndexView, tid: str, nid: str) -> str | None:
     if ix.status(tid, nid) != "open":
         return None
     n = ix.node(tid, nid)
@@ -105,7 +103,7 @@ def _ready_since_uncached(ix: _Index, tid: str, nid: str) -> str | None:
     return max(known) if known else None
 
 
-def _on_frontier(ix: _Index, tid: str, nid: str) -> bool:
+def _on_frontier(ix: IndexView, tid: str, nid: str) -> bool:
     if ix.status(tid, nid) not in ("open", "blocked"):
         return False
     if ix.shelved(tid, nid) or ix.disputed(tid, nid):
@@ -116,7 +114,7 @@ def _on_frontier(ix: _Index, tid: str, nid: str) -> bool:
     return True
 
 
-def _route_alive(ix: _Index, tid: str, route: str) -> bool:
+def _route_alive(ix: IndexView, tid: str, route: str) -> bool:
     if ix.route_retired(tid, route):
         return False
     return not any(ix.status(tid, h) in ("refuted", "defective")
@@ -129,7 +127,7 @@ def completed_review_vouches(graph: Graph, target: str) -> bool:
     return False
 
 
-def root_vouched_ix(ix: _Index, tid: str) -> bool:
+def root_vouched_ix(ix: IndexView, tid: str) -> bool:
     """:func:`root_vouched` over an index (private helper shared by closure)."""
     t = ix.g.targets[tid]
     root = ix.root_of(tid)
@@ -145,7 +143,7 @@ def root_vouched_ix(ix: _Index, tid: str) -> bool:
     return completed_review_vouches(ix.g, tid)
 
 
-def target_status_ix(ix: _Index, tid: str) -> TargetStatus:
+def target_status_ix(ix: IndexView, tid: str) -> TargetStatus:
     """:func:`target_status` over an index (private helper)."""
     if tid in ix._target_status:
         return ix._target_status[tid]
@@ -155,7 +153,7 @@ def target_status_ix(ix: _Index, tid: str) -> TargetStatus:
     return val
 
 
-def _target_status_uncached(ix: _Index, tid: str) -> TargetStatus:
+def _target_status_uncached(ix: IndexView, tid: str) -> TargetStatus:
     t = ix.g.targets[tid]
     root = ix.root_of(tid)
     if root is not None:
@@ -178,7 +176,7 @@ def _target_status_uncached(ix: _Index, tid: str) -> TargetStatus:
     return TargetStatus(rec.declaration, declaration=path)
 
 
-def _is_progress_path(ix: _Index, tid: str, path: str) -> bool:
+def _is_progress_path(ix: IndexView, tid: str, path: str) -> bool:
     parts = path.split("/")
     if len(parts) < 5 or parts[0] != "targets" or parts[1] != tid or parts[2] != "nodes":
         return False
@@ -196,7 +194,7 @@ def _is_progress_path(ix: _Index, tid: str, path: str) -> bool:
     return False
 
 
-def _progress_since(ix: _Index, tid: str, date: str, seq: int | None) -> str | None:
+def _progress_since(ix: IndexView, tid: str, date: str, seq: int | None) -> str | None:
     for mr in ix.g.merges:
         rec = mr.record
         later = rec.seq > seq if seq is not None else norm_date(rec.date) > date
@@ -208,7 +206,7 @@ def _progress_since(ix: _Index, tid: str, date: str, seq: int | None) -> str | N
     return None
 
 
-def _digestion(ix: _Index, tid: str, root: str) -> str:
+def _digestion(ix: IndexView, tid: str, root: str) -> str:
     footprint = _footprint(ix, tid, root)
     for nid in footprint:
         n = ix.node(tid, nid)
