@@ -105,7 +105,20 @@ def test_info_publishes_the_cache_bounds(api: Api) -> None:
     assert caches == {
         "gzip": {"max_entries": transport.CACHE_ENTRIES, "max_bytes": transport.CACHE_BYTES},
         "frontier": {"max_entries": frontier_cache.MAX_ENTRIES,
-                     "max_bytes": frontier_cache.MAX_BYTES}}
+                     "max_bytes": frontier_cache.MAX_BYTES},
+        "sqlite": {"max_entries": 8, "max_bytes": 8 * 512 * 1024}}
+
+
+def test_each_sqlite_connection_keeps_a_bounded_page_cache(api: Api) -> None:
+    """Issue 39: a pooled SQLite connection's page cache is capped at SQLITE_CACHE_KIB
+    (SQLite's default of about 2 MiB each let memory follow the database's growth)."""
+    from sqlalchemy import text
+
+    from network.api import db
+
+    with api.svc.engine.connect() as conn:
+        size = conn.execute(text("PRAGMA cache_size")).scalar_one()
+    assert size == -db.SQLITE_CACHE_KIB == -512
 
 
 def _buckets(api: Api) -> list[tuple[str, int]]:
@@ -137,3 +150,19 @@ def test_rate_buckets_of_past_windows_do_not_pile_up(api: Api) -> None:
     now = _buckets(api)
     assert {w for _, w in now} == {max(w for _, w in first) + window}, now
     assert len(now) <= 3, now  # this window's address and token-prefix buckets only
+
+
+def test_the_allocator_cap_is_set_and_refuses_nonsense() -> None:
+    """The service caps glibc's malloc arenas (issue 39: many request threads, each with
+    an arena, made RSS creep up with no object held); 0 leaves the default alone."""
+    import platform
+
+    from network.api import allocator
+    from network.api.settings import ServiceSettings
+
+    assert ServiceSettings.model_fields["malloc_arena_max"].default == 2
+    assert allocator.cap_arenas(0) is False
+    with pytest.raises(ValueError):
+        allocator.cap_arenas(-1)
+    if platform.system() == "Linux" and platform.libc_ver()[0] == "glibc":
+        assert allocator.cap_arenas(2) is True

@@ -28,7 +28,7 @@ from starlette.exceptions import HTTPException as StarletteHTTPException
 from starlette.routing import Match, Route
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
-from network.api import contract, db, mcp_errors, reads, tools, transport
+from network.api import allocator, contract, db, mcp_errors, reads, tools, transport
 from network.api.deps import Anon, Bearer, cached_read_response, marks, read_response
 from network.api.frontier import claims, frontier_cache, frontier_page
 from network.api.git import git_http
@@ -193,6 +193,7 @@ def create_app(
     """
     import time
 
+    allocator.cap_arenas(settings.malloc_arena_max)  # before the service's threads start
     settings.data_dir.mkdir(parents=True, exist_ok=True)
     engine = db.make_engine(settings.resolved_database_url(), connect_args=engine_connect_args)
     db.migrate(engine)

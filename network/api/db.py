@@ -306,6 +306,15 @@ class SignInLinkRow(Base):
 READ_ONLY = "lemmata_read_only"
 
 
+#: SQLite connections kept open between requests (more open under load, and close again).
+SQLITE_POOL_SIZE = 8
+#: Each SQLite connection's page cache, in KiB (``PRAGMA cache_size``; SQLite's default is
+#: 2000). The pages a pooled connection has read stay in its cache, so with the default the
+#: service's memory grew with the database for minutes under load (issue 39); the operating
+#: system caches the file beneath it either way.
+SQLITE_CACHE_KIB = 512
+
+
 def make_engine(url: str, *, connect_args: dict[str, Any] | None = None) -> Engine:
     """An engine for ``url``, configured so concurrent writers never lose a write.
 
@@ -323,8 +332,9 @@ def make_engine(url: str, *, connect_args: dict[str, Any] | None = None) -> Engi
     if url.startswith("sqlite"):
         args.setdefault("timeout", 30)
         args.setdefault("check_same_thread", False)
-        engine = create_engine(url, connect_args=args, poolclass=QueuePool, pool_size=8,
-                               max_overflow=32, pool_pre_ping=False)
+        engine = create_engine(url, connect_args=args, poolclass=QueuePool,
+                               pool_size=SQLITE_POOL_SIZE, max_overflow=32,
+                               pool_pre_ping=False)
 
         @event.listens_for(engine, "connect")
         def _sqlite_connect(dbapi_conn: Any, _record: Any) -> None:
@@ -333,6 +343,7 @@ def make_engine(url: str, *, connect_args: dict[str, Any] | None = None) -> Engi
             cur.execute("PRAGMA journal_mode=WAL")
             cur.execute("PRAGMA busy_timeout=30000")
             cur.execute("PRAGMA foreign_keys=ON")
+            cur.execute(f"PRAGMA cache_size=-{SQLITE_CACHE_KIB}")  # KiB when negative
             cur.close()
 
         @event.listens_for(engine, "begin")

@@ -128,10 +128,15 @@ def cache_bounds() -> dict[str, dict[str, int]]:
     each is bounded and published; docs/api.md "Caches"): ``gzip`` the compressed product
     bodies (network/api/transport.py, one per request target) and ``frontier`` the
     serialized frontier bodies (network/api/frontier/frontier_cache.py, one per query at the current
-    snapshot and claim-registry version), each ``{"max_entries", "max_bytes"}``."""
+    snapshot and claim-registry version), each ``{"max_entries", "max_bytes"}``; and
+    ``sqlite`` the page caches of the pooled SQLite connections (network/api/db.py: entries
+    are the connections kept, bytes their caches together; none on PostgreSQL, whose
+    server holds its own)."""
     return {"gzip": {"max_entries": transport.CACHE_ENTRIES, "max_bytes": transport.CACHE_BYTES},
             "frontier": {"max_entries": frontier_cache.MAX_ENTRIES,
-                         "max_bytes": frontier_cache.MAX_BYTES}}
+                         "max_bytes": frontier_cache.MAX_BYTES},
+            "sqlite": {"max_entries": db.SQLITE_POOL_SIZE,
+                       "max_bytes": db.SQLITE_POOL_SIZE * db.SQLITE_CACHE_KIB * 1024}}
 
 
 def error_codes(svc: Service, prefix: str | None = None) -> dict[str, Any]:

@@ -88,6 +88,13 @@ class ServiceSettings(BaseSettings):
     ruling 14); a claim past it is ``claim-limit-reached``. Claims are advisory: this
     bounds what one identity holds, never how many hold one node."""
 
+    malloc_arena_max: int = Field(2, ge=0, le=64)
+    """The most glibc malloc arenas the service process uses (issue 39): many request
+    threads with an arena each made RSS creep up with no Python object held; 2 keeps it
+    flat under load. 0 leaves glibc's default (eight per core). Set as the app is built
+    (``mallopt``); the ``MALLOC_ARENA_MAX`` environment variable, read by glibc at start,
+    has the same effect."""
+
     rate_window_s: int = Field(3600, ge=1)
     """Length of one rate-limit window, in seconds (fixed windows)."""
 
