@@ -167,6 +167,14 @@ def test_the_curator_corrects_a_ledger_line(net: Net) -> None:
     assert (new["line"], new["artifact"]) == ("attempts", line["artifact"])
     assert cpath in (new["annotation"] or "")
     assert derive.pending_corrections(g) == []  # applied once
+    # the correction's run is a gate-log line of its line's target, published, as every
+    # target-level record's run is, under the target's root (issue 40)
+    from network.site.gate_log import gate_log_rows
+
+    (row,) = [r for r in gate_log_rows(g) if cpath in r["artifacts"]]
+    assert (row["target"], row["node"], row["verdict"], row["code"]) == \
+        (line["target"], "root", "pass", None), row
+    assert row["words"] == "correction recorded" and row["submitter"] == "operator", row
     approval_signed(net, cpath, "operator")
     # the line is revoked: a second correction would change nothing, and is refused
     opened = len(net.forge.list_all())
