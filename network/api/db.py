@@ -306,8 +306,13 @@ class SignInLinkRow(Base):
 READ_ONLY = "lemmata_read_only"
 
 
-#: SQLite connections kept open between requests (more open under load, and close again).
+#: SQLite connections kept open between requests.
 SQLITE_POOL_SIZE = 8
+#: More SQLite connections opened under a burst, closed again when returned. SQLite takes
+#: one writer at a time whatever the count, so a burst past 16 waits for a connection
+#: rather than opening more, each with a page cache of its own (issue 39: a 20-minute
+#: soak's one latency stall opened enough of them to add 9 MB of RSS).
+SQLITE_MAX_OVERFLOW = 8
 #: Each SQLite connection's page cache, in KiB (``PRAGMA cache_size``; SQLite's default is
 #: 2000). The pages a pooled connection has read stay in its cache, so with the default the
 #: service's memory grew with the database for minutes under load (issue 39); the operating
@@ -333,7 +338,7 @@ def make_engine(url: str, *, connect_args: dict[str, Any] | None = None) -> Engi
         args.setdefault("timeout", 30)
         args.setdefault("check_same_thread", False)
         engine = create_engine(url, connect_args=args, poolclass=QueuePool,
-                               pool_size=SQLITE_POOL_SIZE, max_overflow=32,
+                               pool_size=SQLITE_POOL_SIZE, max_overflow=SQLITE_MAX_OVERFLOW,
                                pool_pre_ping=False)
 
         @event.listens_for(engine, "connect")
