@@ -139,7 +139,10 @@ def test_a_newcomer_without_lean_works_on_the_embedded_defaults(tmp_path: Path) 
         assert got["claim_a"]["claim_id"] and got["claim_b"]["claim_id"]
         assert got["queued"]["checkable_here"] is False and "notice" in got["queued"]
         job = got["precheck"]
-        assert job["state"] == "toolchain-missing", job
+        # issue 35 item 6: a finding that needs no Lean (step 2's axiom-declared) fails the
+        # precheck even where no toolchain could check the proof
+        assert job["state"] == "fail" and job["code"] == "axiom-declared", job
+        assert job["attestation"]["verdict"] == "precheck-fail", job["attestation"]
         codes = json.dumps(job["diagnostics"])
         assert "axiom-declared" in codes, job["diagnostics"]
         assert "lemmata token issue" in job["next"]

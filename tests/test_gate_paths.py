@@ -360,9 +360,9 @@ def test_without_a_toolchain_the_precheck_names_step_2_and_toolchain_missing(
         (2, False, "forbidden-option"), (1, False, "toolchain-missing")]
     assert {d.code for d in run.steps[0].diagnostics} == {"use-unusable", "forbidden-option"}
     [pre] = out.precheck_attestations
-    # one precheck answer (issue 35 item 6): the job's state is toolchain-missing, and so
-    # is the attestation's verdict; the step-2 findings stay listed, first
-    assert pre.verdict == "precheck-toolchain-missing" and pre.first_failing_step == 2
+    # one precheck answer (issue 35 item 6, decided): step 2 refused without Lean, so the
+    # precheck fails as the authoritative run below does, the missing toolchain listed too
+    assert pre.verdict == "precheck-fail" and pre.first_failing_step == 2
     assert [s.step for s in pre.steps] == [2, 1]
     # authoritative: step 0's bounce is listed too, the verdict is step 2's fail
     auth = run_gate(forge.path, main, head, toolchain=MissingToolchain, sandbox=Sandbox(),

@@ -42,7 +42,8 @@ def not_checkable(pin: str | None = None) -> str:
     which = f"the pinned Lean toolchain {pin}" if pin else "the pinned Lean toolchain"
     return (f"Proofs cannot be checked on this service: {which} is not installed here, so a "
             "precheck reports the findings that need no Lean (step 2, then steps 0 and 1) "
-            "and ends `toolchain-missing`, never a pass, and a tutorial precheck cannot "
+            "and ends `fail` where one of them refuses, else `toolchain-missing`, never a "
+            "pass, and a tutorial precheck cannot "
             f"prove an identity. {WAY_FORWARD}")
 
 

@@ -295,8 +295,11 @@ def _guidance(row: db.PrecheckJobRow, checkable: bool | None = None) -> str:
         return ("No proof was checked; the diagnostics hold every finding that needs no "
                 "Lean (fix those first). " + not_checkable())
     if row.state == "fail":
-        return ("Fix what the diagnostics name (the first failing step and its code; "
-                "list_error_codes explains each), then precheck again.")
+        fix = ("Fix what the diagnostics name (the first failing step and its code; "
+               "list_error_codes explains each), then precheck again.")
+        # issue 35 item 6: a finding that needs no Lean fails the precheck even here; say
+        # too that a clean precheck on this network still checks no proof
+        return fix + (" " + not_checkable() if checkable is False else "")
     return "The precheck could not run; retry later. The code names why."
 
 
@@ -412,7 +415,7 @@ def get_precheck(svc: Service, *, job_id: str) -> dict[str, Any]:
         if row is None:
             raise LemmataError("precheck-not-found", f"no precheck job {job_id!r}")
         checkable = (target_checkable(svc, row.target)[0]
-                     if row.state in ("queued", "running") else None)
+                     if row.state in ("queued", "running", "fail") else None)
         return job_view(row, checkable)
 
 
