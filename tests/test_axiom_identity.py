@@ -235,3 +235,20 @@ def test_describe_refuses_a_pin_that_only_contains_the_wanted_version(
     tc = lt.LeanToolchain(SPEC, bindir=tmp_path / "bin", pins_root=tmp_path / "pins")
     info = tc.describe()
     assert (info.ok, info.code) == ((True, None) if ok else (False, "toolchain-mismatch"))
+
+
+@pytest.mark.parametrize(("name", "native"), [
+    ("Lean.ofReduceBool", True), ("Lean.ofReduceNat", True), ("Lean.trustCompiler", True),
+    # lean4 PR #12217: the per-computation axiom of native_decide (a `_native` component)
+    ("Demo.t._native.native_decide.ax_1_1", True),
+    ("Demo._native_helper", True),
+    # a name the reader cannot split is still read whole, and still refused
+    ("_native«x", True), ("_native..x", True),
+    ("propext", False), ("Classical.choice", False), ("Quot.sound", False),
+    ("Demo.native_decide_free", False), ("Demo._NATIVE", False), ("Demo.x_native", False),
+])
+def test_which_axioms_trust_the_compiler(name: str, native: bool) -> None:
+    """D-4 step 5: an axiom that trusts the compiler is the three names, or any name one of
+    whose components starts ``_native``, however the name is spelled (issue 41: mutmut
+    left these four lines of ``is_native_axiom`` held by no test)."""
+    assert AX.is_native_axiom(name) is native
