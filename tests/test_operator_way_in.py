@@ -23,7 +23,7 @@ import json
 import shutil
 import socket
 import time
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -368,12 +368,19 @@ def free_port() -> int:
         return int(sock.getsockname()[1])
 
 
-@pytest.mark.slow
-def test_session_link_prints_the_running_networks_own_addresses(tmp_path: Path,
-                                                                monkeypatch: pytest.MonkeyPatch,
-                                                                ) -> None:
-    """``lemmata up`` on ports other than 8000/8001 records them in service.json; the
-    operator's command on its folder prints links that reach it, with no variable set."""
+def up_with_an_operator_link(tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
+                             visit: Callable[[dict[str, Any]], dict[str, Any]] | None = None,
+                             ) -> tuple[dict[str, Any], int, int]:
+    """``lemmata up`` on two free ports (no address variable set) over a one-target graph;
+    once it listens, the operator issues ``erin`` and runs ``lemmata session link --json`` on
+    its data folder, and ``visit(link)`` (when given) runs while the network still serves.
+
+    Returns:
+        (what was seen: ``issued`` the token command's exit code, ``link`` the printed link
+        (or the command's output when it failed), ``service.json``, and ``visit``'s answer
+        under ``visited``; the service's port; the site's port). An exception raised by
+        ``visit`` is raised again once the network has stopped.
+    """
     import threading
 
     from tests.graphs import GraphBuilder
@@ -402,12 +409,29 @@ def test_session_link_prints_the_running_networks_own_addresses(tmp_path: Path,
             seen["link"] = json.loads(out.output) if out.exit_code == 0 else out.output
             service = json.loads((data / "service.json").read_text())
             seen["service.json"] = service
+            if visit is not None:
+                assert isinstance(seen["link"], dict), seen["link"]
+                seen["visited"] = visit(seen["link"])
+        except Exception as exc:  # noqa: BLE001 - raised below, once the network has stopped
+            seen["error"] = exc
         finally:
             stop.set()
 
     port, site_port = free_port(), free_port()
     assert up.run(data, project / "graph", port=port, site_port=site_port, stop=stop,
                   ready=ready) == 0
+    if "error" in seen:
+        raise seen["error"]
+    return seen, port, site_port
+
+
+@pytest.mark.slow
+def test_session_link_prints_the_running_networks_own_addresses(tmp_path: Path,
+                                                                monkeypatch: pytest.MonkeyPatch,
+                                                                ) -> None:
+    """``lemmata up`` on ports other than 8000/8001 records them in service.json; the
+    operator's command on its folder prints links that reach it, with no variable set."""
+    seen, port, site_port = up_with_an_operator_link(tmp_path, monkeypatch)
     assert seen["issued"] == 0
     link = seen["link"]
     assert isinstance(link, dict), link

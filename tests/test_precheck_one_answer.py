@@ -32,19 +32,25 @@ BODY: dict[str, Any] = {
     "date": "2026-01-01T00:00:00Z"}
 
 
+def _precheck_without_a_toolchain(tmp_path: Path, monkeypatch: Any, text: str) -> Any:
+    """The finished job of a tutorial-proof precheck of ``text`` on a service with no Lean
+    anywhere (the product default, detect_toolchain, finds none)."""
+    monkeypatch.setenv("PATH", "/nonexistent")
+    monkeypatch.setenv("HOME", str(tmp_path / "home"))
+    net = FlowNet.create(tmp_path, None)
+    with TestClient(net.app()) as client:
+        r = client.post("/precheck", json={"target": "tutorial", "node": "tutorial",
+                                           "artifact_type": "proof", "text": text})
+        assert r.status_code == 202, r.text
+        precheck.pool(client.app.state.svc).drain()  # type: ignore[attr-defined]
+        return client.get(f"/precheck/{r.json()['job_id']}").json()
+
+
 def test_a_precheck_without_a_toolchain_gives_one_answer_in_three_places(
         tmp_path: Path, monkeypatch: Any) -> None:
     """The job's state, its diagnostics' verdict and its attestation's verdict agree
     (today the attestation said ``precheck-fail``, a judgment nobody made)."""
-    monkeypatch.setenv("PATH", "/nonexistent")
-    monkeypatch.setenv("HOME", str(tmp_path / "home"))
-    net = FlowNet.create(tmp_path, None)  # the product default: detect_toolchain
-    with TestClient(net.app()) as client:
-        r = client.post("/precheck", json={"target": "tutorial", "node": "tutorial",
-                                           "artifact_type": "proof", "text": TUTORIAL_PROOF})
-        assert r.status_code == 202, r.text
-        precheck.pool(client.app.state.svc).drain()  # type: ignore[attr-defined]
-        job = client.get(f"/precheck/{r.json()['job_id']}").json()
+    job = _precheck_without_a_toolchain(tmp_path, monkeypatch, TUTORIAL_PROOF)
     assert job["state"] == "toolchain-missing", job
     assert job["diagnostics"]["verdict"] == "toolchain-missing"
     att = job["attestation"]
@@ -63,17 +69,9 @@ def test_a_lean_free_refusal_is_a_fail_even_without_a_toolchain(
     a comment, found without Lean) fails its precheck where no toolchain is installed
     either. No toolchain could make it pass, so the job, its diagnostics and its signed
     attestation say ``fail`` with step 2's code, never "install Lean"."""
-    monkeypatch.setenv("PATH", "/nonexistent")
-    monkeypatch.setenv("HOME", str(tmp_path / "home"))
-    net = FlowNet.create(tmp_path, None)
     hostile = TUTORIAL_PROOF.replace("\n", "\n-- \u202e reversed\n", 1)
     assert hostile != TUTORIAL_PROOF
-    with TestClient(net.app()) as client:
-        r = client.post("/precheck", json={"target": "tutorial", "node": "tutorial",
-                                           "artifact_type": "proof", "text": hostile})
-        assert r.status_code == 202, r.text
-        precheck.pool(client.app.state.svc).drain()  # type: ignore[attr-defined]
-        job = client.get(f"/precheck/{r.json()['job_id']}").json()
+    job = _precheck_without_a_toolchain(tmp_path, monkeypatch, hostile)
     assert job["state"] == "fail", job
     assert job["code"] == "lean-format-character", job
     assert job["diagnostics"].get("verdict") != "toolchain-missing"

@@ -260,9 +260,7 @@ def rate_hit(svc: Service, key: str, limit: int) -> None:
                     .values(count=db.RateBucketRow.count + 1)
                     .returning(db.RateBucketRow.count)
                 ).scalar_one_or_none()
-                if found is None:
-                    s.execute(delete(db.RateBucketRow).where(
-                        db.RateBucketRow.key == key, db.RateBucketRow.window_start < start))
+                if found is None:  # earlier windows' rows went in sweep_rate_buckets
                     s.add(db.RateBucketRow(key=key, window_start=start, count=1))
                     s.flush()
                     found = 1
