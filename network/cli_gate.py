@@ -350,13 +350,20 @@ def toolchain_status_cmd(graph: Path) -> int:
               help="Where pin directories go (default ~/.cache/lemmata/pins).")
 @guarded
 def toolchain_install_cmd(graph: Path, pins_root: Path | None) -> int:
-    """Install every pinned toolchain with elan and fetch the Mathlib cache with lake, then
+    """Install every pinned toolchain with elan and fetch the Mathlib cache with lake, build
+    the pinned packages' modules the graph imports (Formal Conjectures' utilities), then
     build the independent kernels step 4 runs at the soundness record's pinned commits."""
-    from network.gate.lean.install import find_elan, install_kernels, install_toolchains
+    from network.gate.lean.install import (
+        find_elan,
+        install_kernels,
+        install_toolchains,
+        package_imports,
+    )
 
     root = pins_root or Path.home() / ".cache/lemmata/pins"
-    steps = install_toolchains(list(_graph_specs(graph).values()), pins_root=root,
-                               elan=find_elan(), say=click.echo)
+    specs = _graph_specs(graph)
+    steps = install_toolchains(list(specs.values()), pins_root=root, elan=find_elan(),
+                               say=click.echo, modules=package_imports(graph, specs))
     steps += install_kernels(pins_root=root, say=click.echo)  # issue 37: step 4's kernels
     click.echo(f"ok: {len(steps)} step(s) done")
     return EXIT_OK

@@ -9,7 +9,7 @@ from click.testing import CliRunner
 
 from network.cli import main
 from network.errors import LemmataError
-from network.gate.lean.install import distinct_specs, install_toolchains
+from network.gate.lean.install import distinct_specs, install_toolchains, package_imports
 from network.proc import Completed
 from network.record.models import GateSpec, LakePackage
 
@@ -77,3 +77,67 @@ def test_cli_status_and_install_without_elan(repo_root: Path, monkeypatch) -> No
     install = runner.invoke(main, ["toolchain", "install", "--graph", str(repo_root / "graph")])
     assert install.exit_code == 1
     assert "toolchain-install-failed" in install.output
+
+
+FC = LakePackage(name="formal_conjectures",
+                 url="https://github.com/google-deepmind/formal-conjectures",
+                 rev="488aade228ec37880b8fec178c173c07d279bb53")
+FC_SPEC = GateSpec(lean_toolchain="leanprover/lean4:v4.34.0", mathlib=MATHLIB, packages=[FC])
+
+
+def _lean(root: Path, rel: str, text: str) -> None:
+    path = root / rel
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(text, "utf-8")
+
+
+def test_package_imports_reads_headers_not_comments(tmp_path: Path) -> None:
+    """Issue 28: the modules built in a pin directory are those the graph's Lean files of that
+    pin import from its packages, read from the token stream: a commented-out import is none,
+    the toolchain's, Mathlib's and the graph's own modules are never built there, and a core-only pin
+    (no packages) asks for nothing."""
+    _lean(tmp_path, "targets/erdos-1/nodes/root/Statement.lean",
+          "module\n/- import Evil.Module -/\npublic import FormalConjecturesUtil\n"
+          "import Mathlib.Data.Nat.Basic\nimport Lean.Elab\n\ntheorem t : True := trivial\n")
+    _lean(tmp_path, "targets/erdos-1/defs/Defs.lean",
+          "import Mathlib\nimport Lemmata.«erdos-1».Defs\n-- import Other\n")
+    _lean(tmp_path, "targets/core-1/nodes/root/Statement.lean", "import Std\n")
+    got = package_imports(tmp_path, {"erdos-1": FC_SPEC, "core-1": CORE})
+    assert got == {MATHLIB.rev: ["FormalConjecturesUtil"]}  # Mathlib's come from its cache
+
+
+def test_install_builds_the_imported_package_modules_in_the_pin(tmp_path: Path) -> None:
+    """Issue 28: Mathlib's cache holds no Formal Conjectures olean and a gate workspace reads
+    the pin's packages read-only, so install builds the imported package modules in the pin
+    directory after the cache (`lake build +M`, Lake's module target spec)."""
+    rec = Recorder()
+    install_toolchains([FC_SPEC], pins_root=tmp_path / "pins", elan="elan",
+                       elan_home=tmp_path / "elan", run=rec,
+                       modules={MATHLIB.rev: ["FormalConjecturesUtil", "Mathlib"]})
+    lake = str(tmp_path / "elan/toolchains/leanprover--lean4---v4.34.0/bin/lake")
+    assert rec.calls[-1] == ((lake, "build", "+FormalConjecturesUtil", "+Mathlib"),
+                             tmp_path / "pins" / MATHLIB.rev)
+    assert [c[0][1:] for c in rec.calls[1:3]] == [("update", "--keep-toolchain"),
+                                                 ("exe", "cache", "get")]
+
+
+def test_a_failed_package_build_names_the_step(tmp_path: Path) -> None:
+    rec = Recorder(fail_on="+FormalConjecturesUtil")
+    with pytest.raises(LemmataError) as exc:
+        install_toolchains([FC_SPEC], pins_root=tmp_path / "pins", elan="elan",
+                           elan_home=tmp_path / "elan", run=rec,
+                           modules={MATHLIB.rev: ["FormalConjecturesUtil"]})
+    assert "build the pinned packages' modules the graph imports exited 1" in exc.value.detail
+
+
+def test_the_sample_graph_builds_formal_conjectures_utilities(repo_root: Path) -> None:
+    """The sample graph's imported Erdős targets import FormalConjecturesUtil from their
+    pinned Formal Conjectures package: install builds it in that pin."""
+    from network.record.read.loader import load_graph
+
+    g = load_graph(repo_root / "graph")
+    specs = {tid: t.gate_spec for tid, t in g.targets.items()}
+    got = package_imports(repo_root / "graph", specs)
+    assert any("FormalConjecturesUtil" in mods for mods in got.values())
+    assert not any(m.split(".")[0] in ("Lemmata", "Init", "Lean") for ms in got.values()
+                   for m in ms)

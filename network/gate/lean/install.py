@@ -6,7 +6,11 @@ For every distinct pin in the graph's gate-specs it runs, with elan and lake:
 2. in the pin directory ``<pins_root>/<mathlib rev or core>`` (the one
    :mod:`network.gate.sandbox.workspace` reads), a lake project requiring exactly the pinned
    packages, then ``lake update --keep-toolchain`` there (never in a gate workspace, LEAN_NOTES)
-   and ``lake exe cache get`` for Mathlib's prebuilt oleans.
+   and ``lake exe cache get`` for Mathlib's prebuilt oleans;
+3. ``lake build +M …`` there for every module the graph's Lean files of that pin import from
+   its packages (:func:`package_imports`), such as Formal Conjectures' ``FormalConjecturesUtil``:
+   Mathlib's cache holds no other package's oleans, and a gate workspace reads the pin's
+   packages read-only, so a module not built here could never be built at all (issue 28).
 
 Nothing is downloaded by this module itself: elan and lake do the fetching, so where the
 network does not allow it, the step that failed is named with its exit status and output.
@@ -14,8 +18,9 @@ network does not allow it, the step that failed is named with its exit status an
 
 from __future__ import annotations
 
+import re
 import shutil
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -23,6 +28,7 @@ from network import proc
 from network.errors import LemmataError, define
 from network.gate.lean.detect import detect_toolchain
 from network.gate.sandbox.workspace import lakefile_text, lean_toolchain_text, pins_key
+from network.gate.screens.lean_text_rules import import_lines
 from network.record.models import GateSpec
 
 define("toolchain-install-failed", None, 500,
@@ -31,6 +37,49 @@ define("toolchain-install-failed", None, 500,
        "or allow the network it needs, then run `lemmata toolchain install` again.")
 
 INSTALL_TIMEOUT_S = 3600.0
+#: module roots the Lean toolchain ships itself (``Init``, ``Std``, ``Lean``, ``Lake``): lake
+#: knows no target for them, and they are never built in a pin directory
+CORE_MODULE_ROOTS = frozenset({"Init", "Std", "Lean", "Lake"})
+#: the root of the graph's own modules (:func:`network.ids.module_path`,
+#: :func:`network.ids.defs_module_name`): the gate's workspace builds those
+GRAPH_MODULE_ROOT = "Lemmata"
+#: one component of a module name lake's ``+M`` target takes as written (no «» quoting)
+_COMPONENT = re.compile(r"[^\W\d][\w'!?]*")
+
+
+def package_imports(graph: Path, specs: Mapping[str, GateSpec]) -> dict[str, list[str]]:
+    """The modules the graph's Lean files import from their targets' pinned packages, per
+    pin directory (issue 28: what ``lemmata toolchain install`` must build there).
+
+    Args:
+        graph: the graph checkout; every ``targets/<tid>/**/*.lean`` of each target in
+            ``specs`` is read (imports from the token stream, :func:`import_lines`).
+        specs: target id → its gate-spec.
+
+    Returns:
+        :func:`network.gate.sandbox.workspace.pins_key` → the sorted module names, without the
+        toolchain's own (:data:`CORE_MODULE_ROOTS`), the graph's (:data:`GRAPH_MODULE_ROOT`)
+        or, where the pin has Mathlib, Mathlib's (its cache brings them; asking lake for
+        ``+Mathlib`` would re-check thousands of modules, or build them where the cache
+        fell short);
+        a name lake cannot take as ``+M`` (quoted with «») is left out, and its gate build
+        then fails closed. A pin with neither Mathlib nor packages gets no entry.
+    """
+    out: dict[str, set[str]] = {}
+    for tid, spec in sorted(specs.items()):
+        if spec.mathlib is None and not spec.packages:
+            continue
+        mods = out.setdefault(pins_key(spec), set())
+        for path in sorted((graph / "targets" / tid).rglob("*.lean")):
+            if not path.is_file() or path.is_symlink():
+                continue
+            for mod in import_lines(path.read_text("utf-8", errors="replace")):
+                parts = mod.split(".")
+                if (parts[0] in CORE_MODULE_ROOTS or parts[0] == GRAPH_MODULE_ROOT
+                        or (parts[0] == "Mathlib" and spec.mathlib is not None) or not all(_COMPONENT.fullmatch(c) for c in parts)):
+                    continue
+                mods.add(mod)
+    return {key: sorted(mods) for key, mods in out.items()}
 
 
 @dataclass(frozen=True)
@@ -93,6 +142,7 @@ def install_toolchains(
     elan_home: Path | None = None,
     run: Callable[..., proc.Completed] = proc.run,
     say: Callable[[str], None] = lambda _line: None,
+    modules: Mapping[str, Sequence[str]] | None = None,
 ) -> list[InstallStep]:
     """Install every pinned toolchain and prepare its pin directory.
 
@@ -103,6 +153,8 @@ def install_toolchains(
         elan_home: elan's home, to find ``lake`` of an installed toolchain.
         run: the subprocess wrapper (tests pass a recorder).
         say: progress lines.
+        modules: pin directory (:func:`network.gate.sandbox.workspace.pins_key`) → the
+            package modules to build there (:func:`package_imports`); none when absent.
 
     Returns:
         Every step run, in order.
@@ -133,6 +185,10 @@ def install_toolchains(
         step("resolve pinned packages", [lake, "update", "--keep-toolchain"], cwd=pin_dir)
         if spec.mathlib is not None:
             step("fetch the Mathlib cache", [lake, "exe", "cache", "get"], cwd=pin_dir)
+        wanted = (modules or {}).get(pins_key(spec), ())
+        if wanted:
+            step("build the pinned packages' modules the graph imports",
+                 [lake, "build", *(f"+{m}" for m in wanted)], cwd=pin_dir)
     return step.done
 
 
