@@ -42,13 +42,15 @@ from standin import RecordedToolchain
 from network.cli import main
 from network.errors import LemmataError
 from network.gate import repin_branch as rb
+from network.gate.artifacts import Kind, repin_problem
 from network.gate.lean import kernels as K
 from network.gate.lean.kernels import SoundnessRecord
 from network.gate.lean.toolchain import MissingToolchain, Toolchain
 from network.gate.repin import DriftReport, drift_report, screen_checks
+from network.gate.run import run_gate
 from network.gate.sandbox.sandbox import Sandbox
 from network.record import models as m
-from tests.graphs import GraphBuilder, git_commit
+from tests.graphs import NETWORK_COMMIT, GraphBuilder, git_commit
 
 T = "demo"
 ND = f"targets/{T}/nodes"
@@ -631,3 +633,167 @@ def test_a_data_directory_without_a_forge_is_refused(
                  monkeypatch=monkeypatch)
     assert res.exit_code == 1 and "network-state-missing" in res.output
     assert not (tmp_path / "empty").exists()
+
+
+# --- the gate judging a re-pin pull request (issue 37) ----------------------------------
+
+#: the small graph's gate-spec as the gate judges it: the network commit pinned
+GATED_SPEC = json.dumps({"schema": "gate-spec/v1", "lean_toolchain": UNSOUND,
+                         "network_commit": NETWORK_COMMIT}, indent=2) + "\n"
+SPEC_PATH = f"targets/{T}/gate-spec.json"
+
+
+def repin_pr(tmp_path: Path, toolchain: str = NEW, *, edit: Callable[[dict[str, Any]], None]
+             | None = None, extra: dict[str, str] | None = None
+             ) -> tuple[GraphBuilder, str, str, m.GateSpec]:
+    """The small graph (network commit pinned) at ``base``, and a head commit re-pinning
+    ``demo`` to ``toolchain`` as ``lemmata target repin`` writes it (``edit`` changes the
+    new document further; ``extra`` adds files beside it)."""
+    b, base = small_graph(tmp_path / "g", spec=GATED_SPEC)
+    old = GATED_SPEC.encode()
+    if edit is None:
+        _old, new_spec, new = rb.repinned_bytes(SPEC_PATH, old, toolchain)
+    else:
+        doc = json.loads(old)
+        doc["lean_toolchain"] = toolchain
+        edit(doc)
+        new = (json.dumps(doc, indent=2) + "\n").encode()
+        new_spec = m.GateSpec.model_validate(doc)
+    b.write(SPEC_PATH, new)
+    for path, text in (extra or {}).items():
+        b.write(path, text)
+    head = git_commit(b.root, "re-pin")
+    return b, base, head, new_spec
+
+
+def gate(tmp_path: Path, b: GraphBuilder, base: str, head: str, toolchain: Any,
+         submitter: str = "curator") -> Any:
+    return run_gate(b.root, base, head, toolchain=toolchain, sandbox=Sandbox(),
+                    submitter=submitter, work_dir=tmp_path / "gate-wd")
+
+
+def refusals(outcome: Any) -> dict[int, set[str]]:
+    """step → the catalog codes it refused with, over every run."""
+    out: dict[int, set[str]] = {}
+    for run in outcome.runs:
+        for st in run.steps:
+            if not st.ok:
+                out.setdefault(st.step, set()).update(d.code for d in st.diagnostics)
+    return out
+
+
+def test_a_curators_clean_repin_passes_the_gate(tmp_path: Path) -> None:
+    """Issue 37: a re-pin pull request is an artifact the gate judges. A curator's re-pin
+    to a sound pin, under which every merged file of the target answers as it did (the
+    recorded stand-in replays the new pin's answers), passes: steps 2, 1 and 4, one
+    attestation of kind ``repin``."""
+    b, base, head, spec = repin_pr(tmp_path)
+    stand_in = recorded(tmp_path, b, base, spec, clean_answers())
+    out = gate(tmp_path, b, base, head, stand_in)
+    assert out.verdict == "pass", refusals(out)
+    (run,) = out.runs
+    assert run.artifact.kind is Kind.REPIN and run.artifact.main == SPEC_PATH
+    assert [st.step for st in run.steps] == [2, 1, 4]
+    assert run.attestation is not None and run.attestation.artifact_kind == "repin"
+
+
+def test_a_repin_under_which_a_merged_file_drifts_is_refused_naming_it(tmp_path: Path
+                                                                     ) -> None:
+    """Removing the drift check (judging only the pin) would pass this: aux's merged proof
+    no longer proves its statement under the new pin, so step 4 refuses with
+    ``repin-drift`` naming aux/Proof.lean (D-9 Detail: checks re-run when the pin moves)."""
+    b, base, head, spec = repin_pr(tmp_path)
+
+    def check_statement(args: dict[str, Any]) -> dict[str, Any]:
+        if args["theorems"] == ["Demo.aux"]:
+            out = _theorems(args, type_equal=False)
+            return {**out, "ok": False, "code": "statement-mismatch",
+                    "detail": "Demo.aux's type differs from the statement's"}
+        return _theorems(args)
+
+    stand_in = recorded(tmp_path, b, base, spec, clean_answers(check_statement=check_statement))
+    out = gate(tmp_path, b, base, head, stand_in)
+    assert out.verdict == "fail"
+    step4 = out.runs[0].first_failing
+    assert step4 is not None and step4.step == 4
+    (diag,) = step4.diagnostics
+    assert diag.code == "repin-drift" and diag.path == f"{ND}/aux/Proof.lean"
+    assert "statement-mismatch" in diag.message
+
+
+def test_a_repin_without_a_toolchain_never_passes(tmp_path: Path) -> None:
+    b, base, head, _spec = repin_pr(tmp_path)
+    out = gate(tmp_path, b, base, head, MissingToolchain)
+    assert out.verdict == "fail"
+    assert refusals(out) == {1: {"toolchain-missing"}}
+
+
+def test_a_repin_to_a_known_unsound_pin_is_refused(tmp_path: Path) -> None:
+    """The new pin is judged by the soundness record as any pin is: v4.30.0 is before the
+    test record's fix."""
+    b, base, head, _spec = repin_pr(tmp_path, "leanprover/lean4:v4.30.0")
+    out = gate(tmp_path, b, base, head, MissingToolchain)
+    assert out.verdict == "fail"
+    assert "toolchain-known-unsound" in refusals(out)[4]
+
+
+def test_only_a_curator_may_repin(tmp_path: Path) -> None:
+    b, base, head, spec = repin_pr(tmp_path)
+    stand_in = recorded(tmp_path, b, base, spec, clean_answers())
+    out = gate(tmp_path, b, base, head, stand_in, submitter="steve")  # the steward
+    assert out.verdict == "fail"
+    assert refusals(out)[2] == {"role-not-permitted"}
+
+
+def test_a_gate_spec_change_beyond_the_pins_is_not_a_repin(tmp_path: Path) -> None:
+    """Widening the axiom list rides on no re-pin: the change is ``path-not-permitted``
+    naming the field, and no repin artifact is judged."""
+    b, base, head, _spec = repin_pr(
+        tmp_path, edit=lambda d: d.update(axioms=["propext", "Classical.choice",
+                                                 "Quot.sound", "sorryAx"]))
+    out = gate(tmp_path, b, base, head, MissingToolchain)
+    assert out.verdict == "fail"
+    assert all(r.artifact.kind is not Kind.REPIN for r in out.runs)
+    diags = [d for r in out.runs for st in r.steps for d in st.diagnostics]
+    assert any(d.code == "path-not-permitted" and "axioms" in d.message for d in diags)
+
+
+def test_a_repin_carrying_another_file_is_refused(tmp_path: Path) -> None:
+    b, base, head, spec = repin_pr(
+        tmp_path, extra={f"{ND}/root/literature/2026-01-02T00-00-00Z-curator.yaml": "x: 1\n"})
+    stand_in = recorded(tmp_path, b, base, spec, clean_answers())
+    out = gate(tmp_path, b, base, head, stand_in)
+    assert out.verdict == "fail"
+    assert "repin-not-alone" in refusals(out)[2]
+
+
+@pytest.mark.parametrize(("edit", "problem"), [
+    (lambda d: None, None),
+    (lambda d: d.update(lean_toolchain=UNSOUND), "changes no pin"),
+    (lambda d: d.update(network_commit="c" * 40), "network_commit"),
+    (lambda d: d["mathlib"].update(url="https://example.org/mathlib"), "name or URL"),
+    (lambda d: d["packages"][0].update(name="other"), "name or URL"),
+    (lambda d: d.update(packages=[]), "name or URL"),
+    (lambda d: d["mathlib"].update(rev="c" * 40), None),
+    (lambda d: d["packages"][0].update(rev="d" * 40), None),
+    (lambda d: d.update(caps={"cpu_s": 1, "memory_mib": 1, "wall_s": 1, "threads": 1}),
+     "caps"),
+])
+def test_what_counts_as_a_repin(edit: Callable[[dict[str, Any]], None],
+                                problem: str | None) -> None:
+    """Only the toolchain, Mathlib's revision and the packages' revisions may move (issue
+    37); the same packages in the same order, and a change of at least one pin."""
+    old = SPEC_TEXT.encode()
+    doc = json.loads(old)
+    doc["lean_toolchain"] = NEW
+    edit(doc)
+    got = repin_problem(SPEC_PATH, old, (json.dumps(doc, indent=2) + "\n").encode())
+    if problem is None:
+        assert got is None
+    else:
+        assert got is not None and problem in got, got
+
+
+def test_an_invalid_new_gate_spec_is_not_a_repin() -> None:
+    got = repin_problem(SPEC_PATH, SPEC_TEXT.encode(), b'{"schema": "gate-spec/v1"}')
+    assert got is not None and "not a valid gate-spec/v1" in got

@@ -56,6 +56,10 @@ define("gate-only-path", 2, 422,
        "The pull request writes a path only the gate writes (hole nodes, closure, ledger, "
        "log, attestations, products, Context.lean).",
        "Drop that file; the post-merge job writes it.")
+define("repin-not-alone", 2, 422,
+       "A re-pin of a target's gate-spec.json carries other changed files.",
+       "Open the re-pin alone (`lemmata target repin` writes one commit changing one "
+       "file) and send the other changes in their own pull request.")
 define("correction-line-unknown", 2, 422,
        "A credit correction added under ledger/ names no ledger line on the record, or "
        "a line of no target of this graph (D-19 v3.27).",
@@ -140,6 +144,7 @@ class Kind(StrEnum):
     STEWARD_ACT = "steward-act"
     CURATORS = "curators"
     CORRECTION = "correction"
+    REPIN = "repin"
 
 
 Role = str  # "contributor", "steward", "curator"
@@ -213,6 +218,11 @@ STEP_PLAN: dict[Kind, KindPlan] = {
     # D-19 v3.27: a listed curator's credit correction, the one file a pull request may
     # add under ledger/ (network.gate.records.role_records.correction_findings)
     Kind.CORRECTION: KindPlan(_RECORD_STEPS, False, _CURATORS),
+    # issue 37: a curator moves a target's pins (D-7: a graph "never bumps mid-flight;
+    # exceptions require ... a recorded justification", the pull request a curator
+    # authors); judged by network.gate.repin_judge, which re-elaborates every merged file
+    # under the new pin
+    Kind.REPIN: KindPlan((1, 2, 4), False, _CURATORS),
 }
 
 # Node subfolders holding one record kind each, appended as <ts>-<pseudonym>.yaml.
@@ -437,7 +447,7 @@ def classify(diff: Diff, base: Graph) -> Classified:
             step2.append(Diagnostic("unknown-target", f"no target {tid!r}", p))
             continue
         if parts[2] != "nodes":
-            _classify_target_path(ch, parts, tid, add, step2)
+            _classify_target_path(ch, parts, tid, add, step2, diff)
             continue
         if len(parts) < 5:
             step2.append(Diagnostic("path-not-permitted", "not inside a node", p))
@@ -459,6 +469,10 @@ def classify(diff: Diff, base: Graph) -> Classified:
                                     w_path))
         else:
             host.paths.append(w_path)
+    repins = [a for a in found.values() if a.kind is Kind.REPIN]
+    if repins and len(diff.changes) > 1:  # issue 37: a re-pin is judged on its own
+        step2.append(Diagnostic("repin-not-alone", f"{len(diff.changes) - 1} other changed "
+                                "path(s) ride with the re-pin", repins[0].main))
     artifacts = sorted(found.values(), key=lambda a: (a.target, a.node or "", a.kind.value))
     for art in artifacts:
         art.paths.sort()
@@ -490,9 +504,56 @@ def _correction_target(diff: Diff, ch: Change, base: Graph) -> str | None:
     return line.target if line is not None and line.target in base.targets else ""
 
 
+#: the gate-spec fields a re-pin may change (issue 37): the toolchain, Mathlib's revision and
+#: each pinned package's revision; nothing else of gate-spec/v1
+REPIN_FIELDS = ("lean_toolchain", "mathlib.rev", "packages[].rev")
+
+
+def repin_problem(path: str, old: bytes, new: bytes) -> str | None:
+    """Why a change of ``targets/<T>/gate-spec.json`` from ``old`` to ``new`` bytes is not a
+    re-pin, or None when it is one (issue 37 "re-pin, the way out"): both valid gate-spec/v1
+    records, the new one differing from the old only in :data:`REPIN_FIELDS` (the same
+    packages, by name and URL, in the same order) and in at least one of them."""
+    from network.record.read.parse import parse_document
+
+    old_spec, _ = parse_record(path, old, m.GateSpec)
+    new_spec, problems = parse_record(path, new, m.GateSpec)
+    if old_spec is None:
+        return "the gate-spec on main cannot be read"
+    if new_spec is None:
+        return "the new gate-spec is not a valid gate-spec/v1: " + "; ".join(
+            str(pr) for pr in problems)[:300]
+    before, after = parse_document(path, old), parse_document(path, new)
+    moved = dict(before, lean_toolchain=after.get("lean_toolchain"))
+    if isinstance(before.get("mathlib"), dict) and isinstance(after.get("mathlib"), dict):
+        moved["mathlib"] = dict(before["mathlib"], rev=after["mathlib"].get("rev"))
+    olds, news = before.get("packages"), after.get("packages")
+    if (isinstance(olds, list) and isinstance(news, list) and len(olds) == len(news)
+            and all(isinstance(a, dict) and isinstance(b, dict) for a, b in zip(olds, news))):
+        moved["packages"] = [dict(a, rev=b.get("rev")) for a, b in zip(olds, news)]
+    if moved != after:
+        changed = sorted(k for k in set(before) | set(after)
+                         if k not in ("lean_toolchain", "mathlib", "packages")
+                         and before.get(k) != after.get(k))
+        return ("a re-pin changes only " + ", ".join(REPIN_FIELDS) + "; this one also changes "
+                + (", ".join(changed) if changed else "a package's name or URL, or "
+                   "Mathlib's"))
+    if new_spec == old_spec:
+        return "it changes no pin"
+    return None
+
+
 def _classify_target_path(ch: Change, parts: list[str], tid: str, add: _Add,
-                          step2: list[Diagnostic]) -> None:
+                          step2: list[Diagnostic], diff: Diff) -> None:
     p = ch.path
+    if parts[2:] == ["gate-spec.json"] and ch.status == "modified":
+        problem = repin_problem(p, diff.old_bytes(ch), diff.new_bytes(ch))
+        if problem is None:  # issue 37: a curator's re-pin, judged by repin_judge
+            add(Kind.REPIN, tid, None, p, True)
+        else:
+            step2.append(Diagnostic("path-not-permitted", f"a gate-spec changes only by a "
+                                    f"re-pin (`lemmata target repin`): {problem}", p))
+        return
     if ch.status != "added":
         code = "record-deleted"
         if parts[2:] in (["target.yaml"], ["gate-spec.json"]) or parts[2] == "defs":

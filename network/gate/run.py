@@ -50,7 +50,9 @@ Each step is a module of :mod:`network.gate.steps` (``step0_precheck`` … ``ste
 this module keeps the plan per artifact kind (``_judge``) and the loop (:func:`run_gate`),
 and re-exports every name the steps hold (issue 17).
 
-Record-only kinds (ruling 6) run step 2 alone: no Lean, no precheck. Every artifact yields
+Record-only kinds (ruling 6) run step 2 alone: no Lean, no precheck. A re-pin of a
+target's gate-spec (issue 37) builds nothing of the contributor's: steps 2, 1 and 4 re-run
+the drift report under the new pin (:mod:`network.gate.repin_judge`). Every artifact yields
 one attestation (D-5, D-34), signed with the gate key when one is given; a precheck run
 yields a :class:`~network.record.models.PrecheckAttestation` instead.
 """
@@ -75,6 +77,7 @@ from network.gate.artifacts import Artifact, Kind
 from network.gate.diff import diff_commits
 from network.gate.disclosure import declared_in_files
 from network.gate.disclosure import resolve as resolve_disclosure
+from network.gate.repin_judge import judge_repin
 from network.gate.result import Diagnostic, StepResult
 from network.gate.sandbox.sandbox import SandboxRunner
 from network.gate.sandbox.scratch import scratch_base
@@ -184,6 +187,8 @@ def _judge(ctx: _Ctx, art: Artifact, step1_diff: list[Diagnostic],
                                                                    art.target)]))
         return run
     spec, spec_sha = t.gate_spec, t.gate_spec_sha256
+    if art.kind is Kind.REPIN:  # issue 37: the record re-elaborated under the new pin
+        return judge_repin(ctx, run, step1_diff, step2_findings)
     if not builds:  # record-only kinds: schema, signature and role checks (ruling 6)
         run.add(StepResult.from_findings(2, step1_diff + step2_findings))
         return run
