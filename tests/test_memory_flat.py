@@ -166,3 +166,31 @@ def test_the_allocator_cap_is_set_and_refuses_nonsense() -> None:
         allocator.cap_arenas(-1)
     if platform.system() == "Linux" and platform.libc_ver()[0] == "glibc":
         assert allocator.cap_arenas(2) is True
+
+
+def test_the_service_hands_free_memory_back_on_schedule(tmp_path, monkeypatch) -> None:
+    """Issue 39: freed chunks stay resident inside glibc's arenas until malloc_trim hands
+    them back; the service's lifespan trims every ``malloc_trim_s`` seconds, and 0 never
+    does. Removing the lifespan's task fails the first half."""
+    import time
+
+    from fastapi.testclient import TestClient
+
+    from network.api import allocator
+    from network.api.app import create_app
+    from network.api.settings import ServiceSettings
+    from tests.api_support import build_graph
+
+    calls: list[float] = []
+    monkeypatch.setattr(allocator, "trim", lambda: calls.append(time.monotonic()) or True)
+    graph = tmp_path / "graph"
+    build_graph(graph)
+    for every, want_calls in ((0.05, True), (0.0, False)):
+        calls.clear()
+        settings = ServiceSettings(data_dir=tmp_path / f"data-{every}", graph=graph,
+                                   malloc_trim_s=every)
+        with TestClient(create_app(settings)) as client:
+            assert client.get("/info.json").status_code == 200
+            time.sleep(0.4)
+        assert bool(calls) is want_calls, (every, calls)
+    assert ServiceSettings.model_fields["malloc_trim_s"].default == 60.0

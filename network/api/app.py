@@ -14,6 +14,7 @@ bearer token except the two by which an identity starts (:data:`UNAUTHENTICATED_
 
 from __future__ import annotations
 
+import asyncio
 import contextlib
 from collections.abc import AsyncIterator, Callable
 from typing import Annotated, Any
@@ -148,6 +149,14 @@ class ClaimRenewRequest(_Body):
     ttl_s: int | None = None
 
 
+async def _trim_every(seconds: float) -> None:
+    """Hand the C allocator's free memory back every ``seconds`` (issue 39,
+    :func:`network.api.allocator.trim`), off the event loop, until cancelled."""
+    while True:
+        await asyncio.sleep(seconds)
+        await asyncio.to_thread(allocator.trim)
+
+
 def create_app(
     settings: ServiceSettings,
     *,
@@ -223,7 +232,13 @@ def create_app(
     async def lifespan(_app: FastAPI) -> AsyncIterator[None]:
         async with mcp_server.session_manager.run():
             precheck.resume_jobs(svc)
-            yield
+            trimming = (asyncio.create_task(_trim_every(settings.malloc_trim_s))
+                        if settings.malloc_trim_s else None)
+            try:
+                yield
+            finally:
+                if trimming is not None:
+                    trimming.cancel()
             precheck.pool(svc).shutdown()
         engine.dispose()
 

@@ -95,6 +95,11 @@ class ServiceSettings(BaseSettings):
     (``mallopt``); the ``MALLOC_ARENA_MAX`` environment variable, read by glibc at start,
     has the same effect."""
 
+    malloc_trim_s: float = Field(60.0, ge=0)
+    """Seconds between two hand-backs of the C allocator's free memory to the kernel
+    (glibc ``malloc_trim``, issue 39: RSS stays flat where freed chunks would otherwise
+    stay resident); 0 never trims."""
+
     rate_window_s: int = Field(3600, ge=1)
     """Length of one rate-limit window, in seconds (fixed windows)."""
 
