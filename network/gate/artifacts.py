@@ -60,6 +60,10 @@ define("repin-not-alone", 2, 422,
        "A re-pin of a target's gate-spec.json carries other changed files.",
        "Open the re-pin alone (`lemmata target repin` writes one commit changing one "
        "file) and send the other changes in their own pull request.")
+define("repin-stale", 2, 409,
+       "The re-pin was cut from a gate-spec.json that is no longer main's.",
+       "Run `lemmata target repin` again from main's current commit (or rebase the branch "
+       "and re-apply the pins), so the pins judged are the pins that merge.")
 define("correction-line-unknown", 2, 422,
        "A credit correction added under ledger/ names no ledger line on the record, or "
        "a line of no target of this graph (D-19 v3.27).",
@@ -447,7 +451,7 @@ def classify(diff: Diff, base: Graph) -> Classified:
             step2.append(Diagnostic("unknown-target", f"no target {tid!r}", p))
             continue
         if parts[2] != "nodes":
-            _classify_target_path(ch, parts, tid, add, step2, diff)
+            _classify_target_path(ch, parts, tid, add, step2, diff, target.gate_spec_sha256)
             continue
         if len(parts) < 5:
             step2.append(Diagnostic("path-not-permitted", "not inside a node", p))
@@ -514,8 +518,21 @@ def repin_problem(path: str, old: bytes, new: bytes) -> str | None:
     re-pin, or None when it is one (issue 37 "re-pin, the way out"): both valid gate-spec/v1
     records, the new one differing from the old only in :data:`REPIN_FIELDS` (the same
     packages, by name and URL, in the same order) and in at least one of them."""
+    import json
+
     from network.record.read.parse import parse_document
 
+    def no_duplicates(pairs: list[tuple[str, object]]) -> dict[str, object]:
+        keys = [k for k, _ in pairs]
+        if len(set(keys)) != len(keys):
+            raise ValueError(min({k for k in keys if keys.count(k) > 1}))
+        return dict(pairs)
+
+    try:  # a key written twice reads as its last in Python and its first elsewhere
+        json.loads(new.decode("utf-8-sig"), object_pairs_hook=no_duplicates)
+    except ValueError as exc:
+        if exc.__class__ is ValueError:  # not a JSONDecodeError: the record reader says
+            return f"the new gate-spec writes the key {exc.args[0]!r} twice"
     old_spec, _ = parse_record(path, old, m.GateSpec)
     new_spec, problems = parse_record(path, new, m.GateSpec)
     if old_spec is None:
@@ -544,10 +561,19 @@ def repin_problem(path: str, old: bytes, new: bytes) -> str | None:
 
 
 def _classify_target_path(ch: Change, parts: list[str], tid: str, add: _Add,
-                          step2: list[Diagnostic], diff: Diff) -> None:
+                          step2: list[Diagnostic], diff: Diff, spec_sha256: str) -> None:
     p = ch.path
     if parts[2:] == ["gate-spec.json"] and ch.status == "modified":
-        problem = repin_problem(p, diff.old_bytes(ch), diff.new_bytes(ch))
+        old = diff.old_bytes(ch)
+        problem = repin_problem(p, old, diff.new_bytes(ch))
+        if problem is None and ch.mode != 0o100644:
+            problem = f"it changes the file's mode to {ch.mode:o}"
+        if problem is None and sha256_hex(old) != spec_sha256:
+            # the pull request branched from another gate-spec than main's: what would
+            # merge is a combination no drift report ran under
+            step2.append(Diagnostic("repin-stale", "main's gate-spec.json changed since the "
+                                    "re-pin branched; re-pin from main again", p))
+            return
         if problem is None:  # issue 37: a curator's re-pin, judged by repin_judge
             add(Kind.REPIN, tid, None, p, True)
         else:

@@ -78,6 +78,13 @@ define("repin-target-unknown", None, 404,
        "The graph holds no target with this id at the commit re-pinned.",
        "Check the target id (the folder name under targets/) and the commit.")
 
+define("repin-not-checkable", 4, 422,
+       "The target holds a merged Lean file the re-pin's drift report does not re-elaborate "
+       "(a refutation, a vacuity certificate, or a partial's, reduction's or alternate's "
+       "attempt), so the re-pin cannot show the record still holds under the new pin.",
+       "A re-pin of such a target is not judged by the gate yet: a curator reads the "
+       "files listed and decides; see docs/gate.md, \"Re-pinning a target\".")
+
 #: the node files a re-pin re-elaborates, in the order checked (D-3's node layout)
 LEAN_STEMS = ("Statement", "Witness", "Proof", "Relation")
 #: codes that mean a check could not run at all (never a pass, never a drift)
@@ -524,9 +531,18 @@ def _node_report(graph: Graph, t: Target, node: Node, tc: Toolchain, step1: Chec
     else:
         run.checks = {stem: [Check("build", "drift", "missing-file",
                                    "the node has no Statement.lean")] for stem in paths}
+    # every other merged Lean file of the node (a Refutation.lean, a Vacuity.lean, a
+    # partial's, reduction's or alternate's attempt) is one the report does not
+    # re-elaborate yet: reported not checked, never passed over (fail closed)
+    others = sorted({lf.path for stem, lf in node.files.items()
+                     if stem not in LEAN_STEMS and lf.path.endswith(".lean")}
+                    | {a.path for a in node.attempts if a.path.endswith(".lean")})
     return NodeReport(node.id, tuple(FileReport(paths[stem],
                                                 tuple(screens[stem] + run.checks[stem]))
-                                     for stem in paths))
+                                     for stem in paths) + tuple(
+        FileReport(path, (Check("re-elaboration", "not-checked", "repin-not-checkable",
+                                "the drift report does not re-elaborate this kind of "
+                                "merged file yet"),)) for path in others))
 
 
 def toolchain_check(tc: Toolchain) -> Check:

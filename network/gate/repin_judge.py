@@ -35,6 +35,7 @@ from network.gate.steps.context import _Ctx, _fail, _resolve_toolchain, _Run, _s
 from network.gate.steps.step1_toolchain import _step1
 from network.gate.steps.step4_kernel import known_unsound_result
 from network.record import models as m
+from network.record.read.loader import sha256_hex
 from network.record.read.parse import parse_document
 
 define("repin-drift", 4, 422,
@@ -77,6 +78,8 @@ def judge_repin(ctx: _Ctx, run: _Run, step1_diff: list[Diagnostic],
         run.add(_fail(2, "path-not-permitted", "the re-pin's gate-spec.json is not in the "
                       "pull request's head", art.main))
         return run
+    change = next(c for c in ctx.diff.changes if c.path == art.main)
+    run.judged_spec = (spec, sha256_hex(ctx.diff.new_bytes(change)))
     unsound = known_unsound_result(spec)
     if unsound is not None:  # the new pin must be one no listed bug fools (issue 37)
         run.add(unsound)

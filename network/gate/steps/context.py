@@ -97,6 +97,9 @@ class _Run:
     orphan: bool = False
     review: Review | None = None  # the forge's or the record's (:func:`artifact_review`)
     kernels: tuple[KernelVerdict, ...] = ()  # step 4's kernel verdicts (issue 37)
+    # the gate-spec (and its bytes' SHA-256) the run was judged under, where it is not the
+    # target's on base: a re-pin's new one (issue 37), which its attestation names
+    judged_spec: tuple[m.GateSpec, str] | None = None
 
     def add(self, res: StepResult) -> bool:
         self.steps.append(res)

@@ -135,26 +135,29 @@ def _finish(ctx: _Ctx, run: _Run, *, gate_key: Ed25519PrivateKey | None, key_id:
     if first is not None and first.step >= 3 and run.build_errors:
         elaboration = "\n".join(run.build_errors)[:100_000]
     node = art.node or "root"
+    # a re-pin is judged under its new gate-spec, and its attestation says so (issue 37)
+    judged, judged_sha = run.judged_spec or ((t.gate_spec, t.gate_spec_sha256) if t else (
+        m.GateSpec(lean_toolchain="leanprover/lean4:v0.0.0"), "0" * 64))
     if ctx.mode == "precheck":
-        spec_sha = t.gate_spec_sha256 if t else "0" * 64
+        spec_sha = judged_sha
         pre = m.PrecheckAttestationV2(  # v2: toolchain-missing is its own verdict (D-28)
             graph_id=ctx.base.policy.graph_id, target=art.target, node=node,
             artifact_kind="unplaced" if run.orphan else art.kind.value, artifacts=artifacts,
             statement_hash=statement_hash,
             gate_spec_sha256=spec_sha,
-            toolchain=t.gate_spec.lean_toolchain if t else "unknown",
+            toolchain=judged.lean_toolchain if t else "unknown",
             verdict=A.precheck_verdict(run.steps, verdict),
             first_failing_step=first.step if first else None,
             steps=[s.to_record() for s in run.steps], submitter=ctx.submitter,
             date=ctx.head_date)
         return ArtifactRun(art, tuple(run.steps), verdict, precheck=pre, holes=run.holes,
                            build_messages=run.build_errors)
-    spec = t.gate_spec if t else m.GateSpec(lean_toolchain="leanprover/lean4:v0.0.0")
+    spec = judged
     att = A.build_attestation(
         graph_id=ctx.base.policy.graph_id, target=art.target, node=node,
         statement_hash=statement_hash,
         artifact_kind="unplaced" if run.orphan else art.kind.value, artifacts=artifacts,
-        spec=spec, gate_spec_sha256=t.gate_spec_sha256 if t else "0" * 64,
+        spec=spec, gate_spec_sha256=judged_sha,
         toolchain_hash=run.toolchain_hash, base_commit=ctx.base_sha,
         head_commit=ctx.diff.head, graph_commit=ctx.base_sha, head_date=ctx.head_date,
         steps=run.steps, step9=run.step9 or (m.Step9(basis="not-applicable")

@@ -660,9 +660,14 @@ class _Index:
         return False
 
     def _reattested(self, tid: str, nid: str, since_seq: int) -> bool:
+        # only a judgment of the node's own files re-attests it: a target-level record
+        # (an approach, a re-pin, a binding) is attested under the root too, and checks
+        # nothing of the root's proof
+        inside = f"{self.dir_of(self.node(tid, nid))}/"
         for a in self.atts_by_node.get((tid, nid), []):
             seq = self.merge_commit_seq.get(a.graph_commit)
-            if seq is not None and seq >= since_seq:
+            if seq is not None and seq >= since_seq and any(
+                    x.path.startswith(inside) for x in a.artifacts):
                 return True
         return False
 
