@@ -261,14 +261,14 @@ def closure(cmds: Sequence[Command], text: str, keep: Iterable[int]) -> Closure:
     Returns:
         A :class:`Closure`: lemmas with a proof to carry, and what cannot be carried (a
         notation, infix, macro or syntax command a landed declaration or its preamble
-        uses, a needed lemma whose proof is ``sorry``).
+        uses, a needed lemma whose proof is ``sorry``, a file's ``axiom`` it uses).
 
     Implements D-9's fidelity for D-10 imports (issue 28: closure).
     """
     kept = set(keep)
     lemmas: set[int] = set()
     missing: list[tuple[str, str]] = []
-    theorems = [c for c in cmds if c.cls == DECL and c.kind in ("theorem", "lemma")
+    theorems = [c for c in cmds if c.cls == DECL and c.kind in ("theorem", "lemma", "axiom")
                 and c.name is not None]
     queue = sorted(kept)
     seen: set[int] = set()
@@ -284,6 +284,9 @@ def closure(cmds: Sequence[Command], text: str, keep: Iterable[int]) -> Closure:
                 continue
             if any(_resolves(r, th, user, opens) for r in refs):
                 seen.add(th.index)
+                if th.kind == "axiom":  # never landed: the gate allows no new axiom (D-4)
+                    missing.append((th.full_name, "an axiom a landed declaration uses"))
+                    continue
                 if _sorry_proof(th, text):
                     why = "a lemma a landed declaration uses, whose proof is sorry"
                     missing.append((th.full_name, why))

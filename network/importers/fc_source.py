@@ -8,11 +8,13 @@ public name here.
 
 from __future__ import annotations
 
+import itertools
 import re
 from dataclasses import dataclass, field
 from typing import Any
 
 from network.errors import LemmataError
+from network.gate.screens import lean_lex
 from network.gate.screens.lean_commands import DECL, PREAMBLE, Command, read_commands
 from network.importers.lean_text import (
     DEF_KEYWORDS,
@@ -170,6 +172,19 @@ def _category(attrs: list[str]) -> tuple[str | None, list[str], list[str]]:
     return category, ams, kept
 
 
+def _code_only(entry: str) -> str:
+    """An attribute entry without its comments (``category research open /- note -/`` →
+    ``category research open``): its code tokens, joined by one space where a comment or
+    a line break stood; the entry as written when it holds no comment (issue 28: a comment
+    read as part of a category dropped an open problem, and a kept attribute's trailing
+    line comment swallowed the rendered ``]``). Text the lexer cannot place is kept as
+    written, for the round trip to refuse."""
+    lexed = lean_lex.lex(entry)
+    if not any(t.kind in ("comment", "doc") for t in lexed.tokens):
+        return entry
+    return " ".join(t.text for t in lexed.code_tokens())
+
+
 def _attributes(attrs: list[str]) -> tuple[str | None, list[str], list[str],
                                            list[dict[str, str]]]:
     """Category, AMS codes, kept attributes and ``formal_proof`` citations of a declaration."""
@@ -178,7 +193,7 @@ def _attributes(attrs: list[str]) -> tuple[str | None, list[str], list[str],
     kept: list[str] = []
     proofs: list[dict[str, str]] = []
     for block in attrs:
-        for entry in _split_attr(block):
+        for entry in map(_code_only, _split_attr(block)):
             head = entry.split(None, 1)
             word, rest = head[0], (head[1] if len(head) > 1 else "")
             if word == "category":
@@ -302,6 +317,12 @@ def parse_problem_file(number: str | None, path: str, data: bytes, *,
         if c.cls == PREAMBLE and not c.in_scoped:
             pf.preamble.append(c)
         elif c.cls == DECL and c.kind in DEF_KEYWORDS | {"coinductive"}:
+            kind = local_attribute(c)
+            if kind is not None:  # in force in this file only (issue 28)
+                why = (f"{c.kind} {c.name or '(anonymous)'} is `{kind}`: in force only in "
+                       "the file that declares it, so in a definitions module it would no "
+                       "longer apply to the statement")
+                pf.unknown.append((c.line, why))
             pf.defs.append(c)
         elif c.kind in THEOREM_KEYWORDS and c.name:
             try:
@@ -310,7 +331,28 @@ def parse_problem_file(number: str | None, path: str, data: bytes, *,
                 pf.others.append((c.full_name, f"could not be read ({exc.code}): {exc.detail}"))
         elif c.cls == DECL:
             pf.others.append((c.full_name, f"{c.kind} not imported"))
+        elif c.kind == "proof_wanted":  # a statement with no proof: accounted for, shown
+            pf.decl_count += 1
+            name = next((t.text for t in c.tokens[1:] if t.kind == "name"), "(unnamed)")
+            pf.others.append((name, "proof_wanted not imported: a statement stated without "
+                              "a proof (Mathlib's command); a curator imports it by hand "
+                              "as a theorem := by sorry"))
     return pf
+
+
+def local_attribute(c: Command) -> str | None:
+    """``local`` or ``scoped`` when a declaration is one (``local instance``, ``scoped
+    notation``) or carries such an attribute (``@[local instance]``, ``@[scoped simp]``):
+    Lean's ``attrKind``, in force only in its file (or while its namespace is open); else
+    None."""
+    for kind in ("local", "scoped"):
+        if kind in c.modifiers:
+            return kind
+    for block in c.attr_tokens:
+        for prev, tok in itertools.pairwise(block):
+            if prev.text in ("@[", ",") and tok.text in ("local", "scoped"):
+                return tok.text
+    return None
 
 
 def _merge_line_comments(notes: list[dict[str, Any]]) -> list[dict[str, Any]]:

@@ -453,7 +453,8 @@ def _plan_file(plan: ImportPlan, view: GraphView, co: Checkout, pf: ProblemFile,
         need = closure(pf.commands, pf.text, landed + [d.index for d in pf.defs])
         if need.missing:
             code = "import-closure-missing" if all(
-                "sorry" in why for _, why in need.missing) else "import-command-unknown"
+                "sorry" in why or "axiom" in why for _, why in need.missing
+            ) else "import-command-unknown"
             raise LemmataError(code, "; ".join(f"`{n}` {why}" for n, why in need.missing[:3]),
                                path=pf.path)
         carried = need.lemmas

@@ -169,10 +169,14 @@ def theorem_parts(cmd: Command, source: str | None = None) -> TheoremParts:
     at = value.start - base
     after = at + len(value.text) if value.text == ":=" else at
     rest = [t.text for t in toks[parts.body + 1:]]
+    # the signature ends with its last code token: a line comment after it (`… = 1 -- the
+    # statement`, then `:= by` on the next line) would swallow what is written after it
+    last = toks[parts.body - 1]
+    sig_end = last.start + len(last.text) - base
     return TheoremParts(
         binders=cmd.text[name_at:colon].strip(),
-        conclusion=cmd.text[colon + 1:at].strip(),
-        signature=cmd.text[:at].rstrip(),
+        conclusion=cmd.text[colon + 1:sig_end].strip(),
+        signature=cmd.text[:sig_end],
         body=cmd.text[after:].strip(),
         sorry_body=value.text == ":=" and rest in (["sorry"], ["by", "sorry"]),
     )

@@ -354,6 +354,8 @@ def _head(seq: _Seq, i: int) -> tuple[int, str] | None:
     if word in COMMAND_KEYWORDS:
         if word == "instance" and j > 0 and _word(items[j - 1]) == "deriving":
             return None
+        if word in ("inductive", "abbrev") and j > 0 and _word(items[j - 1]) == "class":
+            return None  # `class inductive`, `class abbrev`: one command, its keyword `class`
         return j, word
     return None
 
@@ -707,6 +709,14 @@ def _with_comments(text: str, cmds: list[Command], comments: list[Token]) -> lis
     return merged
 
 
+#: terms that bind with a ``:=`` of their own (Lean's ``Term.let``, ``Term.have`` and their
+#: instance forms ``letI``/``haveI``; ``let rec`` starts with ``let``)
+BINDING_TERMS = frozenset({"let", "have", "letI", "haveI"})
+#: terms whose ``| pattern => value`` alternatives extend greedily (``Term.match``,
+#: ``Term.fun`` with ``matchAlts``)
+ALTERNATIVE_TERMS = frozenset({"match", "fun", "λ"})
+
+
 @dataclass(frozen=True)
 class DeclParts:
     """Where a declaration's parts are, as indices into its :attr:`Command.tokens`.
@@ -755,13 +765,26 @@ def declaration_parts(cmd: Command, text: str) -> DeclParts:
     if cmd.name is not None and j < len(toks):
         j = name_end(toks, j)
     end_of_name, colon, body, depth = j, -1, len(toks), 0
+    # in the type, a depth-0 `let`/`have` takes the next `:=` as its own (Term.let,
+    # Term.have: `∀ n, let m := n + 1; n < m`), and after a depth-0 `match` or `fun` every
+    # `|` is one more of its alternatives (Term.matchAlts extends greedily), never the
+    # start of equations (issue 28: erdos_1105.parts.ii's `let ℓ := …` in its type)
+    pending, alternatives = 0, False
     while j < len(toks):
         t = toks[j]
         if depth == 0:
+            word = _word(t)
             if colon < 0 and t.text == ":":
                 colon = j
-            elif t.text in (":=", "where") or (t.text == "|" and _line_first(text, t) and (
-                    j == 0 or _complete(toks[j - 1]) or toks[j - 1].text == ":=")):
+            elif colon >= 0 and word in BINDING_TERMS:
+                pending += 1
+            elif colon >= 0 and word in ALTERNATIVE_TERMS:
+                alternatives = True
+            elif t.text == ":=" and pending:
+                pending -= 1
+            elif t.text in (":=", "where") or (
+                    t.text == "|" and not alternatives and _line_first(text, t) and (
+                        j == 0 or _complete(toks[j - 1]) or toks[j - 1].text == ":=")):
                 body = j
                 break
         depth += _delta(t)

@@ -408,8 +408,10 @@ def _check_regions(text: str, tokens: list[Token], ambiguities: list[tuple[int, 
             i += 1
             continue
         j = i
-        while (not tok.text.startswith("--") and j + 1 < len(tokens)
-               and tokens[j + 1].kind == tok.kind and not tokens[j + 1].text.startswith("--")):
+        # a line comment is a region of its own; a string's pieces never are (`"--"`)
+        line_comment = tok.kind == "comment" and tok.text.startswith("--")
+        while (not line_comment and j + 1 < len(tokens) and tokens[j + 1].kind == tok.kind
+               and not (tok.kind == "comment" and tokens[j + 1].text.startswith("--"))):
             j += 1
         region = text[tok.start:tokens[j].start + len(tokens[j].text)]
         if tok.kind == "comment" and region.startswith("--"):
