@@ -19,9 +19,9 @@ sys.path.insert(0, str(Path(__file__).parent))
 from gate_scenarios import REFUTATION_BAD, S_BAD, S_EMPTY, VACUITY_EMPTY
 
 from network.gate import repin_branch as rb
-from network.gate.artifacts import repin_problem
 from network.gate.lean.toolchain import MissingToolchain
 from network.gate.repin import drift_report
+from network.gate.repin_spec import repin_problem
 from network.gate.sandbox.sandbox import Sandbox
 from network.record import models as m
 from tests.graphs import git_commit

@@ -42,11 +42,12 @@ from standin import RecordedToolchain
 from network.cli import main
 from network.errors import LemmataError
 from network.gate import repin_branch as rb
-from network.gate.artifacts import Kind, repin_problem
+from network.gate.artifacts import Kind
 from network.gate.lean import kernels as K
 from network.gate.lean.kernels import SoundnessRecord
 from network.gate.lean.toolchain import MissingToolchain, Toolchain
 from network.gate.repin import DriftReport, drift_report, screen_checks
+from network.gate.repin_spec import repin_problem
 from network.gate.run import run_gate
 from network.gate.sandbox.sandbox import Sandbox
 from network.record import models as m

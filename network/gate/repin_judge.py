@@ -3,7 +3,7 @@
 D-9 Detail: screens re-run whenever the Mathlib pin moves).
 
 A re-pin (:data:`~network.gate.artifacts.Kind.REPIN`, classified by
-:func:`~network.gate.artifacts.repin_problem`) changes one file, a target's
+:func:`~network.gate.repin_spec.repin_problem`) changes one file, a target's
 ``gate-spec.json``, and only its pins. Nothing of the contributor's is built: what the gate
 must show is that the record means under the new pin what it meant under the old one. So
 :func:`judge_repin` runs, in order:

@@ -334,9 +334,9 @@ def parse_problem_file(number: str | None, path: str, data: bytes, *,
         elif c.kind == "proof_wanted":  # a statement with no proof: accounted for, shown
             pf.decl_count += 1
             name = next((t.text for t in c.tokens[1:] if t.kind == "name"), "(unnamed)")
-            pf.others.append((name, "proof_wanted not imported: a statement stated without "
-                              "a proof (Mathlib's command); a curator imports it by hand "
-                              "as a theorem := by sorry"))
+            why = ("proof_wanted not imported: a statement stated without a proof "
+                   "(Mathlib's command); a curator imports it by hand as a theorem := by sorry")
+            pf.others.append((name, why))
     return pf
 
 
