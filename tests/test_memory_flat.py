@@ -106,7 +106,7 @@ def test_info_publishes_the_cache_bounds(api: Api) -> None:
         "gzip": {"max_entries": transport.CACHE_ENTRIES, "max_bytes": transport.CACHE_BYTES},
         "frontier": {"max_entries": frontier_cache.MAX_ENTRIES,
                      "max_bytes": frontier_cache.MAX_BYTES},
-        "sqlite": {"max_entries": 8, "max_bytes": 8 * 256 * 1024}}
+        "sqlite": {"max_entries": 8, "max_bytes": 8 * 512 * 1024}}
 
 
 def test_each_sqlite_connection_keeps_a_bounded_page_cache(api: Api) -> None:
@@ -118,7 +118,7 @@ def test_each_sqlite_connection_keeps_a_bounded_page_cache(api: Api) -> None:
 
     with api.svc.engine.connect() as conn:
         size = conn.execute(text("PRAGMA cache_size")).scalar_one()
-    assert size == -db.SQLITE_CACHE_KIB == -256
+    assert size == -db.SQLITE_CACHE_KIB == -512
 
 
 def _buckets(api: Api) -> list[tuple[str, int]]:
