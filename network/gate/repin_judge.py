@@ -47,13 +47,14 @@ define("repin-drift", 4, 422,
        "of the drifting statement, D-8). Nothing merged is rewritten by a re-pin.")
 
 
-def new_spec_of(ctx: _Ctx, art: Artifact) -> m.GateSpec | None:
-    """The gate-spec the re-pin's head holds (classification validated it), or None when
-    its change cannot be found."""
+def new_spec_of(ctx: _Ctx, art: Artifact) -> tuple[m.GateSpec, str] | None:
+    """The gate-spec the re-pin's head holds (classification validated it) and the SHA-256
+    of its bytes, or None when its change cannot be found."""
     change = next((c for c in ctx.diff.changes if c.path == art.main and c.new_id), None)
     if change is None:
         return None
-    return m.GateSpec.model_validate(parse_document(art.main, ctx.diff.new_bytes(change)))
+    data = ctx.diff.new_bytes(change)
+    return m.GateSpec.model_validate(parse_document(art.main, data)), sha256_hex(data)
 
 
 def judge_repin(ctx: _Ctx, run: _Run, step1_diff: list[Diagnostic],
@@ -73,13 +74,12 @@ def judge_repin(ctx: _Ctx, run: _Run, step1_diff: list[Diagnostic],
     """
     art = run.art
     ok2 = run.add(StepResult.from_findings(2, step2_findings))
-    spec = new_spec_of(ctx, art)
-    if spec is None:
+    run.judged_spec = new_spec_of(ctx, art)
+    if run.judged_spec is None:
         run.add(_fail(2, "path-not-permitted", "the re-pin's gate-spec.json is not in the "
                       "pull request's head", art.main))
         return run
-    change = next(c for c in ctx.diff.changes if c.path == art.main)
-    run.judged_spec = (spec, sha256_hex(ctx.diff.new_bytes(change)))
+    spec = run.judged_spec[0]
     unsound = known_unsound_result(spec)
     if unsound is not None:  # the new pin must be one no listed bug fools (issue 37)
         run.add(unsound)

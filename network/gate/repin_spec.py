@@ -20,22 +20,28 @@ from network.record.read.parse import parse_document
 REPIN_FIELDS = ("lean_toolchain", "mathlib.rev", "packages[].rev")
 
 
+class _DuplicateKey(ValueError):
+    """A JSON object writes one key twice (``args[0]``: the key)."""
+
+
+def _no_duplicates(pairs: list[tuple[str, object]]) -> dict[str, object]:
+    keys = [k for k, _ in pairs]
+    if len(set(keys)) != len(keys):
+        raise _DuplicateKey(min({k for k in keys if keys.count(k) > 1}))
+    return dict(pairs)
+
+
 def repin_problem(path: str, old: bytes, new: bytes) -> str | None:
     """Why a change of ``targets/<T>/gate-spec.json`` from ``old`` to ``new`` bytes is not a
     re-pin, or None when it is one (issue 37 "re-pin, the way out"): both valid gate-spec/v1
     records, the new one differing from the old only in :data:`REPIN_FIELDS` (the same
     packages, by name and URL, in the same order) and in at least one of them."""
-    def no_duplicates(pairs: list[tuple[str, object]]) -> dict[str, object]:
-        keys = [k for k, _ in pairs]
-        if len(set(keys)) != len(keys):
-            raise ValueError(min({k for k in keys if keys.count(k) > 1}))
-        return dict(pairs)
-
     try:  # a key written twice reads as its last in Python and its first elsewhere
-        json.loads(new.decode("utf-8-sig"), object_pairs_hook=no_duplicates)
-    except ValueError as exc:
-        if exc.__class__ is ValueError:  # not a JSONDecodeError: the record reader says
-            return f"the new gate-spec writes the key {exc.args[0]!r} twice"
+        json.loads(new.decode("utf-8-sig"), object_pairs_hook=_no_duplicates)
+    except _DuplicateKey as exc:
+        return f"the new gate-spec writes the key {exc.args[0]!r} twice"
+    except ValueError:
+        pass  # not JSON, or not UTF-8: the record reader below says which
     old_spec, _ = parse_record(path, old, m.GateSpec)
     new_spec, problems = parse_record(path, new, m.GateSpec)
     if old_spec is None:

@@ -35,6 +35,7 @@ from network.gate.screens.lean_commands import (
     name_end,
 )
 from network.gate.screens.lean_lex import Token
+from network.importers.lean_text import SORRY_VALUES
 
 define("import-closure-missing", None, 422,
        "A declaration the import would land refers to a lemma of its file whose proof is "
@@ -312,4 +313,4 @@ def closure(cmds: Sequence[Command], text: str, keep: Iterable[int]) -> Closure:
 def _sorry_proof(cmd: Command, text: str) -> bool:
     parts = declaration_parts(cmd, text)
     rest = [t.text for t in cmd.tokens[parts.body:]]
-    return rest in ([":=", "sorry"], [":=", "by", "sorry"]) or "sorry" in rest
+    return rest in SORRY_VALUES or "sorry" in rest

@@ -39,6 +39,7 @@ from network.gate.screens.lean_commands import (
 )
 from network.gate.screens.lean_lex import Token
 from network.importers.fc_project import attribute_entries, effective_preamble
+from network.importers.lean_text import SORRY_VALUES
 
 define("import-round-trip-differs", None, 422,
        "A file the import would land does not say what its source says: read back without "
@@ -88,10 +89,6 @@ def _match(source: ReadFile, landed: Command) -> Command | None:
                 _decl_tokens(c)[1] == _decl_tokens(landed)[1]:
             return c
     return None
-
-
-#: the proofs an upstream statement is stated with (``:= by sorry``, ``:= sorry``)
-SORRY_VALUES = ([":=", "by", "sorry"], [":=", "sorry"])
 
 
 def _body_differs(src: Command, src_text: str, got: Command, got_text: str,

@@ -115,6 +115,10 @@ def commands(text: str) -> list[Command]:
     return read_commands(text).commands
 
 
+#: the values a statement is stated with, as code tokens (``:= sorry``, ``:= by sorry``)
+SORRY_VALUES = ([":=", "sorry"], [":=", "by", "sorry"])
+
+
 @dataclass(frozen=True)
 class TheoremParts:
     """A theorem split at its top-level ``:`` and its value.
@@ -178,7 +182,7 @@ def theorem_parts(cmd: Command, source: str | None = None) -> TheoremParts:
         conclusion=cmd.text[colon + 1:sig_end].strip(),
         signature=cmd.text[:sig_end],
         body=cmd.text[after:].strip(),
-        sorry_body=value.text == ":=" and rest in (["sorry"], ["by", "sorry"]),
+        sorry_body=[value.text, *rest] in SORRY_VALUES,
     )
 
 

@@ -76,7 +76,8 @@ def package_imports(graph: Path, specs: Mapping[str, GateSpec]) -> dict[str, lis
             for mod in import_lines(path.read_text("utf-8", errors="replace")):
                 parts = mod.split(".")
                 if (parts[0] in CORE_MODULE_ROOTS or parts[0] == GRAPH_MODULE_ROOT
-                        or (parts[0] == "Mathlib" and spec.mathlib is not None) or not all(_COMPONENT.fullmatch(c) for c in parts)):
+                        or (parts[0] == "Mathlib" and spec.mathlib is not None)
+                        or not all(_COMPONENT.fullmatch(c) for c in parts)):
                     continue
                 mods.add(mod)
     return {key: sorted(mods) for key, mods in out.items()}
