@@ -187,6 +187,45 @@ def defs_module_name(target: str, stem: str) -> str:
     return ".".join(["Lemmata", lean_component(target), "Defs", lean_component(stem)])
 
 
+def review_module_name(target: str, review_path: str) -> str:
+    """The Lean module of a review's candidate or exhibit (D-9 v3.39): for
+    ``targets/<t>/review/candidates/<stem>.lean`` (or its ``.yaml`` record),
+    ``Lemmata.<t>.Review.Candidates.«<stem>»``; exhibits under ``Review.Exhibits``. A
+    node id is lower case, so ``Review`` never meets a node's module.
+
+    Raises:
+        LemmataError: ``bad-target-id``; ``bad-node-id`` when the path is no candidate or
+            exhibit of ``target``'s review.
+    """
+    folder, stem = _review_parts(target, review_path)
+    return ".".join(["Lemmata", lean_component(target), "Review", folder.capitalize(),
+                     lean_component(stem)])
+
+
+def review_module_path(target: str, review_path: str) -> PurePosixPath:
+    """Where lake expects that module's source: ``Lemmata/<t>/Review/Candidates/<stem>.lean``.
+
+    Raises:
+        LemmataError: as :func:`review_module_name`.
+    """
+    folder, stem = _review_parts(target, review_path)
+    return PurePosixPath("Lemmata") / target / "Review" / folder.capitalize() / f"{stem}.lean"
+
+
+def _review_parts(target: str, review_path: str) -> tuple[str, str]:
+    check_target_id(target)
+    parts = review_path.split("/")
+    if (len(parts) != 5 or parts[:3] != ["targets", target, "review"]
+            or parts[3] not in ("candidates", "exhibits")
+            or not _REVIEW_STEM_RE.fullmatch(parts[4])):
+        raise LemmataError("bad-node-id", f"{review_path!r} is no candidate or exhibit of "
+                           f"{target}'s review")
+    return parts[3], parts[4].rsplit(".", 1)[0]
+
+
+_REVIEW_STEM_RE = re.compile(r"[0-9]{8}T[0-9]{6}Z(?:\.[0-9a-f]{8})?-[A-Za-z0-9][A-Za-z0-9_.-]{0,38}"
+                             r"\.(?:yaml|lean)")
+
 SUBMISSION_ID_RE = re.compile(r"sub-[0-9a-f]{20}")
 """The one form of a submission id on every path (issue 35, item 7): ``sub-`` and 20 hex
 digits, for proofs, record writes and plain-git pushes alike."""

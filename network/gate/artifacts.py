@@ -150,6 +150,15 @@ class Kind(StrEnum):
     CURATORS = "curators"
     CORRECTION = "correction"
     REPIN = "repin"
+    # D-9 v3.39: the formalization review (network/gate/records/review_rules.py; the Lean
+    # of a candidate or exhibit is judged by network/gate/review_judge.py)
+    REVIEW_OPENING = "review-opening"
+    REVIEW_CANDIDATE = "review-candidate"
+    REVIEW_EXHIBIT = "review-exhibit"
+    REVIEW_ATTEMPT = "review-attempt"
+    REVIEW_QUESTION = "review-question"
+    REVIEW_ANSWER = "review-answer"
+    REVIEW_SIGNATURE = "review-signature"
 
 
 Role = str  # "contributor", "steward", "curator"
@@ -228,7 +237,18 @@ STEP_PLAN: dict[Kind, KindPlan] = {
     # authors); judged by network.gate.repin_judge, which re-elaborates every merged file
     # under the new pin
     Kind.REPIN: KindPlan((1, 2, 4), False, _CURATORS),
+    # D-9 v3.39: who may open, answer or sign is the review's rule (review_rules.py); a
+    # candidate's statement and an exhibit's proof are built and checked in Lean
+    Kind.REVIEW_OPENING: KindPlan(_RECORD_STEPS, False, _STEWARDS),
+    Kind.REVIEW_CANDIDATE: KindPlan((1, 2, 3, 4), False, _ANYONE),
+    Kind.REVIEW_EXHIBIT: KindPlan((1, 2, 3, 4, 5), False, _ANYONE),
+    Kind.REVIEW_ATTEMPT: KindPlan(_RECORD_STEPS, False, _ANYONE),
+    Kind.REVIEW_QUESTION: KindPlan(_RECORD_STEPS, False, _ANYONE),
+    Kind.REVIEW_ANSWER: KindPlan(_RECORD_STEPS, False, _ANYONE),
+    Kind.REVIEW_SIGNATURE: KindPlan(_RECORD_STEPS, False, _ANYONE),
 }
+#: the review's kinds whose Lean the gate builds (network/gate/review_judge.py)
+REVIEW_LEAN_KINDS = frozenset({Kind.REVIEW_CANDIDATE, Kind.REVIEW_EXHIBIT})
 
 # Node subfolders holding one record kind each, appended as <ts>-<pseudonym>.yaml.
 _NODE_RECORD_KINDS: dict[str, Kind] = {
@@ -290,6 +310,13 @@ RECORD_MODELS: dict[Kind, type[m.Record]] = {
     Kind.STEWARD_ACT: m.StewardAct,
     Kind.CURATORS: m.Curators,
     Kind.CORRECTION: m.Correction,
+    Kind.REVIEW_OPENING: m.ReviewOpening,
+    Kind.REVIEW_CANDIDATE: m.ReviewCandidate,
+    Kind.REVIEW_EXHIBIT: m.ReviewExhibit,
+    Kind.REVIEW_ATTEMPT: m.ReviewAttempt,
+    Kind.REVIEW_QUESTION: m.ReviewQuestion,
+    Kind.REVIEW_ANSWER: m.ReviewAnswer,
+    Kind.REVIEW_SIGNATURE: m.ReviewSignature,
 }
 """The record model each record-only kind's file holds (D-34: one schema kind each)."""
 
@@ -541,6 +568,10 @@ def _classify_target_path(ch: Change, parts: list[str], tid: str, add: _Add,
     if (len(parts) == 5 and parts[2] == "panel" and parts[3] in _PANEL_RECORD_KINDS
             and RECORD_FILE_RE.fullmatch(parts[4])):
         add(_PANEL_RECORD_KINDS[parts[3]], tid, None, p, True)
+        return
+    row = layout.match(p) if parts[2] == "review" else None
+    if row is not None:  # D-9 v3.39: a review act (review_rules.py), its Lean beside it
+        add(Kind(row[0].kind), tid, None, p, p.endswith(".yaml"))
         return
     step2.append(Diagnostic("path-not-permitted", "no artifact may add this file", p))
 

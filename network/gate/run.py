@@ -73,12 +73,13 @@ from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
 
 from network import ids
 from network.errors import LemmataError, define
-from network.gate.artifacts import Artifact, Kind
+from network.gate.artifacts import REVIEW_LEAN_KINDS, Artifact, Kind
 from network.gate.diff import diff_commits
 from network.gate.disclosure import declared_in_files
 from network.gate.disclosure import resolve as resolve_disclosure
 from network.gate.repin_judge import judge_repin
 from network.gate.result import Diagnostic, StepResult
+from network.gate.review_judge import judge_review_lean
 from network.gate.sandbox.sandbox import SandboxRunner
 from network.gate.sandbox.scratch import scratch_base
 from network.gate.steps.context import (
@@ -189,6 +190,8 @@ def _judge(ctx: _Ctx, art: Artifact, step1_diff: list[Diagnostic],
     spec, spec_sha = t.gate_spec, t.gate_spec_sha256
     if art.kind is Kind.REPIN:  # issue 37: the record re-elaborated under the new pin
         return judge_repin(ctx, run, step1_diff, step2_findings)
+    if art.kind in REVIEW_LEAN_KINDS:  # D-9 v3.39: a candidate's or exhibit's Lean
+        return judge_review_lean(ctx, run, step1_diff, step2_findings)
     if not builds:  # record-only kinds: schema, signature and role checks (ruling 6)
         run.add(StepResult.from_findings(2, step1_diff + step2_findings))
         return run

@@ -128,6 +128,16 @@ PATH_TABLE: tuple[PathRule, ...] = (
     _rec(_T + "panel/votes/<ts>-<pseudonym>.yaml", "steward", "vote"),
     _rec(_T + "writeups/<ts>-<pseudonym>.yaml", "contributor", "writeup"),
     _rec(_T + "steward-acts/<ts>-<pseudonym>.yaml", "contributor", "steward-act"),
+    # D-9 v3.39: the formalization review (docs/review.md)
+    _rec(_T + "review/openings/<ts>-<pseudonym>.yaml", "steward", "review-opening"),
+    _rec(_T + "review/candidates/<ts>-<pseudonym>.yaml", "contributor", "review-candidate"),
+    PathRule(_T + "review/candidates/<ts>-<pseudonym>.lean", "contributor", "review-candidate"),
+    _rec(_T + "review/exhibits/<ts>-<pseudonym>.yaml", "contributor", "review-exhibit"),
+    PathRule(_T + "review/exhibits/<ts>-<pseudonym>.lean", "contributor", "review-exhibit"),
+    _rec(_T + "review/attempts/<ts>-<pseudonym>.yaml", "contributor", "review-attempt"),
+    _rec(_T + "review/questions/<ts>-<pseudonym>.yaml", "contributor", "review-question"),
+    _rec(_T + "review/answers/<ts>-<pseudonym>.yaml", "steward", "review-answer"),
+    _rec(_T + "review/signatures/<ts>-<pseudonym>.yaml", "contributor", "review-signature"),
     _rec(_T + "graph.json", "product"),
     # a node
     _rec(_N + "META.yaml", "contributor", "variant"),

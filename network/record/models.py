@@ -68,6 +68,8 @@ from network.record.node_models import Withdrawal as Withdrawal  # noqa: PLC0414
 from network.record.node_models import Words as Words  # noqa: PLC0414
 from network.record.node_models import Writeup as Writeup  # noqa: PLC0414
 from network.record.node_models import WriteupEvent as WriteupEvent  # noqa: PLC0414
+from network.record.review_models import *
+from network.record.review_models import REVIEW_KINDS
 from network.signing import PublicKey as PublicKey  # noqa: PLC0414 (re-exported)
 from network.signing import Signature as Signature  # noqa: PLC0414 (re-exported)
 
@@ -780,7 +782,7 @@ ALL_KINDS: tuple[type[Record], ...] = (
     TargetStatusRecord, Steward, Approach, ApproachV2, Registration, Meta, Postmortem, Annex,
     Literature, Gloss, Explainer, Withdrawal, ProposedFor, Shelving, Pertinence, Waiver, Defect,
     Dispute, RevisionRequest, Closure, Approval, Motion, Vote, Writeup, ProofReview,
-    Outline,
+    Outline, *REVIEW_KINDS,
 )
 KIND_BY_SCHEMA: dict[str, type[Record]] = {k.SCHEMA_KIND: k for k in ALL_KINDS}
 #: the versions one place of the record reads, keyed by the kind a reader names for it: a

@@ -418,6 +418,20 @@ def _files(*fields: str) -> Callable[[ReferenceIndex, RecordDoc], None]:
     return check
 
 
+def _file_lists(*fields: str) -> Callable[[ReferenceIndex, RecordDoc], None]:
+    def check(c: ReferenceIndex, doc: RecordDoc) -> None:
+        for fld in fields:
+            value = doc.obj.get(fld)
+            for i, path in enumerate(value if isinstance(value, list) else []):
+                c.file(doc, f"{fld}.{i}", path)
+    return check
+
+
+def _review_question(c: ReferenceIndex, doc: RecordDoc) -> None:
+    _files("raised_by")(c, doc)
+    _file_lists("candidates")(c, doc)
+
+
 def _nodes_here(*fields: str) -> Callable[[ReferenceIndex, RecordDoc], None]:
     def check(c: ReferenceIndex, doc: RecordDoc) -> None:
         t = c.target_of(doc)
@@ -462,4 +476,10 @@ _REFERENCE_CHECKS: dict[str, Callable[[ReferenceIndex, RecordDoc], None]] = {
     "shelving/v1": _shelving,
     "pertinence/v1": _nodes_here("variant"),
     "proof-review/v1": _files("attestation"),
+    # D-9 v3.39: the review's records name its candidates, questions and exhibits
+    "review-exhibit/v1": _files("candidate", "other"),
+    "review-attempt/v1": _files("candidate", "other"),
+    "review-question/v1": _review_question,
+    "review-answer/v1": _files("question"),
+    "review-signature/v1": _file_lists("cluster"),
 }

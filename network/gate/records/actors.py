@@ -39,6 +39,7 @@ from network.gate.artifacts import Artifact, Kind, record_model
 from network.gate.diff import Change, Diff
 from network.gate.records import pertinence as pertinence_rules
 from network.gate.records.proof_reviews import review_findings
+from network.gate.records.review_rules import record_findings as review_record_findings
 from network.gate.records.role_records import correction_findings, steward_act_findings
 from network.gate.records.shelving import shelving_findings
 from network.gate.result import Diagnostic
@@ -99,6 +100,7 @@ ACTOR_FIELDS: dict[type[m.Record], tuple[str, ...]] = {
     m.Identity: ("pseudonym",),
     m.DisplayName: ("pseudonym",),
     m.Correction: ("by",),
+    **{model: ("by",) for model in m.REVIEW_KINDS},  # D-9 v3.39
 }
 """Each submittable record model's fields that name who acted. A steward record's
 ``pseudonym`` names the steward it admits, not the filer; its signature binds it instead."""
@@ -191,7 +193,7 @@ def actor_findings(diff: Diff, base: Graph, artifacts: Iterable[Artifact],
                 value = getattr(rec, fld, None)
                 if value is not None:
                     findings.extend(_bound(fld, value, submitter, path))
-            findings.extend(_role_findings(base, art, path, rec, submitter))
+            findings.extend(_role_findings(base, diff, art, path, rec, submitter))
             if isinstance(rec, (m.Motion, m.Vote, m.Writeup, m.Approval)):
                 batch.append((path, rec, art.target))
             if isinstance(rec, m.Pertinence):  # D-30 v3.12: one act per variant+sentence
@@ -217,7 +219,7 @@ def _bound(field: str, value: str, submitter: str | None, path: str) -> list[Dia
     return []
 
 
-def _role_findings(base: Graph, art: Artifact, path: str, rec: m.Record,
+def _role_findings(base: Graph, diff: Diff, art: Artifact, path: str, rec: m.Record,
                    submitter: str | None) -> list[Diagnostic]:
     if isinstance(rec, m.Identity):
         return _identity_findings(base, path, rec)
@@ -248,6 +250,8 @@ def _role_findings(base: Graph, art: Artifact, path: str, rec: m.Record,
                 return [Diagnostic(exc.code, f"{what}: {exc.detail}", path)]
         return []
 
+    if isinstance(rec, m.REVIEW_KINDS):  # D-9 v3.39: the review's own rules
+        return review_record_findings(base, diff, art, path, rec, now)
     if isinstance(rec, m.Steward):
         return judge(rec, rec.signature, frozenset({rec.pseudonym, *cur}),
                      lambda who, _d: who == rec.pseudonym or who in cur, rec.since,

@@ -565,7 +565,8 @@ def identifier_findings(text: str, path: str) -> list[Diagnostic]:
 #: witnesses
 _STATEMENT_TEMPLATES = ("Statement.lean", "Witness.lean", "Relation.lean",
                         "defs/<Stem>.lean", "-partial.lean", "-partial.h<k>.witness.lean",
-                        "-reduction.lean", "-reduction.h<k>.witness.lean")
+                        "-reduction.lean", "-reduction.h<k>.witness.lean",
+                        "review/candidates/<ts>-<pseudonym>.lean")
 
 
 @lru_cache(maxsize=1)
@@ -578,7 +579,8 @@ def statement_bearing(path: str) -> bool:
     """Whether the graph path ``path`` holds a statement a person reads as a claim (the
     identifier rules of :func:`identifier_findings` apply to it): a node's
     ``Statement.lean``, ``Witness.lean``, ``Relation.lean``, a target's ``defs/*.lean``, an
-    attempt's ``partial.lean``/``reduction.lean`` and their ``h<k>.witness.lean``; not a
+    attempt's ``partial.lean``/``reduction.lean`` and their ``h<k>.witness.lean``, a
+    review's candidate statement (D-9 v3.39); not a
     proof, a refutation, a vacuity proof or an alternate (the kernel checks those against
     the statement, whatever their names read as)."""
     row = layout.match(path)

@@ -36,6 +36,7 @@ from network.gate.diff import Diff
 from network.gate.records import dormancy_gate
 from network.gate.records.actors import ValidRecords, actor_findings
 from network.gate.records.references import reference_findings
+from network.gate.records.review_rules import shape_findings as review_shape_findings
 from network.gate.records.role_records import curators_findings, steward_batch_findings
 from network.gate.result import Diagnostic, StepResult
 from network.gate.screens.unicode_screen import (
@@ -289,6 +290,7 @@ def run_steps_1_2(diff: Diff, base: Graph, submitter: str | None,
     findings.extend(actors)
     findings.extend(curators_findings(diff, base, c.artifacts, submitter))  # D-22 v3.33
     findings.extend(steward_batch_findings(c.artifacts))  # D-32 v3.34
+    findings.extend(review_shape_findings(diff, c.artifacts))  # D-9 v3.39
     findings.extend(reference_findings(diff, base, c.artifacts, c.oversized, actors,
                                        records))
     step1 = StepResult.from_findings(1, c.step1)

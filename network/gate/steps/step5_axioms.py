@@ -14,7 +14,7 @@ from network.gate.steps.context import _ROUTES, _Ctx, _fail, _Run
 from network.record import models as m
 
 
-def _step5(ctx: _Ctx, run: _Run, spec: m.GateSpec, meta: m.Meta) -> StepResult:
+def _step5(ctx: _Ctx, run: _Run, spec: m.GateSpec, meta: m.Meta | None = None) -> StepResult:
     """Step 5 (D-4, v3.27; issue 10): the axioms of the declaration under check, read from
     its own result row (never another row of the report). ``sorryAx`` only where a route
     has holes; compiler-trusting axioms only under a signed waiver; every other axiom must

@@ -52,6 +52,11 @@ def step9_basis(base: Graph, art: Artifact, submitter: str | None,
     """Step 9's recorded basis and whether the run is held (D-4 v3.11/v3.13/v3.15/v3.20,
     D-9 v3.39; ruling 5).
 
+    A root vouched for by a completed formalization review records the review's opening
+    as its certificate; while a held review (a steward's or curator's opening) is not
+    complete, an artifact that would settle the root waits on it whatever reviews the
+    proof: D-9 v3.39, where a background review never holds.
+
     An artifact that would settle a target whose root is a question (a proof of a
     resolving variant that fills the answer) always waits on a non-author's review, even
     on a calibration target (issue 12).
@@ -77,12 +82,19 @@ def step9_basis(base: Graph, art: Artifact, submitter: str | None,
         return m.Step9(basis="alternate"), False
     if not settles_target(base, art):
         return m.Step9(basis="intermediate"), False
+    formal = derive.review_state(base, art.target)
     if derive.root_vouched(base, art.target):
         if rec.fidelity.grade in derive.GRADES_VOUCHING:
             return m.Step9(basis="certificate", certificate=rec.fidelity.certificate), False
         if rec.fidelity.catalog_evidence_points >= derive.CATALOG_EVIDENCE_POINTS:
             return m.Step9(basis="catalog-evidence"), False
+        if formal is not None and formal.vouches:  # D-9 v3.39: the review is the certificate
+            return m.Step9(basis="certificate", certificate=formal.opening), False
         return m.Step9(basis="certificate"), False
+    if formal is not None and formal.held:
+        # D-9 v3.39: a review a steward or curator opened holds the settling merge until it
+        # is complete and signed; one person's review of the proof no longer stands for it
+        return m.Step9(basis="awaiting-review"), True
     if review is not None and review.approved and review.reviewer != submitter:
         return m.Step9(basis="review", reviewer=review.reviewer), False
     return m.Step9(basis="awaiting-review"), True

@@ -39,7 +39,7 @@ interface and the modules are where to read:
   root's vouching, a target's status);
 * ``roles``: the clock, merged and withdrawn paths, who holds a role;
 * ``status``: node status, flags, questions, :func:`claimable`;
-* ``targets``: target status and root vouching;
+* ``targets``: target status, root vouching and the formalization review;
 * ``labels``: node labels and route approaches; ``literature``: literature status;
   ``shelving``: what a shelving may reach;
 * ``frontier_view``: attempt facts, ``ready_since``, the frontier;
@@ -63,6 +63,8 @@ from network.record.derive._common import (
     GRADES_VOUCHING,
     PRODUCT_SET_CAP,
     PROOF_KINDS,
+    REVIEW_GRADES,
+    REVIEW_VOUCHING,
     ROUTE_KINDS,
     SET_ENUMERATION_CAP,
     STATUSES,
@@ -70,6 +72,11 @@ from network.record.derive._common import (
     Label,
     NodeFlags,
     NodeState,
+    ReviewCandidateView,
+    ReviewDirection,
+    ReviewQuestionView,
+    ReviewSignatureView,
+    ReviewState,
     TargetStatus,
     norm_date,
 )
@@ -77,7 +84,6 @@ from network.record.derive._index import _Index as _Index
 from network.record.derive._index import _ix as _ix
 from network.record.derive._index import attestation_targets, carry_index, index_if_built
 from network.record.derive._shared import (
-    completed_review_vouches,
     root_vouched_ix,
     target_status_ix,
 )
@@ -102,6 +108,7 @@ from network.record.derive.graph_json import (
     graph_view,
     node_view,
     nodes_of,
+    review_view,
     target_closures,
     target_edges,
     target_proofs,
@@ -139,7 +146,12 @@ from network.record.derive.site_views import (
     route_class_histogram,
 )
 from network.record.derive.status import claimable, is_question, node_flags, node_state, node_status
-from network.record.derive.targets import root_vouched, target_status
+from network.record.derive.targets import (
+    completed_review_vouches,
+    review_state,
+    root_vouched,
+    target_status,
+)
 
 __all__ = [
     "BANNER_KINDS",
@@ -149,6 +161,8 @@ __all__ = [
     "GRADES_VOUCHING",
     "PRODUCT_SET_CAP",
     "PROOF_KINDS",
+    "REVIEW_GRADES",
+    "REVIEW_VOUCHING",
     "ROUTE_KINDS",
     "SET_ENUMERATION_CAP",
     "STATUSES",
@@ -158,6 +172,11 @@ __all__ = [
     "Label",
     "NodeFlags",
     "NodeState",
+    "ReviewCandidateView",
+    "ReviewDirection",
+    "ReviewQuestionView",
+    "ReviewSignatureView",
+    "ReviewState",
     "ShelvingReach",
     "TargetStatus",
     "approach_views",
@@ -198,6 +217,8 @@ __all__ = [
     "ready_since",
     "record_events",
     "registrations",
+    "review_state",
+    "review_view",
     "root_vouched",
     "root_vouched_ix",
     "route_alive",

@@ -213,6 +213,7 @@ class IndexView(Protocol):
     _facts: dict[tuple[str, str], tuple[int, list[str], list[tuple[str, int]]]]
     _ready: dict[tuple[str, str], str | None]
     _target_status: dict[str, TargetStatus]
+    _reviews: dict[str, ReviewState | None]
 
     def approved(self, tid: str, rec: m.Words) -> list[m.Signature]: ...
     def closure_holds(self, tid: str, rec: m.Closure) -> bool: ...
@@ -224,6 +225,9 @@ class IndexView(Protocol):
     def disputed(self, tid: str, nid: str) -> bool: ...
     def file_merged(self, n: Node, name: str) -> bool: ...
     def has(self, tid: str, nid: str) -> bool: ...
+    def holds_role(self, tid: str, who: str, date: str, *, stewards: bool = True,
+                   curators: bool = True) -> bool: ...
+    def is_merged(self, path: str, sha256: str) -> bool: ...
     def is_root(self, tid: str, nid: str) -> bool: ...
     def node(self, tid: str, nid: str) -> Node: ...
     def own_routes(self, n: Node) -> list[str]: ...
@@ -235,5 +239,130 @@ class IndexView(Protocol):
     def route_holes(self, tid: str, route: str) -> list[str]: ...
     def route_retired(self, tid: str, route: str) -> bool: ...
     def shelved(self, tid: str, nid: str) -> bool: ...
+    def signature_verifies(self, body: Any, sig: m.Signature | None, signer: str,
+                           at_date: str) -> bool: ...
     def status(self, tid: str, nid: str) -> str: ...
     def valid_closure(self, tid: str, nid: str, verdict: str) -> str | None: ...
+
+
+# --- the formalization review (D-9 v3.39) ------------------------------------------------
+
+REVIEW_GRADES = ("mechanical-only", "screened-and-signed", "author-attested", "expert-attested")
+"""The rungs of D-9 v3.39's ladder a review earns, lowest first (published-and-uncontested
+is operational, D-9, and not earned by a review)."""
+REVIEW_VOUCHING = frozenset({"screened-and-signed", "author-attested", "expert-attested"})
+
+
+@dataclass(frozen=True)
+class ReviewCandidateView:
+    """One candidate as the review derives it (D-9 v3.39 stages 2-4).
+
+    Attributes:
+        path: its record's graph path (the candidate's name on the page and in pairs).
+        lean: its Lean file's graph path.
+        record: the candidate record.
+        compiled: a pass attestation names its Lean with these bytes (stage 3's compile).
+        outcome: ``surviving``; ``discarded`` (a merged screen exhibit, ``discarded_by``);
+            ``returned`` (the format rule: no concept named as its own predicate); or
+            ``uncompiled`` (not judged by a gate with Lean yet).
+        discarded_by: the exhibit that discarded it, or None.
+        screens: screen name (``proves``, ``negation``, ``vacuity``) → ``succeeded``
+            (an exhibit), ``attempted`` (attempts recorded, none succeeded) or ``untried``.
+        is_root: its Lean bytes are the target root's Statement.lean bytes.
+    """
+
+    path: str
+    lean: str
+    record: m.ReviewCandidate
+    compiled: bool
+    outcome: str
+    discarded_by: str | None
+    screens: dict[str, str]
+    is_root: bool
+
+
+@dataclass(frozen=True)
+class ReviewDirection:
+    """One direction ``left → right`` of a pair of surviving candidates (D-9 v3.39
+    "pairs"): ``proved`` by the exhibit named, ``open`` (attempted: the attempts' paths) or
+    ``untried``. A failed attempt is never refuted."""
+
+    left: str
+    right: str
+    status: str
+    exhibit: str | None
+    attempts: tuple[str, ...]
+
+
+@dataclass(frozen=True)
+class ReviewQuestionView:
+    """A question to the intent signer and the answer that counts (the intent signer's,
+    signed), or None while it waits. ``flagged``: the answer cites no source."""
+
+    path: str
+    record: m.ReviewQuestion
+    answer_path: str | None
+    answer: m.ReviewAnswer | None
+    flagged: bool
+
+
+@dataclass(frozen=True)
+class ReviewSignatureView:
+    """A signature record and whether it counts toward the grade now (``why_not`` says
+    why not: decision, cluster, signer's role or signature)."""
+
+    path: str
+    record: m.ReviewSignature
+    counts: bool
+    why_not: str | None
+
+
+@dataclass(frozen=True)
+class ReviewState:
+    """A target's formalization review as the record holds it (D-9 v3.39).
+
+    Attributes:
+        opening: the opening in force: the first held one, else the first background one.
+        held: a steward's or curator's opening stands, so the review holds D-4 step 9 on
+            an artifact that would settle the root (a background one never does).
+        intent_signer: who answers the questions and signs for intent.
+        candidates: every candidate, record order.
+        directions: each ordered pair of surviving candidates.
+        clusters: surviving candidates joined by directions proved both ways, each sorted,
+            in record order of their first member.
+        questions: every question with its counting answer.
+        signatures: every signature record, with whether it counts.
+        missing: what the automated stages still lack (empty when complete).
+        complete: the automated stages are done: candidates survive, one cluster, every
+            survivor screened three ways, no question waiting.
+        grade: the rung earned (:data:`REVIEW_GRADES`).
+        capped: no person-written candidate is in the cluster, so the grade stops at
+            screened-and-signed (D-9 v3.39, the thin-pool rule).
+        vouches: held, complete, grade at least screened-and-signed and the root's own
+            statement in the surviving cluster: step 9 reads the root as vouched for.
+        summary: the state in words ("6 candidates, 1 cluster, 2 questions waiting").
+        root_sha256: the SHA-256 of the current root's Statement.lean, None without one.
+    """
+
+    target: str
+    opening: str
+    opening_record: m.ReviewOpening
+    held: bool
+    intent_signer: str
+    candidates: tuple[ReviewCandidateView, ...]
+    directions: tuple[ReviewDirection, ...]
+    clusters: tuple[tuple[str, ...], ...]
+    questions: tuple[ReviewQuestionView, ...]
+    signatures: tuple[ReviewSignatureView, ...]
+    missing: tuple[str, ...]
+    complete: bool
+    grade: str
+    capped: bool
+    vouches: bool
+    summary: str
+    root_sha256: str | None
+
+    @property
+    def surviving(self) -> tuple[str, ...]:
+        """The surviving candidates' paths, record order."""
+        return tuple(c.path for c in self.candidates if c.outcome == "surviving")

@@ -21,6 +21,7 @@ from network.record.derive._common import (
     ROUTE_KINDS,
     Label,
     NodeFlags,
+    ReviewState,
     TargetStatus,
     _removals_need_two,
     _TargetIndex,
@@ -67,6 +68,7 @@ class _Index:
         self._shelved: dict[tuple[str, str], bool] = {}
         self._in_progress: set[tuple[str, tuple[str, str]]] = set()
         self._target_status: dict[str, TargetStatus] = {}
+        self._reviews: dict[str, ReviewState | None] = {}
         self._routes: dict[tuple[str, str], list[str]] = {}
         self._text: dict[str, str] = {}
         self._dirs: dict[ids.NodeRef, str] = {}

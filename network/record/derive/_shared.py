@@ -12,15 +12,23 @@ from __future__ import annotations
 from collections import Counter
 from typing import Any
 
+from network.record import models as m
 from network.record.derive._common import (
     CATALOG_EVIDENCE_POINTS,
     CLOSED,
     GRADES_VOUCHING,
+    REVIEW_VOUCHING,
     IndexView,
+    ReviewCandidateView,
+    ReviewDirection,
+    ReviewQuestionView,
+    ReviewSignatureView,
+    ReviewState,
     TargetStatus,
     norm_date,
 )
-from network.record.read.loader import Attempt, Graph, Node
+from network.record.read.loader import Attempt, Node, RecordFile, Target
+from network.record.review_models import SCREENS
 
 
 def _footprint(ix: IndexView, tid: str, nid: str) -> list[str]:
@@ -121,10 +129,219 @@ def _route_alive(ix: IndexView, tid: str, route: str) -> bool:
                    for h in ix.route_holes(tid, route))
 
 
-def completed_review_vouches(graph: Graph, target: str) -> bool:
-    """Whether a completed, non-background formalization review vouches for the root
-    (D-9 v3.39). The review record is not modelled yet, so this is always False."""
-    return False
+def _review_state_ix(ix: IndexView, tid: str) -> ReviewState | None:
+    """The target's formalization review as derived (D-9 v3.39), memoised on the index,
+    or None when no opening of it counts. See :class:`ReviewState`."""
+    if tid not in ix._reviews:
+        ix._reviews[tid] = _review_state(ix, tid)
+    return ix._reviews[tid]
+
+
+def _opening_counts(ix: IndexView, tid: str, rf: RecordFile[m.ReviewOpening]) -> bool:
+    """An opening counts when it is a steward's or curator's act (or a background one by
+    either), signed by its opener holding that role on its date, and names a steward of
+    the target as intent signer. ``proposer`` openings are not modelled (no target
+    records its proposer yet) and never count."""
+    rec = rf.record
+    if rec.target != tid or rec.role == "proposer" or not ix.present(rf.path):
+        return False
+    if not ix.role_signed(rf.path, rec, rec.by, rec.date, tid,
+                          stewards=rec.role != "curator", curators=rec.role != "steward"):
+        return False
+    return ix.holds_role(tid, rec.intent_signer, rec.date, curators=False)
+
+
+def _lean_merged(ix: IndexView, t: Target, record_path: str, sha: str) -> bool:
+    """A review record's Lean (the ``.lean`` beside it) is on the record with the bytes
+    the record names, and a pass attestation names it: the gate built and checked it."""
+    lean = record_path[:-len(".yaml")] + ".lean"
+    lf = t.review_lean.get(lean)
+    return lf is not None and lf.sha256 == sha and ix.is_merged(lean, sha)
+
+
+def _review_state(ix: IndexView, tid: str) -> ReviewState | None:
+    t = ix.g.targets[tid]
+    openings = [rf for rf in _ordered(ix, tid, t.review_openings) if _opening_counts(ix, tid, rf)]
+    if not openings:
+        return None
+    held = [rf for rf in openings if rf.record.role != "background"]
+    opening = (held or openings)[0]
+    intent = opening.record.intent_signer
+    root = ix.root_of(tid)
+    root_lean = ix.node(tid, root).files.get("Statement") if root is not None else None
+    candidates = [rf for rf in _ordered(ix, tid, t.review_candidates)]
+    compiled = {rf.path: _lean_merged(ix, t, rf.path, rf.record.lean_sha256) for rf in candidates}
+    exhibits = [rf for rf in _ordered(ix, tid, t.review_exhibits)
+                if _lean_merged(ix, t, rf.path, rf.record.lean_sha256)
+                and compiled.get(rf.record.candidate)
+                and (rf.record.other is None or compiled.get(rf.record.other))]
+    attempts = _ordered(ix, tid, t.review_attempts)
+    views: list[ReviewCandidateView] = []
+    for rf in candidates:
+        rec = rf.record
+        screens: dict[str, str] = {}
+        discarded_by = None
+        for screen in SCREENS:
+            hit = next((e.path for e in exhibits
+                        if e.record.kind == screen and e.record.candidate == rf.path), None)
+            tried = any(a.record.screen == screen and a.record.candidate == rf.path
+                        for a in attempts)
+            screens[screen] = "succeeded" if hit else "attempted" if tried else "untried"
+            discarded_by = discarded_by or hit
+        outcome = ("uncompiled" if not compiled[rf.path] else "discarded" if discarded_by
+                   else "returned" if not rec.concepts else "surviving")
+        lean = rf.path[:-len(".yaml")] + ".lean"
+        views.append(ReviewCandidateView(
+            rf.path, lean, rec, compiled[rf.path], outcome, discarded_by, screens,
+            root_lean is not None and t.review_lean.get(lean) is not None
+            and t.review_lean[lean].sha256 == root_lean.sha256))
+    alive = [v.path for v in views if v.outcome == "surviving"]
+    directions = []
+    proved: set[tuple[str, str]] = set()
+    for a in alive:
+        for b in alive:
+            if a == b:
+                continue
+            ex = next((e.path for e in exhibits if e.record.kind == "implies"
+                       and e.record.candidate == a and e.record.other == b), None)
+            tries = tuple(x.path for x in attempts
+                          if x.record.candidate == a and x.record.other == b)
+            if ex:
+                proved.add((a, b))
+            directions.append(ReviewDirection(a, b, "proved" if ex else "open" if tries
+                                              else "untried", ex, tries))
+    clusters = _clusters(alive, proved)
+    questions = _questions(ix, tid, t, intent)
+    missing: list[str] = []
+    if not alive:
+        missing.append("no candidate survives stage 3")
+    if len(clusters) > 1:
+        missing.append(f"{len(clusters)} clusters: no proved equivalence joins them")
+    for v in views:
+        if v.outcome == "surviving":
+            missing += [f"{v.path}: screen '{s}' not attempted"
+                        for s, st in v.screens.items() if st == "untried"]
+    waiting = [q for q in questions if q.answer is None]
+    if waiting:
+        missing.append(f"{len(waiting)} question(s) waiting for the intent signer")
+    complete = not missing
+    cluster = set(clusters[0]) if len(clusters) == 1 else set()
+    authors = {v.record.by for v in views if v.path in cluster and v.record.origin != "registry"}
+    sigs = _signatures(ix, tid, t, intent, cluster, authors, complete)
+    counting = [s for s in sigs if s.counts]
+    grade, capped = _grade(views, cluster, counting, authors, complete)
+    vouches = bool(held) and complete and grade in REVIEW_VOUCHING and any(
+        v.is_root for v in views if v.path in cluster)
+    summary = (f"{len(views)} candidate{'s' * (len(views) != 1)}, {len(clusters)} "
+               f"cluster{'s' * (len(clusters) != 1)}, {len(waiting)} "
+               f"question{'s' * (len(waiting) != 1)} waiting")
+    return ReviewState(tid, opening.path, opening.record, bool(held), intent, tuple(views),
+                       tuple(directions), tuple(clusters), tuple(questions), tuple(sigs),
+                       tuple(missing), complete, grade, capped, vouches, summary,
+                       root_lean.sha256 if root_lean is not None else None)
+
+
+def _ordered(ix: IndexView, tid: str, rows: list[Any]) -> list[Any]:
+    """The review records of ``tid`` that stand (filed for it, not withdrawn), in the
+    record's order: (date, path)."""
+    return sorted((rf for rf in rows if rf.record.target == tid and ix.present(rf.path)),
+                  key=lambda rf: (norm_date(rf.record.date), rf.path))
+
+
+def _clusters(alive: list[str], proved: set[tuple[str, str]]) -> list[tuple[str, ...]]:
+    """Surviving candidates joined by directions proved both ways (D-9 v3.39: a cluster
+    is derived from proved equivalences, never claimed), in record order."""
+    parent = {a: a for a in alive}
+
+    def find(x: str) -> str:
+        while parent[x] != x:
+            parent[x] = parent[parent[x]]
+            x = parent[x]
+        return x
+
+    for a, b in proved:
+        if (b, a) in proved:
+            parent[find(a)] = find(b)
+    groups: dict[str, list[str]] = {}
+    for a in alive:
+        groups.setdefault(find(a), []).append(a)
+    return [tuple(g) for g in groups.values()]
+
+
+def _questions(ix: IndexView, tid: str, t: Target, intent: str) -> list[ReviewQuestionView]:
+    """Every question, each with the first answer that counts: the intent signer's,
+    signed by them (their SSH key or the approval key naming them) on its date."""
+    answers = [rf for rf in _ordered(ix, tid, t.review_answers)
+               if rf.record.by == intent
+               and ix.signature_verifies(rf.record, rf.record.signature, intent,
+                                         rf.record.date)]
+    out = []
+    for rf in _ordered(ix, tid, t.review_questions):
+        ans = next((a for a in answers if a.record.question == rf.path), None)
+        out.append(ReviewQuestionView(rf.path, rf.record, ans.path if ans else None,
+                                      ans.record if ans else None,
+                                      ans is not None and not ans.record.source))
+    return out
+
+
+def _signatures(ix: IndexView, tid: str, t: Target, intent: str, cluster: set[str],
+                authors: set[str], complete: bool) -> list[ReviewSignatureView]:
+    """Every signature record and whether it counts now: an ``accept`` of exactly the
+    surviving cluster once the automated stages are complete, signed by its signer on its
+    date, by the intent signer for ``intent``, and for ``independent`` by someone who is
+    not the intent signer and wrote no candidate in the cluster; one per role (the
+    first), so a replayed or repeated signature adds nothing."""
+    out: list[ReviewSignatureView] = []
+    seen: set[str] = set()
+    for rf in _ordered(ix, tid, t.review_signatures):
+        rec = rf.record
+        why = None
+        if rec.decision != "accept":
+            why = f"decision {rec.decision}"
+        elif not complete:
+            why = "the automated stages are not complete"
+        elif set(rec.cluster) != cluster:
+            why = "signs another set of candidates than the surviving cluster"
+        elif rec.role == "intent" and rec.by != intent:
+            why = f"{rec.by} is not the intent signer ({intent})"
+        elif rec.role == "independent" and rec.by == intent:
+            why = "the intent signer cannot also sign as the independent signer"
+        elif rec.role == "independent" and rec.by in authors:
+            why = f"{rec.by} wrote a candidate in the cluster"
+        elif not ix.signature_verifies(rec, rec.signature, rec.by, rec.date):
+            why = "its signature does not verify for its signer"
+        elif rec.role in seen:
+            why = f"the {rec.role} signature was given already"
+        if why is None:
+            seen.add(rec.role)
+        out.append(ReviewSignatureView(rf.path, rec, why is None, why))
+    return out
+
+
+def _grade(views: list[ReviewCandidateView], cluster: set[str],
+           counting: list[ReviewSignatureView], authors: set[str],
+           complete: bool) -> tuple[str, bool]:
+    """The rung earned under the review (D-9 v3.39): screened-and-signed is the automated
+    stages complete and a counting signature by someone who wrote no surviving
+    candidate; author-attested adds the intent signer's; expert-attested is both
+    signatures and a person-written candidate in the cluster, else the grade caps at
+    screened-and-signed and the cap is shown."""
+    roles = {s.record.role for s in counting}
+    if not complete or not any(s.record.by not in authors for s in counting):
+        return "mechanical-only", False
+    person = any(v.record.origin == "person" for v in views if v.path in cluster)
+    if not person:
+        return "screened-and-signed", True
+    if roles == {"intent", "independent"}:
+        return "expert-attested", False
+    return ("author-attested" if "intent" in roles else "screened-and-signed"), False
+
+
+def _review_vouches_ix(ix: IndexView, tid: str) -> bool:
+    """Whether a completed, held formalization review vouches for the root (D-9 v3.39;
+    :class:`ReviewState` ``vouches``)."""
+    state = _review_state_ix(ix, tid)
+    return state is not None and state.vouches
 
 
 def root_vouched_ix(ix: IndexView, tid: str) -> bool:
@@ -140,7 +357,7 @@ def root_vouched_ix(ix: IndexView, tid: str) -> bool:
         return True
     if rec.fidelity.catalog_evidence_points >= CATALOG_EVIDENCE_POINTS:
         return True
-    return completed_review_vouches(ix.g, tid)
+    return _review_vouches_ix(ix, tid)
 
 
 def target_status_ix(ix: IndexView, tid: str) -> TargetStatus:

@@ -20,7 +20,7 @@ from network.record.derive.roles import now
 from network.record.derive.routes import target_routes
 from network.record.derive.sets import selector, sufficient_sets
 from network.record.derive.status import claimable, node_flags
-from network.record.derive.targets import root_vouched, target_status
+from network.record.derive.targets import review_state, root_vouched, target_status
 from network.record.read.loader import Graph
 
 
@@ -241,6 +241,56 @@ def graph_view(graph: Graph, target: str) -> dict[str, Any]:
         "selector": selector(graph, target, sets),
         "proofs": target_proofs(graph, target),
         "approaches": approach_views(graph, target),
+        "review": review_view(graph, target),
+    }
+
+
+def review_view(graph: Graph, target: str) -> dict[str, Any] | None:
+    """graph.json's ``review`` (D-9 v3.39; docs/review.md): the target's formalization
+    review as :func:`~network.record.derive.review_state` derives it, as JSON, or None when
+    no review stands. Candidates carry their record path, Lean path, author, origin, the
+    model that helped, the blind-rule declaration, concepts, stage-3 outcome and screens;
+    the Lean itself is read from the record (the service withholds it under the blind
+    rule, not the product: every file of the graph is public).
+
+    Raises:
+        KeyError: no such target.
+    """
+    st = review_state(graph, target)
+    if st is None:
+        return None
+    return {
+        "opening": st.opening, "held": st.held, "role": st.opening_record.role,
+        "opened_by": st.opening_record.by, "words": st.opening_record.words,
+        "cases": [c.model_dump(mode="json") for c in st.opening_record.cases],
+        "intent_signer": st.intent_signer,
+        "candidates": [{
+            "path": c.path, "lean": c.lean, "author": c.record.by,
+            "origin": c.record.origin, "model": c.record.model,
+            "read_others": c.record.read_others,
+            "registry": c.record.registry.model_dump(mode="json") if c.record.registry else None,
+            "declaration": c.record.declaration, "concepts": list(c.record.concepts),
+            "compiled": c.compiled, "outcome": c.outcome, "discarded_by": c.discarded_by,
+            "screens": dict(c.screens), "is_root": c.is_root, "date": c.record.date,
+        } for c in st.candidates],
+        "directions": [{"left": d.left, "right": d.right, "status": d.status,
+                        "exhibit": d.exhibit, "attempts": list(d.attempts)}
+                       for d in st.directions],
+        "clusters": [list(c) for c in st.clusters],
+        "questions": [{
+            "path": q.path, "question": q.record.question, "case": q.record.case,
+            "candidates": list(q.record.candidates), "raised_by": q.record.raised_by,
+            "by": q.record.by, "date": q.record.date, "answer_path": q.answer_path,
+            "answer": q.answer.answer if q.answer else None,
+            "source": q.answer.source if q.answer else None, "flagged": q.flagged,
+        } for q in st.questions],
+        "signatures": [{
+            "path": s.path, "role": s.record.role, "decision": s.record.decision,
+            "by": s.record.by, "login": s.record.login, "date": s.record.date,
+            "cluster": list(s.record.cluster), "counts": s.counts, "why_not": s.why_not,
+        } for s in st.signatures],
+        "missing": list(st.missing), "complete": st.complete, "grade": st.grade,
+        "capped": st.capped, "vouches": st.vouches, "summary": st.summary,
     }
 
 

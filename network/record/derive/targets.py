@@ -1,12 +1,17 @@
-"""A target's status (D-33 v3.17/v3.20) and whether its root is vouched (ruling 5, D-9
-v3.39, D-12 v3.42).
+"""A target's status (D-33 v3.17/v3.20), whether its root is vouched (ruling 5, D-9
+v3.39, D-12 v3.42), and its formalization review as derived (D-9 v3.39).
 """
 
 from __future__ import annotations
 
-from network.record.derive._common import TargetStatus
+from network.record.derive._common import ReviewState, TargetStatus
 from network.record.derive._index import _ix
-from network.record.derive._shared import root_vouched_ix, target_status_ix
+from network.record.derive._shared import (
+    _review_state_ix,
+    _review_vouches_ix,
+    root_vouched_ix,
+    target_status_ix,
+)
 from network.record.read.loader import Graph
 
 
@@ -16,7 +21,7 @@ def root_vouched(graph: Graph, target: str) -> bool:
 
     True when the target is a calibration target, or its fidelity grade is at least
     screened-and-signed, or its catalog evidence scores at least 5 points, or a completed
-    non-background formalization review vouches (not modelled yet: always False). Reverted
+    non-background formalization review vouches (:func:`review_state`). Reverted
     to False while a confirmed defect (a standing dispute record, D-18 v3.28) is on the root.
 
     Raises:
@@ -40,3 +45,27 @@ def target_status(graph: Graph, target: str) -> TargetStatus:
         KeyError: no such target.
     """
     return target_status_ix(_ix(graph), target)
+
+
+def review_state(graph: Graph, target: str) -> ReviewState | None:
+    """The target's formalization review as the record holds it (D-9 v3.39): its
+    candidates (surviving, discarded with the exhibit, returned, or not yet compiled),
+    the pair directions, the clusters derived from proved equivalences, the questions
+    and their answers, the signatures and whether each counts, what the automated stages
+    still lack, the grade earned and whether it vouches for the root at step 9. None when
+    no opening of a review counts.
+
+    Raises:
+        KeyError: no such target.
+    """
+    return _review_state_ix(_ix(graph), target)
+
+
+def completed_review_vouches(graph: Graph, target: str) -> bool:
+    """Whether a completed, held formalization review vouches for the root (D-9 v3.39):
+    :func:`review_state`'s ``vouches``.
+
+    Raises:
+        KeyError: no such target.
+    """
+    return _review_vouches_ix(_ix(graph), target)

@@ -51,6 +51,7 @@ from network.record.read.source import (
     open_source,
     sha256_hex,
 )
+from network.record.review_models import REVIEW_LEAN_DIRS
 
 define("unknown-file", None, 422, "A file sits where the record layout has no place for it.",
        "Move or remove it; docs/record.md lists every path a graph may hold.")
@@ -71,6 +72,8 @@ ATTEMPT_RE = re.compile(
     r"|reduction\.lean|alternate\.lean)"
 )
 RECORD_FILE_RE = re.compile(TS_RE + r"\.yaml")
+#: a review candidate's or exhibit's Lean, beside its record (D-9 v3.39)
+REVIEW_LEAN_RE = re.compile(TS_RE + r"\.lean")
 
 
 @dataclass
@@ -155,6 +158,15 @@ class Target:
     motions: list[RecordFile[m.Motion]] = field(default_factory=list)
     votes: list[RecordFile[m.Vote]] = field(default_factory=list)
     writeups: list[RecordFile[m.Writeup]] = field(default_factory=list)
+    # D-9 v3.39: the formalization review, targets/<id>/review/<dir>/ (m.REVIEW_DIRS)
+    review_openings: list[RecordFile[m.ReviewOpening]] = field(default_factory=list)
+    review_candidates: list[RecordFile[m.ReviewCandidate]] = field(default_factory=list)
+    review_exhibits: list[RecordFile[m.ReviewExhibit]] = field(default_factory=list)
+    review_attempts: list[RecordFile[m.ReviewAttempt]] = field(default_factory=list)
+    review_questions: list[RecordFile[m.ReviewQuestion]] = field(default_factory=list)
+    review_answers: list[RecordFile[m.ReviewAnswer]] = field(default_factory=list)
+    review_signatures: list[RecordFile[m.ReviewSignature]] = field(default_factory=list)
+    review_lean: dict[str, LeanFile] = field(default_factory=dict)
 
 
 @dataclass(frozen=True)
@@ -599,6 +611,8 @@ def _load_target(r: _Reader, tid: str, paths: list[str]) -> Target | None:
             prf = r.record(path, pmodel)
             if prf:
                 getattr(t, pattr).append(prf)
+        elif len(parts) == 3 and parts[0] == "review" and parts[1] in m.REVIEW_DIRS:
+            _load_review_file(r, t, path, parts[1], parts[2])
         elif len(parts) == 2 and parts[0] in _TARGET_RECORD_DIRS and parts[1].endswith(".yaml"):
             model, attr = _TARGET_RECORD_DIRS[parts[0]]
             rf = r.record(path, model)
@@ -616,6 +630,22 @@ def _load_target(r: _Reader, tid: str, paths: list[str]) -> Target | None:
         if node is not None:
             t.nodes[nid] = node
     return t
+
+
+def _load_review_file(r: _Reader, t: Target, path: str, folder: str, name: str) -> None:
+    """One file under ``targets/<id>/review/<folder>/`` (D-9 v3.39): a record, or the Lean
+    file beside a candidate's or exhibit's record."""
+    if RECORD_FILE_RE.fullmatch(name):
+        model, attr = m.REVIEW_DIRS[folder]
+        rf = r.record(path, model)
+        if rf:
+            getattr(t, attr).append(rf)
+    elif folder in REVIEW_LEAN_DIRS and REVIEW_LEAN_RE.fullmatch(name):
+        lf = r.lean(path)
+        if lf:
+            t.review_lean[path] = lf
+    else:
+        r.problems.append(Problem("unknown-file", "no place in the review's layout", path))
 
 
 def _load_node(r: _Reader, tid: str, nid: str, paths: list[str]) -> Node | None:

@@ -1,0 +1,315 @@
+"""Step 2's rules for a formalization review's records (D-9 v3.39; docs/review.md; issue 27).
+
+Every review act is one pull request holding one record (and, for a candidate or an
+exhibit, its Lean file beside it), judged against the review as the base graph derives it
+(:func:`network.record.derive.review_state`), so what step 2 admits is what derive counts:
+
+* an **opening** is a steward's or curator's signed act (``background`` too), naming a
+  steward of the target as intent signer; a target has one review, so a held opening
+  after a held one, or any opening after another when it is a background one, is
+  ``review-already-open``; ``proposer`` is refused (``review-opener-role``): no target
+  records its proposer yet;
+* every other act needs a review that stands (``review-not-open``);
+* a **candidate**'s Lean is a statement (the import-time screen and D-3 v3.28's statement
+  commands apply, as to a Statement.lean); a registry candidate carries exactly the
+  root's Statement.lean bytes (``review-registry-not-root``); no candidate repeats
+  another's bytes (``review-candidate-copy``);
+* an **exhibit** or **attempt** names candidates the gate has compiled
+  (``review-candidate-unknown``);
+* a **question** names candidates of the review and what raised it;
+* an **answer** is the intent signer's, signed, to a question that waits
+  (``review-answer-not-intent-signer``, ``review-question-unknown``,
+  ``review-question-answered``);
+* a **signature** is signed by its signer, for exactly the surviving cluster once the
+  automated stages are complete, by the intent signer for ``intent`` and for
+  ``independent`` by someone who is not the intent signer and wrote no candidate in the
+  cluster; a role signed once is not signed again (``review-not-complete``,
+  ``review-cluster-not-surviving``, ``review-signer-role``, ``review-signer-authored``,
+  ``review-signature-repeated``).
+
+The Lean of a candidate or exhibit is built and checked in Lean by
+:mod:`network.gate.review_judge`; nothing here reads what Lean would say.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+
+from network.errors import LemmataError, define
+from network.gate.artifacts import REVIEW_LEAN_KINDS, Artifact, Kind, statement_command_findings
+from network.gate.diff import Diff
+from network.gate.result import Diagnostic
+from network.record import derive, trust
+from network.record import models as m
+from network.record.read.loader import Graph, sha256_hex
+
+define("review-acts-batched", 2, 422,
+       "A pull request carries more than one review act, or a review act with files of "
+       "another's. Each act is judged against the review as main holds it, so two in one "
+       "merge could together do what neither may (D-9 v3.39).",
+       "Open one pull request per review act: one record, and for a candidate or exhibit "
+       "its Lean file of the same name.")
+define("review-lean-hash-mismatch", 2, 422,
+       "A review candidate's or exhibit's lean_sha256 is not the SHA-256 of the Lean file "
+       "beside it.", "Set lean_sha256 to the SHA-256 of the .lean file's bytes.")
+define("review-opener-role", 2, 403,
+       "A review opening names a role its opener cannot open with: a proposer's opening "
+       "is not modelled (no target records its proposer), and a steward's or curator's "
+       "opening is signed by a holder of that role (D-9 v3.39).",
+       "Open the review as a steward or curator of the target, signed (the site signs "
+       "with the approval key).")
+define("review-intent-signer-not-steward", 2, 422,
+       "A review opening names an intent signer who is not a steward of the target: for "
+       "a conjecture inherited from a source, the intent signer is its steward (D-9 "
+       "v3.39, D-32).", "Name a steward of the target (GET /targets/<id>/stewards).")
+define("review-already-open", 2, 409,
+       "The target has a review already: one held opening per target, and a background "
+       "opening only where none stands (D-9 v3.39).",
+       "Work in the review that stands (GET /reviews/<target>); a held opening may still "
+       "follow a background one.")
+define("review-not-open", 2, 409, "No review of the target stands to file this act in.",
+       "A steward or curator opens the review first (POST /reviews).")
+define("review-registry-not-root", 2, 422,
+       "A registry candidate's Lean is not byte for byte the root's Statement.lean: the "
+       "imported statement enters the review as it is (D-9 v3.39, D-10).",
+       "Submit the root's Statement.lean bytes unchanged, or submit the statement as your "
+       "own candidate (origin person or model).")
+define("review-candidate-copy", 2, 409,
+       "A candidate's Lean is byte-identical to a candidate already in the review.",
+       "Submit a different formalization, or nothing: a copy adds no candidate.")
+define("review-candidate-unknown", 2, 422,
+       "A review act names a candidate the review does not hold, or one the gate has not "
+       "compiled yet.", "Name the candidate's record path as GET /reviews/<target> lists it.")
+define("review-exhibit-theorem", 2, 422,
+       "A proves exhibit's theorem is not its candidate's declaration, or another "
+       "exhibit's theorem takes the candidate's name.",
+       "A proves exhibit restates the candidate's theorem under its name and proves it; a "
+       "negation, vacuity or implies exhibit names a theorem of its own.")
+define("review-answer-not-intent-signer", 2, 403,
+       "Only the review's intent signer answers its questions (D-9 v3.39).",
+       "Ask the intent signer; agents read the questions and never answer them.")
+define("review-question-unknown", 2, 422,
+       "The answer names no question of this review.",
+       "Name the question's record path as GET /reviews/<target> lists it.")
+define("review-question-answered", 2, 409, "The question has an answer already.",
+       "File a new question if the answer raises one.")
+define("review-not-complete", 2, 409,
+       "The review's automated stages are not complete, so there is no surviving cluster "
+       "to sign (D-9 v3.39: one cluster, every survivor screened, no question waiting).",
+       "Read what the review still lacks (GET /reviews/<target>, `missing`).")
+define("review-cluster-not-surviving", 2, 409,
+       "A signature names another set of candidates than the review's surviving cluster.",
+       "Sign for exactly the surviving cluster as GET /reviews/<target> lists it.")
+define("review-signer-role", 2, 403,
+       "The signer cannot sign in this role: the intent signature is the intent "
+       "signer's, and the independent signer is not the intent signer (D-9 v3.39).",
+       "Sign in the role you hold.")
+define("review-signer-authored", 2, 403,
+       "The independent signer wrote a candidate in the surviving cluster: the "
+       "independent signer wrote no candidate in it (D-9 v3.39).",
+       "Ask someone who wrote no candidate of the cluster to sign.")
+define("review-signature-repeated", 2, 409,
+       "The review already holds a counting signature in this role, or this signer's "
+       "signature with these bytes: a signature is given once.",
+       "Nothing to sign: read the review's signatures (GET /reviews/<target>).")
+
+_REVIEW_KINDS = frozenset({
+    Kind.REVIEW_OPENING, Kind.REVIEW_CANDIDATE, Kind.REVIEW_EXHIBIT, Kind.REVIEW_ATTEMPT,
+    Kind.REVIEW_QUESTION, Kind.REVIEW_ANSWER, Kind.REVIEW_SIGNATURE,
+})
+
+
+def shape_findings(diff: Diff, artifacts: Iterable[Artifact]) -> list[Diagnostic]:
+    """The pull request's shape when it carries a review act: one act alone (one record,
+    and for a candidate or exhibit its ``.lean`` of the same name, whose SHA-256 the
+    record names).
+
+    Codes: ``review-acts-batched``, ``missing-file``, ``review-lean-hash-mismatch`` (read
+    from the record in :func:`record_findings`).
+    """
+    arts = list(artifacts)
+    review = [a for a in arts if a.kind in _REVIEW_KINDS]
+    if not review:
+        return []
+    out: list[Diagnostic] = []
+    if len(arts) > 1 or any(sum(p.endswith(".yaml") for p in a.paths) > 1 for a in review):
+        out.append(Diagnostic("review-acts-batched", f"{len(diff.changes)} changed paths "
+                              "carry more than one act", review[0].main))
+    for art in review:
+        if art.kind not in REVIEW_LEAN_KINDS:
+            continue
+        stems = {p.rsplit(".", 1)[0] for p in art.paths}
+        for stem in stems:
+            for ext in (".yaml", ".lean"):
+                if stem + ext not in art.paths:
+                    out.append(Diagnostic("missing-file", f"a review {art.kind.value} is "
+                                          f"its record and its Lean file", stem + ext))
+    return out
+
+
+def record_findings(base: Graph, diff: Diff, art: Artifact, path: str,
+                    rec: m.Record, now: str | None) -> list[Diagnostic]:
+    """Every step-2 finding on the review record ``rec`` at ``path`` (the codes in the
+    module docstring, and the role-signature codes of
+    :func:`network.record.trust.check_role_signature` for an opening, answer or
+    signature), judged against ``base``'s review of ``art.target``."""
+    tid = art.target
+    if getattr(rec, "target", tid) != tid:
+        return [Diagnostic("id-mismatch", f"target {getattr(rec, 'target', '')!r} filed "
+                           f"under {tid}", path)]
+    if isinstance(rec, m.ReviewOpening):
+        return _opening(base, tid, path, rec, now)
+    state = derive.review_state(base, tid)
+    if state is None:
+        return [Diagnostic("review-not-open", f"{tid} has no review", path)]
+    if isinstance(rec, (m.ReviewCandidate, m.ReviewExhibit)):
+        lean = path[:-len(".yaml")] + ".lean"
+        ch = next((c for c in diff.changes if c.path == lean and c.new_id), None)
+        if ch is None:
+            return []  # shape_findings names the missing file
+        data = diff.new_bytes(ch)
+        if sha256_hex(data) != rec.lean_sha256:
+            return [Diagnostic("review-lean-hash-mismatch", f"{lean} hashes to "
+                               f"{sha256_hex(data)}", path)]
+        if isinstance(rec, m.ReviewCandidate):
+            return _candidate(base, tid, state, lean, data, rec)
+        return _names_candidates(state, path, [rec.candidate, rec.other]) + _theorem(
+            state, path, rec)
+    if isinstance(rec, m.ReviewAttempt):
+        return _names_candidates(state, path, [rec.candidate, rec.other])
+    if isinstance(rec, m.ReviewQuestion):
+        out = _names_candidates(state, path, rec.candidates, compiled=False)
+        if rec.raised_by is not None and not _on_review(base, tid, rec.raised_by):
+            out.append(Diagnostic("dangling-reference", f"raised_by {rec.raised_by!r} is no "
+                                  "record of the review", path))
+        return out
+    if isinstance(rec, m.ReviewAnswer):
+        return _answer(base, state, path, rec, now)
+    if isinstance(rec, m.ReviewSignature):
+        return _signature(base, state, path, rec, now)
+    return []
+
+
+def _signed(base: Graph, body: m.Record, sig: m.Signature | None, signer: str,
+            check: trust.RoleCheck, dates: Iterable[str | None], what: str,
+            path: str) -> list[Diagnostic]:
+    """The role signature judged on the record's date and on the base's now (ruling 2)."""
+    for when in dict.fromkeys(d for d in dates if d is not None):
+        try:
+            trust.check_role_signature(body, sig, actors=frozenset({signer}), holds=check,
+                                       at_date=when, keys=base.keys,
+                                       identities=base.identities)
+        except LemmataError as exc:
+            return [Diagnostic(exc.code, f"{what}: {exc.detail}", path)]
+    return []
+
+
+def _opening(base: Graph, tid: str, path: str, rec: m.ReviewOpening,
+             now: str | None) -> list[Diagnostic]:
+    if rec.role == "proposer":
+        return [Diagnostic("review-opener-role", "a proposer's opening is not modelled: no "
+                           "target records its proposer", path)]
+    stewards, curators = rec.role != "curator", rec.role != "steward"
+    out = _signed(base, rec, rec.signature, rec.by,
+                  lambda who, d: derive.holds_role(base, tid, who, d, stewards=stewards,
+                                                   curators=curators),
+                  (rec.date, now), f"a {rec.role} opening is that role's signed act", path)
+    if not any(derive.holds_role(base, tid, rec.intent_signer, d, curators=False)
+               for d in dict.fromkeys(x for x in (rec.date, now) if x)):
+        out.append(Diagnostic("review-intent-signer-not-steward",
+                              f"{rec.intent_signer} is no steward of {tid}", path))
+    state = derive.review_state(base, tid)
+    if state is not None and (state.held or rec.role == "background"):
+        out.append(Diagnostic("review-already-open", f"{state.opening} stands", path))
+    return out
+
+
+def _candidate(base: Graph, tid: str, state: derive.ReviewState, lean: str, data: bytes,
+               rec: m.ReviewCandidate) -> list[Diagnostic]:
+    out = statement_command_findings(data.decode("utf-8", "replace"), lean)
+    t = base.targets[tid]
+    sha = sha256_hex(data)
+    if any(t.review_lean.get(c.lean) is not None and t.review_lean[c.lean].sha256 == sha
+           for c in state.candidates):
+        out.append(Diagnostic("review-candidate-copy", "byte-identical to a candidate of "
+                              "the review", lean))
+    if rec.origin == "registry" and state.root_sha256 != sha:
+        out.append(Diagnostic("review-registry-not-root", "not the root's Statement.lean "
+                              "bytes", lean))
+    return out
+
+
+def _names_candidates(state: derive.ReviewState, path: str, names: Iterable[str | None],
+                      *, compiled: bool = True) -> list[Diagnostic]:
+    known = {c.path for c in state.candidates if c.compiled or not compiled}
+    return [Diagnostic("review-candidate-unknown", f"{n!r} is no "
+                       f"{'compiled ' if compiled else ''}candidate of the review", path)
+            for n in names if n is not None and n not in known]
+
+
+def _theorem(state: derive.ReviewState, path: str, rec: m.ReviewExhibit) -> list[Diagnostic]:
+    """A ``proves`` exhibit restates its candidate's theorem under the candidate's own
+    name, as a Proof.lean restates its Statement.lean (the check compares the two by
+    name); the other kinds name a theorem of their own."""
+    decl = next((c.record.declaration for c in state.candidates if c.path == rec.candidate),
+                None)
+    if rec.kind == "proves" and decl is not None and rec.theorem != decl:
+        return [Diagnostic("review-exhibit-theorem", f"a proves exhibit's theorem is the "
+                           f"candidate's {decl}", path)]
+    if rec.kind != "proves" and decl is not None and rec.theorem == decl:
+        return [Diagnostic("review-exhibit-theorem", f"a {rec.kind} exhibit names a theorem "
+                           "of its own, not the candidate's", path)]
+    return []
+
+
+def _on_review(base: Graph, tid: str, ref: str) -> bool:
+    t = base.targets[tid]
+    return any(rf.path == ref for rows in (t.review_exhibits, t.review_attempts,
+                                           t.review_questions, t.review_signatures)
+               for rf in rows)
+
+
+def _answer(base: Graph, state: derive.ReviewState, path: str, rec: m.ReviewAnswer,
+            now: str | None) -> list[Diagnostic]:
+    if rec.by != state.intent_signer:
+        return [Diagnostic("review-answer-not-intent-signer", f"{rec.by} answers; the "
+                           f"intent signer is {state.intent_signer}", path)]
+    q = next((q for q in state.questions if q.path == rec.question), None)
+    if q is None:
+        return [Diagnostic("review-question-unknown", f"{rec.question!r}", path)]
+    if q.answer is not None:
+        return [Diagnostic("review-question-answered", f"answered by {q.answer_path}", path)]
+    return _signed(base, rec, rec.signature, rec.by, lambda who, _d: who == state.intent_signer,
+                   (rec.date, now), "an answer is the intent signer's signed act", path)
+
+
+def _signature(base: Graph, state: derive.ReviewState, path: str, rec: m.ReviewSignature,
+               now: str | None) -> list[Diagnostic]:
+    out = _signed(base, rec, rec.signature, rec.by, lambda who, _d: who == rec.by,
+                  (rec.date, now), "a review signature is its signer's signed act", path)
+    if any(s.record == rec for s in state.signatures):
+        return out + [Diagnostic("review-signature-repeated", "this signature is on the "
+                                 "record already", path)]
+    if rec.role == "intent" and rec.by != state.intent_signer:
+        out.append(Diagnostic("review-signer-role", f"the intent signer is "
+                              f"{state.intent_signer}", path))
+    if rec.role == "independent" and rec.by == state.intent_signer:
+        out.append(Diagnostic("review-signer-role", "the intent signer is not the "
+                              "independent signer", path))
+    if rec.decision != "accept":
+        return out  # a split or send-back is recorded and shown; it earns nothing
+    if not state.complete:
+        return out + [Diagnostic("review-not-complete", "; ".join(state.missing), path)]
+    cluster = set(state.clusters[0])
+    if set(rec.cluster) != cluster:
+        out.append(Diagnostic("review-cluster-not-surviving", f"the surviving cluster is "
+                              f"{sorted(cluster)}", path))
+    authors = {c.record.by for c in state.candidates
+               if c.path in cluster and c.record.origin != "registry"}
+    if rec.role == "independent" and rec.by in authors:
+        out.append(Diagnostic("review-signer-authored", f"{rec.by} wrote a candidate in "
+                              "the cluster", path))
+    if any(s.counts and s.record.role == rec.role for s in state.signatures):
+        out.append(Diagnostic("review-signature-repeated", f"the {rec.role} signature "
+                              "counts already", path))
+    return out

@@ -1,0 +1,179 @@
+"""The gate judging a review candidate's statement or a review exhibit's proof in Lean (D-9
+v3.39 stages 3 and 4, v3.12 layers 1, 2 and 4; docs/review.md; issue 27).
+
+A review's Lean is untrusted contributor code and is judged as a proof is (issue 10, D-4
+v3.27): built in a throwaway scratch workspace, then checked in a fresh workspace built
+from base bytes with only the contributed module's compiled files carried over, so no
+check executes its code. Steps, in order ``[2, (4,) 1, 3, 4, 5]``:
+
+* step 2's findings (:mod:`network.gate.records.review_rules`), then step 4's
+  ``toolchain-known-unsound`` for the target's pin, which need no Lean;
+* step 1: the pinned toolchain (``toolchain-missing`` without one: never a pass);
+* step 3: the build of the target's defs, the candidates the act names (base bytes) and
+  the contributed module (head bytes);
+* step 4: kernel replay of the contributed module in every kernel the pin runs, then
+  - a **candidate**: its ``declaration`` exists in its module (compared with itself, so
+    ``declaration-missing`` when it does not), which is stage 3's "compile";
+  - a **proves** exhibit: its theorem states exactly the candidate's statement (the
+    same name, ``check_statement``);
+  - a **negation** or **vacuity** exhibit: its theorem states ``¬ C`` or ``¬ ∃`` C's
+    hypotheses, built in Lean from the candidate's declaration (``check_relation``);
+  - an **implies** exhibit: its theorem states ``C → D`` for the two candidates' declarations;
+* step 5 (exhibits): the axioms of the theorem, as a proof's: no ``sorryAx``, nothing that
+  trusts the compiler, only the gate-spec's allowlist, each the pinned one.
+
+Step 9 is never asked: a review act settles nothing (D-4 v3.20).
+"""
+
+from __future__ import annotations
+
+from pathlib import PurePosixPath
+
+from network import ids
+from network.errors import LemmataError
+from network.gate.lean.kernels import judge_kernels, replayed_kernels
+from network.gate.lean.toolchain import TermRef
+from network.gate.result import Diagnostic, StepResult
+from network.gate.sandbox.workspace import Source
+from network.gate.steps.context import _Ctx, _fail, _resolve_toolchain, _Run, _slug
+from network.gate.steps.step1_toolchain import _step1
+from network.gate.steps.step3_build import build_two_domains
+from network.gate.steps.step4_kernel import _compare_step4, known_unsound_result
+from network.gate.steps.step5_axioms import _step5
+from network.record import models as m
+from network.record.read.loader import Graph, parse_record
+
+
+def judge_review_lean(ctx: _Ctx, run: _Run, step1_diff: list[Diagnostic],
+                      step2_findings: list[Diagnostic]) -> _Run:
+    """Judge one review candidate or exhibit into ``run`` (see the module docstring) and
+    return it.
+
+    Args:
+        ctx: the gate run's context (base graph, diff, toolchain source, sandbox, work dir).
+        run: the artifact's run, with no steps yet.
+        step1_diff: step 1's findings from the diff (a submitted pin file).
+        step2_findings: step 2's findings placed on this artifact.
+
+    Returns:
+        ``run``; it passes only when Lean built the module and every check of step 4 (and
+        step 5 for an exhibit) passed. Without a toolchain step 1 refuses with
+        ``toolchain-missing`` after listing every finding that needs no Lean.
+    """
+    art = run.art
+    t = ctx.base.targets[art.target]
+    spec = t.gate_spec
+    ok2 = run.add(StepResult.from_findings(2, step2_findings))
+    unsound = known_unsound_result(spec)
+    if unsound is not None:
+        run.add(unsound)
+    run.toolchain = _resolve_toolchain(ctx.toolchain, spec)
+    res1, run.toolchain_hash = _step1(run.toolchain, spec, step1_diff)
+    if not (run.add(res1) and ok2 and unsound is None):
+        return run
+    head = {c.path: ctx.diff.new_bytes(c) for c in ctx.diff.changes
+            if c.path in art.paths and c.new_id is not None}
+    rec = _record(art.main, head[art.main])
+    if rec is None:  # step 2 refused it already
+        run.add(_fail(3, "invalid-record", "the review record does not parse", art.main))
+        return run
+    lean = art.main[:-len(".yaml")] + ".lean"
+    own = Source(ids.review_module_name(art.target, lean),
+                 ids.review_module_path(art.target, lean), head[lean])
+    named = ([] if isinstance(rec, m.ReviewCandidate)
+             else [p for p in (rec.candidate, rec.other) if p is not None])
+    try:
+        refs = [TermRef(ids.review_module_name(art.target, p),
+                        _declaration(ctx.base, art.target, p)) for p in named]
+        sources = [*_defs(ctx.base, art.target), *_candidates(ctx.base, art.target, named), own]
+        built, setup, check = build_two_domains(run.toolchain, ctx.sandbox, ctx.work_dir,
+                                                _slug(art), spec, sources, [own.module],
+                                                spec.caps)
+    except LemmataError as exc:
+        run.add(_fail(1 if exc.code == "toolchain-mismatch" else 3, exc.code, exc.detail,
+                      exc.path))
+        return run
+    run.build_errors = tuple(msg.data for msg in built.messages if msg.severity == "error")
+    if not run.add(StepResult.passed(3) if built.ok else
+                   _fail(3, built.code or "lean-build-failed",
+                         (built.log or "build failed")[-500:], lean)):
+        return run
+    if check is None:
+        assert setup is not None
+        run.add(StepResult.refused(4, [Diagnostic(d.code, d.message, lean)
+                                       for d in setup.diagnostics]))
+        return run
+    tc = run.toolchain
+    decl = rec.declaration if isinstance(rec, m.ReviewCandidate) else rec.theorem
+    rep = tc.replay(check, [own.module], ctx.sandbox, spec.caps, [decl])
+    run.kernels = rep.kernels
+    code, detail = judge_kernels(replayed_kernels(spec), rep.kernels)
+    if code is None and not rep.ok:
+        code, detail = rep.code or "kernel-replay-failed", rep.log[-500:]
+    if code is not None:
+        run.add(_fail(4, code, detail or "replay failed", lean))
+        return run
+    axioms = list(spec.axioms)
+    if isinstance(rec, m.ReviewCandidate):  # stage 3's compile: the declaration is there
+        cmp = tc.check_statement(check, own.module, own.module, [decl], axioms,
+                                 ctx.sandbox, spec.caps)
+        run.add(_compare_step4(cmp, decl, lean))
+        return run
+    if rec.kind == "proves":  # the exhibit restates the candidate's theorem, proved
+        cmp = tc.check_statement(check, refs[0].module, own.module, [decl], axioms,
+                                 ctx.sandbox, spec.caps)
+    else:
+        cmp = tc.check_relation(check, rec.kind, refs[0], refs[1] if len(refs) > 1 else None,
+                                own.module, decl, axioms, ctx.sandbox, spec.caps)
+    run.compare, run.compare_decl = cmp, decl
+    if run.add(_compare_step4(cmp, decl, lean)):
+        run.add(_step5(ctx, run, spec))
+    return run
+
+
+def _record(path: str, data: bytes) -> m.ReviewCandidate | m.ReviewExhibit | None:
+    """The candidate or exhibit record at ``path`` (its bytes ``data``), or None when it
+    does not parse without a problem."""
+    if path.split("/")[3] == "candidates":
+        cand, problems = parse_record(path, data, m.ReviewCandidate)
+        return None if problems else cand
+    ex, problems = parse_record(path, data, m.ReviewExhibit)
+    return None if problems else ex
+
+
+def _defs(base: Graph, tid: str) -> list[Source]:
+    """The target's definition modules, base bytes."""
+    t = base.targets[tid]
+    return [Source(ids.defs_module_name(tid, stem),
+                   PurePosixPath("Lemmata") / tid / "Defs" / f"{stem}.lean",
+                   base.source.read(lf.path))
+            for stem, lf in sorted(t.defs.items())]
+
+
+def _candidates(base: Graph, tid: str, records: list[str]) -> list[Source]:
+    """The named candidates' Lean modules, base bytes.
+
+    Raises:
+        LemmataError: ``missing-file`` when a named candidate has no Lean on the base.
+    """
+    t = base.targets[tid]
+    out = []
+    for rec_path in dict.fromkeys(records):
+        lean = rec_path[:-len(".yaml")] + ".lean"
+        if lean not in t.review_lean:
+            raise LemmataError("missing-file", f"{lean} is not on the base", path=lean)
+        out.append(Source(ids.review_module_name(tid, lean), ids.review_module_path(tid, lean),
+                          base.source.read(lean)))
+    return out
+
+
+def _declaration(base: Graph, tid: str, rec_path: str) -> str:
+    """The declaration a candidate of the base names.
+
+    Raises:
+        LemmataError: ``missing-file`` when the base holds no such candidate.
+    """
+    rf = next((c for c in base.targets[tid].review_candidates if c.path == rec_path), None)
+    if rf is None:
+        raise LemmataError("missing-file", f"{rec_path} is not on the base", path=rec_path)
+    return rf.record.declaration

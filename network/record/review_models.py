@@ -1,0 +1,284 @@
+"""Models of a formalization review's records (D-9 v3.39; issue 27).
+
+A target's review lives under ``targets/<id>/review/``, one append-only file per act, each
+``<dir>/<ts>-<pseudonym>.yaml`` (docs/review.md):
+
+* ``openings/``: :class:`ReviewOpening`, who opened it, in which role, the conjecture in
+  words with its cases, and who answers its questions (the intent signer);
+* ``candidates/``: :class:`ReviewCandidate` beside its Lean statement
+  (``<ts>-<pseudonym>.lean``, stage 2);
+* ``exhibits/``: :class:`ReviewExhibit` beside its Lean proof (``<ts>-<pseudonym>.lean``):
+  a screen that succeeded or a pair direction proved, kernel-checked by the gate (stages 3
+  and 4);
+* ``attempts/``: :class:`ReviewAttempt`, a screen or pair direction tried without a result
+  (who, which tool, what budget): never a refutation;
+* ``questions/`` and ``answers/``: :class:`ReviewQuestion` (stage 5, in mathematics, with
+  the case that raised it) and :class:`ReviewAnswer` (the intent signer's, signed);
+* ``signatures/``: :class:`ReviewSignature` (stage 7), by role, signed.
+
+What the records add up to (candidates discarded or surviving, clusters, open questions,
+the grade) is derived by :mod:`network.record.derive.review`, never stored.
+:mod:`network.record.models` re-exports every name.
+"""
+
+from __future__ import annotations
+
+from typing import Annotated, ClassVar, Literal
+
+from pydantic import BaseModel, ConfigDict, Field, StringConstraints, model_validator
+
+from network.model_base import Date, Record
+from network.record.model_types import (
+    GraphPath,
+    LongText,
+    Pseudonym,
+    Sha256,
+    ShortText,
+    TargetId,
+)
+from network.signing import Signature
+
+__all__ = [
+    "REVIEW_DIRS", "REVIEW_KINDS", "ReviewAnswer", "ReviewAttempt", "ReviewCandidate",
+    "ReviewExhibit", "ReviewOpening", "ReviewQuestion", "ReviewSignature",
+]
+
+#: A Lean declaration name, as a candidate or exhibit names its theorem.
+LeanName = Annotated[str, StringConstraints(
+    pattern=r"^[A-Za-z_][A-Za-z0-9_']*(\.[A-Za-z_][A-Za-z0-9_']*)*$", max_length=200)]
+#: A GitHub login (the site's sign-in names it on an answer or a signature, v3.33).
+Login = Annotated[str, StringConstraints(
+    pattern=r"^[A-Za-z0-9](?:[A-Za-z0-9-]{0,38})$", max_length=39)]
+
+OpenerRole = Literal["proposer", "steward", "curator", "background"]
+"""Who opened a review (D-9 v3.39): ``background`` is the network's review of a target
+that existed before v3.39, which never holds step 9."""
+
+SCREENS: tuple[str, ...] = ("proves", "negation", "vacuity")
+"""Stage 3's three screens (D-9 v3.12 layer 2): prove the statement, prove its negation,
+prove False from its hypotheses."""
+
+ExhibitKind = Literal["proves", "negation", "vacuity", "implies"]
+"""What a review exhibit's Lean proves of its candidate(s): the candidate's own statement,
+its negation, the negation of its hypotheses' existential (vacuity), or, for a pair
+direction, ``candidate → other``."""
+
+
+class ReviewCase(BaseModel):
+    """One thing that pins the words down (stage 1): a known special case, a small value,
+    a consequence or a non-example, in mathematics."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+    kind: Literal["special-case", "small-value", "consequence", "non-example"]
+    text: ShortText
+    source: ShortText | None = None
+
+
+class ReviewOpening(Record):
+    """``targets/<id>/review/openings/<ts>-<pseudonym>.yaml``: a formalization review
+    opened on a target (D-9 v3.39 stage 1).
+
+    ``role`` is the opener's: ``steward`` or ``curator`` (a role act, signed), or
+    ``background`` for the review of a target listed before v3.39, which informs and never
+    holds step 9. ``intent_signer`` answers the review's questions and signs that the
+    surviving cluster says what the conjecture says: for a conjecture inherited from a
+    source, a steward of the target (D-32). A target has one review: a held opening may
+    follow a background one (it then holds), never another held one.
+    """
+
+    SCHEMA_KIND: ClassVar[str] = "review-opening/v1"
+    schema_: Literal["review-opening/v1"] = Field("review-opening/v1", alias="schema")
+    target: TargetId
+    role: OpenerRole
+    words: LongText
+    cases: list[ReviewCase] = Field(default_factory=list, max_length=200)
+    intent_signer: Pseudonym
+    by: Pseudonym
+    date: Date
+    signature: Signature | None = None
+
+
+class RegistrySource(BaseModel):
+    """Where an imported candidate's statement came from (D-10): credited to the
+    registry's authors."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+    name: Annotated[str, StringConstraints(min_length=1, max_length=100)]
+    repository: Annotated[str, StringConstraints(pattern=r"^https://", max_length=300)]
+    commit: Annotated[str, StringConstraints(pattern=r"^[0-9a-f]{40}$")] | None = None
+    file: Annotated[str, StringConstraints(max_length=400)] | None = None
+    declaration: Annotated[str, StringConstraints(max_length=400)] | None = None
+
+
+class ReviewCandidate(Record):
+    """``targets/<id>/review/candidates/<ts>-<pseudonym>.yaml``: one candidate Lean
+    statement of the conjecture (D-9 v3.39 stage 2), whose Lean is the ``.lean`` file of
+    the same name (``lean_sha256`` its SHA-256) declaring ``declaration``.
+
+    ``origin``: ``person`` (``read_others`` is then their declaration of whether they had
+    read another candidate first, shown as a claim; ``model`` names a model that helped,
+    v3.31), ``model`` (``model`` required) or ``registry`` (the imported statement,
+    ``registry`` required, credited to its registry). ``concepts`` names the predicate the
+    candidate gives each concept the words use (the format rule); an empty list is a
+    candidate returned to its author, never discarded.
+    """
+
+    SCHEMA_KIND: ClassVar[str] = "review-candidate/v1"
+    schema_: Literal["review-candidate/v1"] = Field("review-candidate/v1", alias="schema")
+    target: TargetId
+    origin: Literal["person", "model", "registry"]
+    model: Annotated[str, StringConstraints(min_length=1, max_length=200)] | None = None
+    read_others: bool | None = None
+    registry: RegistrySource | None = None
+    declaration: LeanName
+    concepts: list[LeanName] = Field(default_factory=list, max_length=50)
+    lean_sha256: Sha256
+    by: Pseudonym
+    date: Date
+
+    @model_validator(mode="after")
+    def _origin_fields(self) -> ReviewCandidate:
+        if self.origin == "model" and self.model is None:
+            raise ValueError("a model's candidate names its model")
+        if self.origin == "person" and self.read_others is None:
+            raise ValueError("a person's candidate declares read_others (the blind rule)")
+        if (self.origin == "registry") != (self.registry is not None):
+            raise ValueError("registry is given exactly when origin is registry")
+        return self
+
+
+class ReviewExhibit(Record):
+    """``targets/<id>/review/exhibits/<ts>-<pseudonym>.yaml``: a kernel-checked exhibit
+    (D-9 v3.12 layers 2 and 4, v3.39 stages 3 and 4) whose Lean proof is the ``.lean`` file
+    of the same name (``lean_sha256``) declaring ``theorem``.
+
+    ``kind`` ``proves``/``negation``/``vacuity``: a screen of ``candidate`` succeeded, which
+    discards it with this exhibit as the reason. ``implies``: the direction ``candidate →
+    other`` is proved; both directions proved put the two in one cluster. The gate checks
+    the theorem's type against the type built from the candidates' declarations, in
+    Lean, and its axioms (steps 3-5); the record never says what Lean said.
+    """
+
+    SCHEMA_KIND: ClassVar[str] = "review-exhibit/v1"
+    schema_: Literal["review-exhibit/v1"] = Field("review-exhibit/v1", alias="schema")
+    target: TargetId
+    kind: ExhibitKind
+    candidate: GraphPath
+    other: GraphPath | None = None
+    theorem: LeanName
+    lean_sha256: Sha256
+    tool: ShortText | None = None
+    by: Pseudonym
+    date: Date
+
+    @model_validator(mode="after")
+    def _other(self) -> ReviewExhibit:
+        if (self.kind == "implies") != (self.other is not None):
+            raise ValueError("other is given exactly for an implies exhibit")
+        if self.other is not None and self.other == self.candidate:
+            raise ValueError("a pair direction joins two different candidates")
+        return self
+
+
+class ReviewAttempt(Record):
+    """``targets/<id>/review/attempts/<ts>-<pseudonym>.yaml``: a screen of ``candidate``
+    or the pair direction ``candidate → other`` attempted without a result (D-9 v3.39:
+    who, what tool, what budget). A failed attempt is never a refutation."""
+
+    SCHEMA_KIND: ClassVar[str] = "review-attempt/v1"
+    schema_: Literal["review-attempt/v1"] = Field("review-attempt/v1", alias="schema")
+    target: TargetId
+    screen: Literal["proves", "negation", "vacuity"] | None = None
+    candidate: GraphPath
+    other: GraphPath | None = None
+    tool: Annotated[str, StringConstraints(min_length=1, max_length=200)]
+    budget: Annotated[str, StringConstraints(min_length=1, max_length=200)]
+    by: Pseudonym
+    date: Date
+
+    @model_validator(mode="after")
+    def _subject(self) -> ReviewAttempt:
+        if (self.screen is None) == (self.other is None):
+            raise ValueError("an attempt names a screen or the other candidate, not both")
+        if self.other is not None and self.other == self.candidate:
+            raise ValueError("a pair direction joins two different candidates")
+        return self
+
+
+class ReviewQuestion(Record):
+    """``targets/<id>/review/questions/<ts>-<pseudonym>.yaml``: a question to the intent
+    signer, in mathematics, never in Lean (D-9 v3.39 stage 5), with the case that raised
+    it and the candidates that answer it differently."""
+
+    SCHEMA_KIND: ClassVar[str] = "review-question/v1"
+    schema_: Literal["review-question/v1"] = Field("review-question/v1", alias="schema")
+    target: TargetId
+    question: LongText
+    case: ShortText
+    candidates: list[GraphPath] = Field(default_factory=list, max_length=50)
+    raised_by: GraphPath | None = None
+    by: Pseudonym
+    date: Date
+
+
+class ReviewAnswer(Record):
+    """``targets/<id>/review/answers/<ts>-<pseudonym>.yaml``: the intent signer's answer to
+    one question (D-9 v3.39), signed by the signer's SSH key or the network's approval key
+    naming ``login`` (v3.33). ``source`` cites where the answer comes from; an answer
+    without one is flagged on the page."""
+
+    SCHEMA_KIND: ClassVar[str] = "review-answer/v1"
+    schema_: Literal["review-answer/v1"] = Field("review-answer/v1", alias="schema")
+    target: TargetId
+    question: GraphPath
+    answer: LongText
+    source: ShortText | None = None
+    login: Login | None = None
+    by: Pseudonym
+    date: Date
+    signature: Signature | None = None
+
+
+class ReviewSignature(Record):
+    """``targets/<id>/review/signatures/<ts>-<pseudonym>.yaml``: one of a review's two
+    signatures (D-9 v3.39 stage 7), a decision written by a person and signed.
+
+    ``role`` ``intent`` is the intent signer's (the cluster says what the conjecture
+    says); ``independent`` is a signer who is not the intent signer and wrote no
+    candidate in the cluster (the evidence supports it). ``cluster`` lists the candidate
+    paths signed for, exactly the surviving cluster when signed. ``decision``: ``accept``
+    the cluster, ``split`` it into variants (D-30 v3.39), or ``send-back`` with a new
+    question; only ``accept`` earns a grade.
+    """
+
+    SCHEMA_KIND: ClassVar[str] = "review-signature/v1"
+    schema_: Literal["review-signature/v1"] = Field("review-signature/v1", alias="schema")
+    target: TargetId
+    role: Literal["intent", "independent"]
+    decision: Literal["accept", "split", "send-back"]
+    cluster: list[GraphPath] = Field(min_length=1, max_length=50)
+    note: ShortText | None = None
+    login: Login | None = None
+    by: Pseudonym
+    date: Date
+    signature: Signature | None = None
+
+
+REVIEW_KINDS: tuple[type[Record], ...] = (
+    ReviewOpening, ReviewCandidate, ReviewExhibit, ReviewAttempt, ReviewQuestion,
+    ReviewAnswer, ReviewSignature,
+)
+#: ``targets/<id>/review/<dir>/``: the record model each folder holds and the Target
+#: attribute listing it (network/record/read/loader.py)
+REVIEW_DIRS: dict[str, tuple[type[Record], str]] = {
+    "openings": (ReviewOpening, "review_openings"),
+    "candidates": (ReviewCandidate, "review_candidates"),
+    "exhibits": (ReviewExhibit, "review_exhibits"),
+    "attempts": (ReviewAttempt, "review_attempts"),
+    "questions": (ReviewQuestion, "review_questions"),
+    "answers": (ReviewAnswer, "review_answers"),
+    "signatures": (ReviewSignature, "review_signatures"),
+}
+#: the folders whose record has a Lean file of the same name beside it
+REVIEW_LEAN_DIRS: frozenset[str] = frozenset({"candidates", "exhibits"})
+
