@@ -13,7 +13,8 @@ exhibit, its Lean file beside it), judged against the review as the base graph d
 * a **candidate**'s Lean is a statement (the import-time screen and D-3 v3.28's statement
   commands apply, as to a Statement.lean); a registry candidate carries exactly the
   root's Statement.lean bytes (``review-registry-not-root``); no candidate repeats
-  another's bytes (``review-candidate-copy``);
+  another's bytes (``review-candidate-copy``) or declaration name
+  (``review-declaration-taken``);
 * an **exhibit** or **attempt** names candidates the gate has compiled
   (``review-candidate-unknown``);
 * a **question** names candidates of the review and what raised it;
@@ -77,6 +78,10 @@ define("review-registry-not-root", 2, 422,
 define("review-candidate-copy", 2, 409,
        "A candidate's Lean is byte-identical to a candidate already in the review.",
        "Submit a different formalization, or nothing: a copy adds no candidate.")
+define("review-declaration-taken", 2, 409,
+       "A candidate declares a name another candidate of the review declares: a pair's "
+       "check imports both modules side by side, so each candidate names its own theorem.",
+       "Rename the candidate's theorem (its namespace or its name).")
 define("review-candidate-unknown", 2, 422,
        "A review act names a candidate the review does not hold, or one the gate has not "
        "compiled yet.", "Name the candidate's record path as GET /reviews/<target> lists it.")
@@ -233,6 +238,10 @@ def _candidate(base: Graph, tid: str, state: derive.ReviewState, lean: str, data
            for c in state.candidates):
         out.append(Diagnostic("review-candidate-copy", "byte-identical to a candidate of "
                               "the review", lean))
+    taken = [c.path for c in state.candidates if c.record.declaration == rec.declaration]
+    if taken:  # two modules declaring one name cannot be checked side by side
+        out.append(Diagnostic("review-declaration-taken", f"{rec.declaration} is declared "
+                              f"by {taken[0]}", lean))
     if rec.origin == "registry" and state.root_sha256 != sha:
         out.append(Diagnostic("review-registry-not-root", "not the root's Statement.lean "
                               "bytes", lean))

@@ -1,0 +1,577 @@
+"""The formalization review (D-9 v3.39; issue 27): what the record derives, what step 2
+admits, what the gate checks in Lean, and step 9 waiting on a held review.
+
+The review is tests/review_support.py's: demo's root (``∀ n, 2 < n → n ≠ 0``), three
+candidates (the registry's, carol's equivalent one, a model's wrong one), a negation
+exhibit discarding the wrong one and both directions between the other two.
+"""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+sys.path.insert(0, str(Path(__file__).parent))
+from gate_scenarios import ND, PROOF_ROOT, RecordingToolchain, Scenario, T, identities
+from review_support import (
+    C1,
+    C1_C2,
+    C2,
+    C2_LEAN,
+    C3,
+    C3_NEGATION,
+    DATE,
+    Review,
+    lean_of,
+    rec_path,
+    review_repo,
+)
+from standin import RecordedToolchain
+
+from network.gate.lean.toolchain import MissingToolchain
+from network.gate.run import run_gate
+from network.gate.sandbox.sandbox import Sandbox
+from network.gate.steps.context import Review as ForgeReview
+from network.record import derive
+from network.record import models as m
+
+
+def _state(r: Review) -> derive.ReviewState:
+    st = derive.review_state(r.graph(), T)
+    assert st is not None
+    return st
+
+
+# --- what the record derives ----------------------------------------------------------
+
+
+def test_no_review_until_an_opening_counts(tmp_path: Path) -> None:
+    """An unsigned opening is no review (a steward's opening is a signed role act)."""
+    r = review_repo(tmp_path / "g")
+    assert derive.review_state(r.graph(), T) is None
+    r.open(signed=False)
+    assert derive.review_state(r.graph(), T) is None
+    r.open()
+    st = _state(r)
+    assert st.held and st.intent_signer == "steve" and st.grade == "mechanical-only"
+    assert st.missing == ("no candidate survives stage 3",)
+
+
+def test_a_kernel_checked_screen_discards_and_the_equivalents_cluster(tmp_path: Path) -> None:
+    """D-9 v3.39 stages 3 and 4: the negation exhibit discards c3 with itself as the
+    reason; c1 and c2, each direction proved, are one cluster; c1 is the root's statement;
+    every survivor screened three ways and no question: the automated stages complete."""
+    r = review_repo(tmp_path / "g")
+    r.complete()
+    st = _state(r)
+    by = {c.path: c for c in st.candidates}
+    assert by[C3].outcome == "discarded" and by[C3].discarded_by is not None
+    assert by[C3].screens["negation"] == "succeeded"
+    assert by[C1].outcome == by[C2].outcome == "surviving"
+    assert by[C1].is_root and not by[C2].is_root
+    assert st.clusters == ((C1, C2),)
+    assert {(d.left, d.right, d.status) for d in st.directions} == {
+        (C1, C2, "proved"), (C2, C1, "proved")}
+    assert st.complete and st.missing == ()
+    assert st.summary == "3 candidates, 1 cluster, 0 questions waiting"
+    assert st.grade == "mechanical-only" and not st.vouches  # no signature yet
+
+
+def test_an_exhibit_the_gate_did_not_pass_discards_nothing(tmp_path: Path) -> None:
+    """Only a merged (gate-attested) exhibit is evidence: the same files without a pass
+    attestation leave c3 surviving, and an uncompiled candidate never survives."""
+    r = review_repo(tmp_path / "g")
+    r.open()
+    r.three_candidates()
+    r.exhibit("negation", C3, C3_NEGATION, "Demo.c3.negation", merged=False)
+    r.candidate(rec_path("candidates", "20260102T000009Z", "erin"),
+                "theorem Demo.c9 : True := by\n  sorry\n", merged=False,
+                declaration="Demo.c9")
+    by = {c.path: c for c in _state(r).candidates}
+    assert by[C3].outcome == "surviving"
+    assert by[rec_path("candidates", "20260102T000009Z", "erin")].outcome == "uncompiled"
+
+
+def test_one_direction_is_no_cluster_and_a_failed_attempt_is_never_refuted(
+        tmp_path: Path) -> None:
+    """A cluster is derived from both directions proved, never claimed: with c1 → c2 only,
+    two clusters stand and the stages are not complete; an attempt at c2 → c1 leaves the
+    direction open, not refuted."""
+    r = review_repo(tmp_path / "g")
+    r.open()
+    r.three_candidates()
+    r.exhibit("negation", C3, C3_NEGATION, "Demo.c3.negation")
+    r.exhibit("implies", C1, C1_C2, "Demo.c1_c2", other=C2)
+    r.b.write_yaml(rec_path("attempts", r.ts(), "bob"), {
+        "schema": "review-attempt/v1", "target": T, "candidate": C2, "other": C1,
+        "tool": "aesop", "budget": "60 s", "by": "bob", "date": DATE})
+    r.screens_tried(C1)
+    r.screens_tried(C2)
+    st = _state(r)
+    assert st.clusters == ((C1,), (C2,))
+    back = next(d for d in st.directions if d.left == C2)
+    assert back.status == "open" and len(back.attempts) == 1
+    assert not st.complete and any("2 clusters" in x for x in st.missing)
+
+
+def test_the_format_rule_returns_a_candidate_and_an_unscreened_one_holds_the_stages(
+        tmp_path: Path) -> None:
+    r = review_repo(tmp_path / "g")
+    r.open()
+    r.candidate(C2, C2_LEAN, declaration="Demo.c2", concepts=[])
+    r.candidate(rec_path("candidates", "20260102T000005Z", "erin"),
+                "theorem Demo.c5 (n : Nat) (h : 2 < n) : 0 < n := by\n  sorry\n",
+                declaration="Demo.c5")
+    st = _state(r)
+    by = {c.path: c.outcome for c in st.candidates}
+    assert by[C2] == "returned"
+    assert any("screen 'proves' not attempted" in x for x in st.missing)
+
+
+def test_questions_wait_for_the_intent_signers_signed_answer(tmp_path: Path) -> None:
+    """An answer counts only when the intent signer gives it, signed; until then the
+    question waits and the stages are not complete. An answer without a source is
+    flagged."""
+    r = review_repo(tmp_path / "g")
+    r.complete()
+    q = r.question()
+    st = _state(r)
+    assert not st.complete and st.summary.endswith("1 question waiting")
+    r.answer(q, by="erin")  # not the intent signer
+    r.answer(q, signed=False)  # the intent signer, unsigned
+    assert not _state(r).complete
+    r.answer(q, source=None)
+    st = _state(r)
+    assert st.complete and st.questions[0].flagged
+
+
+def test_the_ladder_rises_with_the_signatures(tmp_path: Path) -> None:
+    """D-9 v3.39's ladder: one counting signature by a non-author is screened-and-signed
+    (and vouches for the root: held, complete, the root's statement in the cluster); the
+    intent signer's makes it author-attested; both, with a person-written candidate (c2)
+    in the cluster, expert-attested."""
+    r = review_repo(tmp_path / "g")
+    r.complete()
+    r.sign("independent", "erin")
+    st = _state(r)
+    assert st.grade == "screened-and-signed" and st.vouches
+    assert derive.root_vouched(r.graph(), T)
+    r.sign("intent", "steve")
+    st = _state(r)
+    assert st.grade == "expert-attested" and not st.capped
+
+
+def test_signatures_that_do_not_count_say_why(tmp_path: Path) -> None:
+    """The independent signer wrote no candidate in the cluster and is not the intent
+    signer; a signature of another set of candidates, an unsigned one, a send-back and a
+    second one in a role count for nothing."""
+    r = review_repo(tmp_path / "g")
+    r.complete()
+    r.sign("independent", "carol")  # wrote c2
+    r.sign("independent", "steve")  # the intent signer
+    r.sign("independent", "erin", [C1])  # not the surviving cluster
+    r.sign("independent", "erin", signed=False)
+    r.sign("independent", "erin", decision="send-back")
+    r.sign("intent", "erin")  # not the intent signer
+    st = _state(r)
+    assert [s.counts for s in st.signatures] == [False] * 6
+    assert st.grade == "mechanical-only"
+    r.sign("independent", "erin")
+    r.sign("independent", "frank")
+    st = _state(r)
+    assert [s.counts for s in st.signatures][-2:] == [True, False]
+    assert "given already" in (st.signatures[-1].why_not or "")
+
+
+def test_a_cluster_without_a_person_written_candidate_caps(tmp_path: Path) -> None:
+    """Both signatures over a cluster of the registry's statement alone: expert-attested
+    needs a person-written candidate in the cluster, so the grade caps at
+    screened-and-signed and the cap is shown."""
+    r = review_repo(tmp_path / "g")
+    r.open()
+    r.three_candidates()
+    r.exhibit("negation", C3, C3_NEGATION, "Demo.c3.negation")
+    # c2 discarded too: proved outright (it is true), which the proves screen finds
+    r.exhibit("proves", C2, "theorem Demo.c2 (n : Nat) (h : 3 ≤ n) : n ≠ 0 := by\n  omega\n",
+              "Demo.c2")
+    r.screens_tried(C1)
+    r.sign("independent", "erin", [C1])
+    r.sign("intent", "steve", [C1])
+    st = _state(r)
+    assert st.clusters == ((C1,),) and st.grade == "screened-and-signed" and st.capped
+
+
+def test_a_background_review_never_vouches(tmp_path: Path) -> None:
+    """The owner's ruling of 2026-10-12: a background review informs and never holds
+    step 9, so it never vouches either."""
+    r = review_repo(tmp_path / "g")
+    r.complete()
+    opening = next(p for p in r.b.root.joinpath(f"targets/{T}/review/openings").iterdir())
+    opening.unlink()
+    r.open(role="background")
+    r.sign("independent", "erin")
+    r.sign("intent", "steve")
+    st = _state(r)
+    assert not st.held and st.grade == "expert-attested" and not st.vouches
+    assert not derive.root_vouched(r.graph(), T)
+
+
+def test_graph_json_carries_the_review(tmp_path: Path) -> None:
+    r = review_repo(tmp_path / "g")
+    r.complete()
+    view = derive.graph_view(r.graph(), T)["review"]
+    assert view["summary"] == "3 candidates, 1 cluster, 0 questions waiting"
+    assert [c["outcome"] for c in view["candidates"]] == ["surviving", "surviving",
+                                                          "discarded"]
+    assert view["candidates"][0]["registry"]["name"] == "Formal Conjectures"
+
+
+# --- step 2 -----------------------------------------------------------------------------
+
+
+def _gate(tmp_path: Path, r: Review, base: str, head: str, submitter: str,
+          toolchain: Any = MissingToolchain) -> Any:
+    return run_gate(r.b.root, base, head, toolchain=toolchain, sandbox=Sandbox(),
+                    submitter=submitter, work_dir=tmp_path / "wd")
+
+
+def _codes(out: Any) -> set[str]:
+    return {d.code for run in out.runs for st in run.steps if not st.ok
+            for d in st.diagnostics}
+
+
+def _pr(tmp_path: Path, r: Review, submitter: str, act: Any) -> Any:
+    """Commit the review as built, then ``act(r)`` as the pull request, and judge it."""
+    base = r.commit("base")
+    act(r)
+    head = r.commit("pull request")
+    return _gate(tmp_path, r, base, head, submitter)
+
+
+def test_a_stewards_signed_opening_passes_step_2(tmp_path: Path) -> None:
+    r = review_repo(tmp_path / "g")
+    out = _pr(tmp_path, r, "steve", lambda r: r.open())
+    assert out.verdict == "pass", _codes(out)
+    (run,) = out.runs
+    assert run.artifact.kind.value == "review-opening" and [s.step for s in run.steps] == [2]
+
+
+@pytest.mark.parametrize(("submitter", "act", "code"), [
+    ("alice", lambda r: r.open(by="alice", intent_signer="steve"), "role-not-permitted"),
+    ("steve", lambda r: r.open(intent_signer="alice"), "review-intent-signer-not-steward"),
+    ("steve", lambda r: r.open(signed=False), "role-act-unsigned"),
+    ("steve", lambda r: r.open(role="proposer"), "review-opener-role"),
+])
+def test_an_opening_outside_the_rules_is_refused(tmp_path: Path, submitter: str, act: Any,
+                                                 code: str) -> None:
+    r = review_repo(tmp_path / "g")
+    assert code in _codes(_pr(tmp_path, r, submitter, act))
+
+
+def test_a_second_held_opening_is_refused(tmp_path: Path) -> None:
+    r = review_repo(tmp_path / "g")
+    r.open()
+    assert "review-already-open" in _codes(_pr(tmp_path, r, "curator",
+                                               lambda r: r.open(role="curator",
+                                                                by="curator")))
+
+
+def test_acts_before_an_opening_are_refused(tmp_path: Path) -> None:
+    r = review_repo(tmp_path / "g")
+    assert "review-not-open" in _codes(_pr(tmp_path, r, "bob", lambda r: r.question()))
+
+
+def test_a_question_passes_and_two_acts_in_one_pull_request_do_not(tmp_path: Path) -> None:
+    r = review_repo(tmp_path / "g")
+    r.complete()
+    assert _pr(tmp_path, r, "bob", lambda r: r.question()).verdict == "pass"
+    r2 = review_repo(tmp_path / "g2")
+    r2.complete()
+    out = _pr(tmp_path / "2", r2, "bob", lambda r: (r.question(), r.question()))
+    assert "review-acts-batched" in _codes(out)
+
+
+def test_only_the_intent_signer_answers_and_only_once(tmp_path: Path) -> None:
+    r = review_repo(tmp_path / "g")
+    r.complete()
+    q = r.question()
+    assert "review-answer-not-intent-signer" in _codes(
+        _pr(tmp_path, r, "erin", lambda r: r.answer(q, by="erin")))
+    r2 = review_repo(tmp_path / "g2")
+    r2.complete()
+    q2 = r2.question()
+    assert _pr(tmp_path / "a", r2, "steve", lambda r: r.answer(q2)).verdict == "pass"
+    assert "review-question-answered" in _codes(
+        _pr(tmp_path / "b", r2, "steve", lambda r: r.answer(q2)))
+    assert "review-question-unknown" in _codes(
+        _pr(tmp_path / "c", r2, "steve", lambda r: r.answer(C1)))
+
+
+def test_a_signature_before_the_stages_complete_is_refused(tmp_path: Path) -> None:
+    r = review_repo(tmp_path / "g")
+    r.open()
+    r.three_candidates()
+    assert "review-not-complete" in _codes(
+        _pr(tmp_path, r, "erin", lambda r: r.sign("independent", "erin")))
+
+
+@pytest.mark.parametrize(("who", "act", "code"), [
+    ("steve", lambda r: r.sign("independent", "steve"), "review-signer-role"),
+    ("erin", lambda r: r.sign("intent", "erin"), "review-signer-role"),
+    ("carol", lambda r: r.sign("independent", "carol"), "review-signer-authored"),
+    ("erin", lambda r: r.sign("independent", "erin", [C1]), "review-cluster-not-surviving"),
+    ("erin", lambda r: r.sign("independent", "erin", signed=False), "role-act-unsigned"),
+])
+def test_signatures_outside_the_rules_are_refused(tmp_path: Path, who: str, act: Any,
+                                                  code: str) -> None:
+    """Self-signing as the independent signer, signing as the intent signer without
+    being it, a signer who wrote a surviving candidate, a signature of another cluster
+    and an unsigned one are refused at step 2."""
+    r = review_repo(tmp_path / "g")
+    r.complete()
+    assert code in _codes(_pr(tmp_path, r, who, act))
+
+
+def test_a_replayed_signature_is_refused(tmp_path: Path) -> None:
+    """The same signature record filed again (a replay) adds nothing and is refused."""
+    r = review_repo(tmp_path / "g")
+    r.complete()
+    first = r.sign("independent", "erin")
+    replay = r.b.read(first)
+    out = _pr(tmp_path, r, "erin",
+              lambda r: r.b.write(rec_path("signatures", "20260109T000000Z", "erin"), replay))
+    assert "review-signature-repeated" in _codes(out)
+
+
+def test_a_candidate_smuggling_commands_is_refused_before_any_build(tmp_path: Path) -> None:
+    """The import-time screen and D-3 v3.28's statement commands apply to a candidate as
+    to a Statement.lean: an #eval or an initializer never reaches Lean; and without Lean
+    the run fails closed (toolchain-missing) after listing what needs none."""
+    r = review_repo(tmp_path / "g")
+    r.open()
+    smuggled = ("theorem Demo.s (n : Nat) : n = n := by\n  sorry\n"
+                "#eval IO.println \"hi\"\n")
+    out = _pr(tmp_path, r, "erin", lambda r: r.candidate(
+        rec_path("candidates", "20260104T000000Z", "erin"), smuggled, merged=False,
+        declaration="Demo.s"))
+    codes = _codes(out)
+    assert "statement-command-refused" in codes and out.verdict != "pass"
+    r2 = review_repo(tmp_path / "g2")
+    r2.open()
+    out = _pr(tmp_path / "2", r2, "erin", lambda r: r.candidate(
+        rec_path("candidates", "20260104T000000Z", "erin"), C2_LEAN, merged=False,
+        declaration="Demo.c2"))
+    assert _codes(out) == {"toolchain-missing"}
+    assert [s.step for s in out.runs[0].steps] == [2, 1]
+
+
+_REGISTRY = {"name": "FC", "repository": "https://example.org/fc"}
+
+
+@pytest.mark.parametrize(("lean", "over", "code"), [
+    ("theorem Demo.r : True := by\n  sorry\n",
+     {"origin": "registry", "read_others": None, "declaration": "Demo.r",
+      "registry": _REGISTRY}, "review-registry-not-root"),
+    (C2_LEAN, {"declaration": "Demo.c9"}, "review-candidate-copy"),
+    ("theorem Demo.c2 : True := by\n  sorry\n", {"declaration": "Demo.c2"},
+     "review-declaration-taken"),
+    ("theorem Demo.c4 : True := by\n  sorry\n",
+     {"declaration": "Demo.c4", "lean_sha256": "0" * 64}, "review-lean-hash-mismatch"),
+])
+def test_candidate_rules(tmp_path: Path, lean: str, over: dict[str, Any], code: str) -> None:
+    """A registry candidate is the root's bytes; no candidate repeats another's bytes or
+    declaration; a record names its Lean's hash."""
+    r = review_repo(tmp_path / "g")
+    r.open()
+    r.candidate(C2, C2_LEAN, declaration="Demo.c2")
+    path = rec_path("candidates", "20260104T000000Z", "erin")
+    out = _pr(tmp_path, r, "erin", lambda r: r.candidate(path, lean, merged=False, **over))
+    assert code in _codes(out)
+
+
+def test_a_candidate_is_its_record_and_its_lean(tmp_path: Path) -> None:
+    r = review_repo(tmp_path / "g")
+    r.open()
+    path = rec_path("candidates", "20260104T000000Z", "erin")
+
+    def only_record(r: Review) -> None:
+        r.candidate(path, "theorem Demo.c5 : True := by\n  sorry\n", merged=False,
+                    declaration="Demo.c5")
+        r.b.remove(lean_of(path))
+
+    assert "missing-file" in _codes(_pr(tmp_path, r, "erin", only_record))
+
+
+@pytest.mark.parametrize(("act", "code"), [
+    (lambda r: r.exhibit("negation", rec_path("candidates", "20260101T000000Z", "x"),
+                         C3_NEGATION, "Demo.neg", merged=False), "review-candidate-unknown"),
+    (lambda r: r.exhibit("proves", C2, "theorem Demo.other : True := trivial\n",
+                         "Demo.other", merged=False), "review-exhibit-theorem"),
+    (lambda r: r.exhibit("negation", C3, C3_NEGATION, "Demo.c3", merged=False),
+     "review-exhibit-theorem"),
+])
+def test_exhibit_rules(tmp_path: Path, act: Any, code: str) -> None:
+    """An exhibit names compiled candidates of the review; a proves exhibit restates the
+    candidate's theorem under its name, and the other kinds name a theorem of their own."""
+    r = review_repo(tmp_path / "g")
+    r.open()
+    r.three_candidates()
+    assert code in _codes(_pr(tmp_path, r, "bob", act))
+
+
+# --- the gate's Lean ----------------------------------------------------------------------
+
+
+def _recorded(tmp_path: Path, r: Review, base: str, head: str, submitter: str,
+              answers: dict[str, Any]) -> Any:
+    """Judge once with the recorder (answers declared as Lean gives them for these bytes),
+    then again on the recorded stand-in, which must agree."""
+    from gate_scenarios import merge_recordings
+    store: dict[str, dict[str, Any]] = {}
+    sc = Scenario("review", {}, answers, submitter=submitter)
+    first = _gate(tmp_path / "rec", r, base, head, submitter,
+                  lambda spec: RecordingToolchain(spec, sc, store))
+    merge_recordings(store, tmp_path / "recordings")
+    again = _gate(tmp_path / "replay", r, base, head, submitter,
+                  lambda spec: RecordedToolchain(spec, fixtures=tmp_path / "recordings"))
+    assert again.verdict == first.verdict
+    return again
+
+
+def _rows(name: str, axioms: list[str]) -> dict[str, Any]:
+    return {"ok": True, "code": None, "theorems": [
+        {"name": name, "found": True, "type_equal": True, "axioms": axioms,
+         "axiom_identities": identities(axioms)}]}
+
+
+def test_a_candidate_is_built_and_its_declaration_found(tmp_path: Path) -> None:
+    """Stage 3's compile: the gate builds the candidate (defs, then its module) and finds
+    its declaration; Lean reports sorryAx for a statement stated with sorry, which a
+    candidate is. Steps [2, 1, 3, 4]."""
+    r = review_repo(tmp_path / "g")
+    r.open()
+    base = r.commit("base")
+    path = rec_path("candidates", "20260104T000000Z", "erin")
+    r.candidate(path, C2_LEAN, merged=False, declaration="Demo.c2")
+    head = r.commit("candidate")
+    out = _recorded(tmp_path, r, base, head, "erin", {
+        "check_statement": lambda a: _rows(a["theorems"][0], ["sorryAx"])})
+    assert out.verdict == "pass", _codes(out)
+    assert [s.step for s in out.runs[0].steps] == [2, 1, 3, 4]
+    missing = _recorded(tmp_path / "m", r, base, head, "erin", {
+        "check_statement": {"ok": False, "code": "declaration-missing", "theorems": [
+            {"name": "Demo.c2", "found": False, "type_equal": False, "axioms": [],
+             "axiom_identities": []}]}})
+    assert "declaration-missing" in _codes(missing)
+
+
+def test_a_negation_exhibit_is_checked_against_the_candidate_and_its_axioms(
+        tmp_path: Path) -> None:
+    """A negation exhibit passes with its theorem's type the one Lean builds from the
+    candidate (check_relation) and its axioms allowed; one whose proof used sorry is
+    refused at step 5 (sorry-used): an exhibit is a proof."""
+    r = review_repo(tmp_path / "g")
+    r.open()
+    r.three_candidates()
+    base = r.commit("base")
+    r.exhibit("negation", C3, C3_NEGATION, "Demo.c3.negation", merged=False)
+    head = r.commit("exhibit")
+    calls: list[dict[str, Any]] = []
+
+    def relation(a: dict[str, Any]) -> dict[str, Any]:
+        calls.append(a)
+        return _rows(a["theorem"], [])  # decide needs no axiom
+
+    out = _recorded(tmp_path, r, base, head, "bob", {"check_relation": relation})
+    assert out.verdict == "pass", _codes(out)
+    assert [s.step for s in out.runs[0].steps] == [2, 1, 3, 4, 5]
+    assert calls[0]["kind"] == "negation" and calls[0]["left"][1] == "Demo.c3"
+    r2 = review_repo(tmp_path / "g2")
+    r2.open()
+    r2.three_candidates()
+    base = r2.commit("base")
+    cheat = "theorem Demo.c3.negation : ¬ ∀ (n : Nat) (h : 2 < n), n = 0 := by\n  sorry\n"
+    r2.exhibit("negation", C3, cheat, "Demo.c3.negation", merged=False)
+    head = r2.commit("exhibit")
+    out = _recorded(tmp_path / "s", r2, base, head, "bob", {
+        "check_relation": lambda a: _rows(a["theorem"], ["sorryAx"])})
+    assert "sorry-used" in _codes(out)
+
+
+def test_an_implies_exhibit_names_both_candidates(tmp_path: Path) -> None:
+    r = review_repo(tmp_path / "g")
+    r.open()
+    r.three_candidates()
+    base = r.commit("base")
+    r.exhibit("implies", C1, C1_C2, "Demo.c1_c2", other=C2, merged=False)
+    head = r.commit("exhibit")
+    seen: list[dict[str, Any]] = []
+
+    def relation(a: dict[str, Any]) -> dict[str, Any]:
+        seen.append(a)
+        return _rows(a["theorem"], [])
+
+    out = _recorded(tmp_path, r, base, head, "bob", {"check_relation": relation})
+    assert out.verdict == "pass", _codes(out)
+    assert seen[0]["kind"] == "implies"
+    assert (seen[0]["left"][1], seen[0]["right"][1]) == ("Demo.main", "Demo.c2")
+
+
+# --- step 9 -------------------------------------------------------------------------------
+
+
+def _proof_pr(tmp_path: Path, r: Review, review: ForgeReview | None = None) -> Any:
+    from gate_scenarios import merge_recordings, precheck_raw
+    base = r.commit("base")
+    r.b.write(f"{ND}/root/Proof.lean", PROOF_ROOT)
+    head = r.commit("proof")
+    store: dict[str, dict[str, Any]] = {}
+    sc = Scenario("proof", {}, {}, submitter="alice")
+    raw = precheck_raw(r.b.root, base, head)
+    run_gate(r.b.root, base, head, toolchain=lambda s: RecordingToolchain(s, sc, store),
+             sandbox=Sandbox(), submitter="alice", review=review, precheck_raw=raw,
+             work_dir=tmp_path / "rec")
+    merge_recordings(store, tmp_path / "recordings")
+    return run_gate(r.b.root, base, head,
+                    toolchain=lambda s: RecordedToolchain(s, fixtures=tmp_path / "recordings"),
+                    sandbox=Sandbox(), submitter="alice", review=review, precheck_raw=raw,
+                    work_dir=tmp_path / "wd")
+
+
+def test_a_held_review_holds_the_root_until_complete_and_signed(tmp_path: Path) -> None:
+    """D-4 step 9 with D-9 v3.39: while a steward's review is incomplete, a proof of the
+    root waits on it even with a steward's approving review of the proof; once the review
+    is complete and signed by a non-author it passes, the review's opening recorded as
+    its certificate."""
+    r = review_repo(tmp_path / "g")
+    r.complete()
+    r.question()  # one question waits
+    approving = ForgeReview("steve", True, ())
+    out = _proof_pr(tmp_path / "1", r, approving)
+    assert out.verdict == "held", _codes(out)
+    att = out.runs[0].attestation
+    assert att is not None and att.step9 == m.Step9(basis="awaiting-review")
+    r = review_repo(tmp_path / "g2")
+    r.complete()
+    r.sign("independent", "erin")
+    out = _proof_pr(tmp_path / "2", r)
+    assert out.verdict == "pass", _codes(out)
+    att = out.runs[0].attestation
+    assert att is not None and att.step9.basis == "certificate"
+    assert att.step9.certificate is not None and "/review/openings/" in att.step9.certificate
+
+
+def test_without_a_review_step_9_is_what_it_was(tmp_path: Path) -> None:
+    """No review (or a background one): the proof is held for a non-author's review of
+    it, and that review passes it (basis review), as before v3.39."""
+    r = review_repo(tmp_path / "g")
+    out = _proof_pr(tmp_path / "1", r)
+    assert out.verdict == "held"
+    r = review_repo(tmp_path / "g2")
+    r.open(role="background")
+    out = _proof_pr(tmp_path / "2", r, ForgeReview("steve", True, ()))
+    assert out.verdict == "pass", _codes(out)
+    assert out.runs[0].attestation.step9.basis == "review"
