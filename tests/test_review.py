@@ -575,3 +575,20 @@ def test_without_a_review_step_9_is_what_it_was(tmp_path: Path) -> None:
     out = _proof_pr(tmp_path / "2", r, ForgeReview("steve", True, ()))
     assert out.verdict == "pass", _codes(out)
     assert out.runs[0].attestation.step9.basis == "review"
+
+
+def test_a_review_on_the_record_validates_and_a_dangling_reference_does_not(
+        tmp_path: Path) -> None:
+    """``lemmata validate`` reads every review record against its schema and its
+    references: a whole review validates clean; an answer naming no question is
+    ``dangling-reference``."""
+    from network.record.validate import validate_graph
+
+    r = review_repo(tmp_path / "g")
+    r.complete()
+    r.answer(r.question())
+    r.sign("independent", "erin")
+    assert validate_graph(r.b.root) == []
+    r.answer(rec_path("questions", "20260101T000000Z", "nobody"))
+    codes = {p.code for p in validate_graph(r.b.root)}
+    assert "dangling-reference" in codes
