@@ -212,6 +212,32 @@ def review_module_path(target: str, review_path: str) -> PurePosixPath:
     return PurePosixPath("Lemmata") / target / "Review" / folder.capitalize() / f"{stem}.lean"
 
 
+def review_probe_module_name(target: str, exhibit_path: str) -> str:
+    """The module of the statement the gate writes for a probe exhibit (D-9 v3.39):
+    ``Lemmata.<t>.Review.Probes.«<stem>»`` for ``targets/<t>/review/exhibits/<stem>.yaml``.
+
+    Raises:
+        LemmataError: as :func:`review_module_name`; ``bad-node-id`` for a path that is no
+            exhibit.
+    """
+    folder, stem = _review_parts(target, exhibit_path)
+    if folder != "exhibits":
+        raise LemmataError("bad-node-id", f"{exhibit_path!r} is no exhibit")
+    return ".".join(["Lemmata", lean_component(target), "Review", "Probes",
+                     lean_component(stem)])
+
+
+def review_probe_module_path(target: str, exhibit_path: str) -> PurePosixPath:
+    """Where lake expects that probe module: ``Lemmata/<t>/Review/Probes/<stem>.lean``.
+
+    Raises:
+        LemmataError: as :func:`review_probe_module_name`.
+    """
+    review_probe_module_name(target, exhibit_path)
+    return PurePosixPath("Lemmata") / target / "Review" / "Probes" / (
+        f"{_review_parts(target, exhibit_path)[1]}.lean")
+
+
 def _review_parts(target: str, review_path: str) -> tuple[str, str]:
     check_target_id(target)
     parts = review_path.split("/")

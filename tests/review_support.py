@@ -74,10 +74,12 @@ class Review:
         return f"20260103T{self._n:06d}Z"
 
     def open(self, *, role: str = "steward", by: str = "steve",
-             intent_signer: str = "steve", signed: bool = True) -> str:
+             intent_signer: str = "steve", signed: bool = True,
+             concepts: list[str] | None = None) -> str:
         rec = {"schema": "review-opening/v1", "target": T, "role": role,
                "words": "Every natural number greater than 2 is nonzero.",
                "cases": [{"kind": "small-value", "text": "n = 3 is nonzero"}],
+               "concepts": concepts or [],
                "intent_signer": intent_signer, "by": by, "date": DATE}
         if signed:
             rec = self.b.signed(m.ReviewOpening, rec, by)
@@ -89,7 +91,7 @@ class Review:
                   **over: Any) -> str:
         who = path.rsplit("-", 1)[-1][:-len(".yaml")]
         rec = {"schema": "review-candidate/v1", "target": T, "origin": "person",
-               "read_others": False, "declaration": "Demo.x", "concepts": ["Nat"],
+               "read_others": False, "declaration": "Demo.x", "concepts": {},
                "lean_sha256": sha256_hex(lean.encode()), "by": who, "date": DATE, **over}
         self.b.write_yaml(path, rec)
         self.b.write(lean_of(path), lean)
@@ -119,6 +121,32 @@ class Review:
         if other is not None:
             rec["other"] = other
         self.b.write_yaml(path, rec)
+        self.b.write(lean_of(path), lean)
+        if merged:
+            self.b.merge([path, lean_of(path)], date=DATE, artifact_kind="review-exhibit")
+        return path
+
+    def intent_test(self, concept: str, args: list[str], source: str, *,
+                    expected: str | None = None, answer: str | None = None,
+                    citation: str | None = None, by: str = "bob") -> str:
+        path = rec_path("tests", self.ts(), by)
+        rec: dict[str, Any] = {"schema": "review-test/v1", "target": T, "concept": concept,
+                               "args": args, "source": source, "by": by, "date": DATE}
+        for key, value in (("expected", expected), ("answer", answer),
+                           ("citation", citation)):
+            if value is not None:
+                rec[key] = value
+        self.b.write_yaml(path, rec)
+        return path
+
+    def probe(self, test: str, candidate: str, holds: bool, lean: str, theorem: str, *,
+              by: str = "bob", merged: bool = True) -> str:
+        path = rec_path("exhibits", self.ts(), by)
+        self.b.write_yaml(path, {
+            "schema": "review-exhibit/v1", "target": T,
+            "kind": "probe-holds" if holds else "probe-fails", "candidate": candidate,
+            "test": test, "theorem": theorem, "lean_sha256": sha256_hex(lean.encode()),
+            "by": by, "date": DATE})
         self.b.write(lean_of(path), lean)
         if merged:
             self.b.merge([path, lean_of(path)], date=DATE, artifact_kind="review-exhibit")
@@ -196,3 +224,35 @@ def review_repo(root: Path) -> Review:
         b.write_yaml(f"identities/{who}.yaml", {"schema": "identity/v1", "pseudonym": who,
                                                 "github": who, "since": "2026-01-01"})
     return Review(b)
+
+
+# --- the format rule and intent tests (concept "big": the words' "greater than 2") ----------
+
+CA = rec_path("candidates", "20260102T000010Z", "erin")
+CB = rec_path("candidates", "20260102T000011Z", "frank")
+CA_LEAN = ("def Demo.a.Big (n : Nat) : Prop := 2 < n\n\n"
+           "theorem Demo.a (n : Nat) (h : Demo.a.Big n) : n ≠ 0 := by\n  sorry\n")
+#: the reading that takes "greater than 2" to include 2
+CB_LEAN = ("def Demo.b.Big (n : Nat) : Prop := 2 ≤ n\n\n"
+           "theorem Demo.b (n : Nat) (h : Demo.b.Big n) : n ≠ 0 := by\n  sorry\n")
+
+
+def module_of(candidate: str) -> str:
+    """The Lean module of a candidate of demo's review."""
+    from network import ids
+    return ids.review_module_name(T, candidate)
+
+
+def probe_lean(candidate: str, predicate: str, arg: str, theorem: str, holds: bool) -> str:
+    """A probe exhibit's Lean: the predicate unfolded and decided at ``arg`` (``decide``
+    evaluates ``2 < 2``/``2 ≤ 2`` on Nat in the kernel: no axiom)."""
+    claim = f"{predicate} ({arg})" if holds else f"¬ ({predicate} ({arg}))"
+    return (f"import {module_of(candidate)}\n\n"
+            f"theorem {theorem} : {claim} := by\n  unfold {predicate}\n  decide\n")
+
+
+def two_readings(r: Review) -> None:
+    """Open with the concept "big" and two candidates that read it differently at 2."""
+    r.open(concepts=["big"])
+    r.candidate(CA, CA_LEAN, declaration="Demo.a", concepts={"big": "Demo.a.Big"})
+    r.candidate(CB, CB_LEAN, declaration="Demo.b", concepts={"big": "Demo.b.Big"})

@@ -120,11 +120,12 @@ def test_one_direction_is_no_cluster_and_a_failed_attempt_is_never_refuted(
 def test_the_format_rule_returns_a_candidate_and_an_unscreened_one_holds_the_stages(
         tmp_path: Path) -> None:
     r = review_repo(tmp_path / "g")
-    r.open()
-    r.candidate(C2, C2_LEAN, declaration="Demo.c2", concepts=[])
+    r.open(concepts=["big"])
+    r.candidate(C2, C2_LEAN, declaration="Demo.c2")
     r.candidate(rec_path("candidates", "20260102T000005Z", "erin"),
-                "theorem Demo.c5 (n : Nat) (h : 2 < n) : 0 < n := by\n  sorry\n",
-                declaration="Demo.c5")
+                "def Demo.c5.big (n : Nat) : Prop := 2 < n\n\n"
+                "theorem Demo.c5 (n : Nat) (h : Demo.c5.big n) : 0 < n := by\n  sorry\n",
+                declaration="Demo.c5", concepts={"big": "Demo.c5.big"})
     st = _state(r)
     by = {c.path: c.outcome for c in st.candidates}
     assert by[C2] == "returned"
@@ -592,3 +593,142 @@ def test_a_review_on_the_record_validates_and_a_dangling_reference_does_not(
     r.answer(rec_path("questions", "20260101T000000Z", "nobody"))
     codes = {p.code for p in validate_graph(r.b.root)}
     assert "dangling-reference" in codes
+
+
+# --- intent tests and their probes ---------------------------------------------------------
+
+
+def test_candidates_that_read_a_case_differently_make_a_question_then_the_answer_discards(
+        tmp_path: Path) -> None:
+    """D-9 v3.39: "is 2 greater than 2?" computed by both candidates' predicates: one
+    says no, one says yes, so no expected value is written and the stages wait on a
+    question; the intent signer answers, an intent test sourced to the answer is filed,
+    and the candidate whose probe proved the opposite is discarded with that probe as
+    the reason."""
+    from review_support import CA, CB, probe_lean, two_readings
+
+    r = review_repo(tmp_path / "g")
+    two_readings(r)
+    t2 = r.intent_test("big", ["2"], "computation")
+    r.probe(t2, CA, False, probe_lean(CA, "Demo.a.Big", "2", "Demo.a.p2", False), "Demo.a.p2")
+    r.probe(t2, CB, True, probe_lean(CB, "Demo.b.Big", "2", "Demo.b.p2", True), "Demo.b.p2")
+    st = _state(r)
+    (tv,) = st.tests
+    assert tv.disagree and tv.expected is None
+    assert {c: res for c, (res, _e) in tv.results.items()} == {CA: "fails", CB: "holds"}
+    assert any("answer it differently" in x for x in st.missing)
+    q = r.question()
+    ans = r.answer(q, source="the problem's page: n > 2 is strict")
+    t2b = r.intent_test("big", ["2"], "answer", expected="fails", answer=ans)
+    r.probe(t2b, CA, False, probe_lean(CA, "Demo.a.Big", "2", "Demo.a.q2", False), "Demo.a.q2")
+    wrong = r.probe(t2b, CB, True, probe_lean(CB, "Demo.b.Big", "2", "Demo.b.q2", True),
+                    "Demo.b.q2")
+    st = _state(r)
+    by = {c.path: c for c in st.candidates}
+    assert by[CB].outcome == "discarded" and by[CB].discarded_by == wrong
+    assert by[CA].outcome == "surviving"
+    # the computation now has one survivor, who agrees with itself
+    assert st.tests[0].expected == "fails" and not st.tests[0].disagree
+
+
+def test_a_computation_every_survivor_agrees_on_is_the_weakest_expected_value(
+        tmp_path: Path) -> None:
+    from review_support import CA, CB, probe_lean, two_readings
+
+    r = review_repo(tmp_path / "g")
+    two_readings(r)
+    t3 = r.intent_test("big", ["3"], "computation")
+    r.probe(t3, CA, True, probe_lean(CA, "Demo.a.Big", "3", "Demo.a.p3", True), "Demo.a.p3")
+    st = _state(r)
+    assert st.tests[0].expected is None  # CB has not answered
+    assert any("no probe of" in x and CB in x for x in st.missing)
+    r.probe(t3, CB, True, probe_lean(CB, "Demo.b.Big", "3", "Demo.b.p3", True), "Demo.b.p3")
+    st = _state(r)
+    assert st.tests[0].expected == "holds" and not st.tests[0].disagree
+    view = derive.graph_view(r.graph(), T)["review"]
+    assert view["tests"][0]["results"][CA]["result"] == "holds"
+    assert view["concepts"] == ["big"]
+
+
+def test_a_test_sourced_to_an_answer_that_does_not_count_counts_for_nothing(
+        tmp_path: Path) -> None:
+    from review_support import CB, probe_lean, two_readings
+
+    r = review_repo(tmp_path / "g")
+    two_readings(r)
+    q = r.question()
+    forged = r.answer(q, by="erin")  # not the intent signer
+    t = r.intent_test("big", ["2"], "answer", expected="fails", answer=forged)
+    r.probe(t, CB, True, probe_lean(CB, "Demo.b.Big", "2", "Demo.b.p2", True), "Demo.b.p2")
+    st = _state(r)
+    assert st.tests == () and {c.path: c.outcome for c in st.candidates}[CB] == "surviving"
+
+
+@pytest.mark.parametrize(("args", "code"), [
+    (["2) ∨ (True"], "invalid-record"),  # outside the term alphabet: the schema refuses
+    (["(by decide)"], "review-test-term"),
+    (["sorry"], "review-test-term"),
+    (["(2"], "review-test-term"),
+    (["2) (3"], "review-test-term"),
+])
+def test_an_intent_tests_arguments_are_plain_values(tmp_path: Path, args: list[str],
+                                                    code: str) -> None:
+    """The gate writes a test's arguments into the probe's statement, so each is a value:
+    no tactic block, no sorry, parentheses that cannot close the probe's own."""
+    from review_support import two_readings
+
+    r = review_repo(tmp_path / "g")
+    two_readings(r)
+    out = _pr(tmp_path, r, "bob", lambda r: r.intent_test("big", args, "computation"))
+    assert code in _codes(out)
+
+
+def test_intent_test_rules(tmp_path: Path) -> None:
+    """A test names a concept of the opening; sourced to an answer, a counting one; a
+    probe names a test of the review."""
+    from review_support import CA, probe_lean, two_readings
+
+    r = review_repo(tmp_path / "g")
+    two_readings(r)
+    assert "review-test-concept" in _codes(_pr(
+        tmp_path / "1", r, "bob", lambda r: r.intent_test("prime", ["2"], "computation")))
+    assert "review-test-source" in _codes(_pr(
+        tmp_path / "2", r, "bob", lambda r: r.intent_test(
+            "big", ["2"], "answer", expected="fails",
+            answer=rec_path("answers", "20260101T000000Z", "steve"))))
+    assert "review-test-unknown" in _codes(_pr(
+        tmp_path / "3", r, "bob", lambda r: r.probe(
+            rec_path("tests", "20260101T000000Z", "bob"), CA, True,
+            probe_lean(CA, "Demo.a.Big", "3", "Demo.a.p3", True), "Demo.a.p3", merged=False)))
+
+
+def test_a_probe_is_checked_against_the_statement_the_gate_writes(tmp_path: Path) -> None:
+    """The gate writes the probe's statement from the base's test and candidate (the
+    candidate's predicate for the concept at the test's arguments) and checks the
+    exhibit's theorem states exactly it; the exhibit never writes what it is checked
+    against."""
+    from review_support import CA, module_of, probe_lean, two_readings
+
+    from network.gate.review_judge import probe_statement
+
+    r = review_repo(tmp_path / "g")
+    two_readings(r)
+    t3 = r.intent_test("big", ["3"], "computation")
+    base = r.commit("base")
+    r.probe(t3, CA, True, probe_lean(CA, "Demo.a.Big", "3", "Demo.a.p3", True), "Demo.a.p3",
+            merged=False)
+    head = r.commit("probe")
+    seen: list[dict[str, Any]] = []
+
+    def check(a: dict[str, Any]) -> dict[str, Any]:
+        seen.append(a)
+        return _rows(a["theorems"][0], [])
+
+    out = _recorded(tmp_path, r, base, head, "bob", {"check_statement": check})
+    assert out.verdict == "pass", _codes(out)
+    assert seen[0]["statement_module"].startswith("Lemmata.demo.Review.Probes.")
+    assert probe_statement(module_of(CA), "Demo.a.Big", ["3"], "Demo.a.p3", True) == (
+        f"import {module_of(CA)}\n\ntheorem Demo.a.p3 : Demo.a.Big (3) := by\n  sorry\n"
+        .encode())
+    assert b"\xc2\xac (Demo.a.Big (2))" in probe_statement("M", "Demo.a.Big", ["2"], "t",
+                                                            False)

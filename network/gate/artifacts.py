@@ -156,6 +156,7 @@ class Kind(StrEnum):
     REVIEW_CANDIDATE = "review-candidate"
     REVIEW_EXHIBIT = "review-exhibit"
     REVIEW_ATTEMPT = "review-attempt"
+    REVIEW_TEST = "review-test"
     REVIEW_QUESTION = "review-question"
     REVIEW_ANSWER = "review-answer"
     REVIEW_SIGNATURE = "review-signature"
@@ -243,6 +244,7 @@ STEP_PLAN: dict[Kind, KindPlan] = {
     Kind.REVIEW_CANDIDATE: KindPlan((1, 2, 3, 4), False, _ANYONE),
     Kind.REVIEW_EXHIBIT: KindPlan((1, 2, 3, 4, 5), False, _ANYONE),
     Kind.REVIEW_ATTEMPT: KindPlan(_RECORD_STEPS, False, _ANYONE),
+    Kind.REVIEW_TEST: KindPlan(_RECORD_STEPS, False, _ANYONE),
     Kind.REVIEW_QUESTION: KindPlan(_RECORD_STEPS, False, _ANYONE),
     Kind.REVIEW_ANSWER: KindPlan(_RECORD_STEPS, False, _ANYONE),
     Kind.REVIEW_SIGNATURE: KindPlan(_RECORD_STEPS, False, _ANYONE),
@@ -314,6 +316,7 @@ RECORD_MODELS: dict[Kind, type[m.Record]] = {
     Kind.REVIEW_CANDIDATE: m.ReviewCandidate,
     Kind.REVIEW_EXHIBIT: m.ReviewExhibit,
     Kind.REVIEW_ATTEMPT: m.ReviewAttempt,
+    Kind.REVIEW_TEST: m.ReviewTest,
     Kind.REVIEW_QUESTION: m.ReviewQuestion,
     Kind.REVIEW_ANSWER: m.ReviewAnswer,
     Kind.REVIEW_SIGNATURE: m.ReviewSignature,

@@ -85,7 +85,10 @@ def judge_review_lean(ctx: _Ctx, run: _Run, step1_diff: list[Diagnostic],
     try:
         refs = [TermRef(ids.review_module_name(art.target, p),
                         _declaration(ctx.base, art.target, p)) for p in named]
-        sources = [*_defs(ctx.base, art.target), *_candidates(ctx.base, art.target, named), own]
+        probe = (probe_source(ctx.base, art.target, art.main, rec)
+                 if isinstance(rec, m.ReviewExhibit) and rec.test is not None else None)
+        sources = [*_defs(ctx.base, art.target), *_candidates(ctx.base, art.target, named),
+                   *([probe] if probe is not None else []), own]
         built, setup, check = build_two_domains(run.toolchain, ctx.sandbox, ctx.work_dir,
                                                 _slug(art), spec, sources, [own.module],
                                                 spec.caps)
@@ -122,13 +125,55 @@ def judge_review_lean(ctx: _Ctx, run: _Run, step1_diff: list[Diagnostic],
     if rec.kind == "proves":  # the exhibit restates the candidate's theorem, proved
         cmp = tc.check_statement(check, refs[0].module, own.module, [decl], axioms,
                                  ctx.sandbox, spec.caps)
-    else:
+    elif probe is not None:  # the exhibit proves the probe statement the gate wrote
+        cmp = tc.check_statement(check, probe.module, own.module, [decl], axioms,
+                                 ctx.sandbox, spec.caps)
+    elif rec.kind in ("negation", "vacuity", "implies"):
         cmp = tc.check_relation(check, rec.kind, refs[0], refs[1] if len(refs) > 1 else None,
                                 own.module, decl, axioms, ctx.sandbox, spec.caps)
+    else:  # a probe whose test is gone: step 2 refuses it first
+        run.add(_fail(4, "review-test-unknown", "the probe names no test", art.main))
+        return run
     run.compare, run.compare_decl = cmp, decl
     if run.add(_compare_step4(cmp, decl, lean)):
         run.add(_step5(ctx, run, spec))
     return run
+
+
+def probe_statement(candidate_module: str, predicate: str, args: list[str], theorem: str,
+                    holds: bool) -> bytes:
+    """The statement the gate writes for a probe (D-9 v3.39 intent tests): the candidate's
+    predicate for the test's concept applied to the test's arguments (each parenthesised),
+    or its negation, as a theorem named ``theorem`` stated with ``sorry``, importing the
+    candidate's module. The exhibit restates it under the same name and proves it; the
+    check compares the two (``check_statement``)."""
+    claim = " ".join([predicate, *(f"({a})" for a in args)])
+    if not holds:
+        claim = f"¬ ({claim})"
+    return (f"import {candidate_module}\n\ntheorem {theorem} : {claim} := by\n  sorry\n"
+            ).encode()
+
+
+def probe_source(base: Graph, tid: str, exhibit_path: str, rec: m.ReviewExhibit) -> Source:
+    """The probe statement of the probe exhibit ``rec`` at ``exhibit_path`` as a workspace
+    source, built from the base's test and candidate (gate bytes, built in the check
+    workspace like a base file).
+
+    Raises:
+        LemmataError: ``missing-file`` when the base holds no such test or candidate, or
+            the candidate names no predicate for the test's concept.
+    """
+    t = base.targets[tid]
+    test = next((tf.record for tf in t.review_tests if tf.path == rec.test), None)
+    cand = next((cf.record for cf in t.review_candidates if cf.path == rec.candidate), None)
+    if test is None or cand is None or test.concept not in cand.concepts:
+        raise LemmataError("missing-file", f"{rec.test} or its concept's predicate in "
+                           f"{rec.candidate} is not on the base", path=exhibit_path)
+    module = ids.review_module_name(tid, rec.candidate)
+    data = probe_statement(module, cand.concepts[test.concept], list(test.args), rec.theorem,
+                           rec.kind == "probe-holds")
+    return Source(ids.review_probe_module_name(tid, exhibit_path),
+                  ids.review_probe_module_path(tid, exhibit_path), data)
 
 
 def _record(path: str, data: bytes) -> m.ReviewCandidate | m.ReviewExhibit | None:

@@ -135,6 +135,7 @@ PATH_TABLE: tuple[PathRule, ...] = (
     _rec(_T + "review/exhibits/<ts>-<pseudonym>.yaml", "contributor", "review-exhibit"),
     PathRule(_T + "review/exhibits/<ts>-<pseudonym>.lean", "contributor", "review-exhibit"),
     _rec(_T + "review/attempts/<ts>-<pseudonym>.yaml", "contributor", "review-attempt"),
+    _rec(_T + "review/tests/<ts>-<pseudonym>.yaml", "contributor", "review-test"),
     _rec(_T + "review/questions/<ts>-<pseudonym>.yaml", "contributor", "review-question"),
     _rec(_T + "review/answers/<ts>-<pseudonym>.yaml", "steward", "review-answer"),
     _rec(_T + "review/signatures/<ts>-<pseudonym>.yaml", "contributor", "review-signature"),

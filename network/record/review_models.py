@@ -10,6 +10,8 @@ A target's review lives under ``targets/<id>/review/``, one append-only file per
 * ``exhibits/``: :class:`ReviewExhibit` beside its Lean proof (``<ts>-<pseudonym>.lean``):
   a screen that succeeded or a pair direction proved, kernel-checked by the gate (stages 3
   and 4);
+* ``tests/``: :class:`ReviewTest`, an intent test (stage 3), each candidate's answer to it a
+  probe exhibit;
 * ``attempts/``: :class:`ReviewAttempt`, a screen or pair direction tried without a result
   (who, which tool, what budget): never a refutation;
 * ``questions/`` and ``answers/``: :class:`ReviewQuestion` (stage 5, in mathematics, with
@@ -40,7 +42,7 @@ from network.signing import Signature
 
 __all__ = [
     "REVIEW_DIRS", "REVIEW_KINDS", "ReviewAnswer", "ReviewAttempt", "ReviewCandidate",
-    "ReviewExhibit", "ReviewOpening", "ReviewQuestion", "ReviewSignature",
+    "ReviewExhibit", "ReviewOpening", "ReviewQuestion", "ReviewSignature", "ReviewTest",
 ]
 
 #: A Lean declaration name, as a candidate or exhibit names its theorem.
@@ -50,6 +52,14 @@ LeanName = Annotated[str, StringConstraints(
 Login = Annotated[str, StringConstraints(
     pattern=r"^[A-Za-z0-9](?:[A-Za-z0-9-]{0,38})$", max_length=39)]
 
+#: A concept the words use, as the opening names it ("prime", "twin prime pair").
+ConceptWord = Annotated[str, StringConstraints(pattern=r"^[a-z][a-z0-9 '-]{0,59}$")]
+#: One argument of an intent test, as Lean term text: numerals, names, parentheses and
+#: arithmetic only (the gate writes it into the probe's statement; step 2 refuses a Lean
+#: keyword among its words, ``review-test-term``).
+TermText = Annotated[str, StringConstraints(
+    pattern=r"^[A-Za-z0-9_.'+*/^() -]{1,200}$")]
+
 OpenerRole = Literal["proposer", "steward", "curator", "background"]
 """Who opened a review (D-9 v3.39): ``background`` is the network's review of a target
 that existed before v3.39, which never holds step 9."""
@@ -58,10 +68,12 @@ SCREENS: tuple[str, ...] = ("proves", "negation", "vacuity")
 """Stage 3's three screens (D-9 v3.12 layer 2): prove the statement, prove its negation,
 prove False from its hypotheses."""
 
-ExhibitKind = Literal["proves", "negation", "vacuity", "implies"]
+ExhibitKind = Literal["proves", "negation", "vacuity", "implies", "probe-holds",
+                      "probe-fails"]
 """What a review exhibit's Lean proves of its candidate(s): the candidate's own statement,
-its negation, the negation of its hypotheses' existential (vacuity), or, for a pair
-direction, ``candidate → other``."""
+its negation, the negation of its hypotheses' existential (vacuity); for a pair direction,
+``candidate → other``; for an intent test's probe, that the candidate's predicate for the
+test's concept holds (``probe-holds``) or fails (``probe-fails``) at the test's case."""
 
 
 class ReviewCase(BaseModel):
@@ -80,7 +92,8 @@ class ReviewOpening(Record):
 
     ``role`` is the opener's: ``steward`` or ``curator`` (a role act, signed), or
     ``background`` for the review of a target listed before v3.39, which informs and never
-    holds step 9. ``intent_signer`` answers the review's questions and signs that the
+    holds step 9. ``concepts`` are the concepts the words use, each of which a candidate
+    names as its own predicate (the format rule). ``intent_signer`` answers the review's questions and signs that the
     surviving cluster says what the conjecture says: for a conjecture inherited from a
     source, a steward of the target (D-32). A target has one review: a held opening may
     follow a background one (it then holds), never another held one.
@@ -92,6 +105,7 @@ class ReviewOpening(Record):
     role: OpenerRole
     words: LongText
     cases: list[ReviewCase] = Field(default_factory=list, max_length=200)
+    concepts: list[ConceptWord] = Field(default_factory=list, max_length=50)
     intent_signer: Pseudonym
     by: Pseudonym
     date: Date
@@ -118,9 +132,9 @@ class ReviewCandidate(Record):
     ``origin``: ``person`` (``read_others`` is then their declaration of whether they had
     read another candidate first, shown as a claim; ``model`` names a model that helped,
     v3.31), ``model`` (``model`` required) or ``registry`` (the imported statement,
-    ``registry`` required, credited to its registry). ``concepts`` names the predicate the
-    candidate gives each concept the words use (the format rule); an empty list is a
-    candidate returned to its author, never discarded.
+    ``registry`` required, credited to its registry). ``concepts`` maps each concept the
+    opening names to the candidate's predicate for it (the format rule: a ``def`` of its
+    Lean); a candidate that misses one is returned to its author, never discarded.
     """
 
     SCHEMA_KIND: ClassVar[str] = "review-candidate/v1"
@@ -131,7 +145,7 @@ class ReviewCandidate(Record):
     read_others: bool | None = None
     registry: RegistrySource | None = None
     declaration: LeanName
-    concepts: list[LeanName] = Field(default_factory=list, max_length=50)
+    concepts: dict[ConceptWord, LeanName] = Field(default_factory=dict, max_length=50)
     lean_sha256: Sha256
     by: Pseudonym
     date: Date
@@ -154,7 +168,8 @@ class ReviewExhibit(Record):
 
     ``kind`` ``proves``/``negation``/``vacuity``: a screen of ``candidate`` succeeded, which
     discards it with this exhibit as the reason. ``implies``: the direction ``candidate →
-    other`` is proved; both directions proved put the two in one cluster. The gate checks
+    other`` is proved; both directions proved put the two in one cluster.
+    ``probe-holds``/``probe-fails``: ``candidate``'s answer to the intent test ``test``. The gate checks
     the theorem's type against the type built from the candidates' declarations, in
     Lean, and its axioms (steps 3-5); the record never says what Lean said.
     """
@@ -165,6 +180,7 @@ class ReviewExhibit(Record):
     kind: ExhibitKind
     candidate: GraphPath
     other: GraphPath | None = None
+    test: GraphPath | None = None
     theorem: LeanName
     lean_sha256: Sha256
     tool: ShortText | None = None
@@ -175,6 +191,8 @@ class ReviewExhibit(Record):
     def _other(self) -> ReviewExhibit:
         if (self.kind == "implies") != (self.other is not None):
             raise ValueError("other is given exactly for an implies exhibit")
+        if self.kind.startswith("probe-") != (self.test is not None):
+            raise ValueError("test is given exactly for a probe exhibit")
         if self.other is not None and self.other == self.candidate:
             raise ValueError("a pair direction joins two different candidates")
         return self
@@ -202,6 +220,43 @@ class ReviewAttempt(Record):
             raise ValueError("an attempt names a screen or the other candidate, not both")
         if self.other is not None and self.other == self.candidate:
             raise ValueError("a pair direction joins two different candidates")
+        return self
+
+
+class ReviewTest(Record):
+    """``targets/<id>/review/tests/<ts>-<pseudonym>.yaml``: an intent test (D-9 v3.39):
+    does the concept ``concept`` hold at ``args``? Each candidate answers it through a
+    probe exhibit proving its predicate for the concept applied to ``args``, or the
+    negation of that.
+
+    ``expected`` comes from ``source``: ``answer`` (the intent signer's answer at
+    ``answer``), ``cited`` (``citation``), or ``computation`` (no expected value is
+    written: it is the value every surviving candidate's probe agrees on, the weakest
+    source). No model supplies an expected value.
+    """
+
+    SCHEMA_KIND: ClassVar[str] = "review-test/v1"
+    schema_: Literal["review-test/v1"] = Field("review-test/v1", alias="schema")
+    target: TargetId
+    concept: ConceptWord
+    args: list[TermText] = Field(min_length=1, max_length=8)
+    expected: Literal["holds", "fails"] | None = None
+    source: Literal["answer", "cited", "computation"]
+    answer: GraphPath | None = None
+    citation: ShortText | None = None
+    by: Pseudonym
+    date: Date
+
+    @model_validator(mode="after")
+    def _source(self) -> ReviewTest:
+        if (self.source == "computation") != (self.expected is None):
+            raise ValueError("an expected value is written exactly when it is answered or "
+                             "cited; a computation's is derived")
+        if (self.source == "answer") != (self.answer is not None):
+            raise ValueError("answer names the intent signer's answer exactly for source "
+                             "answer")
+        if (self.source == "cited") != (self.citation is not None):
+            raise ValueError("citation is given exactly for source cited")
         return self
 
 
@@ -265,7 +320,7 @@ class ReviewSignature(Record):
 
 
 REVIEW_KINDS: tuple[type[Record], ...] = (
-    ReviewOpening, ReviewCandidate, ReviewExhibit, ReviewAttempt, ReviewQuestion,
+    ReviewOpening, ReviewCandidate, ReviewExhibit, ReviewAttempt, ReviewTest, ReviewQuestion,
     ReviewAnswer, ReviewSignature,
 )
 #: ``targets/<id>/review/<dir>/``: the record model each folder holds and the Target
@@ -275,6 +330,7 @@ REVIEW_DIRS: dict[str, tuple[type[Record], str]] = {
     "candidates": (ReviewCandidate, "review_candidates"),
     "exhibits": (ReviewExhibit, "review_exhibits"),
     "attempts": (ReviewAttempt, "review_attempts"),
+    "tests": (ReviewTest, "review_tests"),
     "questions": (ReviewQuestion, "review_questions"),
     "answers": (ReviewAnswer, "review_answers"),
     "signatures": (ReviewSignature, "review_signatures"),

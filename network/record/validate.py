@@ -477,7 +477,8 @@ _REFERENCE_CHECKS: dict[str, Callable[[ReferenceIndex, RecordDoc], None]] = {
     "pertinence/v1": _nodes_here("variant"),
     "proof-review/v1": _files("attestation"),
     # D-9 v3.39: the review's records name its candidates, questions and exhibits
-    "review-exhibit/v1": _files("candidate", "other"),
+    "review-exhibit/v1": _files("candidate", "other", "test"),
+    "review-test/v1": _files("answer"),
     "review-attempt/v1": _files("candidate", "other"),
     "review-question/v1": _review_question,
     "review-answer/v1": _files("question"),

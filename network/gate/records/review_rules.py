@@ -16,7 +16,11 @@ exhibit, its Lean file beside it), judged against the review as the base graph d
   another's bytes (``review-candidate-copy``) or declaration name
   (``review-declaration-taken``);
 * an **exhibit** or **attempt** names candidates the gate has compiled
-  (``review-candidate-unknown``);
+  (``review-candidate-unknown``); a probe names a test of the review whose concept its
+  candidate gives a predicate (``review-test-unknown``, ``review-test-concept``);
+* an **intent test** names a concept of the opening, plain values as its arguments
+  (``review-test-term``: the gate writes them into the probe's statement) and, sourced
+  to an answer, a counting answer of the intent signer (``review-test-source``);
 * a **question** names candidates of the review and what raised it;
 * an **answer** is the intent signer's, signed, to a question that waits
   (``review-answer-not-intent-signer``, ``review-question-unknown``,
@@ -34,12 +38,14 @@ The Lean of a candidate or exhibit is built and checked in Lean by
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterable
 
 from network.errors import LemmataError, define
 from network.gate.artifacts import REVIEW_LEAN_KINDS, Artifact, Kind, statement_command_findings
 from network.gate.diff import Diff
 from network.gate.result import Diagnostic
+from network.gate.screens.lean_commands import COMMAND_KEYWORDS
 from network.record import derive, trust
 from network.record import models as m
 from network.record.read.loader import Graph, sha256_hex
@@ -118,9 +124,38 @@ define("review-signature-repeated", 2, 409,
        "signature with these bytes: a signature is given once.",
        "Nothing to sign: read the review's signatures (GET /reviews/<target>).")
 
+define("review-test-concept", 2, 422,
+       "An intent test names a concept the review's opening does not, or a probe's "
+       "candidate names no predicate for the test's concept.",
+       "Name a concept the opening lists; a candidate without a predicate for it is "
+       "returned by the format rule, not probed.")
+define("review-test-term", 2, 422,
+       "An intent test's argument is not a plain term: its parentheses do not balance, or "
+       "a word of it is a Lean keyword, a command or sorry. The gate writes the arguments "
+       "into a probe statement, so nothing but a value may stand there.",
+       "Write each argument as numerals, names, parentheses and arithmetic, e.g. `3` or "
+       "`(2 ^ 5 + 1)`.")
+define("review-test-source", 2, 422,
+       "An intent test's expected value is sourced to an answer that is not a counting "
+       "answer of the review's intent signer.",
+       "Cite the intent signer's answer (its record path), a published source, or leave "
+       "the expected value to the computation every candidate agrees on.")
+define("review-test-unknown", 2, 422, "A probe names no intent test of the review.",
+       "Name the test's record path as GET /reviews/<target> lists it.")
+
+#: words that may not stand in an intent test's argument (the probe's statement is
+#: written by the gate): Lean's keywords and commands, and what would make it no value
+_TERM_WORDS_REFUSED = frozenset({
+    "at", "by", "do", "else", "end", "fun", "have", "if", "in", "let", "match", "mut", "open",
+    "then", "where", "with", "from", "show", "calc", "return", "for", "unless", "try",
+    "catch", "finally", "break", "continue", "suffices", "obtain", "nomatch", "nofun",
+    "this", "sorry", "admit", "Type", "Sort", "Prop",
+}) | COMMAND_KEYWORDS
+_WORD_RE = re.compile(r"[A-Za-z_][A-Za-z0-9_'.]*")
+
 _REVIEW_KINDS = frozenset({
     Kind.REVIEW_OPENING, Kind.REVIEW_CANDIDATE, Kind.REVIEW_EXHIBIT, Kind.REVIEW_ATTEMPT,
-    Kind.REVIEW_QUESTION, Kind.REVIEW_ANSWER, Kind.REVIEW_SIGNATURE,
+    Kind.REVIEW_TEST, Kind.REVIEW_QUESTION, Kind.REVIEW_ANSWER, Kind.REVIEW_SIGNATURE,
 })
 
 
@@ -179,7 +214,9 @@ def record_findings(base: Graph, diff: Diff, art: Artifact, path: str,
         if isinstance(rec, m.ReviewCandidate):
             return _candidate(base, tid, state, lean, data, rec)
         return _names_candidates(state, path, [rec.candidate, rec.other]) + _theorem(
-            state, path, rec)
+            state, path, rec) + _probe(state, path, rec)
+    if isinstance(rec, m.ReviewTest):
+        return _test(state, path, rec)
     if isinstance(rec, m.ReviewAttempt):
         return _names_candidates(state, path, [rec.candidate, rec.other])
     if isinstance(rec, m.ReviewQuestion):
@@ -271,10 +308,55 @@ def _theorem(state: derive.ReviewState, path: str, rec: m.ReviewExhibit) -> list
     return []
 
 
+def term_problem(text: str) -> str | None:
+    """Why ``text`` cannot stand as an intent test's argument, or None: its parentheses
+    must balance without closing below zero (so it cannot close the probe's own), and no
+    word of it may be a Lean keyword, a command or ``sorry``."""
+    depth = 0
+    for ch in text:
+        depth += (ch == "(") - (ch == ")")
+        if depth < 0:
+            return "a parenthesis closes before it opens"
+    if depth:
+        return "its parentheses do not balance"
+    bad = sorted({w for w in _WORD_RE.findall(text) if w.split(".")[0] in _TERM_WORDS_REFUSED})
+    return f"{', '.join(bad)} may not stand in a value" if bad else None
+
+
+def _test(state: derive.ReviewState, path: str, rec: m.ReviewTest) -> list[Diagnostic]:
+    out: list[Diagnostic] = []
+    if rec.concept not in state.opening_record.concepts:
+        out.append(Diagnostic("review-test-concept", f"{rec.concept!r} is no concept of "
+                              f"the opening {list(state.opening_record.concepts)}", path))
+    for arg in rec.args:
+        why = term_problem(arg)
+        if why is not None:
+            out.append(Diagnostic("review-test-term", f"{arg!r}: {why}", path))
+    answers = {q.answer_path for q in state.questions if q.answer_path is not None}
+    if rec.source == "answer" and rec.answer not in answers:
+        out.append(Diagnostic("review-test-source", f"{rec.answer!r} is no counting answer "
+                              "of the review", path))
+    return out
+
+
+def _probe(state: derive.ReviewState, path: str, rec: m.ReviewExhibit) -> list[Diagnostic]:
+    if rec.test is None:
+        return []
+    test = next((tv.record for tv in state.tests if tv.path == rec.test), None)
+    if test is None:
+        return [Diagnostic("review-test-unknown", f"{rec.test!r}", path)]
+    cand = next((c.record for c in state.candidates if c.path == rec.candidate), None)
+    if cand is not None and test.concept not in cand.concepts:
+        return [Diagnostic("review-test-concept", f"{rec.candidate} names no predicate for "
+                           f"{test.concept!r}", path)]
+    return []
+
+
 def _on_review(base: Graph, tid: str, ref: str) -> bool:
     t = base.targets[tid]
     return any(rf.path == ref for rows in (t.review_exhibits, t.review_attempts,
-                                           t.review_questions, t.review_signatures)
+                                           t.review_tests, t.review_questions,
+                                           t.review_signatures)
                for rf in rows)
 
 

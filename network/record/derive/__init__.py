@@ -77,6 +77,7 @@ from network.record.derive._common import (
     ReviewQuestionView,
     ReviewSignatureView,
     ReviewState,
+    ReviewTestView,
     TargetStatus,
     norm_date,
 )
@@ -177,6 +178,7 @@ __all__ = [
     "ReviewQuestionView",
     "ReviewSignatureView",
     "ReviewState",
+    "ReviewTestView",
     "ShelvingReach",
     "TargetStatus",
     "approach_views",

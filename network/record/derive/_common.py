@@ -262,8 +262,10 @@ class ReviewCandidateView:
         lean: its Lean file's graph path.
         record: the candidate record.
         compiled: a pass attestation names its Lean with these bytes (stage 3's compile).
-        outcome: ``surviving``; ``discarded`` (a merged screen exhibit, ``discarded_by``);
-            ``returned`` (the format rule: no concept named as its own predicate); or
+        outcome: ``surviving``; ``discarded`` (a merged screen exhibit, or a probe proving
+            the opposite of an answered or cited intent test: ``discarded_by``);
+            ``returned`` (the format rule: a concept of the opening without its own
+            predicate); or
             ``uncompiled`` (not judged by a gate with Lean yet).
         discarded_by: the exhibit that discarded it, or None.
         screens: screen name (``proves``, ``negation``, ``vacuity``) → ``succeeded``
@@ -318,6 +320,27 @@ class ReviewSignatureView:
 
 
 @dataclass(frozen=True)
+class ReviewTestView:
+    """One intent test and each candidate's answer (D-9 v3.39's test matrix).
+
+    Attributes:
+        path: the test record's path.
+        record: the test.
+        expected: ``holds``/``fails`` as written (answered or cited), or for a
+            computation the value every surviving candidate's probe agrees on; None while
+            they have not all answered or disagree.
+        results: candidate path → (``holds`` or ``fails``, the probe exhibit's path).
+        disagree: a computation the survivors answer differently: a question, no test.
+    """
+
+    path: str
+    record: m.ReviewTest
+    expected: str | None
+    results: dict[str, tuple[str, str]]
+    disagree: bool
+
+
+@dataclass(frozen=True)
 class ReviewState:
     """A target's formalization review as the record holds it (D-9 v3.39).
 
@@ -334,7 +357,8 @@ class ReviewState:
         signatures: every signature record, with whether it counts.
         missing: what the automated stages still lack (empty when complete).
         complete: the automated stages are done: candidates survive, one cluster, every
-            survivor screened three ways, no question waiting.
+            survivor screened three ways and probed by every intent test, no
+            computation the survivors disagree on, no question waiting.
         grade: the rung earned (:data:`REVIEW_GRADES`).
         capped: no person-written candidate is in the cluster, so the grade stops at
             screened-and-signed (D-9 v3.39, the thin-pool rule).
@@ -342,6 +366,8 @@ class ReviewState:
             statement in the surviving cluster: step 9 reads the root as vouched for.
         summary: the state in words ("6 candidates, 1 cluster, 2 questions waiting").
         root_sha256: the SHA-256 of the current root's Statement.lean, None without one.
+        tests: every intent test that counts (an answered one only once its answer
+            counts), with each candidate's probe result.
     """
 
     target: str
@@ -361,6 +387,7 @@ class ReviewState:
     vouches: bool
     summary: str
     root_sha256: str | None
+    tests: tuple[ReviewTestView, ...] = ()
 
     @property
     def surviving(self) -> tuple[str, ...]:

@@ -24,6 +24,7 @@ from network.record.derive._common import (
     ReviewQuestionView,
     ReviewSignatureView,
     ReviewState,
+    ReviewTestView,
     TargetStatus,
     norm_date,
 )
@@ -169,13 +170,18 @@ def _review_state(ix: IndexView, tid: str) -> ReviewState | None:
     intent = opening.record.intent_signer
     root = ix.root_of(tid)
     root_lean = ix.node(tid, root).files.get("Statement") if root is not None else None
-    candidates = [rf for rf in _ordered(ix, tid, t.review_candidates)]
+    candidates = _ordered(ix, tid, t.review_candidates)
     compiled = {rf.path: _lean_merged(ix, t, rf.path, rf.record.lean_sha256) for rf in candidates}
     exhibits = [rf for rf in _ordered(ix, tid, t.review_exhibits)
                 if _lean_merged(ix, t, rf.path, rf.record.lean_sha256)
                 and compiled.get(rf.record.candidate)
                 and (rf.record.other is None or compiled.get(rf.record.other))]
     attempts = _ordered(ix, tid, t.review_attempts)
+    questions = _questions(ix, tid, t, intent)
+    answered = {q.answer_path for q in questions if q.answer_path is not None}
+    tests = [rf for rf in _ordered(ix, tid, t.review_tests)
+             if rf.record.source != "answer" or rf.record.answer in answered]
+    words = set(opening.record.concepts)
     views: list[ReviewCandidateView] = []
     for rf in candidates:
         rec = rf.record
@@ -188,14 +194,20 @@ def _review_state(ix: IndexView, tid: str) -> ReviewState | None:
                         for a in attempts)
             screens[screen] = "succeeded" if hit else "attempted" if tried else "untried"
             discarded_by = discarded_by or hit
+        # an intent test answered or cited, and this candidate's probe proving the opposite
+        discarded_by = discarded_by or next(
+            (e.path for tf in tests if tf.record.expected is not None
+             for e in exhibits if e.record.test == tf.path and e.record.candidate == rf.path
+             and e.record.kind != f"probe-{tf.record.expected}"), None)
         outcome = ("uncompiled" if not compiled[rf.path] else "discarded" if discarded_by
-                   else "returned" if not rec.concepts else "surviving")
+                   else "returned" if not words <= set(rec.concepts) else "surviving")
         lean = rf.path[:-len(".yaml")] + ".lean"
         views.append(ReviewCandidateView(
             rf.path, lean, rec, compiled[rf.path], outcome, discarded_by, screens,
             root_lean is not None and t.review_lean.get(lean) is not None
             and t.review_lean[lean].sha256 == root_lean.sha256))
     alive = [v.path for v in views if v.outcome == "surviving"]
+    test_views = [_test_view(tf, exhibits, alive) for tf in tests]
     directions = []
     proved: set[tuple[str, str]] = set()
     for a in alive:
@@ -211,7 +223,6 @@ def _review_state(ix: IndexView, tid: str) -> ReviewState | None:
             directions.append(ReviewDirection(a, b, "proved" if ex else "open" if tries
                                               else "untried", ex, tries))
     clusters = _clusters(alive, proved)
-    questions = _questions(ix, tid, t, intent)
     missing: list[str] = []
     if not alive:
         missing.append("no candidate survives stage 3")
@@ -221,6 +232,11 @@ def _review_state(ix: IndexView, tid: str) -> ReviewState | None:
         if v.outcome == "surviving":
             missing += [f"{v.path}: screen '{s}' not attempted"
                         for s, st in v.screens.items() if st == "untried"]
+    for tv in test_views:
+        missing += [f"{tv.path}: no probe of {c}" for c in alive if c not in tv.results]
+        if tv.disagree:
+            missing.append(f"{tv.path}: the candidates answer it differently, a question "
+                           "for the intent signer")
     waiting = [q for q in questions if q.answer is None]
     if waiting:
         missing.append(f"{len(waiting)} question(s) waiting for the intent signer")
@@ -238,7 +254,26 @@ def _review_state(ix: IndexView, tid: str) -> ReviewState | None:
     return ReviewState(tid, opening.path, opening.record, bool(held), intent, tuple(views),
                        tuple(directions), tuple(clusters), tuple(questions), tuple(sigs),
                        tuple(missing), complete, grade, capped, vouches, summary,
-                       root_lean.sha256 if root_lean is not None else None)
+                       root_lean.sha256 if root_lean is not None else None,
+                       tuple(test_views))
+
+
+def _test_view(tf: RecordFile[m.ReviewTest], exhibits: list[Any],
+               alive: list[str]) -> ReviewTestView:
+    """One intent test's matrix row (D-9 v3.39): each candidate's answer as its first
+    merged probe exhibit proves it; the expected value, written (answered or cited) or,
+    for a computation, the one every surviving candidate's probe agrees on; and whether
+    the survivors disagree, which makes the case a question."""
+    results: dict[str, tuple[str, str]] = {}
+    for e in exhibits:
+        if e.record.test == tf.path and e.record.candidate not in results:
+            results[e.record.candidate] = (e.record.kind.removeprefix("probe-"), e.path)
+    seen = {results[c][0] for c in alive if c in results}
+    expected: str | None = tf.record.expected
+    if expected is None and len(seen) == 1 and all(c in results for c in alive):
+        expected = next(iter(seen))
+    disagree = tf.record.source == "computation" and len(seen) > 1
+    return ReviewTestView(tf.path, tf.record, expected, results, disagree)
 
 
 def _ordered(ix: IndexView, tid: str, rows: list[Any]) -> list[Any]:

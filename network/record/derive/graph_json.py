@@ -249,7 +249,8 @@ def review_view(graph: Graph, target: str) -> dict[str, Any] | None:
     """graph.json's ``review`` (D-9 v3.39; docs/review.md): the target's formalization
     review as :func:`~network.record.derive.review_state` derives it, as JSON, or None when
     no review stands. Candidates carry their record path, Lean path, author, origin, the
-    model that helped, the blind-rule declaration, concepts, stage-3 outcome and screens;
+    model that helped, the blind-rule declaration, concepts (word → predicate), stage-3
+    outcome and screens; ``tests`` is the intent-test matrix (each candidate's probe);
     the Lean itself is read from the record (the service withholds it under the blind
     rule, not the product: every file of the graph is public).
 
@@ -269,7 +270,7 @@ def review_view(graph: Graph, target: str) -> dict[str, Any] | None:
             "origin": c.record.origin, "model": c.record.model,
             "read_others": c.record.read_others,
             "registry": c.record.registry.model_dump(mode="json") if c.record.registry else None,
-            "declaration": c.record.declaration, "concepts": list(c.record.concepts),
+            "declaration": c.record.declaration, "concepts": dict(c.record.concepts),
             "compiled": c.compiled, "outcome": c.outcome, "discarded_by": c.discarded_by,
             "screens": dict(c.screens), "is_root": c.is_root, "date": c.record.date,
         } for c in st.candidates],
@@ -277,6 +278,14 @@ def review_view(graph: Graph, target: str) -> dict[str, Any] | None:
                         "exhibit": d.exhibit, "attempts": list(d.attempts)}
                        for d in st.directions],
         "clusters": [list(c) for c in st.clusters],
+        "concepts": list(st.opening_record.concepts),
+        "tests": [{
+            "path": tv.path, "concept": tv.record.concept, "args": list(tv.record.args),
+            "source": tv.record.source, "answer": tv.record.answer,
+            "citation": tv.record.citation, "expected": tv.expected,
+            "disagree": tv.disagree,
+            "results": {c: {"result": r, "exhibit": e} for c, (r, e) in tv.results.items()},
+        } for tv in st.tests],
         "questions": [{
             "path": q.path, "question": q.record.question, "case": q.record.case,
             "candidates": list(q.record.candidates), "raised_by": q.record.raised_by,

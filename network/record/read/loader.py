@@ -163,6 +163,7 @@ class Target:
     review_candidates: list[RecordFile[m.ReviewCandidate]] = field(default_factory=list)
     review_exhibits: list[RecordFile[m.ReviewExhibit]] = field(default_factory=list)
     review_attempts: list[RecordFile[m.ReviewAttempt]] = field(default_factory=list)
+    review_tests: list[RecordFile[m.ReviewTest]] = field(default_factory=list)
     review_questions: list[RecordFile[m.ReviewQuestion]] = field(default_factory=list)
     review_answers: list[RecordFile[m.ReviewAnswer]] = field(default_factory=list)
     review_signatures: list[RecordFile[m.ReviewSignature]] = field(default_factory=list)
