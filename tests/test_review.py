@@ -732,3 +732,60 @@ def test_a_probe_is_checked_against_the_statement_the_gate_writes(tmp_path: Path
         .encode())
     assert b"\xc2\xac (Demo.a.Big (2))" in probe_statement("M", "Demo.a.Big", ["2"], "t",
                                                             False)
+
+
+def test_mutants_measure_the_tests_and_one_they_all_pass_is_a_question(
+        tmp_path: Path) -> None:
+    """D-9 v3.39 stage 6: a mutant that reads "greater than 2" as "greater than 3"
+    (strength drift) is caught by the test at 3; one that also bounds n (wrong domain)
+    passes every test, so the stages wait until a question names it. Mutants never
+    survive or join a cluster; the page reports how many the tests catch."""
+    from review_support import CA, CA_LEAN, probe_lean
+
+    r = review_repo(tmp_path / "g")
+    r.open(concepts=["big"])
+    r.candidate(CA, CA_LEAN, declaration="Demo.a", concepts={"big": "Demo.a.Big"})
+    r.screens_tried(CA)
+    t3 = r.intent_test("big", ["3"], "computation")
+    r.probe(t3, CA, True, probe_lean(CA, "Demo.a.Big", "3", "Demo.a.p3", True), "Demo.a.p3")
+    strong = rec_path("candidates", "20260102T000020Z", "bob")
+    r.candidate(strong, "def Demo.m1.Big (n : Nat) : Prop := 3 < n\n\n"
+                "theorem Demo.m1 (n : Nat) (h : Demo.m1.Big n) : n ≠ 0 := by\n  sorry\n",
+                declaration="Demo.m1", concepts={"big": "Demo.m1.Big"}, mutant_of=CA,
+                defect_class="strength-drift")
+    bounded = rec_path("candidates", "20260102T000021Z", "bob")
+    r.candidate(bounded, "def Demo.m2.Big (n : Nat) : Prop := 2 < n ∧ n < 1000\n\n"
+                "theorem Demo.m2 (n : Nat) (h : Demo.m2.Big n) : n ≠ 0 := by\n  sorry\n",
+                declaration="Demo.m2", concepts={"big": "Demo.m2.Big"}, mutant_of=CA,
+                defect_class="wrong-domain")
+    assert _state(r).complete is False  # neither mutant probed yet
+    r.probe(t3, strong, False, probe_lean(strong, "Demo.m1.Big", "3", "Demo.m1.p3", False),
+            "Demo.m1.p3")
+    r.probe(t3, bounded, True, probe_lean(bounded, "Demo.m2.Big", "3", "Demo.m2.p3", True),
+            "Demo.m2.p3")
+    st = _state(r)
+    by = {c.path: c for c in st.candidates}
+    assert by[strong].outcome == "mutant" and by[strong].caught_by == t3
+    assert by[bounded].caught_by is None
+    assert st.clusters == ((CA,),)
+    assert st.missing == (f"{bounded}: a mutant every intent test passes, a question for "
+                          "the intent signer",)
+    assert st.summary == "1 candidate, 1 cluster, 0 questions waiting, 1 of 2 mutants caught"
+    view = derive.graph_view(r.graph(), T)["review"]
+    assert view["mutants"] == {"total": 2, "caught": 1}
+    q = rec_path("questions", r.ts(), "bob")
+    r.b.write_yaml(q, {"schema": "review-question/v1", "target": T,
+                       "question": "Is a number above 1000 big?", "case": "n = 1001",
+                       "candidates": [CA, bounded], "by": "bob", "date": DATE})
+    r.answer(q)
+    assert _state(r).complete
+
+
+def test_a_mutant_perturbs_a_surviving_candidate(tmp_path: Path) -> None:
+    r = review_repo(tmp_path / "g")
+    r.complete()
+    path = rec_path("candidates", "20260104T000000Z", "bob")
+    out = _pr(tmp_path, r, "bob", lambda r: r.candidate(
+        path, "theorem Demo.m (n : Nat) (h : 3 < n) : n ≠ 0 := by\n  sorry\n", merged=False,
+        declaration="Demo.m", mutant_of=C3, defect_class="strength-drift"))
+    assert "review-mutant-of" in _codes(out)

@@ -64,6 +64,11 @@ OpenerRole = Literal["proposer", "steward", "curator", "background"]
 """Who opened a review (D-9 v3.39): ``background`` is the network's review of a target
 that existed before v3.39, which never holds step 9."""
 
+DefectClass = Literal["missing-hypothesis", "junk-value", "vacuity", "quantifier-scope",
+                      "wrong-domain", "definition-mismatch", "strength-drift", "other"]
+"""The ways statements are known to go wrong (D-11's canary classes, D-9's strength
+drift), a mutant's perturbation (D-9 v3.39 stage 6)."""
+
 SCREENS: tuple[str, ...] = ("proves", "negation", "vacuity")
 """Stage 3's three screens (D-9 v3.12 layer 2): prove the statement, prove its negation,
 prove False from its hypotheses."""
@@ -135,6 +140,10 @@ class ReviewCandidate(Record):
     ``registry`` required, credited to its registry). ``concepts`` maps each concept the
     opening names to the candidate's predicate for it (the format rule: a ``def`` of its
     Lean); a candidate that misses one is returned to its author, never discarded.
+
+    A **mutant** (stage 6) is filed as a candidate with ``mutant_of``, the surviving
+    candidate it perturbs, and ``defect_class``, the way it goes wrong: never a survivor,
+    it is probed by the intent tests, and one they all pass becomes a question.
     """
 
     SCHEMA_KIND: ClassVar[str] = "review-candidate/v1"
@@ -146,12 +155,18 @@ class ReviewCandidate(Record):
     registry: RegistrySource | None = None
     declaration: LeanName
     concepts: dict[ConceptWord, LeanName] = Field(default_factory=dict, max_length=50)
+    mutant_of: GraphPath | None = None
+    defect_class: DefectClass | None = None
     lean_sha256: Sha256
     by: Pseudonym
     date: Date
 
     @model_validator(mode="after")
     def _origin_fields(self) -> ReviewCandidate:
+        if (self.mutant_of is None) != (self.defect_class is None):
+            raise ValueError("a mutant names the candidate it perturbs and its defect class")
+        if self.mutant_of is not None and self.origin == "registry":
+            raise ValueError("a mutant is no registry's statement")
         if self.origin == "model" and self.model is None:
             raise ValueError("a model's candidate names its model")
         if self.origin == "person" and self.read_others is None:

@@ -124,6 +124,10 @@ define("review-signature-repeated", 2, 409,
        "signature with these bytes: a signature is given once.",
        "Nothing to sign: read the review's signatures (GET /reviews/<target>).")
 
+define("review-mutant-of", 2, 422,
+       "A mutant names a candidate that is not a surviving candidate of the review: stage 6 "
+       "perturbs the surviving cluster's statements (D-9 v3.39).",
+       "Name a surviving candidate's record path in mutant_of.")
 define("review-test-concept", 2, 422,
        "An intent test names a concept the review's opening does not, or a probe's "
        "candidate names no predicate for the test's concept.",
@@ -279,6 +283,9 @@ def _candidate(base: Graph, tid: str, state: derive.ReviewState, lean: str, data
     if taken:  # two modules declaring one name cannot be checked side by side
         out.append(Diagnostic("review-declaration-taken", f"{rec.declaration} is declared "
                               f"by {taken[0]}", lean))
+    if rec.mutant_of is not None and rec.mutant_of not in state.surviving:
+        out.append(Diagnostic("review-mutant-of", f"{rec.mutant_of!r} is no surviving "
+                              "candidate of the review", lean))
     if rec.origin == "registry" and state.root_sha256 != sha:
         out.append(Diagnostic("review-registry-not-root", "not the root's Statement.lean "
                               "bytes", lean))

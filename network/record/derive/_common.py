@@ -265,12 +265,14 @@ class ReviewCandidateView:
         outcome: ``surviving``; ``discarded`` (a merged screen exhibit, or a probe proving
             the opposite of an answered or cited intent test: ``discarded_by``);
             ``returned`` (the format rule: a concept of the opening without its own
-            predicate); or
+            predicate); ``mutant`` (stage 6: never a survivor); or
             ``uncompiled`` (not judged by a gate with Lean yet).
         discarded_by: the exhibit that discarded it, or None.
         screens: screen name (``proves``, ``negation``, ``vacuity``) → ``succeeded``
             (an exhibit), ``attempted`` (attempts recorded, none succeeded) or ``untried``.
         is_root: its Lean bytes are the target root's Statement.lean bytes.
+        caught_by: for a mutant (outcome ``mutant``), the first intent test its probe
+            answers against the test's expected value; None while none does.
     """
 
     path: str
@@ -281,6 +283,7 @@ class ReviewCandidateView:
     discarded_by: str | None
     screens: dict[str, str]
     is_root: bool
+    caught_by: str | None = None
 
 
 @dataclass(frozen=True)

@@ -9,6 +9,7 @@ closure and dormancy derivations call: whether a root is vouched and a target's 
 
 from __future__ import annotations
 
+import dataclasses
 from collections import Counter
 from typing import Any
 
@@ -199,7 +200,8 @@ def _review_state(ix: IndexView, tid: str) -> ReviewState | None:
             (e.path for tf in tests if tf.record.expected is not None
              for e in exhibits if e.record.test == tf.path and e.record.candidate == rf.path
              and e.record.kind != f"probe-{tf.record.expected}"), None)
-        outcome = ("uncompiled" if not compiled[rf.path] else "discarded" if discarded_by
+        outcome = ("uncompiled" if not compiled[rf.path] else "mutant" if rec.mutant_of
+                   else "discarded" if discarded_by
                    else "returned" if not words <= set(rec.concepts) else "surviving")
         lean = rf.path[:-len(".yaml")] + ".lean"
         views.append(ReviewCandidateView(
@@ -208,6 +210,7 @@ def _review_state(ix: IndexView, tid: str) -> ReviewState | None:
             and t.review_lean[lean].sha256 == root_lean.sha256))
     alive = [v.path for v in views if v.outcome == "surviving"]
     test_views = [_test_view(tf, exhibits, alive) for tf in tests]
+    views = [_caught(v, test_views) if v.outcome == "mutant" else v for v in views]
     directions = []
     proved: set[tuple[str, str]] = set()
     for a in alive:
@@ -237,6 +240,16 @@ def _review_state(ix: IndexView, tid: str) -> ReviewState | None:
         if tv.disagree:
             missing.append(f"{tv.path}: the candidates answer it differently, a question "
                            "for the intent signer")
+    asked = {c for q in questions for c in q.record.candidates}
+    for v in views:  # stage 6: a mutant every intent test passes is one more question
+        if v.outcome != "mutant" or v.caught_by is not None:
+            continue
+        unprobed = [tv.path for tv in test_views if v.path not in tv.results]
+        if unprobed:
+            missing.append(f"{v.path}: no probe of the mutant by {len(unprobed)} test(s)")
+        elif v.path not in asked:
+            missing.append(f"{v.path}: a mutant every intent test passes, a question for "
+                           "the intent signer")
     waiting = [q for q in questions if q.answer is None]
     if waiting:
         missing.append(f"{len(waiting)} question(s) waiting for the intent signer")
@@ -248,14 +261,27 @@ def _review_state(ix: IndexView, tid: str) -> ReviewState | None:
     grade, capped = _grade(views, cluster, counting, authors, complete)
     vouches = bool(held) and complete and grade in REVIEW_VOUCHING and any(
         v.is_root for v in views if v.path in cluster)
-    summary = (f"{len(views)} candidate{'s' * (len(views) != 1)}, {len(clusters)} "
+    mutants = [v for v in views if v.outcome == "mutant"]
+    n = len(views) - len(mutants)
+    summary = (f"{n} candidate{'s' * (n != 1)}, {len(clusters)} "
                f"cluster{'s' * (len(clusters) != 1)}, {len(waiting)} "
                f"question{'s' * (len(waiting) != 1)} waiting")
+    if mutants:
+        summary += (f", {sum(v.caught_by is not None for v in mutants)} of {len(mutants)} "
+                    f"mutant{'s' * (len(mutants) != 1)} caught")
     return ReviewState(tid, opening.path, opening.record, bool(held), intent, tuple(views),
                        tuple(directions), tuple(clusters), tuple(questions), tuple(sigs),
                        tuple(missing), complete, grade, capped, vouches, summary,
                        root_lean.sha256 if root_lean is not None else None,
                        tuple(test_views))
+
+
+def _caught(v: ReviewCandidateView, tests: list[ReviewTestView]) -> ReviewCandidateView:
+    """The mutant ``v`` with the first intent test that catches it: its probe answers
+    against the test's expected value (D-9 v3.39 stage 6: a measure of the tests)."""
+    hit = next((tv.path for tv in tests if tv.expected is not None and v.path in tv.results
+                and tv.results[v.path][0] != tv.expected), None)
+    return dataclasses.replace(v, caught_by=hit)
 
 
 def _test_view(tf: RecordFile[m.ReviewTest], exhibits: list[Any],

@@ -273,7 +273,12 @@ def review_view(graph: Graph, target: str) -> dict[str, Any] | None:
             "declaration": c.record.declaration, "concepts": dict(c.record.concepts),
             "compiled": c.compiled, "outcome": c.outcome, "discarded_by": c.discarded_by,
             "screens": dict(c.screens), "is_root": c.is_root, "date": c.record.date,
+            "mutant_of": c.record.mutant_of, "defect_class": c.record.defect_class,
+            "caught_by": c.caught_by,
         } for c in st.candidates],
+        "mutants": {"total": sum(c.outcome == "mutant" for c in st.candidates),
+                    "caught": sum(c.outcome == "mutant" and c.caught_by is not None
+                                  for c in st.candidates)},
         "directions": [{"left": d.left, "right": d.right, "status": d.status,
                         "exhibit": d.exhibit, "attempts": list(d.attempts)}
                        for d in st.directions],
