@@ -768,8 +768,8 @@ def test_mutants_measure_the_tests_and_one_they_all_pass_is_a_question(
     assert by[strong].outcome == "mutant" and by[strong].caught_by == t3
     assert by[bounded].caught_by is None
     assert st.clusters == ((CA,),)
-    assert st.missing == (f"{bounded}: a mutant every intent test passes, a question for "
-                          "the intent signer",)
+    assert st.missing == ((f"{bounded}: a mutant every intent test passes, a question for "
+                           "the intent signer"),)
     assert st.summary == "1 candidate, 1 cluster, 0 questions waiting, 1 of 2 mutants caught"
     view = derive.graph_view(r.graph(), T)["review"]
     assert view["mutants"] == {"total": 2, "caught": 1}

@@ -47,7 +47,7 @@ from network.record import derive, outlines, panel, pertinence
 from network.record import words as record_words
 from network.record.read.loader import Graph, load_graph
 from network.record.unverified import unverified
-from network.site import definitions, gate_log, informal, pages
+from network.site import definitions, gate_log, informal, pages, review_page
 from network.site.config import SiteConfig
 from network.site.csp import meta_policy, service_origin
 from network.site.layout import DOT_BATCH, Layout, dot_program, layout_targets
@@ -102,6 +102,8 @@ class _Derived:
     featured: str | None
     node_views: dict[str, dict[str, dict[str, Any]]] = field(default_factory=dict)
     unverified: list[str] = field(default_factory=list)
+    """unverified(graph), sorted: graph-wide, so derived once, not per target page
+    (issue 15: once per target it was 64 of the Erdős site's 143 profiled render seconds)."""
     attestations: dict[tuple[str, str], list[Any]] = field(default_factory=dict)
     """pages.attestation_index(graph): each node page's attestations without a scan."""
     labels: dict[str, dict[str, str]] = field(default_factory=dict)
@@ -109,8 +111,8 @@ class _Derived:
     defs: dict[str, list[dict[str, Any]]] = field(default_factory=dict)
     """Per target, its definition modules (:func:`definitions.target_definitions`, issue
     29), read once."""
-    """unverified(graph), sorted: graph-wide, so derived once, not per target page
-    (issue 15: once per target it was 64 of the Erdős site's 143 profiled render seconds)."""
+    reviews: dict[str, dict[str, Any]] = field(default_factory=dict)
+    """Per target with a review, its evidence page (:func:`review_page.review_context`)."""
 
 
 def build_site(config: SiteConfig, log: Callable[[str], None] | None = None) -> BuildReport:
@@ -173,13 +175,15 @@ def _derive(graph: Graph, config: SiteConfig, report: BuildReport) -> _Derived:
         rooted = [tid for tid, s in summaries.items() if s["root"]]
         candidates: list[str] = open_problems or rooted or list(graph.targets)
         featured = candidates[0] if candidates else None
+    defs = {tid: definitions.target_definitions(graph, tid) for tid in graph.targets}
     return _Derived(views, summaries, derive.frontier(graph), derive.ledger_views(graph),
                     derive.record_events(graph), featured,
                     {tid: {n["id"]: n for n in v["nodes"]} for tid, v in views.items()},
                     sorted(unverified(graph)), pages.attestation_index(graph),
                     {tid: {x["id"]: x["label"] for x in v["nodes"]}
-                     for tid, v in views.items()},
-                    {tid: definitions.target_definitions(graph, tid) for tid in graph.targets})
+                     for tid, v in views.items()}, defs,
+                    {tid: review_page.review_context(graph, tid, v["review"], _flat(defs[tid]))
+                     for tid, v in views.items() if v["review"] is not None})
 
 
 def _layout(derived: _Derived, dot: str) -> dict[str, Layout]:
@@ -281,6 +285,8 @@ def _environment(math: Typeset, config: SiteConfig, graph: Graph) -> Environment
     env.globals["LITERATURE_WORDS"] = pages.LITERATURE_WORDS
     env.globals["BANNER_WORDS"] = pages.BANNER_WORDS
     env.globals["BANNER_GLYPHS"] = pages.BANNER_GLYPHS
+    env.globals.update(review_page.TEMPLATE_GLOBALS)
+    env.filters["review_anchor"] = review_page.review_anchor
     return env
 
 
@@ -307,6 +313,7 @@ def _informal_texts(graph: Graph) -> Iterator[str | None]:
             for at in n.attempts:
                 if at.postmortem is not None:
                     yield at.postmortem.detail
+    yield from review_page.review_texts(graph)  # D-9 v3.39: the evidence pages
 
 
 def _commit_label(graph: Graph) -> str:
@@ -468,6 +475,9 @@ def _render_target(graph: Graph, config: SiteConfig, d: _Derived, tid: str, lay:
     if base["shelved"]:
         w.page("target.html", f"targets/{tid}/shelved.html", with_shelved=True,
                drawing=pages.drawing(graph, tid, view, lay, True), **base)
+    if tid in d.reviews:  # D-9 v3.39: the review's evidence page
+        w.page("review.html", f"targets/{tid}/review.html", tid=tid, target=t.record,
+               root=d.summaries[tid]["root"], **d.reviews[tid])
     for k, (a, z) in enumerate(pages.set_pages(len(sets["sets"])), start=1):
         w.page("sets.html", f"targets/{tid}/sets/{k}.html", tid=tid, target=t.record,
                sets=sets, nodes=nodes, first=a, rows=list(enumerate(sets["sets"][a:z], a)),

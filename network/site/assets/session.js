@@ -11,6 +11,10 @@
  * action} — is shown in the page's aria-live region; nothing else on the page changes,
  * since the act is a pull request the gate judges and the rebuilt page shows it after the
  * merge. Everything drawn is built with DOM calls and textContent, never from HTML text.
+ *
+ * Pages: the target page (steward acts, motions), the node page (approvals, literature,
+ * shelving, held proofs), a review's evidence page (the intent signer's answers and the two
+ * signatures, D-9 v3.39) and /me (what waits).
  */
 (function () {
   "use strict";
@@ -383,13 +387,83 @@
     shelvingControls(box);
   }
 
+  // --- the review's evidence page (D-9 v3.39) --------------------------------------------
+
+  // The intent signer answers each waiting question beside it; anyone signed in may sign,
+  // as the intent signer in that role and as an independent signer otherwise. The service
+  // (POST /reviews/{target}/answers, /signatures) judges who may, and the gate the record.
+  var DECISIONS = [["accept", "accept the cluster"], ["split", "split it into variants"],
+                   ["send-back", "send it back with a new question"]];
+
+  function answerForm(q, tid) {
+    var path = q.getAttribute("data-question");
+    var f = form("Send your answer", function () {
+      return [field("Your answer, in mathematics", area("answer", { required: "" })),
+              field("Source (where the answer comes from; an answer without one is flagged)",
+                    input("source"))];
+    }, function (f2) {
+      return act("/reviews/" + encodeURIComponent(tid) + "/answers",
+                 withOptional({ question: path, answer: val(f2, "answer") }, f2, ["source"]),
+                 "Answer");
+    });
+    var box = el("div", { "class": "person-controls review-answer-act" }, f);
+    drawn.push(box);
+    q.appendChild(box);
+  }
+
+  function reviewControls(s) {
+    var tid = page.target;
+    var intent = String(s.pseudonym || "").toLowerCase() === String(page.intentSigner || "").toLowerCase();
+    if (intent) {
+      main.querySelectorAll('[data-question][data-answered="no"]').forEach(function (q) {
+        answerForm(q, tid);
+      });
+    }
+    var clusters = Array.prototype.map.call(main.querySelectorAll("[data-cluster]"), function (c) {
+      return [c.getAttribute("data-cluster"), c.getAttribute("data-cluster-label") || ""];
+    });
+    if (!clusters.length) { return; }  // nothing survives: nothing to sign yet
+    var box = place(section("Sign this review", "review-sign"),
+                    document.getElementById("signature-slots"));
+    box.appendChild(el("p", { text: intent
+      ? "You are the intent signer: you sign that the cluster says what the conjecture says."
+      : "You sign as the independent signer: the evidence supports the cluster. The intent signer, " +
+        "and anyone who wrote a candidate in it, cannot." }));
+    box.appendChild(form("Sign", function () {
+      return [field("Role", select("role", [intent ? ["intent", "intent signer"]
+                                                    : ["independent", "independent signer"]])),
+              field("Decision", select("decision", DECISIONS)),
+              field("Cluster", select("cluster", clusters.map(function (c, i) {
+                return [c[0], "cluster " + (i + 1) + ": " + c[1]];
+              }))),
+              field("Note (optional)", area("note"))];
+    }, function (f) {
+      var body = { role: val(f, "role"), decision: val(f, "decision"),
+                   cluster: val(f, "cluster").split(" ").filter(Boolean) };
+      return act("/reviews/" + encodeURIComponent(tid) + "/signatures",
+                 withOptional(body, f, ["note"]), "Signature");
+    }));
+  }
+
   // --- the /me page -----------------------------------------------------------------------
 
   var WAITING = [["held_proofs", "Held proofs to review"], ["literature", "Literature proposals to read"],
-                 ["review_questions", "Review questions"], ["motions", "Motions"]];
+                 ["review_questions", "Review questions"],
+                 ["intent_questions", "Formalization-review questions waiting for your answer"],
+                 ["motions", "Motions"]];
 
-  function href(x) {
+  // A review record's fragment on its evidence page: ``<folder>-<stem>`` (review_page.py).
+  function reviewAnchor(path) {
+    var parts = String(path || "").split("/");
+    return parts.length < 2 ? "" : parts[parts.length - 2] + "-" + parts[parts.length - 1].replace(/\.[a-z]+$/, "");
+  }
+
+  function href(x, kind) {
     var t = encodeURIComponent(String(x.target || "")), n = encodeURIComponent(String(x.node || ""));
+    if (kind === "intent_questions" && page.reviewHref) {
+      var frag = reviewAnchor(x.path);
+      return page.reviewHref.replace("{target}", t) + (frag ? "#" + encodeURIComponent(frag) : "");
+    }
     return x.node ? page.nodeHref.replace("{target}", t).replace("{node}", n)
       : page.targetHref.replace("{target}", t);
   }
@@ -404,7 +478,7 @@
         if (!items.length) { box.appendChild(el("p", { text: "Nothing waits." })); return; }
         var ul = el("ul", { "class": "waiting " + w[0] });
         items.forEach(function (x) {
-          var li = el("li", {}, el("a", { href: href(x), text: String(x.target || "") + (x.node ? "/" + x.node : "") }),
+          var li = el("li", {}, el("a", { href: href(x, w[0]), text: String(x.target || "") + (x.node ? "/" + x.node : "") }),
                       ": " + String(x.what || ""));
           if (x.pull_request) { li.appendChild(document.createTextNode(" (pull request #" + x.pull_request + ")")); }
           if (x.since) { li.appendChild(document.createTextNode(", since " + x.since)); }
@@ -428,6 +502,7 @@
       if (!s.signed_in || s.needs_pseudonym) { return; }
       if (page.page === "target" && page.target) { targetControls(s); }
       else if (page.page === "node" && page.target && page.node) { nodeControls(s); }
+      else if (page.page === "review" && page.target) { reviewControls(s); }
       else if (page.page === "me") { meControls(); }
     }).catch(function () { return null; });  // no answer: the read-only page, unchanged
   }
