@@ -172,15 +172,17 @@ def build_review_graph(root: Path, *, commit: bool = False) -> dict[str, Any]:
     p["opening"] = w.opening("20260201T000000Z", cases=[
         {"kind": "small-value", "text": "n = 4 is good: 4 = 2 + 2", "source": "OEIS A000001"},
         {"kind": "non-example", "text": "n = 1 is not covered"}])
-    p["alice"] = w.candidate("20260202T000000Z", "alice", ROOT_LEAN)
+    p["alice"] = w.candidate("20260202T000000Z", "alice",
+                             "theorem cand_alice : ∀ n, IsGood n → 3 ≤ n → True := sorry\n")
     p["bot"] = w.candidate("20260202T010000Z", "bot", "theorem cand_bot : True := sorry\n",
                            origin="model", model="prover-model-7")
     p["carol"] = w.candidate("20260202T020000Z", "carol",
                              "theorem cand_carol : ∀ n : ℕ, n < 0 → True := sorry\n",
                              read_others=True)
-    p["fc"] = w.candidate("20260202T030000Z", "fc-import",
-                          "theorem cand_fc_import : True := sorry\n", origin="registry",
-                          concepts={}, registry={
+    # the registry's statement: the root's own bytes under its declaration (returned: it
+    # names no predicate for the concept)
+    p["fc"] = w.candidate("20260202T030000Z", "fc-import", ROOT_LEAN, origin="registry",
+                          declaration="stmt_root", concepts={}, registry={
                               "name": "formal-conjectures",
                               "repository": "https://github.com/google-deepmind/formal-conjectures",
                               "declaration": "Conj.main"})
@@ -199,7 +201,7 @@ def build_review_graph(root: Path, *, commit: bool = False) -> dict[str, Any]:
     p["a_sourced"] = w.answer("20260206T010000Z", p["q_sourced"], "Yes, 4 = 2 + 2.",
                               source="Erdős 1950, p. 3")
     # intent tests: one answered (n = 4), one a computation (n = 6); each survivor's probe
-    p["t_answer"] = w.test("20260206T020000Z", "dave", ["4"], answer=p["a_sourced"])
+    p["t_answer"] = w.test("20260206T020000Z", INTENT, ["4"], answer=p["a_sourced"])
     p["t_computed"] = w.test("20260206T030000Z", "dave", ["6"])
     for k, (test, who) in enumerate([(t, c) for t in ("t_answer", "t_computed")
                                      for c in ("alice", "bot")]):

@@ -15,7 +15,7 @@ from typing import Any
 import pytest
 
 sys.path.insert(0, str(Path(__file__).parent))
-from gate_scenarios import ND, PROOF_ROOT, RecordingToolchain, Scenario, T, identities
+from gate_scenarios import ND, PROOF_ROOT, S_ROOT, RecordingToolchain, Scenario, T, identities
 from review_support import (
     C1,
     C1_C2,
@@ -381,6 +381,10 @@ _REGISTRY = {"name": "FC", "repository": "https://example.org/fc"}
      "review-declaration-taken"),
     ("theorem Demo.c4 : True := by\n  sorry\n",
      {"declaration": "Demo.c4", "lean_sha256": "0" * 64}, "review-lean-hash-mismatch"),
+    ("theorem Demo.c6 (n : Nat) (h : 2 < n) : n ≠ 0 := by\n  sorry\n",
+     {"declaration": "Demo.c6", "concepts": {"big": "Demo.c6.Big"}},
+     "review-concept-undeclared"),
+    ("-- my own\n" + S_ROOT, {"declaration": "Demo.main"}, "review-root-not-registry"),
 ])
 def test_candidate_rules(tmp_path: Path, lean: str, over: dict[str, Any], code: str) -> None:
     """A registry candidate is the root's bytes; no candidate repeats another's bytes or
@@ -619,7 +623,7 @@ def test_candidates_that_read_a_case_differently_make_a_question_then_the_answer
     assert any("answer it differently" in x for x in st.missing)
     q = r.question()
     ans = r.answer(q, source="the problem's page: n > 2 is strict")
-    t2b = r.intent_test("big", ["2"], "answer", expected="fails", answer=ans)
+    t2b = r.intent_test("big", ["2"], "answer", expected="fails", answer=ans, by="steve")
     r.probe(t2b, CA, False, probe_lean(CA, "Demo.a.Big", "2", "Demo.a.q2", False), "Demo.a.q2")
     wrong = r.probe(t2b, CB, True, probe_lean(CB, "Demo.b.Big", "2", "Demo.b.q2", True),
                     "Demo.b.q2")
@@ -789,3 +793,58 @@ def test_a_mutant_perturbs_a_surviving_candidate(tmp_path: Path) -> None:
         path, "theorem Demo.m (n : Nat) (h : 3 < n) : n ≠ 0 := by\n  sorry\n", merged=False,
         declaration="Demo.m", mutant_of=C3, defect_class="strength-drift"))
     assert "review-mutant-of" in _codes(out)
+
+
+def test_a_screen_on_the_roots_own_statement_is_a_question_not_a_discard(
+        tmp_path: Path) -> None:
+    """D-9 v3.12: deriving a falsehood from the root (or proving it) is routed to a person,
+    never a label. A screen exhibit on the root's own statement leaves it surviving and
+    holds the stages until an answered question names the exhibit; a screen on any other
+    candidate discards it (c3's negation)."""
+    r = review_repo(tmp_path / "g")
+    r.complete()
+    ex = r.exhibit("proves", C1, PROOF_ROOT, "Demo.main")
+    st = _state(r)
+    by = {c.path: c for c in st.candidates}
+    assert by[C1].outcome == "surviving" and by[C1].screens["proves"] == "succeeded"
+    assert by[C3].outcome == "discarded"
+    assert st.missing == ((f"{ex}: a screen succeeded on the root's own statement, a question "
+                           "for the intent signer (a defect claim or a proof, never a label)"),)
+    q = rec_path("questions", r.ts(), "bob")
+    r.b.write_yaml(q, {"schema": "review-question/v1", "target": T,
+                       "question": "The root is proved by omega: is it too weak?",
+                       "case": "every n", "raised_by": ex, "by": "bob", "date": DATE})
+    assert not _state(r).complete
+    r.answer(q)
+    assert _state(r).complete
+
+
+def test_a_signers_later_decision_replaces_the_earlier_one(tmp_path: Path) -> None:
+    """A signer takes an accept back by deciding again (send-back): the review is
+    append-only, so the later record is the signer's decision."""
+    r = review_repo(tmp_path / "g")
+    r.complete()
+    r.sign("independent", "erin")
+    assert _state(r).vouches
+    r.sign("independent", "erin", decision="send-back")
+    st = _state(r)
+    assert not st.vouches and st.signatures[0].why_not == "its signer decided again later"
+    r.sign("independent", "erin")
+    assert _state(r).vouches
+
+
+def test_no_withdrawal_reaches_a_review_record(tmp_path: Path) -> None:
+    """The review is append-only: a curator's withdrawal naming one of its records is
+    refused at step 2, and derive reads a hand-committed one as nothing."""
+    r = review_repo(tmp_path / "g")
+    r.complete()
+    q = r.question()
+
+    def withdraw(r: Review) -> None:
+        rec = r.b.signed(m.Withdrawal, {"schema": "withdrawal/v1", "withdraws": q,
+                                        "by": "curator", "reason": "noise", "date": DATE},
+                         "curator")
+        r.b.write_yaml(f"targets/{T}/withdrawals/20260110T000000Z-curator.yaml", rec)
+
+    assert "review-record-withdrawn" in _codes(_pr(tmp_path, r, "curator", withdraw))
+    assert not _state(r).complete  # the question still waits

@@ -120,13 +120,13 @@ def test_each_candidate_is_shown_with_its_author_making_result_and_lean(
     p = paths[FULL]
     expect = {
         "alice": ("alice", "written by a person", "they had not read another candidate",
-                  "survives stage 3", "theorem conj_root"),
+                  "survives stage 3", "theorem cand_alice"),
         "bot": ("bot", "written by the model prover-model-7", None, "survives stage 3",
                 "theorem cand_bot"),
         "carol": ("carol", "written by a person", "they had read another candidate",
                   "discarded by a kernel-checked exhibit", "theorem cand_carol"),
         "fc": ("fc-import", "imported from the registry formal-conjectures", None,
-               "returned to its author", "theorem cand_fc_import"),
+               "returned to its author", "theorem conj_root"),
     }
     for key, (author, made, claim, result, lean) in expect.items():
         text = _words(page.text[_anchor(p[key])])
@@ -140,8 +140,8 @@ def test_each_candidate_is_shown_with_its_author_making_result_and_lean(
     table = out / "targets" / FULL / "review.html"
     assert table.read_text("utf-8").count('class="review-candidate outcome-') == 4
     # the root's own statement is marked; the words are typeset where the build can
-    assert "Its Lean is the root statement's" in page.text[_anchor(p["alice"])]
-    assert "Its Lean is the root statement's" not in page.text[_anchor(p["bot"])]
+    assert "Its Lean is the root statement's" in page.text[_anchor(p["fc"])]
+    assert "Its Lean is the root statement's" not in page.text[_anchor(p["alice"])]
     words = table.read_text("utf-8").split('id="words-heading"')[1].split("</section>")[0]
     if site[2].math_server_side:  # typeset in the build's one KaTeX run
         assert 'class="katex' in words and "$n &gt; 2$" not in words

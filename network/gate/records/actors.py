@@ -278,6 +278,9 @@ def _role_findings(base: Graph, diff: Diff, art: Artifact, path: str, rec: m.Rec
             rec, rec.signature, frozenset({rec.by}), holds(True, True), rec.date,
             "a proof review is a steward's or curator's act")
     if isinstance(rec, m.Withdrawal):
+        if rec.withdraws.startswith(f"targets/{tid}/review/"):  # D-9 v3.39: append-only
+            return [Diagnostic("review-record-withdrawn", f"{rec.withdraws!r} is a record "
+                               "of the formalization review", path)]
         if not rec.withdraws.startswith(f"targets/{tid}/"):
             # a role is held on a target: a withdrawal filed under one target withdraws
             # nothing of another (derive ignores one that tries)

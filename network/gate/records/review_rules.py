@@ -42,10 +42,16 @@ import re
 from collections.abc import Iterable
 
 from network.errors import LemmataError, define
-from network.gate.artifacts import REVIEW_LEAN_KINDS, Artifact, Kind, statement_command_findings
+from network.gate.artifacts import (
+    REVIEW_LEAN_KINDS,
+    Artifact,
+    Kind,
+    statement_command_findings,
+    strip_comments,
+)
 from network.gate.diff import Diff
 from network.gate.result import Diagnostic
-from network.gate.screens.lean_commands import COMMAND_KEYWORDS
+from network.gate.screens.lean_commands import COMMAND_KEYWORDS, DECL, read_commands
 from network.record import derive, trust
 from network.record import models as m
 from network.record.read.loader import Graph, sha256_hex
@@ -92,8 +98,8 @@ define("review-candidate-unknown", 2, 422,
        "A review act names a candidate the review does not hold, or one the gate has not "
        "compiled yet.", "Name the candidate's record path as GET /reviews/<target> lists it.")
 define("review-exhibit-theorem", 2, 422,
-       "A proves exhibit's theorem is not its candidate's declaration, or another "
-       "exhibit's theorem takes the candidate's name.",
+       "A proves exhibit's theorem is not its candidate's declaration, or a negation, "
+       "vacuity, implies or probe exhibit names its theorem after the candidate's.",
        "A proves exhibit restates the candidate's theorem under its name and proves it; a "
        "negation, vacuity or implies exhibit names a theorem of its own.")
 define("review-answer-not-intent-signer", 2, 403,
@@ -124,6 +130,20 @@ define("review-signature-repeated", 2, 409,
        "signature with these bytes: a signature is given once.",
        "Nothing to sign: read the review's signatures (GET /reviews/<target>).")
 
+define("review-record-withdrawn", 2, 422,
+       "A withdrawal names a record of a formalization review. The review is append-only "
+       "(D-9 v3.39): a discarded candidate stays with its exhibit, and a signer's later "
+       "decision replaces their earlier one.",
+       "Nothing to withdraw: file a later signature (send-back) or a question instead.")
+define("review-root-not-registry", 2, 422,
+       "A candidate carries the root's statement (comments and whitespace aside) but is "
+       "not filed as the registry's: the imported statement is its registry's, never a "
+       "person's or a model's own (D-9 v3.39 porting).",
+       "File the root's statement as origin registry (the registry named), once.")
+define("review-concept-undeclared", 2, 422,
+       "A candidate maps a concept to a predicate its own Lean does not declare: the "
+       "format rule asks for each concept as the candidate's own predicate (D-9 v3.39).",
+       "Declare the predicate (a def) in the candidate's Lean and name it.")
 define("review-mutant-of", 2, 422,
        "A mutant names a candidate that is not a surviving candidate of the review: stage 6 "
        "perturbs the surviving cluster's statements (D-9 v3.39).",
@@ -236,6 +256,11 @@ def record_findings(base: Graph, diff: Diff, art: Artifact, path: str,
     return []
 
 
+def _same(a: str, b: str) -> bool:
+    """Two pseudonyms name one person when they agree without case (D-19)."""
+    return a.casefold() == b.casefold()
+
+
 def _signed(base: Graph, body: m.Record, sig: m.Signature | None, signer: str,
             check: trust.RoleCheck, dates: Iterable[str | None], what: str,
             path: str) -> list[Diagnostic]:
@@ -260,7 +285,7 @@ def _opening(base: Graph, tid: str, path: str, rec: m.ReviewOpening,
                   lambda who, d: derive.holds_role(base, tid, who, d, stewards=stewards,
                                                    curators=curators),
                   (rec.date, now), f"a {rec.role} opening is that role's signed act", path)
-    if not any(derive.holds_role(base, tid, rec.intent_signer, d, curators=False)
+    if not all(derive.holds_role(base, tid, rec.intent_signer, d, curators=False)
                for d in dict.fromkeys(x for x in (rec.date, now) if x)):
         out.append(Diagnostic("review-intent-signer-not-steward",
                               f"{rec.intent_signer} is no steward of {tid}", path))
@@ -270,26 +295,71 @@ def _opening(base: Graph, tid: str, path: str, rec: m.ReviewOpening,
     return out
 
 
+def declared_names(text: str) -> set[str]:
+    """The full names a Lean file's declarations declare, as the command reader reads
+    them (:func:`network.gate.screens.lean_commands.read_commands`)."""
+    return {c.full_name for c in read_commands(text).commands
+            if c.cls == DECL and c.name is not None}
+
+
+def _clash(a: set[str], b: set[str]) -> str | None:
+    """A name both sets declare, or one under the other (an inductive's constructors, a
+    structure's fields), or None."""
+    for x in sorted(a):
+        for y in b:
+            if x == y or x.startswith(y + ".") or y.startswith(x + "."):
+                return x if x == y else f"{x} / {y}"
+    return None
+
+
+def _bare(text: str) -> str:
+    """Lean text with comments and whitespace set aside (D-25 v3.21's comparison)."""
+    return re.sub(r"\s+", "", strip_comments(text))
+
+
 def _candidate(base: Graph, tid: str, state: derive.ReviewState, lean: str, data: bytes,
                rec: m.ReviewCandidate) -> list[Diagnostic]:
-    out = statement_command_findings(data.decode("utf-8", "replace"), lean)
-    t = base.targets[tid]
-    sha = sha256_hex(data)
-    if any(t.review_lean.get(c.lean) is not None and t.review_lean[c.lean].sha256 == sha
-           for c in state.candidates):
-        out.append(Diagnostic("review-candidate-copy", "byte-identical to a candidate of "
-                              "the review", lean))
-    taken = [c.path for c in state.candidates if c.record.declaration == rec.declaration]
-    if taken:  # two modules declaring one name cannot be checked side by side
-        out.append(Diagnostic("review-declaration-taken", f"{rec.declaration} is declared "
-                              f"by {taken[0]}", lean))
+    text = data.decode("utf-8", "replace")
+    out = statement_command_findings(text, lean)
+    bare = _bare(text)
+    names = declared_names(text) | {rec.declaration}
+    for c in state.candidates:
+        other = base.text(c.lean) if c.lean in base.targets[tid].review_lean else ""
+        if _bare(other) == bare:
+            out.append(Diagnostic("review-candidate-copy", f"identical to {c.path}, comments "
+                                  "and whitespace aside", lean))
+        clash = _clash(names, declared_names(other) | {c.record.declaration})
+        if clash is not None:  # a pair's check imports both modules side by side
+            out.append(Diagnostic("review-declaration-taken", f"{clash} is declared by "
+                                  f"{c.path}", lean))
+    missing = sorted(p for p in rec.concepts.values() if p not in names)
+    if missing:
+        out.append(Diagnostic("review-concept-undeclared", f"{', '.join(missing)} is not "
+                              "declared in the candidate's Lean", lean))
+    root_text = _root_text(base, tid, state)
+    if root_text is not None and _bare(root_text) == bare and rec.origin != "registry":
+        out.append(Diagnostic("review-root-not-registry", "the root's statement, filed as "
+                              f"{rec.origin}'s", lean))
     if rec.mutant_of is not None and rec.mutant_of not in state.surviving:
         out.append(Diagnostic("review-mutant-of", f"{rec.mutant_of!r} is no surviving "
                               "candidate of the review", lean))
-    if rec.origin == "registry" and state.root_sha256 != sha:
+    if rec.origin == "registry" and (sha256_hex(data) != state.root_sha256
+                                     or rec.declaration != state.root_declaration):
         out.append(Diagnostic("review-registry-not-root", "not the root's Statement.lean "
-                              "bytes", lean))
+                              "bytes under the root's declaration", lean))
     return out
+
+
+def _root_text(base: Graph, tid: str, state: derive.ReviewState) -> str | None:
+    """The current root's Statement.lean text, or None without one."""
+    if state.root_sha256 is None:
+        return None
+    t = base.targets[tid]
+    for node in t.nodes.values():
+        lf = node.files.get("Statement")
+        if lf is not None and lf.sha256 == state.root_sha256:
+            return base.text(lf.path)
+    return None
 
 
 def _names_candidates(state: derive.ReviewState, path: str, names: Iterable[str | None],
@@ -343,6 +413,9 @@ def _test(state: derive.ReviewState, path: str, rec: m.ReviewTest) -> list[Diagn
     if rec.source == "answer" and rec.answer not in answers:
         out.append(Diagnostic("review-test-source", f"{rec.answer!r} is no counting answer "
                               "of the review", path))
+    elif rec.source == "answer" and not _same(rec.by, state.intent_signer):
+        out.append(Diagnostic("review-test-source", "a test sourced to an answer is the "
+                              f"intent signer's ({state.intent_signer}) to write", path))
     return out
 
 
@@ -369,7 +442,7 @@ def _on_review(base: Graph, tid: str, ref: str) -> bool:
 
 def _answer(base: Graph, state: derive.ReviewState, path: str, rec: m.ReviewAnswer,
             now: str | None) -> list[Diagnostic]:
-    if rec.by != state.intent_signer:
+    if not _same(rec.by, state.intent_signer):
         return [Diagnostic("review-answer-not-intent-signer", f"{rec.by} answers; the "
                            f"intent signer is {state.intent_signer}", path)]
     q = next((q for q in state.questions if q.path == rec.question), None)
@@ -377,7 +450,8 @@ def _answer(base: Graph, state: derive.ReviewState, path: str, rec: m.ReviewAnsw
         return [Diagnostic("review-question-unknown", f"{rec.question!r}", path)]
     if q.answer is not None:
         return [Diagnostic("review-question-answered", f"answered by {q.answer_path}", path)]
-    return _signed(base, rec, rec.signature, rec.by, lambda who, _d: who == state.intent_signer,
+    return _signed(base, rec, rec.signature, rec.by,
+                   lambda who, _d: _same(who, state.intent_signer),
                    (rec.date, now), "an answer is the intent signer's signed act", path)
 
 
@@ -388,10 +462,10 @@ def _signature(base: Graph, state: derive.ReviewState, path: str, rec: m.ReviewS
     if any(s.record == rec for s in state.signatures):
         return out + [Diagnostic("review-signature-repeated", "this signature is on the "
                                  "record already", path)]
-    if rec.role == "intent" and rec.by != state.intent_signer:
+    if rec.role == "intent" and not _same(rec.by, state.intent_signer):
         out.append(Diagnostic("review-signer-role", f"the intent signer is "
                               f"{state.intent_signer}", path))
-    if rec.role == "independent" and rec.by == state.intent_signer:
+    if rec.role == "independent" and _same(rec.by, state.intent_signer):
         out.append(Diagnostic("review-signer-role", "the intent signer is not the "
                               "independent signer", path))
     if rec.decision != "accept":
@@ -402,9 +476,11 @@ def _signature(base: Graph, state: derive.ReviewState, path: str, rec: m.ReviewS
     if set(rec.cluster) != cluster:
         out.append(Diagnostic("review-cluster-not-surviving", f"the surviving cluster is "
                               f"{sorted(cluster)}", path))
-    authors = {c.record.by for c in state.candidates
+    authors = {c.record.by.casefold() for c in state.candidates
                if c.path in cluster and c.record.origin != "registry"}
-    if rec.role == "independent" and rec.by in authors:
+    if state.root_author and any(c.is_root for c in state.candidates if c.path in cluster):
+        authors.add(state.root_author.casefold())
+    if rec.role == "independent" and rec.by.casefold() in authors:
         out.append(Diagnostic("review-signer-authored", f"{rec.by} wrote a candidate in "
                               "the cluster", path))
     if any(s.counts and s.record.role == rec.role for s in state.signatures):

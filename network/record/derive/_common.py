@@ -370,7 +370,9 @@ class ReviewState:
         summary: the state in words ("6 candidates, 1 cluster, 2 questions waiting").
         root_sha256: the SHA-256 of the current root's Statement.lean, None without one.
         tests: every intent test that counts (an answered one only once its answer
-            counts), with each candidate's probe result.
+            counts and the intent signer filed it), with each candidate's probe result.
+        root_declaration, root_author: the current root's declaration and the author of
+            its Lean (META), None without a root.
     """
 
     target: str
@@ -391,6 +393,8 @@ class ReviewState:
     summary: str
     root_sha256: str | None
     tests: tuple[ReviewTestView, ...] = ()
+    root_declaration: str | None = None
+    root_author: str | None = None
 
     @property
     def surviving(self) -> tuple[str, ...]:

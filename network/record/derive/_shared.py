@@ -145,7 +145,7 @@ def _opening_counts(ix: IndexView, tid: str, rf: RecordFile[m.ReviewOpening]) ->
     the target as intent signer. ``proposer`` openings are not modelled (no target
     records its proposer yet) and never count."""
     rec = rf.record
-    if rec.target != tid or rec.role == "proposer" or not ix.present(rf.path):
+    if rec.target != tid or rec.role == "proposer":
         return False
     if not ix.role_signed(rf.path, rec, rec.by, rec.date, tid,
                           stewards=rec.role != "curator", curators=rec.role != "steward"):
@@ -170,7 +170,8 @@ def _review_state(ix: IndexView, tid: str) -> ReviewState | None:
     opening = (held or openings)[0]
     intent = opening.record.intent_signer
     root = ix.root_of(tid)
-    root_lean = ix.node(tid, root).files.get("Statement") if root is not None else None
+    root_node = ix.node(tid, root) if root is not None else None
+    root_lean = root_node.files.get("Statement") if root_node is not None else None
     candidates = _ordered(ix, tid, t.review_candidates)
     compiled = {rf.path: _lean_merged(ix, t, rf.path, rf.record.lean_sha256) for rf in candidates}
     exhibits = [rf for rf in _ordered(ix, tid, t.review_exhibits)
@@ -181,11 +182,18 @@ def _review_state(ix: IndexView, tid: str) -> ReviewState | None:
     questions = _questions(ix, tid, t, intent)
     answered = {q.answer_path for q in questions if q.answer_path is not None}
     tests = [rf for rf in _ordered(ix, tid, t.review_tests)
-             if rf.record.source != "answer" or rf.record.answer in answered]
+             if rf.record.source != "answer" or (rf.record.answer in answered
+                                                 and _same(rf.record.by, intent))]
     words = set(opening.record.concepts)
     views: list[ReviewCandidateView] = []
+    root_screens: list[str] = []
     for rf in candidates:
         rec = rf.record
+        lean = rf.path[:-len(".yaml")] + ".lean"
+        is_root = (root_lean is not None and root_node is not None
+                   and rec.declaration == root_node.meta.declaration
+                   and t.review_lean.get(lean) is not None
+                   and t.review_lean[lean].sha256 == root_lean.sha256)
         screens: dict[str, str] = {}
         discarded_by = None
         for screen in SCREENS:
@@ -194,7 +202,12 @@ def _review_state(ix: IndexView, tid: str) -> ReviewState | None:
             tried = any(a.record.screen == screen and a.record.candidate == rf.path
                         for a in attempts)
             screens[screen] = "succeeded" if hit else "attempted" if tried else "untried"
-            discarded_by = discarded_by or hit
+            if hit and is_root:
+                # the statement on the graph: a derived falsehood (or a proof) is routed
+                # to a person, never a label (D-9 v3.12): a question, not a discard
+                root_screens.append(hit)
+            else:
+                discarded_by = discarded_by or hit
         # an intent test answered or cited, and this candidate's probe proving the opposite
         discarded_by = discarded_by or next(
             (e.path for tf in tests if tf.record.expected is not None
@@ -203,11 +216,8 @@ def _review_state(ix: IndexView, tid: str) -> ReviewState | None:
         outcome = ("uncompiled" if not compiled[rf.path] else "mutant" if rec.mutant_of
                    else "discarded" if discarded_by
                    else "returned" if not words <= set(rec.concepts) else "surviving")
-        lean = rf.path[:-len(".yaml")] + ".lean"
-        views.append(ReviewCandidateView(
-            rf.path, lean, rec, compiled[rf.path], outcome, discarded_by, screens,
-            root_lean is not None and t.review_lean.get(lean) is not None
-            and t.review_lean[lean].sha256 == root_lean.sha256))
+        views.append(ReviewCandidateView(rf.path, lean, rec, compiled[rf.path], outcome,
+                                         discarded_by, screens, is_root))
     alive = [v.path for v in views if v.outcome == "surviving"]
     test_views = [_test_view(tf, exhibits, alive) for tf in tests]
     views = [_caught(v, test_views) if v.outcome == "mutant" else v for v in views]
@@ -240,6 +250,10 @@ def _review_state(ix: IndexView, tid: str) -> ReviewState | None:
         if tv.disagree:
             missing.append(f"{tv.path}: the candidates answer it differently, a question "
                            "for the intent signer")
+    settled = {q.record.raised_by for q in questions if q.answer is not None}
+    missing += [f"{e}: a screen succeeded on the root's own statement, a question for the "
+                "intent signer (a defect claim or a proof, never a label)"
+                for e in dict.fromkeys(root_screens) if e not in settled]
     asked = {c for q in questions for c in q.record.candidates}
     for v in views:  # stage 6: a mutant every intent test passes is one more question
         if v.outcome != "mutant" or v.caught_by is not None:
@@ -255,7 +269,13 @@ def _review_state(ix: IndexView, tid: str) -> ReviewState | None:
         missing.append(f"{len(waiting)} question(s) waiting for the intent signer")
     complete = not missing
     cluster = set(clusters[0]) if len(clusters) == 1 else set()
-    authors = {v.record.by for v in views if v.path in cluster and v.record.origin != "registry"}
+    # who wrote the cluster's Lean: its candidates' authors (a registry's statement is
+    # its registry's, and the root's own author's where the root's statement is in it)
+    authors = {v.record.by.casefold() for v in views
+               if v.path in cluster and v.record.origin != "registry"}
+    root_author = root_node.meta.author if root_node is not None else None
+    if root_author and any(v.is_root for v in views if v.path in cluster):
+        authors.add(root_author.casefold())
     sigs = _signatures(ix, tid, t, intent, cluster, authors, complete)
     counting = [s for s in sigs if s.counts]
     grade, capped = _grade(views, cluster, counting, authors, complete)
@@ -273,7 +293,9 @@ def _review_state(ix: IndexView, tid: str) -> ReviewState | None:
                        tuple(directions), tuple(clusters), tuple(questions), tuple(sigs),
                        tuple(missing), complete, grade, capped, vouches, summary,
                        root_lean.sha256 if root_lean is not None else None,
-                       tuple(test_views))
+                       tuple(test_views),
+                       root_node.meta.declaration if root_node is not None else None,
+                       root_author)
 
 
 def _caught(v: ReviewCandidateView, tests: list[ReviewTestView]) -> ReviewCandidateView:
@@ -303,10 +325,18 @@ def _test_view(tf: RecordFile[m.ReviewTest], exhibits: list[Any],
 
 
 def _ordered(ix: IndexView, tid: str, rows: list[Any]) -> list[Any]:
-    """The review records of ``tid`` that stand (filed for it, not withdrawn), in the
-    record's order: (date, path)."""
-    return sorted((rf for rf in rows if rf.record.target == tid and ix.present(rf.path)),
+    """The review records filed for ``tid``, in the record's order: (date, path). A
+    withdrawal reaches none of them (step 2 refuses one, ``review-record-withdrawn``): the
+    review is append-only, a signer's later decision replaces their earlier one, and a
+    discarded candidate stays on the record with its exhibit (D-9 v3.39)."""
+    return sorted((rf for rf in rows if rf.record.target == tid),
                   key=lambda rf: (norm_date(rf.record.date), rf.path))
+
+
+def _same(a: str, b: str) -> bool:
+    """Whether two pseudonyms name one person: compared without case, as everywhere
+    (D-19; :func:`network.gate.records.proof_reviews.same_person`)."""
+    return a.casefold() == b.casefold()
 
 
 def _clusters(alive: list[str], proved: set[tuple[str, str]]) -> list[tuple[str, ...]]:
@@ -333,7 +363,7 @@ def _questions(ix: IndexView, tid: str, t: Target, intent: str) -> list[ReviewQu
     """Every question, each with the first answer that counts: the intent signer's,
     signed by them (their SSH key or the approval key naming them) on its date."""
     answers = [rf for rf in _ordered(ix, tid, t.review_answers)
-               if rf.record.by == intent
+               if _same(rf.record.by, intent)
                and ix.signature_verifies(rf.record, rf.record.signature, intent,
                                          rf.record.date)]
     out = []
@@ -354,20 +384,24 @@ def _signatures(ix: IndexView, tid: str, t: Target, intent: str, cluster: set[st
     first), so a replayed or repeated signature adds nothing."""
     out: list[ReviewSignatureView] = []
     seen: set[str] = set()
-    for rf in _ordered(ix, tid, t.review_signatures):
+    rows = _ordered(ix, tid, t.review_signatures)
+    latest = {(rf.record.by.casefold(), rf.record.role): rf.path for rf in rows}
+    for rf in rows:
         rec = rf.record
         why = None
         if rec.decision != "accept":
             why = f"decision {rec.decision}"
+        elif latest[(rec.by.casefold(), rec.role)] != rf.path:
+            why = "its signer decided again later"
         elif not complete:
             why = "the automated stages are not complete"
         elif set(rec.cluster) != cluster:
             why = "signs another set of candidates than the surviving cluster"
-        elif rec.role == "intent" and rec.by != intent:
+        elif rec.role == "intent" and not _same(rec.by, intent):
             why = f"{rec.by} is not the intent signer ({intent})"
-        elif rec.role == "independent" and rec.by == intent:
+        elif rec.role == "independent" and _same(rec.by, intent):
             why = "the intent signer cannot also sign as the independent signer"
-        elif rec.role == "independent" and rec.by in authors:
+        elif rec.role == "independent" and rec.by.casefold() in authors:
             why = f"{rec.by} wrote a candidate in the cluster"
         elif not ix.signature_verifies(rec, rec.signature, rec.by, rec.date):
             why = "its signature does not verify for its signer"
@@ -388,9 +422,11 @@ def _grade(views: list[ReviewCandidateView], cluster: set[str],
     signatures and a person-written candidate in the cluster, else the grade caps at
     screened-and-signed and the cap is shown."""
     roles = {s.record.role for s in counting}
-    if not complete or not any(s.record.by not in authors for s in counting):
+    if not complete or not any(s.record.by.casefold() not in authors for s in counting):
         return "mechanical-only", False
-    person = any(v.record.origin == "person" for v in views if v.path in cluster)
+    # a person-written candidate, not a copy of the root's (imported) statement
+    person = any(v.record.origin == "person" and not v.is_root
+                 for v in views if v.path in cluster)
     if not person:
         return "screened-and-signed", True
     if roles == {"intent", "independent"}:
