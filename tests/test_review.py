@@ -848,3 +848,77 @@ def test_no_withdrawal_reaches_a_review_record(tmp_path: Path) -> None:
 
     assert "review-record-withdrawn" in _codes(_pr(tmp_path, r, "curator", withdraw))
     assert not _state(r).complete  # the question still waits
+
+
+W_LEAN = ("def Demo.w.Big (n : Nat) : Prop := 2 < n\n\n"
+          "theorem Demo.w (n : Nat) (h : Demo.w.Big n) : n ≠ 0 := by\n  sorry\n")
+CW = rec_path("candidates", "20260102T000030Z", "bob")
+
+
+def _wrapped(r: Review, *, merged: bool = True) -> None:
+    r.open(concepts=["big"])
+    r.three_candidates()
+    r.candidate(CW, W_LEAN, merged=merged, origin="registry", read_others=None,
+                registry={"name": "Formal Conjectures",
+                          "repository": "https://github.com/google-deepmind/formal-conjectures"},
+                declaration="Demo.w", concepts={"big": "Demo.w.Big"}, wraps=C1)
+
+
+def test_a_wrapper_stands_for_an_imported_statement_the_format_rule_returns(
+        tmp_path: Path) -> None:
+    """D-9 v3.39 porting: the imported root writes "greater than 2" inline, so with the
+    concept "big" the format rule returns it; a wrapper naming the part as its own
+    predicate, its theorem definitionally the original's, stands for it: the root's
+    statement in the review, credited to the registry, never person-written."""
+    r = review_repo(tmp_path / "g")
+    _wrapped(r)
+    by = {c.path: c for c in _state(r).candidates}
+    assert by[C1].outcome == "returned" and by[C1].is_root
+    assert by[CW].outcome == "surviving" and by[CW].is_root
+
+
+def test_the_gate_checks_a_wrapper_is_the_original_by_rfl(tmp_path: Path) -> None:
+    """The gate builds the wrapper beside the imported candidate and asks Lean whether the
+    two theorems' types are definitionally equal (``defeq``: ``Demo.w.Big n`` unfolds to
+    ``2 < n``); a wrapper that changes the meaning is refused (review-wrapper-not-rfl)."""
+    r = review_repo(tmp_path / "g")
+    r.open(concepts=["big"])
+    r.three_candidates()
+    base = r.commit("base")
+    r.candidate(CW, W_LEAN, merged=False, origin="registry", read_others=None,
+                registry={"name": "FC", "repository": "https://example.org/fc"},
+                declaration="Demo.w", concepts={"big": "Demo.w.Big"}, wraps=C1)
+    head = r.commit("wrapper")
+    seen: list[dict[str, Any]] = []
+
+    def defeq(a: dict[str, Any]) -> dict[str, Any]:
+        seen.append(a)
+        return {"ok": True, "code": None, "defeq": True, "comparable": True}
+
+    out = _recorded(tmp_path / "ok", r, base, head, "bob", {
+        "check_statement": lambda a: _rows(a["theorems"][0], ["sorryAx"]), "defeq": defeq})
+    assert out.verdict == "pass", _codes(out)
+    assert seen[0]["left"][1] == "Demo.w" and seen[0]["right"][1] == "Demo.main"
+    r2 = review_repo(tmp_path / "g2")
+    r2.open(concepts=["big"])
+    r2.three_candidates()
+    base = r2.commit("base")
+    r2.candidate(CW, W_LEAN.replace("2 < n", "3 < n"), merged=False, origin="registry",
+                 read_others=None, registry={"name": "FC", "repository": "https://example.org/fc"},
+                 declaration="Demo.w", concepts={"big": "Demo.w.Big"}, wraps=C1)
+    head = r2.commit("wrapper")
+    out = _recorded(tmp_path / "no", r2, base, head, "bob", {
+        "check_statement": lambda a: _rows(a["theorems"][0], ["sorryAx"]),
+        "defeq": {"ok": True, "code": None, "defeq": False, "comparable": True}})
+    assert "review-wrapper-not-rfl" in _codes(out)
+
+
+def test_a_wrapper_restates_a_registry_candidate(tmp_path: Path) -> None:
+    r = review_repo(tmp_path / "g")
+    r.open(concepts=["big"])
+    r.three_candidates()
+    out = _pr(tmp_path, r, "bob", lambda r: r.candidate(
+        CW, W_LEAN, merged=False, origin="registry", read_others=None,
+        registry={"name": "FC", "repository": "https://example.org/fc"},
+        declaration="Demo.w", concepts={"big": "Demo.w.Big"}, wraps=C2))
+    assert "review-wraps-unknown" in _codes(out)

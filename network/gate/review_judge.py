@@ -13,7 +13,9 @@ check executes its code. Steps, in order ``[2, (4,) 1, 3, 4, 5]``:
   the contributed module (head bytes);
 * step 4: kernel replay of the contributed module in every kernel the pin runs, then
   - a **candidate**: its ``declaration`` exists in its module (compared with itself, so
-    ``declaration-missing`` when it does not), which is stage 3's "compile";
+    ``declaration-missing`` when it does not), which is stage 3's "compile"; a wrapper's
+    theorem is also definitionally equal to the imported candidate's it restates
+    (``defeq``; ``review-wrapper-not-rfl`` otherwise);
   - a **proves** exhibit: its theorem states exactly the candidate's statement (the
     same name, ``check_statement``);
   - a **negation** or **vacuity** exhibit: its theorem states ``¬ C`` or ``¬ ∃`` C's
@@ -30,7 +32,7 @@ from __future__ import annotations
 from pathlib import PurePosixPath
 
 from network import ids
-from network.errors import LemmataError
+from network.errors import LemmataError, define
 from network.gate.lean.kernels import judge_kernels, replayed_kernels
 from network.gate.lean.toolchain import TermRef
 from network.gate.result import Diagnostic, StepResult
@@ -42,6 +44,12 @@ from network.gate.steps.step4_kernel import _compare_step4, known_unsound_result
 from network.gate.steps.step5_axioms import _step5
 from network.record import models as m
 from network.record.read.loader import Graph, parse_record
+
+define("review-wrapper-not-rfl", 4, 422,
+       "A wrapper's statement is not definitionally equal to the imported statement it "
+       "restates: the original's meaning must be kept exactly (D-9 v3.39 porting).",
+       "Name the parts as definitions that unfold to the original's, and state the "
+       "theorem with them; nothing else may change.")
 
 
 def judge_review_lean(ctx: _Ctx, run: _Run, step1_diff: list[Diagnostic],
@@ -80,7 +88,8 @@ def judge_review_lean(ctx: _Ctx, run: _Run, step1_diff: list[Diagnostic],
     lean = art.main[:-len(".yaml")] + ".lean"
     own = Source(ids.review_module_name(art.target, lean),
                  ids.review_module_path(art.target, lean), head[lean])
-    named = ([] if isinstance(rec, m.ReviewCandidate)
+    named = ([rec.wraps] if isinstance(rec, m.ReviewCandidate) and rec.wraps else []
+             if isinstance(rec, m.ReviewCandidate)
              else [p for p in (rec.candidate, rec.other) if p is not None])
     try:
         refs = [TermRef(ids.review_module_name(art.target, p),
@@ -120,7 +129,16 @@ def judge_review_lean(ctx: _Ctx, run: _Run, step1_diff: list[Diagnostic],
     if isinstance(rec, m.ReviewCandidate):  # stage 3's compile: the declaration is there
         cmp = tc.check_statement(check, own.module, own.module, [decl], axioms,
                                  ctx.sandbox, spec.caps)
-        run.add(_compare_step4(cmp, decl, lean))
+        if not run.add(_compare_step4(cmp, decl, lean)) or not refs:
+            return run
+        # a wrapper: its statement is the original's, definitionally ("proved equal by rfl")
+        eq = tc.defeq(check, TermRef(own.module, decl), refs[0], ctx.sandbox, spec.caps)
+        if not eq.ok:
+            run.add(_fail(4, eq.code or "checker-failed", eq.detail or "defeq did not run",
+                          lean))
+        elif not (eq.defeq and eq.comparable):
+            run.add(_fail(4, "review-wrapper-not-rfl", f"{decl} is not definitionally "
+                          f"{refs[0].decl}", lean))
         return run
     if rec.kind == "proves":  # the exhibit restates the candidate's theorem, proved
         cmp = tc.check_statement(check, refs[0].module, own.module, [decl], axioms,

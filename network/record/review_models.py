@@ -141,6 +141,11 @@ class ReviewCandidate(Record):
     opening names to the candidate's predicate for it (the format rule: a ``def`` of its
     Lean); a candidate that misses one is returned to its author, never discarded.
 
+    A **wrapper** (``wraps``, origin ``registry``) restates an imported candidate that
+    does not meet the format rule with each concept its own predicate, its theorem
+    definitionally equal to the original's (checked by the gate, "proved equal by rfl"),
+    the original's text and hash untouched; it stands for the original in the review.
+
     A **mutant** (stage 6) is filed as a candidate with ``mutant_of``, the surviving
     candidate it perturbs, and ``defect_class``, the way it goes wrong: never a survivor,
     it is probed by the intent tests, and one they all pass becomes a question.
@@ -157,6 +162,7 @@ class ReviewCandidate(Record):
     concepts: dict[ConceptWord, LeanName] = Field(default_factory=dict, max_length=50)
     mutant_of: GraphPath | None = None
     defect_class: DefectClass | None = None
+    wraps: GraphPath | None = None
     lean_sha256: Sha256
     by: Pseudonym
     date: Date
@@ -167,6 +173,8 @@ class ReviewCandidate(Record):
             raise ValueError("a mutant names the candidate it perturbs and its defect class")
         if self.mutant_of is not None and self.origin == "registry":
             raise ValueError("a mutant is no registry's statement")
+        if self.wraps is not None and (self.origin != "registry" or self.mutant_of):
+            raise ValueError("a wrapper restates a registry's candidate: origin registry")
         if self.origin == "model" and self.model is None:
             raise ValueError("a model's candidate names its model")
         if self.origin == "person" and self.read_others is None:

@@ -144,6 +144,9 @@ define("review-concept-undeclared", 2, 422,
        "A candidate maps a concept to a predicate its own Lean does not declare: the "
        "format rule asks for each concept as the candidate's own predicate (D-9 v3.39).",
        "Declare the predicate (a def) in the candidate's Lean and name it.")
+define("review-wraps-unknown", 2, 422,
+       "A wrapper names no compiled registry candidate of the review to restate.",
+       "Name the imported candidate's record path in wraps.")
 define("review-mutant-of", 2, 422,
        "A mutant names a candidate that is not a surviving candidate of the review: stage 6 "
        "perturbs the surviving cluster's statements (D-9 v3.39).",
@@ -343,8 +346,14 @@ def _candidate(base: Graph, tid: str, state: derive.ReviewState, lean: str, data
     if rec.mutant_of is not None and rec.mutant_of not in state.surviving:
         out.append(Diagnostic("review-mutant-of", f"{rec.mutant_of!r} is no surviving "
                               "candidate of the review", lean))
-    if rec.origin == "registry" and (sha256_hex(data) != state.root_sha256
-                                     or rec.declaration != state.root_declaration):
+    if rec.wraps is not None:
+        wrapped = next((c for c in state.candidates if c.path == rec.wraps), None)
+        if wrapped is None or not wrapped.compiled or wrapped.record.origin != "registry" \
+                or wrapped.record.wraps is not None:
+            out.append(Diagnostic("review-wraps-unknown", f"{rec.wraps!r} is no compiled "
+                                  "registry candidate of the review", lean))
+    elif rec.origin == "registry" and (sha256_hex(data) != state.root_sha256
+                                       or rec.declaration != state.root_declaration):
         out.append(Diagnostic("review-registry-not-root", "not the root's Statement.lean "
                               "bytes under the root's declaration", lean))
     return out

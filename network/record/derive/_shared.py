@@ -187,13 +187,17 @@ def _review_state(ix: IndexView, tid: str) -> ReviewState | None:
     words = set(opening.record.concepts)
     views: list[ReviewCandidateView] = []
     root_screens: list[str] = []
+    # the candidates carrying the root's statement (its bytes, under its declaration), and
+    # so the compiled wrappers of one (D-9 v3.39 porting: "proved equal by rfl")
+    roots = {rf.path for rf in candidates
+             if root_lean is not None and root_node is not None
+             and rf.record.declaration == root_node.meta.declaration
+             and t.review_lean.get(rf.path[:-len(".yaml")] + ".lean") is not None
+             and t.review_lean[rf.path[:-len(".yaml")] + ".lean"].sha256 == root_lean.sha256}
     for rf in candidates:
         rec = rf.record
         lean = rf.path[:-len(".yaml")] + ".lean"
-        is_root = (root_lean is not None and root_node is not None
-                   and rec.declaration == root_node.meta.declaration
-                   and t.review_lean.get(lean) is not None
-                   and t.review_lean[lean].sha256 == root_lean.sha256)
+        is_root = rf.path in roots or (rec.wraps in roots and compiled[rf.path])
         screens: dict[str, str] = {}
         discarded_by = None
         for screen in SCREENS:
