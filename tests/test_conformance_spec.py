@@ -24,20 +24,10 @@ SPEC = Path(__file__).resolve().parents[1] / "docs" / "spec"
 D28 = json.loads((SPEC / "d28_tools.json").read_text(encoding="utf-8"))
 D35 = json.loads((SPEC / "d35_routes.json").read_text(encoding="utf-8"))
 
-_REVIEW = "D-9 v3.39's formalization review is not built (no review routes, records or tools)"
-
 #: Spec items not built, and why. ``("tool", name)``, ``("route", method, path)``,
 #: ``("arg", tool, argument)``, ``("tool-route", tool)`` (the tool exists, its plain path
 #: does not).
 KNOWN_GAPS: dict[tuple[str, ...], str] = {
-    ("tool", "get_review"): _REVIEW,
-    ("tool", "list_review_questions"): _REVIEW,
-    ("tool", "list_open_pairs"): _REVIEW,
-    ("tool", "submit_candidate"): _REVIEW,
-    ("route", "POST", "/reviews"): _REVIEW,
-    ("route", "POST", "/reviews/{review_id}/candidates"): _REVIEW,
-    ("route", "POST", "/reviews/{review_id}/answers"): _REVIEW,
-    ("route", "POST", "/reviews/{review_id}/signatures"): _REVIEW,
     ("arg", "list_sufficient_sets", "cut"): "D-28 v3.40's `cut: any` (coarser cuts) is not "
                                             "served: only the finest cut is enumerated",
 }

@@ -37,7 +37,7 @@ from network.api.graphs import GraphProvider
 from network.api.identity import identity
 from network.api.people import proof_reviews, stewards, web_session
 from network.api.records import panel as panel_routes
-from network.api.records import record_acts, record_routes
+from network.api.records import record_acts, record_routes, review_routes
 from network.api.service import Clock, Service
 from network.api.settings import ServiceSettings
 from network.api.submit import precheck, submission_routes
@@ -266,6 +266,7 @@ def create_app(
     record_acts.install(app, svc)  # literature, shelving, registrations, /me (issue 13)
     panel_routes.install(app, svc)  # approvals and the panel (issue 13)
     proof_reviews.install(app, svc)  # reviews of held proofs (issue 13)
+    review_routes.install(app, svc)  # the formalization review (D-9 v3.39, issue 27)
     stewards.install(app, svc)  # POST /stewards, a person route (D-32 v3.33/v3.34)
     git_http.install(app, svc)  # the forge over git's smart HTTP (issue 11)
     for route in mcp_starlette.routes:

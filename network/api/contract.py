@@ -83,6 +83,7 @@ INPUT_GRAMMAR: dict[str, dict[str, Any]] = {
 }
 INPUT_GRAMMAR["target"] = INPUT_GRAMMAR["target_id"]
 INPUT_GRAMMAR["node"] = INPUT_GRAMMAR["node_id"]
+INPUT_GRAMMAR["review_id"] = INPUT_GRAMMAR["target_id"]  # a review is its target's
 
 #: Parameters and body fields whose grammar is a route's own: (path, name) → keywords.
 ROUTE_GRAMMAR: dict[tuple[str, str], dict[str, Any]] = {

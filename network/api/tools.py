@@ -36,7 +36,7 @@ from network.api.deps import client_address
 from network.api.frontier import claims
 from network.api.identity import identity
 from network.api.people import display_names
-from network.api.records import literature, registrations, words
+from network.api.records import literature, registrations, reviews, words
 from network.api.service import Caller, Service
 from network.api.submit import checks, precheck, records, submissions
 from network.errors import LemmataError
@@ -307,6 +307,75 @@ TOOLS: tuple[Op, ...] = (
         Param("graph_commit", "graph_commit", str)),
        "A target's registration (D-10 v3.37): a curator's act on the site; this tool "
        "answers role-act-needs-session."),
+    # --- the formalization review (network/api/records/reviews.py; D-9 v3.39) -----------
+    Op("get_review", "GET", "/reviews/{review_id}", reviews.get_review, "none", True,
+       (Param("target_id", "review_id", str),),
+       "A target's formalization review (D-9 v3.39): words, cases, candidates with authors "
+       "and stage-3 results, pairs, clusters, questions, signatures, grade and what it "
+       "lacks. Candidates' Lean only once one of yours is merged (the blind rule): pass "
+       "`token`.", token_optional=True),
+    Op("list_review_questions", "GET", "/review-questions", reviews.list_review_questions,
+       "none", False, (Param("target_id", "target", str | None, False),),
+       "The questions reviews wait on, each in words with the case that raised it and who "
+       "is asked (the intent signer). Read them; only the intent signer answers."),
+    Op("list_open_pairs", "GET", "/review-pairs", reviews.list_open_pairs, "none", False,
+       (Param("target_id", "target", str | None, False),),
+       "Pair directions of review candidates left open or untried, with both candidates "
+       "and the attempts recorded: prove one with submit_review_exhibit (implies), or "
+       "record a failed try with file_review_attempt."),
+    Op("submit_candidate", "POST", "/reviews/{review_id}/candidates",
+       reviews.submit_candidate, "bearer", True,
+       (Param("target_id", "review_id", str), Param("lean", "lean", str),
+        Param("models", "models", list[str] | None, False),
+        Param("read_others", "read_others", bool | None, False),
+        Param("declaration", "declaration", str | None, False),
+        Param("concepts", "concepts", dict[str, str] | None, False),
+        Param("origin", "origin", str | None, False),
+        Param("registry", "registry", dict[str, Any] | None, False),
+        Param("mutant_of", "mutant_of", str | None, False),
+        Param("defect_class", "defect_class", str | None, False),
+        Param("wraps", "wraps", str | None, False)),
+       "One candidate Lean statement of a review's words (D-9 v3.39), as a pull request. "
+       "`models`: those that made or helped it (origin model); a person declares "
+       "`read_others`. `concepts`: each concept of the opening → its own predicate (the "
+       "format rule). A mutant (stage 6) names `mutant_of` and `defect_class`."),
+    Op("submit_review_exhibit", "POST", "/reviews/{review_id}/exhibits",
+       reviews.submit_exhibit, "bearer", True,
+       (Param("target_id", "review_id", str), Param("kind", "kind", str),
+        Param("candidate", "candidate", str), Param("theorem", "theorem", str),
+        Param("lean", "lean", str), Param("other", "other", str | None, False),
+        Param("test", "test", str | None, False),
+        Param("tool", "tool", str | None, False)),
+       "A kernel-checked review exhibit with its Lean proof (D-9 v3.39): kind proves, "
+       "negation or vacuity of a candidate, implies (candidate → other) for a pair "
+       "direction from list_open_pairs, or probe-holds/probe-fails answering intent test "
+       "`test`. The gate checks it in Lean."),
+    Op("file_review_attempt", "POST", "/reviews/{review_id}/attempts", reviews.file_attempt,
+       "bearer", True,
+       (Param("target_id", "review_id", str), Param("candidate", "candidate", str),
+        Param("tool", "tool", str), Param("budget", "budget", str),
+        Param("other", "other", str | None, False),
+        Param("screen", "screen", str | None, False)),
+       "Record a screen (screen) or pair direction (other) of a review candidate tried "
+       "without a result: who, tool, budget (D-9 v3.39). Never a refutation."),
+    Op("file_review_test", "POST", "/reviews/{review_id}/tests", reviews.file_test,
+       "bearer", True,
+       (Param("target_id", "review_id", str), Param("concept", "concept", str),
+        Param("args", "args", list[str]), Param("source", "source", str),
+        Param("expected", "expected", str | None, False),
+        Param("answer", "answer", str | None, False),
+        Param("citation", "citation", str | None, False)),
+       "An intent test of a review (D-9 v3.39): does `concept` hold at `args`? source "
+       "answer (the intent signer's answer's path), cited (citation) or computation (no "
+       "expected value). Each candidate answers it with a probe exhibit."),
+    Op("file_review_question", "POST", "/reviews/{review_id}/questions", reviews.file_question,
+       "bearer", True,
+       (Param("target_id", "review_id", str), Param("question", "question", str),
+        Param("case", "case", str),
+        Param("candidates", "candidates", list[str] | None, False),
+        Param("raised_by", "raised_by", str | None, False)),
+       "Ask a review's intent signer a question in mathematics, never Lean, with the case "
+       "that raised it and the candidates that disagree on it (D-9 v3.39 stage 5)."),
     Op("check_lean", "POST", "/check", checks.check_lean, "none", True,
        (_T, Param("content", "content", str), Param("mode", "mode", str | None, False),
         Param("node_id", "node", str | None, False)),
@@ -350,6 +419,17 @@ NO_TOOL: dict[tuple[str, str], str] = {
     ("POST", "/pertinence-signatures"): "D-30 v3.12: a related variant's pertinence "
                                         "sentence carries one human act, a signed-in "
                                         "steward's of the target or a curator's.",
+    ("POST", "/reviews"): "D-35 v3.39 reviews: opening a review is a signed-in steward's "
+                          "of the target or a curator's act; only a person holds the role.",
+    ("POST", "/reviews/{review_id}/answers"): "D-9 v3.39 the evidence page: only the intent "
+                                              "signer answers, signed in on the site; "
+                                              "agents read the questions "
+                                              "(list_review_questions).",
+    ("POST", "/reviews/{review_id}/signatures"): "D-9 v3.39 stage 7: a signature is a "
+                                                 "decision written by a person signed in "
+                                                 "on the site.",
+    ("GET", "/reviews/{review_id}/questions"): "the one-review path of GET /review-questions "
+                                               "(list_review_questions with target_id)",
     ("GET", "/me"): "D-32 v3.35: a steward's own page of what waits for them, read on a web "
                     "session; an agent reads the same facts from get_node and the frontier.",
     ("*", "/mcp"): "the MCP adapter itself",

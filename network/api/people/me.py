@@ -5,7 +5,8 @@ page"; issue 13).
 Everything is derived where it is read: roles and literature proposals from the graph
 (:mod:`network.record.derive`), held proofs from the submissions index and the gate's
 attestations on main, review questions from :func:`network.record.derive.is_question`,
-and open motions from the panel's derivation when that module is present. Nothing here
+the formalization-review questions the person answers as intent signer from
+:func:`network.record.derive.review_state` (D-9 v3.39), and open motions from the panel's derivation when that module is present. Nothing here
 writes, so an identity whose DCO acceptance is out of date still reads it (D-23 v3.37).
 """
 
@@ -111,6 +112,32 @@ def _review_questions(graph: Graph, targets: list[str]) -> list[dict[str, Any]]:
     return out
 
 
+def intent_questions(graph: Graph, pseudonym: str) -> list[dict[str, Any]]:
+    """The formalization-review questions waiting for ``pseudonym``'s answer as the
+    review's intent signer (D-9 v3.39 "the evidence page": "the same notice appears on
+    the signer's /me/ page"), in target then record order.
+
+    Returns:
+        ``[{target, path, question, case, what, since}]``: ``path`` the question's record
+        (what POST /reviews/{target}/answers names), ``since`` its date. ``[]`` for
+        someone who is no review's intent signer.
+    """
+    out = []
+    for tid in sorted(graph.targets):
+        state = derive.review_state(graph, tid)
+        if state is None or state.intent_signer.casefold() != pseudonym.casefold():
+            continue
+        for q in state.questions:
+            if q.answer is not None:
+                continue
+            out.append({"target": tid, "path": q.path, "question": q.record.question,
+                        "case": q.record.case,
+                        "what": f"a question of {tid}'s formalization review waits for your "
+                                f"answer as its intent signer (case: {q.record.case})",
+                        "since": derive.norm_date(q.record.date)})
+    return out
+
+
 def _motions(graph: Graph, pseudonym: str) -> list[dict[str, Any]] | None:
     """Open motions for the person from the panel's derivation, or None while that
     module is not part of this service."""
@@ -141,9 +168,12 @@ def me(svc: Service, person: Person) -> dict[str, Any]:
 
     Returns:
         ``{pseudonym, login, roles: {curator, steward}, waiting: {literature,
-        held_proofs, review_questions, motions, missing_library}, unavailable: [...]}``
-        (``missing_library``: a curator's D-13 items, issue 18); each waiting item
-        is ``{target, node?, path?, submission_id?, pull_request?, what, since}``;
+        held_proofs, review_questions, intent_questions, motions, missing_library},
+        unavailable: [...]}`` (``missing_library``: a curator's D-13 items, issue 18;
+        ``intent_questions``: the formalization-review questions waiting for the
+        person's answer as intent signer, D-9 v3.39, :func:`intent_questions`); each
+        waiting item is ``{target, node?, path?, submission_id?, pull_request?, what,
+        since}``;
         ``unavailable`` names a list this service cannot derive yet (``motions`` without
         the panel module).
 
@@ -161,6 +191,7 @@ def me(svc: Service, person: Person) -> dict[str, Any]:
             "literature": _literature(graph, targets),
             "held_proofs": _held_proofs(svc, graph, targets, who.pseudonym),
             "review_questions": _review_questions(graph, targets),
+            "intent_questions": intent_questions(graph, who.pseudonym),
             "motions": motions or [],
             "missing_library": _missing_library(graph, roles),
         },
