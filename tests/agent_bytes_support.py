@@ -35,8 +35,11 @@ from tests.sitegraph import build_rich_graph
 
 TARGET = "demo"
 WORKED = "root--h2"
-GOALS = {"get_node": 8 * 1024, "list_tools": 16 * 1024}
-"""The byte goals of issue 11: ``get_node`` of a worked node, ``tools/list``."""
+GOALS = {"get_node": 8 * 1024, "list_tools": 21 * 1024}
+"""The byte goals of issue 11: ``get_node`` of a worked node, ``tools/list``. The tools
+list was 16 KB for issue 11's 45 tools; the formalization review's eight (D-28 v3.39:
+get_review, list_review_questions, list_open_pairs, submit_candidate, and the acts an
+agent files: exhibits, attempts, intent tests, questions) add 4.2 KB (issue 27)."""
 
 
 def build_fixture(tmp: Path) -> FastAPI:

@@ -1,7 +1,7 @@
 """Lean MCP answers and the missing D-28 reads (issue 11).
 
 * The byte goals as a contract: ``get_node`` of the worked node of a realistic fixture is
-  at most 8 KB on the wire, ``tools/list`` at most 16 KB (bytes, not timings;
+  at most 8 KB on the wire, ``tools/list`` at most 21 KB (bytes, not timings;
   ``benchmarks/agent_bytes.py`` prints the figures).
 * A tool answer is one compact JSON text block, nothing repeated in structured content.
 * An argument that fails validation answers the catalog's error shape over MCP and HTTP.

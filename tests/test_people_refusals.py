@@ -60,6 +60,13 @@ BODIES: dict[str, dict[str, Any]] = {
     "/corrections": {"line": "ledger/000001-1.json", "reason": "Corrected."},
     "/stewards": {"target_id": "lonely", "action": "join", "real_name": "Alice A",
                   "commitment": "I will read what closes here."},
+    # D-9 v3.39: the formalization review's person acts ({review_id} is the target id)
+    "/reviews": {"target": "demo", "role": "steward", "words": "The words.",
+                 "intent_signer": "steve"},
+    "/reviews/{review_id}/answers": {"question": "targets/demo/review/questions/x.yaml",
+                                     "answer": "Yes."},
+    "/reviews/{review_id}/signatures": {"role": "independent", "decision": "accept",
+                                        "cluster": ["targets/demo/review/candidates/x.yaml"]},
 }
 #: The session's own routes: signing out and choosing the pseudonym (which is where the
 #: DCO is accepted) are not person acts.
@@ -94,7 +101,8 @@ def test_every_person_post_route_has_a_body_here() -> None:
 
 
 def _post(w: Web, path: str, headers: dict[str, str]) -> Any:
-    return w.client.post(path, json=BODIES[path], headers=headers)
+    return w.client.post(path.replace("{review_id}", "demo"), json=BODIES[path],
+                         headers=headers)
 
 
 def test_the_session_checks_hold_on_every_person_route(web: Web) -> None:

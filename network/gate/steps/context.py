@@ -10,6 +10,7 @@ every name.
 
 from __future__ import annotations
 
+import hashlib
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -140,6 +141,9 @@ def _artifact_hashes(diff: Diff, art: Artifact) -> list[m.ArtifactHash]:
 
 
 def _slug(art: Artifact) -> str:
+    if art.node is None:  # a target-level artifact (a review's): named by its file
+        tag = hashlib.sha256(art.main.encode()).hexdigest()[:12]
+        return f"{art.target}--{art.kind.value}--{tag}"
     return f"{art.target}--{art.node}--{art.kind.value}"
 
 
