@@ -385,6 +385,9 @@ _REGISTRY = {"name": "FC", "repository": "https://example.org/fc"}
      {"declaration": "Demo.c6", "concepts": {"big": "Demo.c6.Big"}},
      "review-concept-undeclared"),
     ("-- my own\n" + S_ROOT, {"declaration": "Demo.main"}, "review-root-not-registry"),
+    ("theorem Demo.c7 (n : Nat) (h : 2 < n) : n ≠ 0 := by\n  sorry\n",
+     {"declaration": "Demo.c7", "concepts": {"big": "Demo.c7"}},
+     "review-concept-not-predicate"),
 ])
 def test_candidate_rules(tmp_path: Path, lean: str, over: dict[str, Any], code: str) -> None:
     """A registry candidate is the root's bytes; no candidate repeats another's bytes or

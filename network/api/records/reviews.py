@@ -61,7 +61,7 @@ from network.api.people import web_session
 from network.api.service import Caller, Service, Who, authenticate, iso, sha256_hex
 from network.api.submit.names import record_path
 from network.api.submit.openings import follow
-from network.api.submit.record_pr import Conflict, file_record
+from network.api.submit.record_pr import Conflict, file_record, normalized_lean_sha256
 from network.api.submit.records import (
     IndexKey,
     dump_yaml,
@@ -385,6 +385,11 @@ def submit_candidate(svc: Service, caller: Caller, *, review_id: str, lean: str,
     _review(graph, review_id)
     decl = declaration or _declared(lean)
     digest = sha256_hex(lean.encode("utf-8"))
+    if models and len(", ".join(models)) > 200:
+        raise LemmataError("invalid-record", "the models named come to more than 200 "
+                           "characters", field="models")
+    # an open copy is the gate's copy: comments and whitespace aside (D-25 v3.21)
+    same = normalized_lean_sha256(lean)
     rec: dict[str, Any] = {
         "origin": origin or ("model" if models else "person"),
         "model": ", ".join(models) if models else None, "read_others": read_others,
@@ -393,11 +398,11 @@ def submit_candidate(svc: Service, caller: Caller, *, review_id: str, lean: str,
         "lean_sha256": digest}
     return _file(svc, who, graph, review_id, "candidates", m.ReviewCandidate,
                  {k: v for k, v in rec.items() if v is not None},
-                 kind=Kind.REVIEW_CANDIDATE, lean=lean, copy_key={"lean": digest},
+                 kind=Kind.REVIEW_CANDIDATE, lean=lean, copy_key={"lean": same},
                  what=f"A candidate formalization ({decl}) for the review of {review_id} "
                       "(D-9 v3.39).",
                  conflicts=[_open_same(Kind.REVIEW_CANDIDATE,
-                                       normalized_record_sha256({"lean": digest}),
+                                       normalized_record_sha256({"lean": same}),
                                        "review-candidate-copy",
                                        "the same Lean is open as a candidate")],
                  blind="GET /reviews/{id} shows the other candidates' Lean once yours is "

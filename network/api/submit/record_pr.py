@@ -266,7 +266,7 @@ def validate_record(model: type[m.Record], record: dict[str, Any], path: str) ->
         obj = model.model_validate(record)
     except ValidationError as exc:
         errs = exc.errors()
-        first = ".".join(str(p) for p in errs[0]["loc"]) if errs else None
+        first = (".".join(str(p) for p in errs[0]["loc"]) or None) if errs else None
         detail = "; ".join(f"{'.'.join(str(p) for p in e['loc'])}: {e['msg']}" for e in errs)
         raise LemmataError("invalid-record", detail, path=path, field=first) from exc
     return obj.model_dump(mode="json", by_alias=True, exclude_none=True)

@@ -41,11 +41,13 @@ from __future__ import annotations
 import re
 from collections.abc import Iterable
 
+from network import ids
 from network.errors import LemmataError, define
 from network.gate.artifacts import (
     REVIEW_LEAN_KINDS,
     Artifact,
     Kind,
+    import_lines,
     statement_command_findings,
     strip_comments,
 )
@@ -144,6 +146,18 @@ define("review-concept-undeclared", 2, 422,
        "A candidate maps a concept to a predicate its own Lean does not declare: the "
        "format rule asks for each concept as the candidate's own predicate (D-9 v3.39).",
        "Declare the predicate (a def) in the candidate's Lean and name it.")
+define("review-declaration-undeclared", 2, 422,
+       "A candidate's declaration, or an exhibit's theorem, is not declared in its own Lean "
+       "(the check at step 4 would find no such declaration).",
+       "Name the theorem the file declares, namespace included.")
+define("review-candidate-import", 2, 422,
+       "A candidate imports a module of the review (another candidate's, an exhibit's): a "
+       "candidate states the conjecture itself, never through another's statement.",
+       "Import Mathlib, the registry's packages or the target's definitions only.")
+define("review-concept-not-predicate", 2, 422,
+       "A candidate maps a concept to a theorem, lemma or instance rather than a "
+       "definition: the format rule asks for each concept as a predicate (D-9 v3.39).",
+       "Define the concept (def or abbrev) and name that definition.")
 define("review-wraps-unknown", 2, 422,
        "A wrapper names no compiled registry candidate of the review to restate.",
        "Name the imported candidate's record path in wraps.")
@@ -240,8 +254,11 @@ def record_findings(base: Graph, diff: Diff, art: Artifact, path: str,
                                f"{sha256_hex(data)}", path)]
         if isinstance(rec, m.ReviewCandidate):
             return _candidate(base, tid, state, lean, data, rec)
+        undeclared = ([] if rec.theorem in declared_names(data.decode("utf-8", "replace"))
+                      else [Diagnostic("review-declaration-undeclared", f"{rec.theorem} is "
+                                       "not declared in the exhibit's Lean", lean)])
         return _names_candidates(state, path, [rec.candidate, rec.other]) + _theorem(
-            state, path, rec) + _probe(state, path, rec)
+            state, path, rec) + _probe(state, path, rec) + undeclared
     if isinstance(rec, m.ReviewTest):
         return _test(state, path, rec)
     if isinstance(rec, m.ReviewAttempt):
@@ -306,13 +323,35 @@ def declared_names(text: str) -> set[str]:
 
 
 def _clash(a: set[str], b: set[str]) -> str | None:
-    """A name both sets declare, or one under the other (an inductive's constructors, a
-    structure's fields), or None."""
+    """A name of ``a`` that ``b`` also declares, or that is under one of ``b``'s or has
+    one of ``b``'s under it (an inductive's constructors, a structure's fields), or None.
+    Only ``a``'s own name is returned: ``b`` may be a candidate the caller may not read
+    (the blind rule)."""
     for x in sorted(a):
         for y in b:
             if x == y or x.startswith(y + ".") or y.startswith(x + "."):
-                return x if x == y else f"{x} / {y}"
+                return x
     return None
+
+
+_NOT_PREDICATES = frozenset({"theorem", "lemma", "example", "instance", "axiom"})
+
+
+def _decl_kinds(text: str) -> dict[str, str]:
+    """Each declared full name → its command's keyword (def, theorem, ...)."""
+    return {c.full_name: c.kind for c in read_commands(text).commands
+            if c.cls == DECL and c.name is not None}
+
+
+def _renamed(text: str) -> str:
+    """:func:`_bare` with every name the file declares (and its last component) replaced
+    by one placeholder: the root's statement under another name is still the root's."""
+    out = text
+    for name in sorted(declared_names(text), key=len, reverse=True):
+        out = re.sub(rf"(?<![\w.']){re.escape(name)}(?![\w'])", "_x_", out)
+        last = name.rsplit(".", 1)[-1]
+        out = re.sub(rf"(?<![\w.']){re.escape(last)}(?![\w'])", "_x_", out)
+    return _bare(out)
 
 
 def _bare(text: str) -> str:
@@ -325,7 +364,16 @@ def _candidate(base: Graph, tid: str, state: derive.ReviewState, lean: str, data
     text = data.decode("utf-8", "replace")
     out = statement_command_findings(text, lean)
     bare = _bare(text)
-    names = declared_names(text) | {rec.declaration}
+    kinds = _decl_kinds(text)
+    names = set(kinds)
+    if rec.declaration not in names:
+        out.append(Diagnostic("review-declaration-undeclared", f"{rec.declaration} is not "
+                              "declared in the candidate's Lean", lean))
+    review_prefix = f"Lemmata.{ids.lean_component(tid)}.Review."
+    for line in import_lines(text):
+        if line.split()[-1].startswith(review_prefix):
+            out.append(Diagnostic("review-candidate-import", line.strip(), lean))
+    names |= {rec.declaration}
     for c in state.candidates:
         other = base.text(c.lean) if c.lean in base.targets[tid].review_lean else ""
         if _bare(other) == bare:
@@ -335,12 +383,17 @@ def _candidate(base: Graph, tid: str, state: derive.ReviewState, lean: str, data
         if clash is not None:  # a pair's check imports both modules side by side
             out.append(Diagnostic("review-declaration-taken", f"{clash} is declared by "
                                   f"{c.path}", lean))
-    missing = sorted(p for p in rec.concepts.values() if p not in names)
+    missing = sorted(p for p in rec.concepts.values() if p not in kinds)
     if missing:
         out.append(Diagnostic("review-concept-undeclared", f"{', '.join(missing)} is not "
                               "declared in the candidate's Lean", lean))
+    proofs = sorted(p for p in rec.concepts.values() if kinds.get(p) in _NOT_PREDICATES)
+    if proofs:
+        out.append(Diagnostic("review-concept-not-predicate", f"{', '.join(proofs)} is "
+                              "no definition", lean))
     root_text = _root_text(base, tid, state)
-    if root_text is not None and _bare(root_text) == bare and rec.origin != "registry":
+    if root_text is not None and rec.origin != "registry" and (
+            _bare(root_text) == bare or _renamed(root_text) == _renamed(text)):
         out.append(Diagnostic("review-root-not-registry", "the root's statement, filed as "
                               f"{rec.origin}'s", lean))
     if rec.mutant_of is not None and rec.mutant_of not in state.surviving:
@@ -468,6 +521,7 @@ def _signature(base: Graph, state: derive.ReviewState, path: str, rec: m.ReviewS
                now: str | None) -> list[Diagnostic]:
     out = _signed(base, rec, rec.signature, rec.by, lambda who, _d: who == rec.by,
                   (rec.date, now), "a review signature is its signer's signed act", path)
+    out += _names_candidates(state, path, rec.cluster, compiled=False)
     if any(s.record == rec for s in state.signatures):
         return out + [Diagnostic("review-signature-repeated", "this signature is on the "
                                  "record already", path)]
