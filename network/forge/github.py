@@ -621,6 +621,17 @@ class GitHubForge:
             "state": state, "context": context, "description": _one_line(description)[:140]},
             expect=(201,))
 
+    def comment(self, number: int, body: str) -> None:
+        """A comment on issue or pull request ``number`` (``POST /issues/{n}/comments``):
+        how a review's intent signer hears that questions wait (D-9 v3.39), GitHub
+        notifying them of the @-mention by their own settings.
+
+        Raises:
+            LemmataError: the request codes; ``pull-request-not-found`` (404).
+        """
+        self._request("POST", f"/issues/{int(number)}/comments", json={"body": body},
+                      expect=(201,), on={404: "pull-request-not-found"})
+
     def commit_to_main(self, files: Mapping[str, bytes | None], message: str) -> str:
         """A commit on main by the gate's publisher (attestations, post-merge records),
         the service as author and committer; main moves by fast-forward only

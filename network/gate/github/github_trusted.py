@@ -37,6 +37,7 @@ The artifact's reader and :class:`ExportedBuild` are :mod:`network.gate.github.g
 from __future__ import annotations
 
 import hashlib
+import logging
 import re
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, replace
@@ -66,8 +67,11 @@ from network.gate.github.github_export import base_module_hashes
 from network.gate.lean.toolchain import Toolchain
 from network.gate.result import Diagnostic
 from network.gate.sandbox.sandbox import SandboxRunner
+from network.record import derive
 from network.record import models as m
 from network.record.read.loader import Graph, load_graph
+
+_LOG = logging.getLogger(__name__)
 
 define("trusted-pull-request-unresolved", None, 422,
        "No single open pull request against main has the event's head repository, branch "
@@ -315,6 +319,9 @@ class TrustedDecision:
         attestations: the signed attestations (published on main whatever the verdict).
         findings: why it was refused or failed.
         base_sha: the main commit it was judged against ("" when refused before).
+        notices: comments to post on the pull request once it merges: the intent
+            signer's notice of the review questions it adds (D-9 v3.39,
+            :func:`network.record.derive.review_notice`).
     """
 
     pull_request: int
@@ -324,6 +331,7 @@ class TrustedDecision:
     attestations: tuple[m.Attestation, ...] = ()
     findings: tuple[Diagnostic, ...] = ()
     base_sha: str = ""
+    notices: tuple[str, ...] = ()
 
     @property
     def exit_code(self) -> int:
@@ -504,14 +512,41 @@ def decide(graph: Path, ev: WorkflowRunEvent, pr: Any, export_dir: Path, *,
     verdict = outcome.verdict if not findings else "fail"
     return TrustedDecision(pr.number, head, verdict,
                            passes and outcome.verdict == "pass", atts,
-                           tuple(findings + failing), base_sha)
+                           tuple(findings + failing), base_sha,
+                           review_notices(graph, base_sha, head))
+
+
+def review_notices(graph: Path, base_sha: str, head_sha: str) -> tuple[str, ...]:
+    """The review notices of the pull request ``base_sha..head_sha`` (D-9 v3.39): for each
+    target whose review questions it adds, the comment
+    :func:`network.record.derive.review_notice` writes over the record as it will stand
+    after the merge (the head), or none."""
+    from network.gate.diff import diff_commits
+
+    by_target: dict[str, list[str]] = {}
+    for ch in diff_commits(graph, base_sha, head_sha).changes:
+        parts = ch.path.split("/")
+        if ch.status == "added" and len(parts) == 5 and parts[0] == "targets" \
+                and parts[2:4] == ["review", "questions"]:
+            by_target.setdefault(parts[1], []).append(ch.path)
+    if not by_target:
+        return ()
+    head = load_graph(graph, commit=head_sha)
+    out = []
+    for tid, paths in sorted(by_target.items()):
+        body = derive.review_notice(head, tid, paths) if tid in head.targets else None
+        if body is not None:
+            out.append(body)
+    return tuple(out)
 
 
 def publish_and_merge(decision: TrustedDecision, forge: Any
                       ) -> tuple[TrustedDecision, str | None]:
     """Carry a decision out on GitHub: commit every attestation onto main (ruling 8), set
     the :data:`STATUS_CONTEXT` status on the head, and merge with ``sha`` = the judged
-    head only when ``decision.merge`` and main is still the commit it was judged against
+    head only when ``decision.merge`` and main is still the commit it was judged against;
+    once merged, post ``decision.notices`` as comments on the pull request (a failure to
+    post is logged: the merge stands, and the intent signer's ``/me`` says the same)
     (another merge meanwhile: nothing merges, the status stays ``pending`` with
     ``trusted-main-moved``, and the run is to be re-run).
 
@@ -541,6 +576,11 @@ def publish_and_merge(decision: TrustedDecision, forge: Any
     if not decision.merge:
         return decision, None
     merged = forge.merge(decision.pull_request, expected_head=decision.head_sha)
+    for body in decision.notices:  # after the merge: the questions are on main
+        try:
+            forge.comment(decision.pull_request, body)
+        except LemmataError as exc:  # the merge stands; the notice is also on /me
+            _LOG.warning("review notice on #%s not posted: %s", decision.pull_request, exc)
     return decision, str(merged.merge_sha)
 
 

@@ -149,6 +149,7 @@ from network.record.derive.site_views import (
 from network.record.derive.status import claimable, is_question, node_flags, node_state, node_status
 from network.record.derive.targets import (
     completed_review_vouches,
+    review_notice,
     review_state,
     root_vouched,
     target_status,
@@ -219,6 +220,7 @@ __all__ = [
     "ready_since",
     "record_events",
     "registrations",
+    "review_notice",
     "review_state",
     "review_view",
     "root_vouched",

@@ -69,3 +69,40 @@ def completed_review_vouches(graph: Graph, target: str) -> bool:
         KeyError: no such target.
     """
     return _review_vouches_ix(_ix(graph), target)
+
+
+def review_notice(graph: Graph, target: str, questions: list[str]) -> str | None:
+    """The comment that tells a review's intent signer that questions wait for them (D-9
+    v3.39 "how the proposer hears"): one per batch, @-mentioning the intent signer's
+    GitHub login (``identities/<pseudonym>.yaml`` ``github``), each question in words with
+    the case that raised it, and where to answer. GitHub notifies them by its own
+    settings; the network holds no address.
+
+    Args:
+        graph: the record the questions are on (main after their merge).
+        target: the review's target.
+        questions: the question records' paths in the batch.
+
+    Returns:
+        Markdown, or None when no review stands, no question of the batch is the review's,
+        or the intent signer has no GitHub login bound (their ``/me`` page is the notice).
+
+    Raises:
+        KeyError: no such target.
+    """
+    state = review_state(graph, target)
+    if state is None:
+        return None
+    ident = graph.identities.get(state.intent_signer)
+    login = ident.github if ident is not None else None
+    rows = [q for q in state.questions if q.path in set(questions) and q.answer is None]
+    if not login or not rows:
+        return None
+    lines = [(f"@{login}: {len(rows)} question{'s' * (len(rows) != 1)} of the formalization "
+             f"review of `{target}` wait for your answer as its intent signer (D-9 v3.39)."),
+             ""]
+    lines += [f"- **{q.record.case}**: {q.record.question}" for q in rows]
+    lines += ["", (f"Answer each on the review's page, `targets/{target}/review.html` of the "
+              "network's site, signed in with GitHub; agents read them with "
+              "`list_review_questions` and never answer.")]
+    return "\n".join(lines) + "\n"
