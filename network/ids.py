@@ -212,29 +212,32 @@ def review_module_path(target: str, review_path: str) -> PurePosixPath:
     return PurePosixPath("Lemmata") / target / "Review" / folder.capitalize() / f"{stem}.lean"
 
 
-def review_probe_module_name(target: str, exhibit_path: str) -> str:
-    """The module of the statement the gate writes for a probe exhibit (D-9 v3.39):
-    ``Lemmata.<t>.Review.Probes.«<stem>»`` for ``targets/<t>/review/exhibits/<stem>.yaml``.
+def review_probe_module_name(target: str, exhibit_path: str, folder: str = "Probes") -> str:
+    """The module of a statement the gate writes for a probe exhibit (D-9 v3.39):
+    ``Lemmata.<t>.Review.<folder>.«<stem>»`` for ``targets/<t>/review/exhibits/<stem>.yaml``,
+    ``folder`` ``Probes`` (the probe's statement) or ``Claims`` (the candidate's claim
+    applied to its own predicates).
 
     Raises:
         LemmataError: as :func:`review_module_name`; ``bad-node-id`` for a path that is no
-            exhibit.
+            exhibit, or another folder.
     """
-    folder, stem = _review_parts(target, exhibit_path)
-    if folder != "exhibits":
+    kind, stem = _review_parts(target, exhibit_path)
+    if kind != "exhibits" or folder not in ("Probes", "Claims"):
         raise LemmataError("bad-node-id", f"{exhibit_path!r} is no exhibit")
-    return ".".join(["Lemmata", lean_component(target), "Review", "Probes",
+    return ".".join(["Lemmata", lean_component(target), "Review", folder,
                      lean_component(stem)])
 
 
-def review_probe_module_path(target: str, exhibit_path: str) -> PurePosixPath:
-    """Where lake expects that probe module: ``Lemmata/<t>/Review/Probes/<stem>.lean``.
+def review_probe_module_path(target: str, exhibit_path: str,
+                             folder: str = "Probes") -> PurePosixPath:
+    """Where lake expects that module: ``Lemmata/<t>/Review/<folder>/<stem>.lean``.
 
     Raises:
         LemmataError: as :func:`review_probe_module_name`.
     """
-    review_probe_module_name(target, exhibit_path)
-    return PurePosixPath("Lemmata") / target / "Review" / "Probes" / (
+    review_probe_module_name(target, exhibit_path, folder)
+    return PurePosixPath("Lemmata") / target / "Review" / folder / (
         f"{_review_parts(target, exhibit_path)[1]}.lean")
 
 

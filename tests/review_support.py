@@ -128,10 +128,12 @@ class Review:
 
     def intent_test(self, concept: str, args: list[str], source: str, *,
                     expected: str | None = None, answer: str | None = None,
-                    citation: str | None = None, by: str = "bob") -> str:
+                    citation: str | None = None, by: str = "bob",
+                    probe: str = "holds") -> str:
         path = rec_path("tests", self.ts(), by)
         rec: dict[str, Any] = {"schema": "review-test/v1", "target": T, "concept": concept,
-                               "args": args, "source": source, "by": by, "date": DATE}
+                               "args": args, "source": source, "by": by, "date": DATE,
+                               "probe": probe}
         for key, value in (("expected", expected), ("answer", answer),
                            ("citation", citation)):
             if value is not None:

@@ -925,3 +925,123 @@ def test_a_wrapper_restates_a_registry_candidate(tmp_path: Path) -> None:
         registry={"name": "FC", "repository": "https://example.org/fc"},
         declaration="Demo.w", concepts={"big": "Demo.w.Big"}, wraps=C2))
     assert "review-wraps-unknown" in _codes(out)
+
+
+# --- the covers and witness probes -------------------------------------------------------
+
+CLAIMED = rec_path("candidates", "20260102T000040Z", "erin")
+CLAIMED_LEAN = ("def Demo.k.Big (n : Nat) : Prop := 2 < n\n\n"
+                "def Demo.k.claim (Big : Nat → Prop) : Prop := ∀ n, Big n → n ≠ 0\n\n"
+                "theorem Demo.k (n : Nat) (h : Demo.k.Big n) : n ≠ 0 := by\n  sorry\n")
+#: were 0 the only big number, the claim would say 0 ≠ 0: it fails (h 0 rfl : 0 ≠ 0)
+WITNESS_FAILS = ("import {module}\n\ntheorem Demo.k.w0 : ¬ (Demo.k.claim (fun x => x = (0))) "
+                 ":=\n  fun h => h 0 rfl rfl\n")
+#: with "big" empty the claim holds vacuously
+COVERS_HOLDS = ("import {module}\n\ntheorem Demo.k.c : Demo.k.claim (fun _ => False) :=\n"
+                "  fun _ h => False.elim h\n")
+
+
+def _claimed(r: Review) -> None:
+    r.open(concepts=["big"])
+    r.candidate(CLAIMED, CLAIMED_LEAN, declaration="Demo.k", concepts={"big": "Demo.k.Big"},
+                claim="Demo.k.claim")
+
+
+def test_the_witness_and_covers_probes_apply_the_candidates_claim(tmp_path: Path) -> None:
+    """D-9 v3.39's other two probes: covers (every concept made empty: the claim holds
+    vacuously) and witness ("suppose 0 were the only big number": the claim fails). The
+    gate writes each probe's statement from the candidate's claim and checks first that
+    the claim applied to the candidate's own predicates is its theorem, by rfl."""
+    from review_support import module_of
+
+    from network.gate.review_judge import CLAIM_CHECK
+
+    r = review_repo(tmp_path / "g")
+    _claimed(r)
+    witness = r.intent_test("big", ["0"], "cited", expected="fails", probe="witness",
+                            citation="the words: 0 is not greater than 2")
+    r.b.write_yaml(rec_path("tests", r.ts(), "bob"), {
+        "schema": "review-test/v1", "target": T, "probe": "covers", "concept": "big",
+        "source": "computation", "by": "bob", "date": DATE})
+    base = r.commit("base")
+    mod = module_of(CLAIMED)
+    r.probe(witness, CLAIMED, False, WITNESS_FAILS.format(module=mod), "Demo.k.w0",
+            merged=False)
+    head = r.commit("witness probe")
+    seen: dict[str, list[dict[str, Any]]] = {"defeq": [], "check_statement": []}
+
+    def defeq(a: dict[str, Any]) -> dict[str, Any]:
+        seen["defeq"].append(a)
+        return {"ok": True, "code": None, "defeq": True, "comparable": True}
+
+    def check(a: dict[str, Any]) -> dict[str, Any]:
+        seen["check_statement"].append(a)
+        return _rows(a["theorems"][0], [])
+
+    out = _recorded(tmp_path / "w", r, base, head, "bob",
+                    {"defeq": defeq, "check_statement": check})
+    assert out.verdict == "pass", _codes(out)
+    assert seen["defeq"][0]["left"][1] == CLAIM_CHECK
+    assert seen["defeq"][0]["right"][1] == "Demo.k"
+    assert seen["check_statement"][0]["statement_module"].startswith(
+        "Lemmata.demo.Review.Probes.")
+    refused = _recorded(tmp_path / "n", r, base, head, "bob", {
+        "defeq": {"ok": True, "code": None, "defeq": False, "comparable": True},
+        "check_statement": check})
+    assert "review-claim-not-rfl" in _codes(refused)
+
+
+def test_the_probe_statements_the_gate_writes() -> None:
+    from network.gate.review_judge import probe_proposition
+    from network.record import models as mm
+
+    cand = mm.ReviewCandidate.model_validate({
+        "schema": "review-candidate/v1", "target": "demo", "origin": "person",
+        "read_others": False, "declaration": "Demo.k", "lean_sha256": "0" * 64,
+        "concepts": {"big": "Demo.k.Big", "odd": "Demo.k.Odd"}, "claim": "Demo.k.claim",
+        "by": "erin", "date": DATE})
+
+    def test(probe: str, args: list[str]) -> mm.ReviewTest:
+        return mm.ReviewTest.model_validate({
+            "schema": "review-test/v1", "target": "demo", "probe": probe, "concept": "big",
+            "args": args, "source": "computation", "by": "bob", "date": DATE})
+
+    order = ["odd", "big"]
+    assert probe_proposition(test("holds", ["3"]), cand, order) == "Demo.k.Big (3)"
+    assert probe_proposition(test("covers", []), cand, order) == (
+        "Demo.k.claim (fun _ => False) (fun _ => False)")
+    assert probe_proposition(test("witness", ["5", "7"]), cand, order) == (
+        "Demo.k.claim Demo.k.Odd (fun x => x = (5) ∨ x = (7))")
+
+
+def test_a_claim_probe_needs_a_claim_and_a_candidate_without_one_is_returned(
+        tmp_path: Path) -> None:
+    """A covers or witness probe of a candidate that names no claim is refused
+    (review-test-claim); once such a test counts, a candidate without a claim is
+    returned to its author by the format rule."""
+    from review_support import CA, CA_LEAN, module_of
+
+    r = review_repo(tmp_path / "g")
+    _claimed(r)
+    r.candidate(CA, CA_LEAN, declaration="Demo.a", concepts={"big": "Demo.a.Big"})
+    by = {c.path: c.outcome for c in _state(r).candidates}
+    assert by[CA] == "surviving"
+    covers = rec_path("tests", r.ts(), "bob")
+    r.b.write_yaml(covers, {"schema": "review-test/v1", "target": T, "probe": "covers",
+                            "concept": "big", "source": "computation", "by": "bob",
+                            "date": DATE})
+    by = {c.path: c.outcome for c in _state(r).candidates}
+    assert by[CA] == "returned" and by[CLAIMED] == "surviving"
+    out = _pr(tmp_path, r, "bob", lambda r: r.probe(
+        covers, CA, True, COVERS_HOLDS.format(module=module_of(CA)), "Demo.a.c",
+        merged=False))
+    assert "review-test-claim" in _codes(out)
+
+
+def test_a_claim_takes_every_concept(tmp_path: Path) -> None:
+    r = review_repo(tmp_path / "g")
+    r.open(concepts=["big", "odd"])
+    out = _pr(tmp_path, r, "erin", lambda r: r.candidate(
+        CLAIMED, CLAIMED_LEAN, merged=False, declaration="Demo.k",
+        concepts={"big": "Demo.k.Big"}, claim="Demo.k.claim"))
+    assert "review-claim-concepts" in _codes(out)

@@ -18,6 +18,10 @@ check executes its code. Steps, in order ``[2, (4,) 1, 3, 4, 5]``:
     (``defeq``; ``review-wrapper-not-rfl`` otherwise);
   - a **proves** exhibit: its theorem states exactly the candidate's statement (the
     same name, ``check_statement``);
+  - a **probe**: its theorem states exactly the probe statement the gate writes from the
+    base's test and candidate (holds: the concept's predicate at the arguments; covers and
+    witness: the candidate's claim applied to empty or small-set predicates, the claim
+    first shown definitionally the candidate's theorem, ``review-claim-not-rfl``);
   - a **negation** or **vacuity** exhibit: its theorem states ``¬ C`` or ``¬ ∃`` C's
     hypotheses, built in Lean from the candidate's declaration (``check_relation``);
   - an **implies** exhibit: its theorem states ``C → D`` for the two candidates' declarations;
@@ -42,9 +46,16 @@ from network.gate.steps.step1_toolchain import _step1
 from network.gate.steps.step3_build import build_two_domains
 from network.gate.steps.step4_kernel import _compare_step4, known_unsound_result
 from network.gate.steps.step5_axioms import _step5
+from network.record import derive
 from network.record import models as m
 from network.record.read.loader import Graph, parse_record
 
+define("review-claim-not-rfl", 4, 422,
+       "A candidate's claim applied to its own concept predicates is not definitionally "
+       "its theorem, so a covers or witness probe of the claim says nothing of it (D-9 "
+       "v3.39).",
+       "Define the claim so that `claim P₁ … Pₖ` unfolds to the theorem's statement, the "
+       "predicates in the opening's concept order.")
 define("review-wrapper-not-rfl", 4, 422,
        "A wrapper's statement is not definitionally equal to the imported statement it "
        "restates: the original's meaning must be kept exactly (D-9 v3.39 porting).",
@@ -96,8 +107,10 @@ def judge_review_lean(ctx: _Ctx, run: _Run, step1_diff: list[Diagnostic],
                         _declaration(ctx.base, art.target, p)) for p in named]
         probe = (probe_source(ctx.base, art.target, art.main, rec)
                  if isinstance(rec, m.ReviewExhibit) and rec.test is not None else None)
+        claim = (claim_source(ctx.base, art.target, art.main, rec)
+                 if isinstance(rec, m.ReviewExhibit) and rec.test is not None else None)
         sources = [*_defs(ctx.base, art.target), *_candidates(ctx.base, art.target, named),
-                   *([probe] if probe is not None else []), own]
+                   *(s for s in (probe, claim) if s is not None), own]
         built, setup, check = build_two_domains(run.toolchain, ctx.sandbox, ctx.work_dir,
                                                 _slug(art), spec, sources, [own.module],
                                                 spec.caps)
@@ -144,6 +157,15 @@ def judge_review_lean(ctx: _Ctx, run: _Run, step1_diff: list[Diagnostic],
         cmp = tc.check_statement(check, refs[0].module, own.module, [decl], axioms,
                                  ctx.sandbox, spec.caps)
     elif probe is not None:  # the exhibit proves the probe statement the gate wrote
+        if claim is not None:  # the claim it applies is the candidate's theorem, by rfl
+            eq = tc.defeq(check, TermRef(claim.module, CLAIM_CHECK), refs[0], ctx.sandbox,
+                          spec.caps)
+            if not eq.ok or not (eq.defeq and eq.comparable):
+                run.add(_fail(4, (eq.code or "checker-failed") if not eq.ok
+                              else "review-claim-not-rfl",
+                              eq.detail or "the candidate's claim applied to its own "
+                              "predicates is not definitionally its theorem", lean))
+                return run
         cmp = tc.check_statement(check, probe.module, own.module, [decl], axioms,
                                  ctx.sandbox, spec.caps)
     elif rec.kind in ("negation", "vacuity", "implies"):
@@ -160,16 +182,52 @@ def judge_review_lean(ctx: _Ctx, run: _Run, step1_diff: list[Diagnostic],
 
 def probe_statement(candidate_module: str, predicate: str, args: list[str], theorem: str,
                     holds: bool) -> bytes:
-    """The statement the gate writes for a probe (D-9 v3.39 intent tests): the candidate's
-    predicate for the test's concept applied to the test's arguments (each parenthesised),
-    or its negation, as a theorem named ``theorem`` stated with ``sorry``, importing the
-    candidate's module. The exhibit restates it under the same name and proves it; the
-    check compares the two (``check_statement``)."""
-    claim = " ".join([predicate, *(f"({a})" for a in args)])
-    if not holds:
-        claim = f"¬ ({claim})"
+    """The statement the gate writes for a holds probe (D-9 v3.39 intent tests): the
+    candidate's predicate for the test's concept applied to the test's arguments (each
+    parenthesised), or its negation (:func:`statement_of`)."""
+    return statement_of(candidate_module, " ".join([predicate, *(f"({a})" for a in args)]),
+                        theorem, holds)
+
+
+def statement_of(candidate_module: str, proposition: str, theorem: str,
+                 holds: bool) -> bytes:
+    """A module the gate writes: ``theorem`` stating ``proposition`` (or its negation) with
+    ``sorry``, importing the candidate's module. A probe exhibit restates it under the
+    same name and proves it; the check compares the two (``check_statement``)."""
+    claim = proposition if holds else f"¬ ({proposition})"
     return (f"import {candidate_module}\n\ntheorem {theorem} : {claim} := by\n  sorry\n"
             ).encode()
+
+
+def probe_proposition(test: m.ReviewTest, cand: m.ReviewCandidate,
+                      concepts: list[str]) -> str:
+    """What a probe asks of one candidate (D-9 v3.39's three probes), as Lean text built
+    from the record's names and the test's plain-value arguments only:
+
+    * ``holds``: the candidate's predicate for the concept at the arguments;
+    * ``covers``: the candidate's claim with every concept ``fun _ => False``;
+    * ``witness``: the claim with the test's concept ``fun x => x = a₁ ∨ …``, every other
+      concept the candidate's own predicate.
+
+    ``concepts`` is the opening's concept order (the claim's argument order).
+
+    Raises:
+        LemmataError: ``missing-file`` when the candidate names no claim (covers, witness)
+            or no predicate for a concept.
+    """
+    if any(w not in cand.concepts for w in concepts) or test.concept not in cand.concepts:
+        raise LemmataError("missing-file", "the candidate names no predicate for a concept")
+    if test.probe == "holds":
+        return " ".join([cand.concepts[test.concept], *(f"({a})" for a in test.args)])
+    if cand.claim is None:
+        raise LemmataError("missing-file", "the candidate names no claim")
+    if test.probe == "covers":
+        preds = ["(fun _ => False)"] * len(concepts)
+    else:
+        members = " ∨ ".join(f"x = ({a})" for a in test.args)
+        preds = [f"(fun x => {members})" if w == test.concept else cand.concepts[w]
+                 for w in concepts]
+    return " ".join([cand.claim, *preds])
 
 
 def probe_source(base: Graph, tid: str, exhibit_path: str, rec: m.ReviewExhibit) -> Source:
@@ -179,19 +237,50 @@ def probe_source(base: Graph, tid: str, exhibit_path: str, rec: m.ReviewExhibit)
 
     Raises:
         LemmataError: ``missing-file`` when the base holds no such test or candidate, or
-            the candidate names no predicate for the test's concept.
+            the candidate names no predicate (or claim) the probe needs.
     """
     t = base.targets[tid]
     test = next((tf.record for tf in t.review_tests if tf.path == rec.test), None)
     cand = next((cf.record for cf in t.review_candidates if cf.path == rec.candidate), None)
-    if test is None or cand is None or test.concept not in cand.concepts:
-        raise LemmataError("missing-file", f"{rec.test} or its concept's predicate in "
-                           f"{rec.candidate} is not on the base", path=exhibit_path)
-    module = ids.review_module_name(tid, rec.candidate)
-    data = probe_statement(module, cand.concepts[test.concept], list(test.args), rec.theorem,
-                           rec.kind == "probe-holds")
+    state = derive.review_state(base, tid)
+    if test is None or cand is None or state is None:
+        raise LemmataError("missing-file", f"{rec.test} or {rec.candidate} is not on the base",
+                           path=exhibit_path)
+    prop = probe_proposition(test, cand, list(state.opening_record.concepts))
+    data = statement_of(ids.review_module_name(tid, rec.candidate), prop, rec.theorem,
+                        rec.kind == "probe-holds")
     return Source(ids.review_probe_module_name(tid, exhibit_path),
                   ids.review_probe_module_path(tid, exhibit_path), data)
+
+
+CLAIM_CHECK = "LemmataReview.claim_check"
+"""The theorem of the module the gate writes to check a candidate's claim."""
+
+
+def claim_source(base: Graph, tid: str, exhibit_path: str, rec: m.ReviewExhibit
+                 ) -> Source | None:
+    """For a covers or witness probe, the module the gate writes stating the candidate's
+    claim applied to its own predicates (:data:`CLAIM_CHECK`), which must be
+    definitionally the candidate's theorem for the probe to speak of it; None for a
+    holds probe or another exhibit.
+
+    Raises:
+        LemmataError: ``missing-file`` as :func:`probe_proposition`.
+    """
+    t = base.targets[tid]
+    test = next((tf.record for tf in t.review_tests if tf.path == rec.test), None)
+    cand = next((cf.record for cf in t.review_candidates if cf.path == rec.candidate), None)
+    state = derive.review_state(base, tid)
+    if test is None or test.probe == "holds" or cand is None or state is None:
+        return None
+    concepts = list(state.opening_record.concepts)
+    if cand.claim is None or any(w not in cand.concepts for w in concepts):
+        raise LemmataError("missing-file", "the candidate names no claim for every concept",
+                           path=exhibit_path)
+    prop = " ".join([cand.claim, *(cand.concepts[w] for w in concepts)])
+    data = statement_of(ids.review_module_name(tid, rec.candidate), prop, CLAIM_CHECK, True)
+    return Source(ids.review_probe_module_name(tid, exhibit_path, "Claims"),
+                  ids.review_probe_module_path(tid, exhibit_path, "Claims"), data)
 
 
 def _record(path: str, data: bytes) -> m.ReviewCandidate | m.ReviewExhibit | None:

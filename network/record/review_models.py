@@ -141,6 +141,12 @@ class ReviewCandidate(Record):
     opening names to the candidate's predicate for it (the format rule: a ``def`` of its
     Lean); a candidate that misses one is returned to its author, never discarded.
 
+    ``claim`` names a definition of the candidate's claim as a function of its concept
+    predicates, in the order the opening lists the concepts: the gate checks the
+    candidate's theorem states definitionally ``claim P₁ … Pₖ`` for its own predicates, and
+    the covers and witness probes apply ``claim`` to other predicates. A candidate
+    without one is returned to its author once such a test counts.
+
     A **wrapper** (``wraps``, origin ``registry``) restates an imported candidate that
     does not meet the format rule with each concept its own predicate, its theorem
     definitionally equal to the original's (checked by the gate, "proved equal by rfl"),
@@ -160,6 +166,7 @@ class ReviewCandidate(Record):
     registry: RegistrySource | None = None
     declaration: LeanName
     concepts: dict[ConceptWord, LeanName] = Field(default_factory=dict, max_length=50)
+    claim: LeanName | None = None
     mutant_of: GraphPath | None = None
     defect_class: DefectClass | None = None
     wraps: GraphPath | None = None
@@ -247,10 +254,21 @@ class ReviewAttempt(Record):
 
 
 class ReviewTest(Record):
-    """``targets/<id>/review/tests/<ts>-<pseudonym>.yaml``: an intent test (D-9 v3.39):
-    does the concept ``concept`` hold at ``args``? Each candidate answers it through a
-    probe exhibit proving its predicate for the concept applied to ``args``, or the
-    negation of that.
+    """``targets/<id>/review/tests/<ts>-<pseudonym>.yaml``: an intent test (D-9 v3.39),
+    run by one of three probes; each candidate answers it through a probe exhibit proving
+    the probe's statement for that candidate, or its negation:
+
+    * ``holds``: does ``concept`` hold at ``args``? (the candidate's predicate for the
+      concept applied to ``args``);
+    * ``covers``: does the claim hold with every concept made empty? (the candidate's
+      ``claim`` applied to ``fun _ => False`` for each concept: tells "holds at n" from
+      "says nothing about n"); ``concept`` names the concept the test is filed under and
+      ``args`` is empty;
+    * ``witness``: does the claim hold were ``concept`` exactly the values ``args``?
+      (``claim`` with that concept replaced by ``fun x => x = a₁ ∨ …``, the others the
+      candidate's own: "suppose 5 were the only prime").
+
+    Covers and witness probe a candidate's ``claim`` and so unary concept predicates.
 
     ``expected`` comes from ``source``: ``answer`` (the intent signer's answer at
     ``answer``), ``cited`` (``citation``), or ``computation`` (no expected value is
@@ -261,8 +279,9 @@ class ReviewTest(Record):
     SCHEMA_KIND: ClassVar[str] = "review-test/v1"
     schema_: Literal["review-test/v1"] = Field("review-test/v1", alias="schema")
     target: TargetId
+    probe: Literal["holds", "covers", "witness"] = "holds"
     concept: ConceptWord
-    args: list[TermText] = Field(min_length=1, max_length=8)
+    args: list[TermText] = Field(default_factory=list, max_length=8)
     expected: Literal["holds", "fails"] | None = None
     source: Literal["answer", "cited", "computation"]
     answer: GraphPath | None = None
@@ -272,6 +291,8 @@ class ReviewTest(Record):
 
     @model_validator(mode="after")
     def _source(self) -> ReviewTest:
+        if (self.probe == "covers") != (not self.args):
+            raise ValueError("a covers probe takes no arguments; holds and witness take some")
         if (self.source == "computation") != (self.expected is None):
             raise ValueError("an expected value is written exactly when it is answered or "
                              "cited; a computation's is derived")

@@ -158,6 +158,14 @@ define("review-concept-not-predicate", 2, 422,
        "A candidate maps a concept to a theorem, lemma or instance rather than a "
        "definition: the format rule asks for each concept as a predicate (D-9 v3.39).",
        "Define the concept (def or abbrev) and name that definition.")
+define("review-claim-concepts", 2, 422,
+       "A candidate's claim takes one predicate per concept of the opening, and the "
+       "candidate maps not every concept to its own predicate.",
+       "Map each concept the opening lists to the candidate's predicate for it.")
+define("review-test-claim", 2, 422,
+       "A covers or witness probe applies the candidate's claim (its statement as a "
+       "function of its concept predicates), and the candidate names none.",
+       "Probe a candidate that names its claim, or file a holds test instead.")
 define("review-wraps-unknown", 2, 422,
        "A wrapper names no compiled registry candidate of the review to restate.",
        "Name the imported candidate's record path in wraps.")
@@ -387,7 +395,16 @@ def _candidate(base: Graph, tid: str, state: derive.ReviewState, lean: str, data
     if missing:
         out.append(Diagnostic("review-concept-undeclared", f"{', '.join(missing)} is not "
                               "declared in the candidate's Lean", lean))
-    proofs = sorted(p for p in rec.concepts.values() if kinds.get(p) in _NOT_PREDICATES)
+    if rec.claim is not None:
+        if rec.claim not in kinds:
+            out.append(Diagnostic("review-declaration-undeclared", f"claim {rec.claim} is not "
+                                  "declared in the candidate's Lean", lean))
+        unmapped = [w for w in state.opening_record.concepts if w not in rec.concepts]
+        if unmapped:
+            out.append(Diagnostic("review-claim-concepts", f"the claim takes every concept; "
+                                  f"{', '.join(unmapped)} has no predicate", lean))
+    proofs = sorted(p for p in [*rec.concepts.values(), *([rec.claim] if rec.claim else [])]
+                    if kinds.get(p) in _NOT_PREDICATES)
     if proofs:
         out.append(Diagnostic("review-concept-not-predicate", f"{', '.join(proofs)} is "
                               "no definition", lean))
@@ -491,6 +508,9 @@ def _probe(state: derive.ReviewState, path: str, rec: m.ReviewExhibit) -> list[D
     if cand is not None and test.concept not in cand.concepts:
         return [Diagnostic("review-test-concept", f"{rec.candidate} names no predicate for "
                            f"{test.concept!r}", path)]
+    if cand is not None and test.probe != "holds" and cand.claim is None:
+        return [Diagnostic("review-test-claim", f"a {test.probe} probe applies the "
+                           f"candidate's claim, and {rec.candidate} names none", path)]
     return []
 
 

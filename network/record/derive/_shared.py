@@ -185,6 +185,8 @@ def _review_state(ix: IndexView, tid: str) -> ReviewState | None:
              if rf.record.source != "answer" or (rf.record.answer in answered
                                                  and _same(rf.record.by, intent))]
     words = set(opening.record.concepts)
+    # a covers or witness probe reads a candidate's claim: without one it is returned
+    needs_claim = any(tf.record.probe != "holds" for tf in tests)
     views: list[ReviewCandidateView] = []
     root_screens: list[str] = []
     # the candidates carrying the root's statement (its bytes, under its declaration), and
@@ -217,9 +219,10 @@ def _review_state(ix: IndexView, tid: str) -> ReviewState | None:
             (e.path for tf in tests if tf.record.expected is not None
              for e in exhibits if e.record.test == tf.path and e.record.candidate == rf.path
              and e.record.kind != f"probe-{tf.record.expected}"), None)
+        formatted = words <= set(rec.concepts) and (rec.claim is not None or not needs_claim)
         outcome = ("uncompiled" if not compiled[rf.path] else "mutant" if rec.mutant_of
                    else "discarded" if discarded_by
-                   else "returned" if not words <= set(rec.concepts) else "surviving")
+                   else "returned" if not formatted else "surviving")
         views.append(ReviewCandidateView(rf.path, lean, rec, compiled[rf.path], outcome,
                                          discarded_by, screens, is_root))
     alive = [v.path for v in views if v.outcome == "surviving"]
