@@ -409,6 +409,28 @@ def test_an_intent_test_of_a_concept_of_the_opening(readings: Env) -> None:
     assert len(readings.prs()) == 1
 
 
+def test_a_covers_test_and_a_candidate_naming_its_claim(readings: Env) -> None:
+    """D-9 v3.39's covers probe takes no arguments; a candidate names its claim (the
+    statement over its concept predicates) for the covers and witness probes to apply."""
+    tok = readings.api.token("bob")["token"]
+    r = _post(readings, "/reviews/demo/tests", {"probe": "covers", "concept": "big",
+                                               "source": "computation"}, tok)
+    rec, _ = _opened_pr(readings, r, Kind.REVIEW_TEST, m.ReviewTest, "tests")
+    assert rec["probe"] == "covers" and rec["args"] == []
+    _refused(_post(readings, "/reviews/demo/tests", {"probe": "covers", "concept": "big",
+                                                    "args": ["2"], "source": "computation"},
+                   tok), "invalid-record", 422)
+    lean = ("def Demo.h.Big (n : Nat) : Prop := 2 < n\n\n"
+            "def Demo.h.claim (Big : Nat → Prop) : Prop := ∀ n, Big n → n ≠ 0\n\n"
+            "theorem Demo.h (n : Nat) (h : Demo.h.Big n) : n ≠ 0 := by\n  sorry\n")
+    r = _post(readings, "/reviews/demo/candidates", {
+        "lean": lean, "declaration": "Demo.h", "concepts": {"big": "Demo.h.Big"},
+        "claim": "Demo.h.claim", "read_others": False}, tok)
+    rec, _ = _opened_pr(readings, r, Kind.REVIEW_CANDIDATE, m.ReviewCandidate, "candidates",
+                        lean=True)
+    assert rec["claim"] == "Demo.h.claim"
+
+
 @pytest.mark.parametrize(("route", "body", "code", "status"), [
     ("attempts", {"candidate": "targets/demo/review/candidates/20260101T000000Z-zed.yaml",
                   "screen": "proves", "tool": "t", "budget": "1 s"},

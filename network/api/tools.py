@@ -334,7 +334,8 @@ TOOLS: tuple[Op, ...] = (
         Param("registry", "registry", dict[str, Any] | None, False),
         Param("mutant_of", "mutant_of", str | None, False),
         Param("defect_class", "defect_class", str | None, False),
-        Param("wraps", "wraps", str | None, False)),
+        Param("wraps", "wraps", str | None, False),
+        Param("claim", "claim", str | None, False)),
        "One candidate Lean statement of a review's words (D-9 v3.39), as a pull request. "
        "`models`: those that made or helped it (origin model); a person declares "
        "`read_others`. `concepts`: each concept of the opening → its own predicate (the "
@@ -364,8 +365,10 @@ TOOLS: tuple[Op, ...] = (
         Param("args", "args", list[str]), Param("source", "source", str),
         Param("expected", "expected", str | None, False),
         Param("answer", "answer", str | None, False),
-        Param("citation", "citation", str | None, False)),
-       "An intent test of a review (D-9 v3.39): does `concept` hold at `args`? source "
+        Param("citation", "citation", str | None, False),
+        Param("probe", "probe", str | None, False)),
+       "An intent test of a review (D-9 v3.39), probe holds (does `concept` hold at "
+       "`args`?), covers or witness (the claim with it empty, or exactly `args`); source "
        "answer (the intent signer's answer's path), cited (citation) or computation (no "
        "expected value). Each candidate answers it with a probe exhibit."),
     Op("file_review_question", "POST", "/reviews/{review_id}/questions", reviews.file_question,

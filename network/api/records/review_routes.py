@@ -70,6 +70,7 @@ class CandidateRequest(_Body):
     mutant_of: str | None = Field(None, max_length=400)
     defect_class: str | None = Field(None, max_length=60)
     wraps: str | None = Field(None, max_length=400)
+    claim: str | None = Field(None, max_length=200)
 
 
 class AnswerRequest(_Body):
@@ -114,8 +115,9 @@ class AttemptRequest(_Body):
 class IntentTestRequest(_Body):
     """``POST /reviews/{review_id}/tests``: an intent test (D-9 v3.39 "intent tests")."""
 
+    probe: Literal["holds", "covers", "witness"] = "holds"
     concept: str = Field(min_length=1, max_length=60)
-    args: list[str] = Field(min_length=1, max_length=8)
+    args: list[str] = Field(default_factory=list, max_length=8)
     source: Literal["answer", "cited", "computation"]
     expected: Literal["holds", "fails"] | None = None
     answer: str | None = Field(None, max_length=400)
@@ -154,7 +156,7 @@ def install(app: FastAPI, svc: Service) -> None:
                                 origin=body.origin, models=body.models,
                                 read_others=body.read_others, registry=body.registry,
                                 mutant_of=body.mutant_of, defect_class=body.defect_class,
-                                wraps=body.wraps)
+                                wraps=body.wraps, claim=body.claim)
 
     @app.post("/reviews/{review_id}/answers", openapi_extra=session, status_code=201)
     @marks(answer_question, "session")
@@ -194,7 +196,7 @@ def install(app: FastAPI, svc: Service) -> None:
         """Open a pull request appending an intent test of the review's concepts."""
         return file_test(svc, c, review_id=review_id, concept=body.concept, args=body.args,
                          source=body.source, expected=body.expected, answer=body.answer,
-                         citation=body.citation)
+                         citation=body.citation, probe=body.probe)
 
     @app.post("/reviews/{review_id}/questions", openapi_extra=bearer, status_code=201)
     @marks(file_question, "bearer")

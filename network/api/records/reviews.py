@@ -347,7 +347,7 @@ def submit_candidate(svc: Service, caller: Caller, *, review_id: str, lean: str,
                      read_others: bool | None = None,
                      registry: dict[str, Any] | None = None, mutant_of: str | None = None,
                      defect_class: str | None = None,
-                     wraps: str | None = None) -> dict[str, Any]:
+                     wraps: str | None = None, claim: str | None = None) -> dict[str, Any]:
     """Submit one candidate formalization of the review's words (POST
     /reviews/{review_id}/candidates, submit_candidate; D-9 v3.39 stage 2, D-28 v3.39): a
     pull request appending a ``review-candidate/v1`` record and its Lean
@@ -371,6 +371,8 @@ def submit_candidate(svc: Service, caller: Caller, *, review_id: str, lean: str,
             and the way it goes wrong (D-11's classes); both or neither.
         wraps: a wrapper (origin ``registry``): the imported candidate it restates with
             each concept its own predicate (D-9 v3.39 porting).
+        claim: the definition of the candidate's statement over its concept predicates,
+            in the opening's concept order (what the covers and witness probes apply).
 
     Raises:
         LemmataError: the write guard's codes; ``bad-target-id``; ``target-not-found``;
@@ -395,7 +397,7 @@ def submit_candidate(svc: Service, caller: Caller, *, review_id: str, lean: str,
         "model": ", ".join(models) if models else None, "read_others": read_others,
         "registry": registry, "declaration": decl, "concepts": dict(concepts or {}),
         "mutant_of": mutant_of, "defect_class": defect_class, "wraps": wraps,
-        "lean_sha256": digest}
+        "claim": claim, "lean_sha256": digest}
     return _file(svc, who, graph, review_id, "candidates", m.ReviewCandidate,
                  {k: v for k, v in rec.items() if v is not None},
                  kind=Kind.REVIEW_CANDIDATE, lean=lean, copy_key={"lean": same},
@@ -484,7 +486,8 @@ def file_attempt(svc: Service, caller: Caller, *, review_id: str, candidate: str
 
 def file_test(svc: Service, caller: Caller, *, review_id: str, concept: str,
               args: list[str], source: str, expected: str | None = None,
-              answer: str | None = None, citation: str | None = None) -> dict[str, Any]:
+              answer: str | None = None, citation: str | None = None,
+              probe: str | None = None) -> dict[str, Any]:
     """Write an intent test (POST /reviews/{review_id}/tests, file_review_test; D-9 v3.39
     "intent tests"): a pull request appending a ``review-test/v1``: does the concept hold
     at ``args``? Each candidate then answers it by a probe exhibit. No model supplies an
@@ -498,6 +501,9 @@ def file_test(svc: Service, caller: Caller, *, review_id: str, concept: str,
         source: ``answer`` (with ``answer``, the intent signer's answer's record path),
             ``cited`` (with ``citation``) or ``computation`` (no ``expected``).
         expected: ``holds`` or ``fails``, for ``answer`` and ``cited`` only.
+        probe: ``holds`` (the concept at ``args``), ``covers`` (the claim with every
+            concept empty; no ``args``) or ``witness`` (the claim with the concept
+            exactly the values ``args``).
 
     Raises:
         LemmataError: the write guard's codes; ``bad-target-id``; ``target-not-found``;
@@ -508,8 +514,8 @@ def file_test(svc: Service, caller: Caller, *, review_id: str, concept: str,
     who = write_identity(svc, caller)
     graph = graph_of(svc)
     _review(graph, review_id)
-    rec = {k: v for k, v in {"concept": concept, "args": list(args), "source": source,
-                             "expected": expected, "answer": answer,
+    rec = {k: v for k, v in {"probe": probe, "concept": concept, "args": list(args),
+                             "source": source, "expected": expected, "answer": answer,
                              "citation": citation}.items() if v is not None}
     return _file(svc, who, graph, review_id, "tests", m.ReviewTest, rec,
                  kind=Kind.REVIEW_TEST, copy="this intent test",
