@@ -53,8 +53,10 @@ EXHIBIT_WORDS = {
     "negation": "proves the candidate's negation",
     "vacuity": "proves False from the candidate's hypotheses",
     "implies": "proves that one candidate implies the other",
-    "probe-holds": "proves that the candidate's predicate holds at the test's case",
-    "probe-fails": "proves that the candidate's predicate fails at the test's case",
+    "probe-holds": "proves that the test's probe holds for the candidate (its predicate at "
+                   "the case, or its claim with the concept empty or a small set)",
+    "probe-fails": "proves that the test's probe fails for the candidate (its predicate at "
+                   "the case, or its claim with the concept empty or a small set)",
 }
 GRADE_LADDER = ("mechanical-only", "screened-and-signed", "author-attested",
                 "expert-attested")

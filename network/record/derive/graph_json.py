@@ -274,6 +274,7 @@ def review_view(graph: Graph, target: str) -> dict[str, Any] | None:
             "compiled": c.compiled, "outcome": c.outcome, "discarded_by": c.discarded_by,
             "screens": dict(c.screens), "is_root": c.is_root, "date": c.record.date,
             "mutant_of": c.record.mutant_of, "defect_class": c.record.defect_class,
+            "claim": c.record.claim,
             "caught_by": c.caught_by,
         } for c in st.candidates],
         "mutants": {"total": sum(c.outcome == "mutant" for c in st.candidates),
@@ -285,7 +286,8 @@ def review_view(graph: Graph, target: str) -> dict[str, Any] | None:
         "clusters": [list(c) for c in st.clusters],
         "concepts": list(st.opening_record.concepts),
         "tests": [{
-            "path": tv.path, "concept": tv.record.concept, "args": list(tv.record.args),
+            "path": tv.path, "probe": tv.record.probe, "concept": tv.record.concept,
+            "args": list(tv.record.args),
             "source": tv.record.source, "answer": tv.record.answer,
             "citation": tv.record.citation, "expected": tv.expected,
             "disagree": tv.disagree,
