@@ -48,7 +48,7 @@ from network.errors import LemmataError, define
 from network.gate.artifacts import Artifact, Kind
 from network.gate.lean import answers
 from network.gate.lean.axioms import identity_problems, is_native_axiom
-from network.gate.lean.kernels import SoundnessRecord, judge_kernels, replayed_kernels
+from network.gate.lean.kernels import SoundnessRecord, replay_refusal, replayed_kernels
 from network.gate.lean.toolchain import (
     AxiomIdentity,
     CompareResult,
@@ -67,7 +67,7 @@ from network.gate.screens.lean_text_rules import (
 )
 from network.gate.steps.context import ToolchainSource, _resolve_toolchain
 from network.gate.steps.decls import relation_decl, relation_terms, witness_decl
-from network.gate.steps.plan import plan_workspace
+from network.gate.steps.plan import plan_workspace, target_def_sources
 from network.gate.steps.step3_build import write_plan
 from network.gate.steps.step4_kernel import _compare_step4
 from network.gate.steps.step6_hazards import hazard_location_key
@@ -358,14 +358,9 @@ class _NodeRun:
     def replay(self, ws: Workspace, module: str) -> Check:
         """The kernel replay of ``module``, judged as step 4 judges it (issue 37)."""
         rep = self.tc.replay(ws, [module], self.sandbox, self.spec.caps)
-        if not rep.ok and not rep.kernels:
-            return _fail("kernel-replay", rep.code or "kernel-replay-failed",
-                         rep.log[-500:] or "replay failed")
-        code, detail = judge_kernels(replayed_kernels(self.spec, self.record), rep.kernels)
-        if code is None and not rep.ok:
-            code, detail = rep.code or "kernel-replay-failed", rep.log[-500:]
-        return Check("kernel-replay", "pass") if code is None else _fail(
-            "kernel-replay", code, detail or "replay failed")
+        refused = replay_refusal(replayed_kernels(self.spec, self.record), rep)
+        return Check("kernel-replay", "pass") if refused is None else _fail(
+            "kernel-replay", *refused)
 
 
 def _sources(graph: Graph, t: Target, run: _NodeRun) -> list[Source]:
@@ -383,9 +378,7 @@ def _sources(graph: Graph, t: Target, run: _NodeRun) -> list[Source]:
         assert plan.solution_module is not None
         run.modules["Proof"] = plan.solution_module
     else:
-        sources = [Source(ids.defs_module_name(tid, stem),
-                          PurePosixPath("Lemmata") / tid / "Defs" / f"{stem}.lean",
-                          graph.source.read(lf.path)) for stem, lf in sorted(t.defs.items())]
+        sources = target_def_sources(graph, tid)
         for stem in ("Statement", "Witness"):
             if stem in run.paths:
                 sources.append(node_source(tid, nid, stem, graph.source.read(run.paths[stem])))

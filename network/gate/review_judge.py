@@ -33,15 +33,14 @@ Step 9 is never asked: a review act settles nothing (D-4 v3.20).
 
 from __future__ import annotations
 
-from pathlib import PurePosixPath
-
 from network import ids
 from network.errors import LemmataError, define
-from network.gate.lean.kernels import judge_kernels, replayed_kernels
+from network.gate.lean.kernels import replay_refusal, replayed_kernels
 from network.gate.lean.toolchain import TermRef
 from network.gate.result import Diagnostic, StepResult
 from network.gate.sandbox.workspace import Source
 from network.gate.steps.context import _Ctx, _fail, _resolve_toolchain, _Run, _slug
+from network.gate.steps.plan import target_def_sources
 from network.gate.steps.step1_toolchain import _step1
 from network.gate.steps.step3_build import build_two_domains
 from network.gate.steps.step4_kernel import _compare_step4, known_unsound_result
@@ -109,7 +108,7 @@ def judge_review_lean(ctx: _Ctx, run: _Run, step1_diff: list[Diagnostic],
                  if isinstance(rec, m.ReviewExhibit) and rec.test is not None else None)
         claim = (claim_source(ctx.base, art.target, art.main, rec)
                  if isinstance(rec, m.ReviewExhibit) and rec.test is not None else None)
-        sources = [*_defs(ctx.base, art.target), *_candidates(ctx.base, art.target, named),
+        sources = [*target_def_sources(ctx.base, art.target), *_candidates(ctx.base, art.target, named),
                    *(s for s in (probe, claim) if s is not None), own]
         built, setup, check = build_two_domains(run.toolchain, ctx.sandbox, ctx.work_dir,
                                                 _slug(art), spec, sources, [own.module],
@@ -132,11 +131,9 @@ def judge_review_lean(ctx: _Ctx, run: _Run, step1_diff: list[Diagnostic],
     decl = rec.declaration if isinstance(rec, m.ReviewCandidate) else rec.theorem
     rep = tc.replay(check, [own.module], ctx.sandbox, spec.caps, [decl])
     run.kernels = rep.kernels
-    code, detail = judge_kernels(replayed_kernels(spec), rep.kernels)
-    if code is None and not rep.ok:
-        code, detail = rep.code or "kernel-replay-failed", rep.log[-500:]
-    if code is not None:
-        run.add(_fail(4, code, detail or "replay failed", lean))
+    refused = replay_refusal(replayed_kernels(spec), rep)
+    if refused is not None:
+        run.add(_fail(4, *refused, lean))
         return run
     axioms = list(spec.axioms)
     if isinstance(rec, m.ReviewCandidate):  # stage 3's compile: the declaration is there
@@ -291,15 +288,6 @@ def _record(path: str, data: bytes) -> m.ReviewCandidate | m.ReviewExhibit | Non
         return None if problems else cand
     ex, problems = parse_record(path, data, m.ReviewExhibit)
     return None if problems else ex
-
-
-def _defs(base: Graph, tid: str) -> list[Source]:
-    """The target's definition modules, base bytes."""
-    t = base.targets[tid]
-    return [Source(ids.defs_module_name(tid, stem),
-                   PurePosixPath("Lemmata") / tid / "Defs" / f"{stem}.lean",
-                   base.source.read(lf.path))
-            for stem, lf in sorted(t.defs.items())]
 
 
 def _candidates(base: Graph, tid: str, records: list[str]) -> list[Source]:

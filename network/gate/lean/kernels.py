@@ -39,7 +39,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from functools import cache
 from importlib import resources
-from typing import Annotated, Any, Literal
+from typing import Annotated, Any, Literal, Protocol
 
 from pydantic import BaseModel, ConfigDict, Field, StringConstraints
 
@@ -334,6 +334,37 @@ def judge_kernels(expected: Sequence[Kernel], got: Sequence[KernelVerdict]
         return "kernel-disagreement", f"accepted by {accepted}; {detail}"
     return "kernel-replay-failed", detail
 
+
+
+class Replayed(Protocol):
+    """What :func:`replay_refusal` reads of a kernel replay's answer
+    (:class:`~network.gate.lean.toolchain.ReplayResult` has it)."""
+
+    @property
+    def ok(self) -> bool: ...
+    @property
+    def code(self) -> str | None: ...
+    @property
+    def log(self) -> str: ...
+    @property
+    def kernels(self) -> tuple[KernelVerdict, ...]: ...
+
+
+def replay_refusal(expected: Sequence[Kernel], rep: Replayed) -> tuple[str, str] | None:
+    """Step 4's reading of one kernel replay (issue 37), which step 4, the re-pin's drift
+    report and the review's Lean share: ``(code, detail)`` when it refuses, else None.
+
+    A replay that failed with no kernel's verdict keeps its own code; otherwise the
+    kernels are judged by :func:`judge_kernels`, and a replay every kernel accepted that
+    still failed keeps its own code (``kernel-replay-failed`` when it has none). The detail
+    is the log's last 500 characters, or ``replay failed``.
+    """
+    if not rep.ok and not rep.kernels:
+        return rep.code or "kernel-replay-failed", rep.log[-500:] or "replay failed"
+    code, detail = judge_kernels(expected, rep.kernels)
+    if code is None and not rep.ok:  # every kernel accepted yet the replay failed
+        code, detail = rep.code or "kernel-replay-failed", rep.log[-500:]
+    return None if code is None else (code, detail or "replay failed")
 
 def pin_soundness(spec: GateSpec) -> dict[str, Any]:
     """What the pages, ``get_target``, ``get_node`` and ``/info.json`` say of a target's pin

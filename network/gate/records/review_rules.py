@@ -42,7 +42,7 @@ import re
 from collections.abc import Iterable
 
 from network import ids
-from network.errors import LemmataError, define
+from network.errors import define
 from network.gate.artifacts import (
     REVIEW_LEAN_KINDS,
     Artifact,
@@ -52,9 +52,11 @@ from network.gate.artifacts import (
     strip_comments,
 )
 from network.gate.diff import Diff
+from network.gate.records.proof_reviews import same_person
+from network.gate.records.role_records import judged_signature
 from network.gate.result import Diagnostic
 from network.gate.screens.lean_commands import COMMAND_KEYWORDS, DECL, read_commands
-from network.record import derive, trust
+from network.record import derive
 from network.record import models as m
 from network.record.read.loader import Graph, sha256_hex
 
@@ -284,35 +286,18 @@ def record_findings(base: Graph, diff: Diff, art: Artifact, path: str,
     return []
 
 
-def _same(a: str, b: str) -> bool:
-    """Two pseudonyms name one person when they agree without case (D-19)."""
-    return a.casefold() == b.casefold()
-
-
-def _signed(base: Graph, body: m.Record, sig: m.Signature | None, signer: str,
-            check: trust.RoleCheck, dates: Iterable[str | None], what: str,
-            path: str) -> list[Diagnostic]:
-    """The role signature judged on the record's date and on the base's now (ruling 2)."""
-    for when in dict.fromkeys(d for d in dates if d is not None):
-        try:
-            trust.check_role_signature(body, sig, actors=frozenset({signer}), holds=check,
-                                       at_date=when, keys=base.keys,
-                                       identities=base.identities)
-        except LemmataError as exc:
-            return [Diagnostic(exc.code, f"{what}: {exc.detail}", path)]
-    return []
-
-
 def _opening(base: Graph, tid: str, path: str, rec: m.ReviewOpening,
              now: str | None) -> list[Diagnostic]:
     if rec.role == "proposer":
         return [Diagnostic("review-opener-role", "a proposer's opening is not modelled: no "
                            "target records its proposer", path)]
     stewards, curators = rec.role != "curator", rec.role != "steward"
-    out = _signed(base, rec, rec.signature, rec.by,
-                  lambda who, d: derive.holds_role(base, tid, who, d, stewards=stewards,
-                                                   curators=curators),
-                  (rec.date, now), f"a {rec.role} opening is that role's signed act", path)
+    out = judged_signature(rec, rec.signature, rec.by,
+                           lambda who, d: derive.holds_role(base, tid, who, d,
+                                                            stewards=stewards,
+                                                            curators=curators),
+                           (rec.date, now), base,
+                           f"a {rec.role} opening is that role's signed act", path)
     if not all(derive.holds_role(base, tid, rec.intent_signer, d, curators=False)
                for d in dict.fromkeys(x for x in (rec.date, now) if x)):
         out.append(Diagnostic("review-intent-signer-not-steward",
@@ -492,7 +477,7 @@ def _test(state: derive.ReviewState, path: str, rec: m.ReviewTest) -> list[Diagn
     if rec.source == "answer" and rec.answer not in answers:
         out.append(Diagnostic("review-test-source", f"{rec.answer!r} is no counting answer "
                               "of the review", path))
-    elif rec.source == "answer" and not _same(rec.by, state.intent_signer):
+    elif rec.source == "answer" and not same_person(rec.by, state.intent_signer):
         out.append(Diagnostic("review-test-source", "a test sourced to an answer is the "
                               f"intent signer's ({state.intent_signer}) to write", path))
     return out
@@ -524,7 +509,7 @@ def _on_review(base: Graph, tid: str, ref: str) -> bool:
 
 def _answer(base: Graph, state: derive.ReviewState, path: str, rec: m.ReviewAnswer,
             now: str | None) -> list[Diagnostic]:
-    if not _same(rec.by, state.intent_signer):
+    if not same_person(rec.by, state.intent_signer):
         return [Diagnostic("review-answer-not-intent-signer", f"{rec.by} answers; the "
                            f"intent signer is {state.intent_signer}", path)]
     q = next((q for q in state.questions if q.path == rec.question), None)
@@ -532,23 +517,25 @@ def _answer(base: Graph, state: derive.ReviewState, path: str, rec: m.ReviewAnsw
         return [Diagnostic("review-question-unknown", f"{rec.question!r}", path)]
     if q.answer is not None:
         return [Diagnostic("review-question-answered", f"answered by {q.answer_path}", path)]
-    return _signed(base, rec, rec.signature, rec.by,
-                   lambda who, _d: _same(who, state.intent_signer),
-                   (rec.date, now), "an answer is the intent signer's signed act", path)
+    return judged_signature(rec, rec.signature, rec.by,
+                            lambda who, _d: same_person(who, state.intent_signer),
+                            (rec.date, now), base,
+                            "an answer is the intent signer's signed act", path)
 
 
 def _signature(base: Graph, state: derive.ReviewState, path: str, rec: m.ReviewSignature,
                now: str | None) -> list[Diagnostic]:
-    out = _signed(base, rec, rec.signature, rec.by, lambda who, _d: who == rec.by,
-                  (rec.date, now), "a review signature is its signer's signed act", path)
+    out = judged_signature(rec, rec.signature, rec.by, lambda who, _d: who == rec.by,
+                           (rec.date, now), base,
+                           "a review signature is its signer's signed act", path)
     out += _names_candidates(state, path, rec.cluster, compiled=False)
     if any(s.record == rec for s in state.signatures):
         return out + [Diagnostic("review-signature-repeated", "this signature is on the "
                                  "record already", path)]
-    if rec.role == "intent" and not _same(rec.by, state.intent_signer):
+    if rec.role == "intent" and not same_person(rec.by, state.intent_signer):
         out.append(Diagnostic("review-signer-role", f"the intent signer is "
                               f"{state.intent_signer}", path))
-    if rec.role == "independent" and _same(rec.by, state.intent_signer):
+    if rec.role == "independent" and same_person(rec.by, state.intent_signer):
         out.append(Diagnostic("review-signer-role", "the intent signer is not the "
                               "independent signer", path))
     if rec.decision != "accept":

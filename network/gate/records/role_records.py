@@ -49,11 +49,18 @@ define("curators-not-owner-signed", 2, 403,
        "themselves.")
 
 
-def _judged(body: m.Record, sig: m.Signature | None, signer: str, check: trust.RoleCheck,
+def judged_signature(body: m.Record, sig: m.Signature | None, signer: str, check: trust.RoleCheck,
             dates: Iterable[str | None], base: Graph, what: str,
             path: str) -> list[Diagnostic]:
-    """The role signature judged on the record's own date and on the base's now (a
-    backdated act by a former holder, or a retired key, must not pass; ruling 2)."""
+    """The role signature ``sig`` of ``signer`` over ``body`` judged on each of ``dates``
+    (the record's own date and the base's now: a backdated act by a former holder, or a
+    retired key, must not pass; ruling 2, ruling 14), ``check`` saying who holds the role.
+
+    Returns:
+        No finding, or one with the first failing date's code
+        (:func:`network.record.trust.check_role_signature`: ``role-act-unsigned``,
+        ``role-signature-invalid``, ``role-key-unbound``), its detail prefixed by ``what``.
+    """
     for when in dict.fromkeys(d for d in dates if d is not None):
         try:
             trust.check_role_signature(body, sig, actors=frozenset({signer}), holds=check,
@@ -92,7 +99,7 @@ def steward_act_findings(base: Graph, tid: str, path: str, rec: m.StewardAct,
     def holds(who: str, _date: str) -> bool:
         return who in cur if curator_admits else who == rec.pseudonym
 
-    return _judged(rec, rec.signature, signer, holds, (rec.date, now), base,
+    return judged_signature(rec, rec.signature, signer, holds, (rec.date, now), base,
                    "a steward act is signed by its actor", path)
 
 
@@ -140,7 +147,7 @@ def curators_findings(diff: Diff, base: Graph, artifacts: Iterable[Artifact],
                                   f"is {owner!r}", path))
             continue
         assert isinstance(rec, m.CuratorsV2)
-        out.extend(_judged(rec, sig, owner, is_owner,
+        out.extend(judged_signature(rec, sig, owner, is_owner,
                            (rec.date, derive.now(base)), base,
                            "curators.json is signed by the owner", path))
     return out
@@ -179,5 +186,5 @@ def correction_findings(base: Graph, tid: str, path: str,
     if when is None:  # a line implies a merge; fail closed all the same
         return [Diagnostic("correction-does-not-apply", "nothing has merged", path)]
     cur = derive.curators_of(base, tid)
-    return _judged(rec, rec.signature, rec.by, lambda who, _d: who in cur, (when,), base, "a credit correction is a listed curator's "
+    return judged_signature(rec, rec.signature, rec.by, lambda who, _d: who in cur, (when,), base, "a credit correction is a listed curator's "
                    "act (D-19 v3.27)", path)

@@ -227,10 +227,7 @@ def plan_workspace(base: Graph, head_bytes: Mapping[str, bytes], art: Artifact) 
     assert nid is not None
     t = base.targets[tid]
     node_dir = f"targets/{tid}/nodes/{nid}"
-    defs = [Source(ids.defs_module_name(tid, stem),
-                   PurePosixPath("Lemmata") / tid / "Defs" / f"{stem}.lean",
-                   base.source.read(lf.path))
-            for stem, lf in sorted(t.defs.items())]
+    defs = target_def_sources(base, tid)
     node = t.nodes.get(nid)
     if art.kind in (Kind.VARIANT, Kind.SPECULATIVE) or node is None:
         meta_path = f"{node_dir}/META.yaml"
@@ -350,6 +347,20 @@ def add_route_statements(base: Graph, tid: str, nid: str, plan: WorkPlan) -> Non
         src = node_source(tid, other, "Statement", base.source.read(on.files["Statement"].path))
         plan.sources.append(src)
         plan.node_of_module.setdefault(_unquote(src.module), other)
+
+
+def target_def_sources(base: Graph, tid: str) -> list[Source]:
+    """Every definition module of target ``tid`` (``targets/<tid>/defs/<Stem>.lean``) as a
+    workspace source, base bytes, by stem: what a workspace of that target holds beside
+    its node files (D-3; ids from :mod:`network.ids`).
+
+    Raises:
+        KeyError: no such target.
+    """
+    return [Source(ids.defs_module_name(tid, stem),
+                   PurePosixPath("Lemmata") / tid / "Defs" / f"{stem}.lean",
+                   base.source.read(lf.path))
+            for stem, lf in sorted(base.targets[tid].defs.items())]
 
 
 def ws_defs(plan: WorkPlan) -> list[Source]:

@@ -13,8 +13,8 @@ from __future__ import annotations
 from network.errors import define
 from network.gate.artifacts import Kind, partial_label_findings
 from network.gate.lean.kernels import (
-    judge_kernels,
     known_unsound,
+    replay_refusal,
     replayed_kernels,
     unsound_detail,
 )
@@ -81,14 +81,9 @@ def _step4(ctx: _Ctx, run: _Run, tc: Toolchain, ws: Workspace, plan: WorkPlan,
                          (relation_decl(plan.decl), plan.relation_module)) if mod]
     rep = tc.replay(ws, to_replay, ctx.sandbox, caps, decls)
     run.kernels = rep.kernels
-    if not rep.ok and not rep.kernels:
-        return _fail(4, rep.code or "kernel-replay-failed", rep.log[-500:] or "replay failed",
-                     art.main)
-    code, detail = judge_kernels(replayed_kernels(tc.spec), rep.kernels)
-    if code is None and not rep.ok:  # every kernel accepted yet the replay failed
-        code, detail = rep.code or "kernel-replay-failed", rep.log[-500:]
-    if code is not None:
-        return _fail(4, code, detail or "replay failed", art.main)
+    replay_refused = replay_refusal(replayed_kernels(tc.spec), rep)
+    if replay_refused is not None:
+        return _fail(4, *replay_refused, art.main)
     labelled = (art.kind is Kind.VARIANT and meta.variant is not None
                 and meta.variant.relation != "related")
     if labelled:  # D-30: the label is kernel-checked through Relation.lean
